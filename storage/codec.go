@@ -1,0 +1,208 @@
+package storage
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/base32"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"strings"
+
+	"helm.sh/helm/v3/pkg/release"
+)
+
+// hashEncoding is the base32 alphabet of chunk names: lowercase letters and digits
+// valid in a Secret name and a label value.
+var hashEncoding = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz123456").WithPadding(base32.NoPadding)
+
+// hashLen is the length of an encoded FNV-1a 64 sum: ceil(64/5).
+const hashLen = 13
+
+// SliceHash returns the hash that names the chunk Secret holding b: FNV-1a 64,
+// big-endian, base32 with the format's alphabet and no padding.
+func SliceHash(b []byte) string {
+	h := fnv.New64a()
+	_, _ = h.Write(b)
+	var sum [8]byte
+	binary.BigEndian.PutUint64(sum[:], h.Sum64())
+	return hashEncoding.EncodeToString(sum[:])
+}
+
+// ChunkName returns the name of the chunk Secret that holds slice b of key.
+func ChunkName(key string, b []byte) string { return key + "-" + SliceHash(b) }
+
+// payload is the JSON document stored by the format: a Helm release plus its custom
+// labels, which release.Release itself does not serialize.
+type payload struct {
+	release.Release
+	Labels map[string]string `json:"labels"`
+}
+
+// EncodePayload returns the gzip stream stored for rls and the length of the JSON it
+// compresses.
+func EncodePayload(rls *release.Release) (gz []byte, jsonLen int, err error) {
+	if rls == nil {
+		return nil, 0, errors.New("encode: nil release")
+	}
+	var js bytes.Buffer
+	if err := json.NewEncoder(&js).Encode(&payload{Release: *rls, Labels: rls.Labels}); err != nil {
+		return nil, 0, fmt.Errorf("encode release %q as JSON: %w", rls.Name, err)
+	}
+	var buf bytes.Buffer
+	buf.Grow(js.Len() / 4)
+	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	if err != nil {
+		return nil, 0, err
+	}
+	if _, err := zw.Write(js.Bytes()); err != nil {
+		return nil, 0, fmt.Errorf("compress release %q: %w", rls.Name, err)
+	}
+	if err := zw.Close(); err != nil {
+		return nil, 0, fmt.Errorf("compress release %q: %w", rls.Name, err)
+	}
+	return buf.Bytes(), js.Len(), nil
+}
+
+// Split cuts data into consecutive slices of at most size bytes. The slices share
+// data's backing array.
+func Split(data []byte, size int) [][]byte {
+	if size <= 0 {
+		panic("storage.Split: size must be positive")
+	}
+	out := make([][]byte, 0, (len(data)+size-1)/size)
+	for len(data) > 0 {
+		n := min(size, len(data))
+		out = append(out, data[:n:n])
+		data = data[n:]
+	}
+	return out
+}
+
+// ErrTooLarge is wrapped by errors about a release that exceeds a configured bound:
+// MaxWriteChunks, MaxReadChunks, the decompressed size bound or the Secret size limit.
+var ErrTooLarge = errors.New("release too large")
+
+// ErrCorrupt is wrapped by every error about stored data that cannot be decoded or
+// does not check: a missing or malformed field, a hash mismatch, a truncated stream.
+var ErrCorrupt = errors.New("corrupt release record")
+
+// ErrChunkMissing is wrapped by the error about a chunk Secret the index names but the
+// server does not have. It also wraps ErrCorrupt.
+var ErrChunkMissing = fmt.Errorf("%w: chunk missing", ErrCorrupt)
+
+// maxExtraChunksBytes bounds the extraChunks list that is parsed. An index Secret
+// cannot hold more than 1 MiB anyway; this keeps a hostile list from costing more than
+// a small, fixed amount before it is rejected.
+const maxExtraChunksBytes = 256 << 10
+
+// ParseExtraChunks parses an index's extraChunks list and checks that every name is
+// a chunk name of key: key, a dash and a 13-character hash. A reader therefore never
+// follows a name that points outside its own release record.
+func ParseExtraChunks(key string, data []byte) ([]string, error) {
+	if data == nil {
+		return nil, fmt.Errorf("%w: data.extraChunks is missing", ErrCorrupt)
+	}
+	if len(data) > maxExtraChunksBytes {
+		return nil, fmt.Errorf("%w: data.extraChunks is %d bytes, over the %d-byte bound", ErrCorrupt, len(data), maxExtraChunksBytes)
+	}
+	var names []string
+	if err := json.Unmarshal(data, &names); err != nil {
+		return nil, fmt.Errorf("%w: data.extraChunks is not a JSON array of names: %v", ErrCorrupt, err)
+	}
+	for i, n := range names {
+		if err := checkChunkName(key, n); err != nil {
+			return nil, fmt.Errorf("%w: data.extraChunks[%d]: %v", ErrCorrupt, i, err)
+		}
+	}
+	return names, nil
+}
+
+func checkChunkName(key, name string) error {
+	hash, ok := strings.CutPrefix(name, key+"-")
+	if !ok {
+		return fmt.Errorf("chunk name %q does not belong to key %q", name, key)
+	}
+	if len(hash) != hashLen {
+		return fmt.Errorf("chunk name %q: hash %q is not %d characters", name, hash, hashLen)
+	}
+	if _, err := hashEncoding.DecodeString(hash); err != nil {
+		return fmt.Errorf("chunk name %q: hash %q is not base32 of the format's alphabet", name, hash)
+	}
+	return nil
+}
+
+// HashOfChunkName returns the hash part of a chunk name of key, or "" if name is not
+// a valid chunk name of key.
+func HashOfChunkName(key, name string) string {
+	if checkChunkName(key, name) != nil {
+		return ""
+	}
+	return name[len(key)+1:]
+}
+
+// DefaultMaxDecodedBytes bounds the JSON a payload may decompress to when the
+// configuration does not set a bound. Real releases stay far below it; a gzip bomb
+// stops there.
+const DefaultMaxDecodedBytes = 128 << 20
+
+// limitedReader returns ErrTooLarge once more than n bytes have been read.
+type limitedReader struct {
+	r io.Reader
+	n int64
+}
+
+func (l *limitedReader) Read(p []byte) (int, error) {
+	if l.n < 0 {
+		return 0, fmt.Errorf("%w: payload decompresses past the bound", ErrTooLarge)
+	}
+	if int64(len(p)) > l.n+1 {
+		p = p[:l.n+1]
+	}
+	n, err := l.r.Read(p)
+	l.n -= int64(n)
+	if l.n < 0 {
+		return n, fmt.Errorf("%w: payload decompresses to more than the bound", ErrTooLarge)
+	}
+	return n, err
+}
+
+// DecodePayload decompresses and decodes a payload read from r. It reads at most
+// maxDecoded bytes of JSON (DefaultMaxDecodedBytes when maxDecoded <= 0) and returns
+// the release with its custom labels, system labels removed.
+func DecodePayload(r io.Reader, maxDecoded int64) (*release.Release, error) {
+	if maxDecoded <= 0 {
+		maxDecoded = DefaultMaxDecodedBytes
+	}
+	zr, err := gzip.NewReader(r)
+	if err != nil {
+		return nil, fmt.Errorf("%w: not a gzip stream: %v", ErrCorrupt, err)
+	}
+	defer zr.Close()
+	lr := &limitedReader{r: zr, n: maxDecoded}
+	dec := json.NewDecoder(lr)
+	var p payload
+	if err := dec.Decode(&p); err != nil {
+		if errors.Is(err, ErrTooLarge) {
+			return nil, fmt.Errorf("%w (%d bytes)", err, maxDecoded)
+		}
+		return nil, fmt.Errorf("%w: payload does not decode: %v", ErrCorrupt, err)
+	}
+	// The gzip trailer carries a CRC of the whole stream: read to the end so a
+	// truncated or altered stream is caught even when the JSON happened to parse.
+	if _, err := io.Copy(io.Discard, lr); err != nil {
+		if errors.Is(err, ErrTooLarge) {
+			return nil, fmt.Errorf("%w (%d bytes)", err, maxDecoded)
+		}
+		return nil, fmt.Errorf("%w: gzip stream does not check: %v", ErrCorrupt, err)
+	}
+	rls := p.Release
+	rls.Labels = customLabels(p.Labels)
+	if rls.Info == nil {
+		return nil, fmt.Errorf("%w: payload has no release info", ErrCorrupt)
+	}
+	return &rls, nil
+}

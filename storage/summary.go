@@ -1,0 +1,120 @@
+package storage
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strconv"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"helm.sh/helm/v3/pkg/release"
+)
+
+// Annotations chunkview writes on the index Secrets it creates. The format ignores
+// them; they let a listing show a release without fetching or decoding its payload.
+const (
+	AnnotationPrefix        = "chunkview.io/"
+	AnnotationChart         = AnnotationPrefix + "chart"
+	AnnotationChartVersion  = AnnotationPrefix + "chart-version"
+	AnnotationAppVersion    = AnnotationPrefix + "app-version"
+	AnnotationNamespace     = AnnotationPrefix + "release-namespace"
+	AnnotationDescription   = AnnotationPrefix + "description"
+	AnnotationLastDeployed  = AnnotationPrefix + "last-deployed"
+	AnnotationStoredBytes   = AnnotationPrefix + "stored-bytes"
+	AnnotationDecodedBytes  = AnnotationPrefix + "decoded-bytes"
+	AnnotationChunks        = AnnotationPrefix + "chunks"
+	AnnotationPayloadSHA256 = AnnotationPrefix + "payload-sha256"
+)
+
+// maxDescription bounds the description copied into an annotation.
+const maxDescription = 256
+
+// Summary is what a listing shows of one revision without its payload. Written by
+// chunkview into index annotations, or derived from a decoded release.
+type Summary struct {
+	Chart        string    `json:"chart,omitempty"`
+	ChartVersion string    `json:"chartVersion,omitempty"`
+	AppVersion   string    `json:"appVersion,omitempty"`
+	Namespace    string    `json:"namespace,omitempty"`
+	Description  string    `json:"description,omitempty"`
+	LastDeployed time.Time `json:"lastDeployed,omitzero"`
+	StoredBytes  int64     `json:"storedBytes,omitempty"`
+	DecodedBytes int64     `json:"decodedBytes,omitempty"`
+	Chunks       int       `json:"chunks,omitempty"`
+	// PayloadSHA256 is the hex SHA-256 of the whole gzip stream, when known.
+	PayloadSHA256 string `json:"payloadSHA256,omitempty"`
+}
+
+// SummaryOf returns the summary of a decoded release. Sizes are left zero.
+func SummaryOf(rls *release.Release) Summary {
+	var s Summary
+	if rls == nil {
+		return s
+	}
+	s.Namespace = rls.Namespace
+	if rls.Chart != nil && rls.Chart.Metadata != nil {
+		s.Chart = rls.Chart.Metadata.Name
+		s.ChartVersion = rls.Chart.Metadata.Version
+		s.AppVersion = rls.Chart.Metadata.AppVersion
+	}
+	if rls.Info != nil {
+		s.Description = rls.Info.Description
+		s.LastDeployed = rls.Info.LastDeployed.Time
+	}
+	return s
+}
+
+// Annotations returns s as index Secret annotations.
+func (s Summary) Annotations() map[string]string {
+	a := map[string]string{
+		AnnotationChart:        s.Chart,
+		AnnotationChartVersion: s.ChartVersion,
+		AnnotationAppVersion:   s.AppVersion,
+		AnnotationNamespace:    s.Namespace,
+		AnnotationStoredBytes:  strconv.FormatInt(s.StoredBytes, 10),
+		AnnotationDecodedBytes: strconv.FormatInt(s.DecodedBytes, 10),
+		AnnotationChunks:       strconv.Itoa(s.Chunks),
+	}
+	desc := s.Description
+	if len(desc) > maxDescription {
+		desc = desc[:maxDescription]
+	}
+	a[AnnotationDescription] = desc
+	if !s.LastDeployed.IsZero() {
+		a[AnnotationLastDeployed] = s.LastDeployed.UTC().Format(time.RFC3339)
+	}
+	if s.PayloadSHA256 != "" {
+		a[AnnotationPayloadSHA256] = s.PayloadSHA256
+	}
+	return a
+}
+
+// SummaryFromMeta reads the summary chunkview recorded on an index Secret. ok is false
+// when the Secret carries none (it was written by another implementation, or updated
+// by one since, which drops the annotations).
+func SummaryFromMeta(meta metav1.Object) (s Summary, ok bool) {
+	a := meta.GetAnnotations()
+	chunks, err := strconv.Atoi(a[AnnotationChunks])
+	if err != nil || chunks < 1 {
+		return Summary{}, false
+	}
+	s.Chunks = chunks
+	s.Chart = a[AnnotationChart]
+	s.ChartVersion = a[AnnotationChartVersion]
+	s.AppVersion = a[AnnotationAppVersion]
+	s.Namespace = a[AnnotationNamespace]
+	s.Description = a[AnnotationDescription]
+	s.StoredBytes, _ = strconv.ParseInt(a[AnnotationStoredBytes], 10, 64)
+	s.DecodedBytes, _ = strconv.ParseInt(a[AnnotationDecodedBytes], 10, 64)
+	s.PayloadSHA256 = a[AnnotationPayloadSHA256]
+	if t, err := time.Parse(time.RFC3339, a[AnnotationLastDeployed]); err == nil {
+		s.LastDeployed = t
+	}
+	return s, true
+}
+
+func sha256Hex(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
