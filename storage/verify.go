@@ -1,0 +1,330 @@
+package storage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+)
+
+// ProblemKind names one kind of inconsistency in stored release records.
+type ProblemKind string
+
+// The problems Verify finds.
+const (
+	ProblemMissingChunk  ProblemKind = "missing-chunk"
+	ProblemOrphanChunk   ProblemKind = "orphan-chunk"
+	ProblemHashMismatch  ProblemKind = "hash-mismatch"
+	ProblemBadIndex      ProblemKind = "bad-index"
+	ProblemWrongType     ProblemKind = "wrong-type"
+	ProblemNoOwner       ProblemKind = "chunk-without-owner"
+	ProblemDecode        ProblemKind = "decode-failure"
+	ProblemLabelMismatch ProblemKind = "label-mismatch"
+)
+
+// Explain returns a plain-language account of what a problem of kind k means and
+// what to do about it.
+func (k ProblemKind) Explain() string {
+	switch k {
+	case ProblemMissingChunk:
+		return "The index names a chunk Secret that does not exist, so this revision cannot be read. Restore the Secret from a backup, or delete the revision record (delete-revision --force)."
+	case ProblemOrphanChunk:
+		return "A chunk Secret that no index names: left over by an interrupted write or delete. It holds no readable release; gc removes it."
+	case ProblemHashMismatch:
+		return "A chunk's bytes do not match the hash in its name: the data was altered or damaged, so this revision cannot be trusted. Delete the revision record or restore it."
+	case ProblemBadIndex:
+		return "The index Secret is malformed (its chunk list or first slice is missing or invalid), so the revision cannot be read. Delete the revision record (delete-revision --force)."
+	case ProblemWrongType:
+		return "A Secret labelled as part of a chunked release has the wrong Secret type; the driver will not read it. Check who wrote it before deleting it."
+	case ProblemNoOwner:
+		return "A chunk Secret lacks its ownerReference to the index: the release reads fine, but Kubernetes' garbage collector will not remove the chunk with its index."
+	case ProblemDecode:
+		return "All chunks are present but the payload does not decode (truncated, not gzip, not a Helm release, or over the size bound)."
+	case ProblemLabelMismatch:
+		return "The index labels disagree with the release inside it (name or revision); Helm's queries will see the wrong release."
+	}
+	return ""
+}
+
+// Problem is one inconsistency Verify found.
+type Problem struct {
+	Kind ProblemKind `json:"kind"`
+	// Key is the release record the problem belongs to (sh.helm.release.v1.NAME.vN).
+	Key string `json:"key"`
+	// Secret is the Secret at fault.
+	Secret string `json:"secret"`
+	Detail string `json:"detail"`
+}
+
+// Leftover is a chunk Secret no index names. RemoveLeftovers deletes it only if it is
+// still the same object (same UID).
+type Leftover struct {
+	Name    string    `json:"name"`
+	Key     string    `json:"key"`
+	UID     types.UID `json:"uid"`
+	Bytes   int       `json:"bytes"`
+	Created time.Time `json:"created"`
+}
+
+// Report is the result of Verify over one namespace.
+type Report struct {
+	Indexes   int        `json:"indexes"`
+	Chunks    int        `json:"chunks"`
+	Problems  []Problem  `json:"problems"`
+	Leftovers []Leftover `json:"leftovers"`
+	// Recent are unreferenced chunks younger than MinAge: probably a write in flight,
+	// so they are reported but not offered for removal.
+	Recent []Leftover `json:"recent,omitempty"`
+}
+
+// OK reports whether nothing is wrong.
+func (r *Report) OK() bool { return len(r.Problems) == 0 }
+
+// VerifyOptions narrows and deepens Verify.
+type VerifyOptions struct {
+	// Release limits the check to one release name; empty checks all of owner's.
+	Release string
+	// Decode also decodes every revision whose chunks are all present and sound.
+	Decode bool
+	// MinAge is how old an unreferenced chunk must be to count as a leftover rather
+	// than part of a write in flight. Zero means DefaultMinLeftoverAge.
+	MinAge time.Duration
+	// Config is the driver configuration used to decode (bounds, limits).
+	Config ChunkedSecretsConfig
+	// Now is the time ages are measured from; zero means time.Now().
+	Now time.Time
+}
+
+// DefaultMinLeftoverAge is the age below which an unreferenced chunk is assumed to
+// belong to a write in flight.
+const DefaultMinLeftoverAge = 2 * time.Minute
+
+// verifyPage bounds how many chunk Secrets, with their data, are held at once.
+const verifyPage = 16
+
+type chunkSeen struct {
+	key     string
+	uid     types.UID
+	bytes   int
+	created time.Time
+	typ     corev1.SecretType
+	hashOK  bool
+	owners  []metav1.OwnerReference
+}
+
+// Verify checks the release records of owner that client sees: every index, every
+// chunk (data hashed, a page at a time), and with opts.Decode every payload.
+func Verify(ctx context.Context, client corev1client.SecretInterface, owner string, opts VerifyOptions) (*Report, error) {
+	if opts.MinAge <= 0 {
+		opts.MinAge = DefaultMinLeftoverAge
+	}
+	if opts.Now.IsZero() {
+		opts.Now = time.Now()
+	}
+	rep := &Report{Problems: []Problem{}, Leftovers: []Leftover{}}
+
+	chunks := map[string]*chunkSeen{}
+	chunkSel := labels.Set{LabelOwner: owner, LabelType: TypeChunk}
+	err := listPages(ctx, client, labels.SelectorFromSet(chunkSel).String(), verifyPage, func(s *corev1.Secret) {
+		data := s.Data[DataChunk]
+		key := s.Labels[LabelKey]
+		cs := &chunkSeen{key: key, uid: s.UID, bytes: dataBytes(s), created: s.CreationTimestamp.Time, typ: s.Type, owners: s.OwnerReferences}
+		if h := HashOfChunkName(key, s.Name); h != "" && len(data) > 0 && SliceHash(data) == h {
+			cs.hashOK = true
+		}
+		chunks[s.Name] = cs
+	})
+	if err != nil {
+		return nil, fmt.Errorf("verify: list chunk Secrets: %w", err)
+	}
+	rep.Chunks = len(chunks)
+
+	named := map[string]bool{}
+	idxSel := labels.Set{LabelOwner: owner, LabelType: TypeIndex}
+	if opts.Release != "" {
+		idxSel[LabelName] = opts.Release
+	}
+	drv := NewDriver(client, owner, opts.Config)
+	var indexes []*corev1.Secret
+	err = listPages(ctx, client, labels.SelectorFromSet(idxSel).String(), listPage, func(s *corev1.Secret) {
+		rep.Indexes++
+		key := s.Name
+		add := func(kind ProblemKind, secret, format string, args ...any) {
+			rep.Problems = append(rep.Problems, Problem{Kind: kind, Key: key, Secret: secret, Detail: fmt.Sprintf(format, args...)})
+		}
+		if s.Type != SecretTypeIndex {
+			add(ProblemWrongType, s.Name, "type %q, not %q", s.Type, SecretTypeIndex)
+			return
+		}
+		names, err := ParseExtraChunks(key, s.Data[DataExtraChunks])
+		if err != nil {
+			add(ProblemBadIndex, s.Name, "%v", err)
+			return
+		}
+		sound := len(s.Data[DataChunk]) > 0
+		if !sound {
+			add(ProblemBadIndex, s.Name, "data.chunk is missing or empty")
+		}
+		for i, n := range names {
+			named[n] = true
+			c, ok := chunks[n]
+			switch {
+			case !ok:
+				sound = false
+				add(ProblemMissingChunk, n, "chunk %d of %d does not exist", i+2, len(names)+1)
+			case c.typ != SecretTypeChunk:
+				sound = false
+				add(ProblemWrongType, n, "chunk %d of %d has type %q, not %q", i+2, len(names)+1, c.typ, SecretTypeChunk)
+			case !c.hashOK:
+				sound = false
+				add(ProblemHashMismatch, n, "chunk %d of %d: its bytes do not hash to the name's %s", i+2, len(names)+1, HashOfChunkName(key, n))
+			}
+			if ok && !hasOwnerUID(c.owners, s.UID) {
+				add(ProblemNoOwner, n, "chunk %d of %d has no ownerReference to index UID %s", i+2, len(names)+1, s.UID)
+			}
+		}
+		if sound && opts.Decode {
+			cp := s.DeepCopy()
+			indexes = append(indexes, cp)
+		}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("verify: list index Secrets: %w", err)
+	}
+	for _, s := range indexes {
+		rls, err := drv.decode(ctx, s)
+		if err != nil {
+			rep.Problems = append(rep.Problems, Problem{Kind: ProblemDecode, Key: s.Name, Secret: s.Name, Detail: err.Error()})
+			continue
+		}
+		if rls.Name != s.Labels[LabelName] || fmt.Sprint(rls.Version) != s.Labels[LabelVersion] {
+			rep.Problems = append(rep.Problems, Problem{Kind: ProblemLabelMismatch, Key: s.Name, Secret: s.Name,
+				Detail: fmt.Sprintf("labels say %s v%s, the payload holds %s v%d", s.Labels[LabelName], s.Labels[LabelVersion], rls.Name, rls.Version)})
+		}
+	}
+
+	for name, c := range chunks {
+		if named[name] {
+			continue
+		}
+		if opts.Release != "" && !keyOfRelease(c.key, opts.Release) {
+			continue
+		}
+		lo := Leftover{Name: name, Key: c.key, UID: c.uid, Bytes: c.bytes, Created: c.created}
+		if opts.Now.Sub(c.created) < opts.MinAge {
+			rep.Recent = append(rep.Recent, lo)
+			continue
+		}
+		rep.Leftovers = append(rep.Leftovers, lo)
+		rep.Problems = append(rep.Problems, Problem{Kind: ProblemOrphanChunk, Key: c.key, Secret: name, Detail: "no index names this chunk"})
+	}
+	sort.Slice(rep.Leftovers, func(i, j int) bool { return rep.Leftovers[i].Name < rep.Leftovers[j].Name })
+	sort.SliceStable(rep.Problems, func(i, j int) bool {
+		a, b := rep.Problems[i], rep.Problems[j]
+		if a.Key != b.Key {
+			return a.Key < b.Key
+		}
+		return a.Secret < b.Secret
+	})
+	return rep, nil
+}
+
+// keyOfRelease reports whether key is a record key of release name.
+func keyOfRelease(key, name string) bool {
+	_, rev, ok := ParseKey(key)
+	return ok && rev > 0 && key == RecordKey(name, rev)
+}
+
+func hasOwnerUID(refs []metav1.OwnerReference, uid types.UID) bool {
+	for _, r := range refs {
+		if r.Kind == "Secret" && r.UID == uid {
+			return true
+		}
+	}
+	return false
+}
+
+func dataBytes(s *corev1.Secret) int {
+	n := 0
+	for _, v := range s.Data {
+		n += len(v)
+	}
+	for _, v := range s.StringData {
+		n += len(v)
+	}
+	return n
+}
+
+func listPages(ctx context.Context, client corev1client.SecretInterface, sel string, limit int64, fn func(*corev1.Secret)) error {
+	opts := metav1.ListOptions{LabelSelector: sel, Limit: limit}
+	for {
+		list, err := client.List(ctx, opts)
+		if err != nil {
+			return err
+		}
+		for i := range list.Items {
+			fn(&list.Items[i])
+		}
+		if list.Continue == "" {
+			return nil
+		}
+		opts.Continue = list.Continue
+	}
+}
+
+// FindLeftovers returns the chunk Secrets of owner that no index names and that are
+// older than minAge (DefaultMinLeftoverAge when zero).
+func FindLeftovers(ctx context.Context, client corev1client.SecretInterface, owner string, minAge time.Duration) ([]Leftover, error) {
+	rep, err := Verify(ctx, client, owner, VerifyOptions{MinAge: minAge})
+	if err != nil {
+		return nil, err
+	}
+	return rep.Leftovers, nil
+}
+
+// RemoveLeftovers deletes the given leftovers, each only if it is still the object
+// that was found (UID precondition) and still unreferenced: a chunk that an index has
+// come to name since is kept. It returns how many it removed.
+func RemoveLeftovers(ctx context.Context, client corev1client.SecretInterface, leftovers []Leftover) (int, error) {
+	removed := 0
+	var errs []error
+	for _, lo := range leftovers {
+		if idx, err := client.Get(ctx, lo.Key, metav1.GetOptions{}); err == nil {
+			names, _ := ParseExtraChunks(lo.Key, idx.Data[DataExtraChunks])
+			if contains(names, lo.Name) {
+				continue
+			}
+		} else if !apierrors.IsNotFound(err) {
+			errs = append(errs, fmt.Errorf("check index %q of leftover %q: %w", lo.Key, lo.Name, err))
+			continue
+		}
+		uid := lo.UID
+		err := client.Delete(ctx, lo.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+		switch {
+		case err == nil:
+			removed++
+		case apierrors.IsNotFound(err) || apierrors.IsConflict(err):
+			// Gone already, or replaced by a new object of the same name.
+		default:
+			errs = append(errs, fmt.Errorf("delete leftover %q: %w", lo.Name, err))
+		}
+	}
+	return removed, errors.Join(errs...)
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
