@@ -709,20 +709,39 @@ func (c *ChunkedSecrets) eachIndex(ctx context.Context, sel labels.Selector, fn 
 // chunks a few at a time, checks each against its name, and decodes the stream under
 // the decompressed-size bound. Errors name the Secret at fault.
 func (c *ChunkedSecrets) decode(ctx context.Context, idx *corev1.Secret) (*release.Release, error) {
+	rls, _, err := c.decodeStats(ctx, idx)
+	return rls, err
+}
+
+// DecodeStats is Decode that also returns the record's summary: the release's chart
+// and versions, its stored (gzip) size and its chunk count.
+func (c *ChunkedSecrets) DecodeStats(ctx context.Context, idx *corev1.Secret) (*release.Release, Summary, error) {
+	rls, stored, err := c.decodeStats(ctx, idx)
+	if err != nil {
+		return nil, Summary{}, err
+	}
+	sum := SummaryOf(rls)
+	sum.StoredBytes = stored
+	names, _ := ParseExtraChunks(idx.Name, idx.Data[DataExtraChunks])
+	sum.Chunks = 1 + len(names)
+	return rls, sum, nil
+}
+
+func (c *ChunkedSecrets) decodeStats(ctx context.Context, idx *corev1.Secret) (*release.Release, int64, error) {
 	if idx.Type != SecretTypeIndex {
-		return nil, fmt.Errorf("%w: Secret %s has type %q, not %q", ErrCorrupt, secretRef(idx), idx.Type, SecretTypeIndex)
+		return nil, 0, fmt.Errorf("%w: Secret %s has type %q, not %q", ErrCorrupt, secretRef(idx), idx.Type, SecretTypeIndex)
 	}
 	names, err := ParseExtraChunks(idx.Name, idx.Data[DataExtraChunks])
 	if err != nil {
-		return nil, fmt.Errorf("index Secret %s: %w", secretRef(idx), err)
+		return nil, 0, fmt.Errorf("index Secret %s: %w", secretRef(idx), err)
 	}
 	total := 1 + len(names)
 	if c.cfg.MaxReadChunks > 0 && total > c.cfg.MaxReadChunks {
-		return nil, fmt.Errorf("%w: index Secret %s names %d chunks, over the limit of %d (MaxReadChunks)", ErrTooLarge, secretRef(idx), total, c.cfg.MaxReadChunks)
+		return nil, 0, fmt.Errorf("%w: index Secret %s names %d chunks, over the limit of %d (MaxReadChunks)", ErrTooLarge, secretRef(idx), total, c.cfg.MaxReadChunks)
 	}
 	first, ok := idx.Data[DataChunk]
 	if !ok || len(first) == 0 {
-		return nil, fmt.Errorf("%w: index Secret %s has no data.chunk", ErrCorrupt, secretRef(idx))
+		return nil, 0, fmt.Errorf("%w: index Secret %s has no data.chunk", ErrCorrupt, secretRef(idx))
 	}
 	cs := newChunkStream(ctx, first, names, func(ctx context.Context, i int, name string) ([]byte, error) {
 		return c.fetchChunk(ctx, idx, i, total, name)
@@ -737,16 +756,16 @@ func (c *ChunkedSecrets) decode(ctx context.Context, idx *corev1.Secret) (*relea
 	rls, err := DecodePayload(r, c.cfg.MaxDecodedBytes)
 	if err != nil {
 		if cs.err != nil {
-			return nil, cs.err
+			return nil, 0, cs.err
 		}
-		return nil, fmt.Errorf("release record %s: %w", secretRef(idx), err)
+		return nil, 0, fmt.Errorf("release record %s: %w", secretRef(idx), err)
 	}
 	if want != "" {
 		if got := hexSum(h); got != want {
-			return nil, fmt.Errorf("%w: release record %s: payload SHA-256 %s does not match %s recorded on the index", ErrCorrupt, secretRef(idx), got, want)
+			return nil, 0, fmt.Errorf("%w: release record %s: payload SHA-256 %s does not match %s recorded on the index", ErrCorrupt, secretRef(idx), got, want)
 		}
 	}
-	return rls, nil
+	return rls, cs.n, nil
 }
 
 // fetchChunk reads and checks chunk i (0-based among the extra chunks) of idx.

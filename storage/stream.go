@@ -26,6 +26,7 @@ type chunkStream struct {
 	sem    chan struct{}
 	next   int
 	err    error // the fetch error that ended the stream, if any
+	n      int64 // bytes read so far
 }
 
 func newChunkStream(ctx context.Context, first []byte, names []string, fetch func(context.Context, int, string) ([]byte, error)) *chunkStream {
@@ -76,6 +77,7 @@ func (cs *chunkStream) Read(p []byte) (int, error) {
 	}
 	n := copy(p, cs.cur)
 	cs.cur = cs.cur[n:]
+	cs.n += int64(n)
 	return n, nil
 }
 

@@ -1,0 +1,387 @@
+// Package kube reaches clusters the way kubectl does and runs chunkview's reads and
+// Helm's own release operations through the chunked driver. The CLI and the TUI both
+// call it; it calls storage.
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
+
+	"helm.sh/helm/v3/pkg/release"
+	"helm.sh/helm/v3/pkg/storage/driver"
+
+	"github.com/chunkview/chunkview/storage"
+)
+
+// Config says where release records are stored and how to read them.
+type Config struct {
+	// Owner is the owner label of the records.
+	Owner string
+	// StorageNamespace, when set, is the one namespace that holds all records (OLMv1
+	// keeps them in its system namespace). When empty, records live in the namespace
+	// being looked at.
+	StorageNamespace string
+	// Namespace is the namespace looked at (kubectl's -n, or the context's).
+	Namespace string
+	// AllNamespaces looks at every namespace (-A).
+	AllNamespaces bool
+	// Driver is the chunked driver's configuration.
+	Driver storage.ChunkedSecretsConfig
+	// ReadOnly refuses every mutating operation. The connection enforces it too; see
+	// ReadOnlyTransport.
+	ReadOnly bool
+}
+
+// DefaultOwner is the owner label helm-operator-plugins' chunked driver uses by
+// default in operators built with it.
+const DefaultOwner = "helm"
+
+// secretsGVR is the resource the metadata client lists.
+var secretsGVR = corev1.SchemeGroupVersion.WithResource("secrets")
+
+// metadataPage is the page size of metadata lists: one request per 500 index Secrets.
+const metadataPage = 500
+
+// Client is a connection to one cluster with chunkview's configuration.
+type Client struct {
+	cfg   Config
+	cs    kubernetes.Interface
+	md    metadata.Interface
+	kubes KubeClientFactory
+
+	mu      sync.Mutex
+	details map[string]*Details // by storage namespace/key@resourceVersion
+}
+
+// New returns a Client over the given clients. kubes builds the Helm kube client that
+// applies and deletes release resources; nil disables operations that need it.
+func New(cs kubernetes.Interface, md metadata.Interface, kubes KubeClientFactory, cfg Config) *Client {
+	if cfg.Owner == "" {
+		cfg.Owner = DefaultOwner
+	}
+	return &Client{cfg: cfg, cs: cs, md: md, kubes: kubes, details: map[string]*Details{}}
+}
+
+// Config returns the client's configuration.
+func (c *Client) Config() Config { return c.cfg }
+
+// ReadOnly reports whether mutating operations are refused.
+func (c *Client) ReadOnly() bool { return c.cfg.ReadOnly }
+
+// Clientset returns the typed clientset.
+func (c *Client) Clientset() kubernetes.Interface { return c.cs }
+
+// WithNamespace returns a copy of c looking at namespace ns ("" with all set: every
+// namespace). The details cache is shared.
+func (c *Client) WithNamespace(ns string, all bool) *Client {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cp := &Client{cfg: c.cfg, cs: c.cs, md: c.md, kubes: c.kubes, details: c.details}
+	cp.cfg.Namespace, cp.cfg.AllNamespaces = ns, all
+	return cp
+}
+
+// listNamespace returns the namespace to list index Secrets in: the storage
+// namespace, or the one looked at, or "" for all.
+func (c *Client) listNamespace() string {
+	switch {
+	case c.cfg.StorageNamespace != "":
+		return c.cfg.StorageNamespace
+	case c.cfg.AllNamespaces:
+		return metav1.NamespaceAll
+	default:
+		return c.cfg.Namespace
+	}
+}
+
+// storageNamespaceFor returns where the records of a release looked up in namespace
+// ns live.
+func (c *Client) storageNamespaceFor(ns string) string {
+	if c.cfg.StorageNamespace != "" {
+		return c.cfg.StorageNamespace
+	}
+	if ns == "" {
+		return c.cfg.Namespace
+	}
+	return ns
+}
+
+// Driver returns the chunked driver over the records in storage namespace ns.
+func (c *Client) Driver(ns string) *storage.ChunkedSecrets {
+	cfg := c.cfg.Driver
+	return storage.NewDriver(c.cs.CoreV1().Secrets(c.storageNamespaceFor(ns)), c.cfg.Owner, cfg)
+}
+
+// listIndexMeta lists index Secret metadata matching extra labels, a page of 500 at
+// a time, through the metadata API: no Secret data crosses the wire.
+func (c *Client) listIndexMeta(ctx context.Context, ns string, extra labels.Set) ([]metav1.PartialObjectMetadata, error) {
+	sel := labels.Set{storage.LabelOwner: c.cfg.Owner, storage.LabelType: storage.TypeIndex}
+	for k, v := range extra {
+		sel[k] = v
+	}
+	opts := metav1.ListOptions{LabelSelector: labels.SelectorFromSet(sel).String(), Limit: metadataPage}
+	var out []metav1.PartialObjectMetadata
+	for {
+		list, err := c.md.Resource(secretsGVR).Namespace(ns).List(ctx, opts)
+		if err != nil {
+			return nil, Explain(err, "list", "secrets", ns)
+		}
+		out = append(out, list.Items...)
+		if list.Continue == "" {
+			return out, nil
+		}
+		opts.Continue = list.Continue
+	}
+}
+
+// rowOf reads a revision row off index metadata.
+func rowOf(m *metav1.PartialObjectMetadata) RevisionRow {
+	r := RevisionRow{
+		StorageNamespace: m.Namespace,
+		Name:             m.Labels[storage.LabelName],
+		Status:           m.Labels[storage.LabelStatus],
+		Key:              m.Name,
+		ResourceVersion:  m.ResourceVersion,
+	}
+	r.Revision, _ = strconv.Atoi(m.Labels[storage.LabelVersion])
+	if name, rev, ok := storage.ParseKey(m.Name); ok {
+		if r.Name == "" {
+			r.Name = name
+		}
+		if r.Revision == 0 {
+			r.Revision = rev
+		}
+	}
+	r.Updated = m.CreationTimestamp.Time
+	for _, l := range []string{storage.LabelModifiedAt, storage.LabelCreatedAt} {
+		if sec, err := strconv.ParseInt(m.Labels[l], 10, 64); err == nil && sec > 0 {
+			r.Updated = time.Unix(sec, 0)
+			break
+		}
+	}
+	if s, ok := storage.SummaryFromMeta(m); ok {
+		r.Summary, r.Known = s, true
+		if !s.LastDeployed.IsZero() {
+			r.Updated = s.LastDeployed
+		}
+	}
+	return r
+}
+
+// Releases lists the releases in view, one row each with its latest revision. It
+// reads index metadata only; rows of records chunkview did not write have Known
+// false until Details or FillDetails decodes them.
+func (c *Client) Releases(ctx context.Context) ([]ReleaseRow, error) {
+	metas, err := c.listIndexMeta(ctx, c.listNamespace(), nil)
+	if err != nil {
+		return nil, err
+	}
+	type id struct{ ns, name string }
+	byRelease := map[id]*ReleaseRow{}
+	for i := range metas {
+		row := rowOf(&metas[i])
+		if c.cfg.StorageNamespace != "" && !c.cfg.AllNamespaces && c.cfg.Namespace != "" &&
+			row.Known && row.Summary.Namespace != "" && row.Summary.Namespace != c.cfg.Namespace {
+			continue
+		}
+		k := id{row.StorageNamespace, row.Name}
+		rr, ok := byRelease[k]
+		if !ok {
+			rr = &ReleaseRow{}
+			byRelease[k] = rr
+		}
+		rr.Revisions++
+		if row.Revision > rr.Latest.Revision {
+			rr.Latest = row
+		}
+	}
+	out := make([]ReleaseRow, 0, len(byRelease))
+	for _, rr := range byRelease {
+		c.applyCached(&rr.Latest)
+		out = append(out, *rr)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i].Latest, out[j].Latest
+		if a.StorageNamespace != b.StorageNamespace {
+			return a.StorageNamespace < b.StorageNamespace
+		}
+		return a.Name < b.Name
+	})
+	return out, nil
+}
+
+// History lists the revisions of one release, oldest first, from index metadata.
+func (c *Client) History(ctx context.Context, ns, name string) ([]RevisionRow, error) {
+	sns := c.storageNamespaceFor(ns)
+	metas, err := c.listIndexMeta(ctx, sns, labels.Set{storage.LabelName: name})
+	if err != nil {
+		return nil, err
+	}
+	if len(metas) == 0 {
+		return nil, c.notFound(name, sns)
+	}
+	rows := make([]RevisionRow, 0, len(metas))
+	for i := range metas {
+		r := rowOf(&metas[i])
+		c.applyCached(&r)
+		rows = append(rows, r)
+	}
+	sort.Slice(rows, func(i, j int) bool { return rows[i].Revision < rows[j].Revision })
+	return rows, nil
+}
+
+// ErrNotFound is wrapped by errors about a release or revision that has no record.
+var ErrNotFound = errors.New("not found")
+
+func (c *Client) notFound(name, ns string) error {
+	where := "namespace " + strconv.Quote(ns)
+	if ns == "" {
+		where = "any namespace"
+	}
+	return fmt.Errorf("%w: no release %q with owner %q in %s; if it was stored by another tool, try --owner, --storage-namespace or --profile olmv1",
+		ErrNotFound, name, c.cfg.Owner, where)
+}
+
+// Details is what a revision's payload tells beyond its metadata.
+type Details struct {
+	Row     RevisionRow
+	Release *release.Release
+}
+
+func cacheKey(ns, key, rv string) string { return ns + "/" + key + "@" + rv }
+
+func (c *Client) applyCached(r *RevisionRow) {
+	if r.Known {
+		return
+	}
+	c.mu.Lock()
+	d, ok := c.details[cacheKey(r.StorageNamespace, r.Key, r.ResourceVersion)]
+	c.mu.Unlock()
+	if ok {
+		r.Summary, r.Known = d.Row.Summary, true
+		r.Broken, r.Problem = d.Row.Broken, d.Row.Problem
+	}
+}
+
+// Details decodes one revision and caches the result by resourceVersion, so asking
+// again costs nothing until the record changes. A revision that cannot be decoded
+// yields Details with Row.Broken set and a nil Release, not an error; errors are for
+// failures to reach the server.
+func (c *Client) Details(ctx context.Context, row RevisionRow) (*Details, error) {
+	ck := cacheKey(row.StorageNamespace, row.Key, row.ResourceVersion)
+	c.mu.Lock()
+	d, ok := c.details[ck]
+	c.mu.Unlock()
+	if ok && row.ResourceVersion != "" {
+		return d, nil
+	}
+	drv := c.Driver(row.StorageNamespace).WithContext(ctx)
+	idx, err := drv.ReadIndex(ctx, row.Key)
+	if err != nil {
+		if errors.Is(err, driver.ErrReleaseNotFound) {
+			return nil, fmt.Errorf("%w: revision record %s/%s is gone; refresh", ErrNotFound, row.StorageNamespace, row.Key)
+		}
+		if !errors.Is(err, storage.ErrCorrupt) {
+			return nil, Explain(err, "get", "secrets", row.StorageNamespace)
+		}
+		d = &Details{Row: row}
+		d.Row.Broken, d.Row.Problem = true, err.Error()
+		return d, nil
+	}
+	d = &Details{Row: row}
+	d.Row.ResourceVersion = idx.ResourceVersion
+	rls, sum, err := drv.DecodeStats(ctx, idx)
+	switch {
+	case err == nil:
+		if d.Row.Known {
+			// Keep the recorded sizes; fill what the payload adds.
+			sum.StoredBytes, sum.DecodedBytes, sum.PayloadSHA256 = d.Row.Summary.StoredBytes, d.Row.Summary.DecodedBytes, d.Row.Summary.PayloadSHA256
+		}
+		d.Row.Summary, d.Row.Known, d.Release = sum, true, rls
+		d.Row.Broken, d.Row.Problem = false, ""
+	case errors.Is(err, storage.ErrCorrupt) || errors.Is(err, storage.ErrTooLarge):
+		d.Row.Broken, d.Row.Problem = true, err.Error()
+	default:
+		return nil, Explain(err, "get", "secrets", row.StorageNamespace)
+	}
+	c.mu.Lock()
+	c.details[cacheKey(row.StorageNamespace, row.Key, d.Row.ResourceVersion)] = d
+	c.mu.Unlock()
+	return d, nil
+}
+
+// FillDetails decodes the rows that lack a summary, a few at a time, and updates
+// them in place. A broken revision is marked in its row and does not fail the rest.
+func (c *Client) FillDetails(ctx context.Context, rows []*RevisionRow) error {
+	var (
+		wg   sync.WaitGroup
+		sem  = make(chan struct{}, 4)
+		mu   sync.Mutex
+		errs []error
+	)
+	for _, r := range rows {
+		if r.Known || r.Broken {
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			d, err := c.Details(ctx, *r)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				errs = append(errs, err)
+				return
+			}
+			r.Summary, r.Known, r.Broken, r.Problem = d.Row.Summary, d.Row.Known, d.Row.Broken, d.Row.Problem
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// Revision returns the row of one revision; rev 0 means the latest.
+func (c *Client) Revision(ctx context.Context, ns, name string, rev int) (RevisionRow, error) {
+	rows, err := c.History(ctx, ns, name)
+	if err != nil {
+		return RevisionRow{}, err
+	}
+	if rev == 0 {
+		return rows[len(rows)-1], nil
+	}
+	for _, r := range rows {
+		if r.Revision == rev {
+			return r, nil
+		}
+	}
+	return RevisionRow{}, fmt.Errorf("%w: release %q has no revision %d (it has %d..%d)", ErrNotFound, name, rev, rows[0].Revision, rows[len(rows)-1].Revision)
+}
+
+// Layout inspects how one revision is stored.
+func (c *Client) Layout(ctx context.Context, ns, name string, rev int) (*storage.Layout, error) {
+	row, err := c.Revision(ctx, ns, name, rev)
+	if err != nil {
+		return nil, err
+	}
+	l, err := c.Driver(row.StorageNamespace).Inspect(ctx, row.Key)
+	if err != nil {
+		if errors.Is(err, driver.ErrReleaseNotFound) {
+			return nil, fmt.Errorf("%w: revision %d of %q disappeared; refresh", ErrNotFound, row.Revision, name)
+		}
+		return nil, Explain(err, "get", "secrets", row.StorageNamespace)
+	}
+	return l, nil
+}

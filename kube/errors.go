@@ -1,0 +1,75 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+	"syscall"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+)
+
+// Sentinel errors that Explain wraps, so callers can pick an exit code or a message.
+var (
+	ErrForbidden    = errors.New("forbidden")
+	ErrUnauthorized = errors.New("credentials rejected")
+	ErrUnreachable  = errors.New("API server unreachable")
+	ErrTimeout      = errors.New("request timed out")
+	ErrReadOnly     = errors.New("read-only mode")
+)
+
+// Explain turns an error from the API server or the connection into one that says
+// what failed and what to do. verb, resource and namespace describe the request.
+func Explain(err error, verb, resource, namespace string) error {
+	if err == nil {
+		return nil
+	}
+	where := "in namespace " + namespace
+	if namespace == "" {
+		where = "across all namespaces"
+	}
+	var ue *url.Error
+	switch {
+	case errors.Is(err, ErrReadOnly):
+		return err
+	case apierrors.IsForbidden(err):
+		return fmt.Errorf("%w: your credentials may not %s %s %s. Ask for a Role granting %q on %q (kubectl auth can-i %s %s -n %s). Server said: %v",
+			ErrForbidden, verb, resource, where, verb, resource, verb, resource, orAll(namespace), err)
+	case apierrors.IsUnauthorized(err):
+		return fmt.Errorf("%w: the API server refused your credentials (expired token or certificate?). Log in again or refresh the kubeconfig entry, then retry: %v", ErrUnauthorized, err)
+	case errors.Is(err, context.DeadlineExceeded) || apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err) || isNetTimeout(err):
+		return fmt.Errorf("%w while trying to %s %s %s; the server may be overloaded or far away: retry, or raise --request-timeout: %v", ErrTimeout, verb, resource, where, err)
+	case errors.Is(err, syscall.ECONNREFUSED) || isDNS(err) || errors.As(err, &ue) && isConnErr(ue.Err):
+		return fmt.Errorf("%w: %v. Check --context/--kubeconfig and that the cluster (or VPN) is up", ErrUnreachable, err)
+	}
+	return err
+}
+
+func orAll(ns string) string {
+	if ns == "" {
+		return "<namespace> (or -A)"
+	}
+	return ns
+}
+
+func isNetTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+func isDNS(err error) bool {
+	var de *net.DNSError
+	return errors.As(err, &de)
+}
+
+func isConnErr(err error) bool {
+	var oe *net.OpError
+	if errors.As(err, &oe) {
+		return true
+	}
+	s := err.Error()
+	return strings.Contains(s, "connection refused") || strings.Contains(s, "no such host") || strings.Contains(s, "connection reset")
+}

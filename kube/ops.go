@@ -1,0 +1,384 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"helm.sh/helm/v3/pkg/action"
+	helmkube "helm.sh/helm/v3/pkg/kube"
+	kubefake "helm.sh/helm/v3/pkg/kube/fake"
+	"helm.sh/helm/v3/pkg/release"
+	helmstorage "helm.sh/helm/v3/pkg/storage"
+	"helm.sh/helm/v3/pkg/storage/driver"
+	helmtime "helm.sh/helm/v3/pkg/time"
+
+	"github.com/chunkview/chunkview/revdiff"
+	"github.com/chunkview/chunkview/storage"
+)
+
+// KubeClientFactory returns the Helm kube client that applies and deletes the
+// resources of a release living in namespace ns.
+type KubeClientFactory func(ns string) (helmkube.Interface, error)
+
+// DiscardKubeClients is a KubeClientFactory whose clients apply nothing: the demo's,
+// whose in-memory cluster holds release records only.
+func DiscardKubeClients(string) (helmkube.Interface, error) {
+	return &kubefake.PrintingKubeClient{Out: io.Discard}, nil
+}
+
+// ActionConfig returns Helm's action configuration for a release looked up in
+// namespace ns, with the chunked driver as its storage.
+func (c *Client) ActionConfig(ns, releaseNamespace string) (*action.Configuration, error) {
+	if c.kubes == nil {
+		return nil, errors.New("this connection cannot apply release resources")
+	}
+	kc, err := c.kubes(releaseNamespace)
+	if err != nil {
+		return nil, err
+	}
+	return &action.Configuration{
+		Releases:   helmstorage.Init(c.Driver(ns)),
+		KubeClient: kc,
+		Log:        func(string, ...interface{}) {},
+	}, nil
+}
+
+func (c *Client) checkWritable(what string) error {
+	if c.cfg.ReadOnly {
+		return fmt.Errorf("%w: %s is disabled (started with --read-only)", ErrReadOnly, what)
+	}
+	return nil
+}
+
+// releaseNamespace returns the namespace a release's resources live in.
+func (c *Client) releaseNamespace(ctx context.Context, row RevisionRow) string {
+	if row.Summary.Namespace != "" {
+		return row.Summary.Namespace
+	}
+	if d, err := c.Details(ctx, row); err == nil && d.Release != nil && d.Release.Namespace != "" {
+		return d.Release.Namespace
+	}
+	return row.StorageNamespace
+}
+
+// DiffOptions says how to compare revisions.
+type DiffOptions = revdiff.Options
+
+// Diff compares two revisions of a release.
+func (c *Client) Diff(ctx context.Context, ns, name string, from, to int, opts DiffOptions) (*revdiff.Result, error) {
+	a, err := c.decodedRevision(ctx, ns, name, from)
+	if err != nil {
+		return nil, err
+	}
+	b, err := c.decodedRevision(ctx, ns, name, to)
+	if err != nil {
+		return nil, err
+	}
+	return revdiff.Diff(a, b, opts)
+}
+
+// Release decodes one revision of a release; rev 0 means the latest.
+func (c *Client) Release(ctx context.Context, ns, name string, rev int) (*release.Release, error) {
+	return c.decodedRevision(ctx, ns, name, rev)
+}
+
+func (c *Client) decodedRevision(ctx context.Context, ns, name string, rev int) (*release.Release, error) {
+	row, err := c.Revision(ctx, ns, name, rev)
+	if err != nil {
+		return nil, err
+	}
+	d, err := c.Details(ctx, row)
+	if err != nil {
+		return nil, err
+	}
+	if d.Release == nil {
+		return nil, fmt.Errorf("revision %d of %q cannot be read: %s", row.Revision, name, d.Row.Problem)
+	}
+	return d.Release, nil
+}
+
+// RollbackPlan is what a rollback would do: the revision it starts from, the one it
+// restores, and the changes between them.
+type RollbackPlan struct {
+	Name    string          `json:"name"`
+	From    int             `json:"from"`
+	To      int             `json:"to"`
+	Diff    *revdiff.Result `json:"diff"`
+	Applied bool            `json:"applied"`
+	// NewRevision is the revision the rollback created, once applied.
+	NewRevision int `json:"newRevision,omitempty"`
+}
+
+// PlanRollback returns what rolling back to rev (0: the one before the latest) would
+// change, without changing anything.
+func (c *Client) PlanRollback(ctx context.Context, ns, name string, rev int, opts DiffOptions) (*RollbackPlan, error) {
+	rows, err := c.History(ctx, ns, name)
+	if err != nil {
+		return nil, err
+	}
+	latest := rows[len(rows)-1].Revision
+	if rev == 0 {
+		if len(rows) < 2 {
+			return nil, fmt.Errorf("release %q has only revision %d: nothing to roll back to", name, latest)
+		}
+		rev = rows[len(rows)-2].Revision
+	}
+	if rev == latest {
+		return nil, fmt.Errorf("revision %d is already the latest of %q", rev, name)
+	}
+	d, err := c.Diff(ctx, ns, name, latest, rev, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &RollbackPlan{Name: name, From: latest, To: rev, Diff: d}, nil
+}
+
+// Rollback rolls a release back to revision rev (0: the one before the latest) with
+// Helm's own rollback action, through the chunked driver.
+func (c *Client) Rollback(ctx context.Context, ns, name string, rev int, opts DiffOptions) (*RollbackPlan, error) {
+	if err := c.checkWritable("rollback"); err != nil {
+		return nil, err
+	}
+	plan, err := c.PlanRollback(ctx, ns, name, rev, opts)
+	if err != nil {
+		return nil, err
+	}
+	row, err := c.Revision(ctx, ns, name, 0)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := c.ActionConfig(row.StorageNamespace, c.releaseNamespace(ctx, row))
+	if err != nil {
+		return nil, err
+	}
+	rb := action.NewRollback(cfg)
+	rb.Version = plan.To
+	rb.MaxHistory = 0
+	if err := rb.Run(name); err != nil {
+		return plan, c.explainOp("rollback", row.StorageNamespace, err)
+	}
+	plan.Applied = true
+	if now, err := c.Revision(ctx, ns, name, 0); err == nil {
+		plan.NewRevision = now.Revision
+	}
+	return plan, nil
+}
+
+// Uninstall removes a release's resources and its records (all revisions), or with
+// keepHistory marks it uninstalled and keeps the records, with Helm's own action.
+func (c *Client) Uninstall(ctx context.Context, ns, name string, keepHistory bool) (*release.UninstallReleaseResponse, error) {
+	if err := c.checkWritable("uninstall"); err != nil {
+		return nil, err
+	}
+	row, err := c.Revision(ctx, ns, name, 0)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := c.ActionConfig(row.StorageNamespace, c.releaseNamespace(ctx, row))
+	if err != nil {
+		return nil, err
+	}
+	u := action.NewUninstall(cfg)
+	u.KeepHistory = keepHistory
+	u.DisableHooks = false
+	res, err := u.Run(name)
+	if err != nil {
+		return res, c.explainOp("uninstall", row.StorageNamespace, err)
+	}
+	return res, nil
+}
+
+// DeleteRevision deletes one revision record (its index and chunks) through the
+// driver. With force it does so without decoding it, for a revision that cannot be
+// read. The release's resources are left as they are.
+func (c *Client) DeleteRevision(ctx context.Context, ns, name string, rev int, force bool) error {
+	if err := c.checkWritable("delete-revision"); err != nil {
+		return err
+	}
+	if rev <= 0 {
+		return fmt.Errorf("delete-revision needs a revision number")
+	}
+	row, err := c.Revision(ctx, ns, name, rev)
+	if err != nil {
+		return err
+	}
+	drv := c.Driver(row.StorageNamespace).WithContext(ctx)
+	if force {
+		err = drv.ForceDelete(row.Key)
+	} else {
+		_, err = drv.Delete(row.Key)
+	}
+	if err != nil {
+		if errors.Is(err, driver.ErrReleaseNotFound) {
+			return fmt.Errorf("%w: revision %d of %q is already gone", ErrNotFound, rev, name)
+		}
+		if !force && errors.Is(err, storage.ErrCorrupt) {
+			return fmt.Errorf("%w; this revision cannot be decoded: use --force to delete its record anyway", err)
+		}
+		return c.explainOp("delete-revision", row.StorageNamespace, err)
+	}
+	return nil
+}
+
+// StuckFix is a way out of a release stuck in a pending state.
+type StuckFix string
+
+// The fixes for a stuck release.
+const (
+	// FixMarkFailed sets the pending revision's status to failed, so Helm lets the
+	// next upgrade or rollback proceed. Warning: if the operation is in fact still
+	// running, two operations will then act on the release at once.
+	FixMarkFailed StuckFix = "mark-failed"
+	// FixDeletePending deletes the pending revision's record, so the previous
+	// revision is the latest again. Warning: resources the pending operation already
+	// applied stay as they are, unrecorded.
+	FixDeletePending StuckFix = "delete-pending"
+)
+
+// Warning returns the warning to show before applying f.
+func (f StuckFix) Warning() string {
+	switch f {
+	case FixMarkFailed:
+		return "Only do this if no Helm operation on this release is still running (check the operator's or CI's logs): marking it failed lets the next upgrade or rollback start while the old one might still be applying resources."
+	case FixDeletePending:
+		return "This deletes the pending revision's record. Resources that the interrupted operation already applied stay in the cluster but are no longer recorded; a later upgrade or rollback will reconcile them."
+	}
+	return ""
+}
+
+// Stuck describes a release whose latest revision is pending.
+type Stuck struct {
+	Row RevisionRow `json:"row"`
+	// For is how long the revision has been pending.
+	For time.Duration `json:"for"`
+}
+
+// StuckInfo reports whether a release is stuck, and for how long.
+func (c *Client) StuckInfo(ctx context.Context, ns, name string) (*Stuck, error) {
+	row, err := c.Revision(ctx, ns, name, 0)
+	if err != nil {
+		return nil, err
+	}
+	if !Pending(row.Status) {
+		return nil, nil
+	}
+	since := row.Updated
+	if d, err := c.Details(ctx, row); err == nil && d.Release != nil && d.Release.Info != nil && !d.Release.Info.LastDeployed.IsZero() {
+		since = d.Release.Info.LastDeployed.Time
+	}
+	return &Stuck{Row: row, For: time.Since(since).Round(time.Second)}, nil
+}
+
+// FixStuck applies fix to the pending latest revision of a release.
+func (c *Client) FixStuck(ctx context.Context, ns, name string, fix StuckFix) error {
+	if err := c.checkWritable("fixing a stuck release"); err != nil {
+		return err
+	}
+	st, err := c.StuckInfo(ctx, ns, name)
+	if err != nil {
+		return err
+	}
+	if st == nil {
+		return fmt.Errorf("release %q is not pending: nothing to fix", name)
+	}
+	switch fix {
+	case FixDeletePending:
+		return c.DeleteRevision(ctx, ns, name, st.Row.Revision, false)
+	case FixMarkFailed:
+		drv := c.Driver(st.Row.StorageNamespace).WithContext(ctx)
+		rls, err := drv.Get(st.Row.Key)
+		if err != nil {
+			return c.explainOp("mark failed", st.Row.StorageNamespace, err)
+		}
+		was := rls.Info.Status
+		rls.Info.Status = release.StatusFailed
+		rls.Info.Description = fmt.Sprintf("Marked failed by chunkview after %s in %s", st.For, was)
+		rls.Info.LastDeployed = helmtime.Now()
+		if err := drv.Update(st.Row.Key, rls); err != nil {
+			return c.explainOp("mark failed", st.Row.StorageNamespace, err)
+		}
+		return nil
+	}
+	return fmt.Errorf("unknown fix %q (want %s or %s)", fix, FixMarkFailed, FixDeletePending)
+}
+
+// Verify checks the records in view, or those of one release.
+func (c *Client) Verify(ctx context.Context, name string, decode bool) ([]NamespaceReport, error) {
+	nss, err := c.storageNamespaces(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []NamespaceReport
+	for _, ns := range nss {
+		rep, err := storage.Verify(ctx, c.cs.CoreV1().Secrets(ns), c.cfg.Owner, storage.VerifyOptions{Release: name, Decode: decode, Config: c.cfg.Driver})
+		if err != nil {
+			return out, Explain(err, "list", "secrets", ns)
+		}
+		out = append(out, NamespaceReport{Namespace: ns, Report: rep})
+	}
+	return out, nil
+}
+
+// NamespaceReport is the verification of one storage namespace.
+type NamespaceReport struct {
+	Namespace string `json:"namespace"`
+	*storage.Report
+}
+
+// GC removes leftover chunk Secrets (or with dryRun only lists them) in every
+// storage namespace in view. It returns the leftovers found and how many went.
+func (c *Client) GC(ctx context.Context, dryRun bool) ([]NamespaceReport, int, error) {
+	if !dryRun {
+		if err := c.checkWritable("gc"); err != nil {
+			return nil, 0, err
+		}
+	}
+	reps, err := c.Verify(ctx, "", false)
+	if err != nil || dryRun {
+		return reps, 0, err
+	}
+	removed := 0
+	var errs []error
+	for _, r := range reps {
+		n, err := storage.RemoveLeftovers(ctx, c.cs.CoreV1().Secrets(r.Namespace), r.Leftovers)
+		removed += n
+		if err != nil {
+			errs = append(errs, Explain(err, "delete", "secrets", r.Namespace))
+		}
+	}
+	return reps, removed, errors.Join(errs...)
+}
+
+// storageNamespaces returns the namespaces that hold records in view.
+func (c *Client) storageNamespaces(ctx context.Context) ([]string, error) {
+	ns := c.listNamespace()
+	if ns != "" {
+		return []string{ns}, nil
+	}
+	metas, err := c.listIndexMeta(ctx, "", nil)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, m := range metas {
+		if !seen[m.Namespace] {
+			seen[m.Namespace] = true
+			out = append(out, m.Namespace)
+		}
+	}
+	return out, nil
+}
+
+func (c *Client) explainOp(op, ns string, err error) error {
+	switch {
+	case errors.Is(err, storage.ErrConflict):
+		return fmt.Errorf("%s: the release changed while chunkview was writing it (another operator or helm run?); nothing was overwritten: refresh and retry: %w", op, err)
+	case errors.Is(err, ErrReadOnly):
+		return err
+	}
+	return fmt.Errorf("%s: %w", op, Explain(err, "update", "secrets", ns))
+}
