@@ -1,0 +1,199 @@
+package kube
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	helmkube "helm.sh/helm/v3/pkg/kube"
+
+	"github.com/chunkview/chunkview/storage"
+)
+
+// Profile is a named set of storage defaults for a known deployment of the format.
+type Profile struct {
+	Name             string
+	Owner            string
+	StorageNamespace string
+	ChunkSize        int
+	MaxReadChunks    int
+	MaxWriteChunks   int
+}
+
+// Profiles are the deployments chunkview knows. The default suits a plain
+// helm-operator-plugins setup: owner helm, records beside the release.
+var Profiles = map[string]Profile{
+	"default": {Name: "default", Owner: DefaultOwner, ChunkSize: storage.DefaultChunkSize},
+	"olmv1": {Name: "olmv1", Owner: "operator-controller", StorageNamespace: "olmv1-system",
+		ChunkSize: storage.DefaultChunkSize, MaxReadChunks: 11, MaxWriteChunks: 11},
+}
+
+// Options are the connection and storage flags, as kubectl users know them.
+type Options struct {
+	Flags            *genericclioptions.ConfigFlags
+	AllNamespaces    bool
+	StorageNamespace string
+	Owner            string
+	Profile          string
+	ChunkSize        int
+	MaxReadChunks    int
+	MaxWriteChunks   int
+	ReadOnly         bool
+
+	// Stats, when set, counts requests and bytes on every connection made.
+	Stats *Stats
+	// WrapConfig, when set, is applied to the REST config before anything else (tests
+	// use it to put a proxy or a fault in the way).
+	WrapConfig func(*rest.Config)
+
+	fs *pflag.FlagSet
+}
+
+// NewOptions returns options with kubectl's connection flags.
+func NewOptions() *Options {
+	f := genericclioptions.NewConfigFlags(true)
+	return &Options{Flags: f, Profile: "default"}
+}
+
+// AddFlags registers the flags on fs.
+func (o *Options) AddFlags(fs *pflag.FlagSet) {
+	o.fs = fs
+	o.Flags.AddFlags(fs)
+	fs.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "look at releases in every namespace")
+	fs.StringVar(&o.StorageNamespace, "storage-namespace", "", "namespace holding the index and chunk Secrets, when it is not the release's (OLMv1: olmv1-system)")
+	fs.StringVar(&o.Owner, "owner", "", `owner label of the release Secrets (default "helm"; OLMv1: operator-controller)`)
+	fs.StringVar(&o.Profile, "profile", "default", "storage defaults: default (helm-operator-plugins) or olmv1")
+	fs.IntVar(&o.ChunkSize, "chunk-size", 0, fmt.Sprintf("largest slice stored per Secret, in bytes (default %d)", storage.DefaultChunkSize))
+	fs.IntVar(&o.MaxReadChunks, "max-read-chunks", 0, "refuse to read releases of more chunks (0: no limit)")
+	fs.IntVar(&o.MaxWriteChunks, "max-write-chunks", 0, "refuse to write releases of more chunks (0: no limit)")
+	fs.BoolVar(&o.ReadOnly, "read-only", false, "refuse every change to the cluster; no mutating request leaves chunkview")
+}
+
+// Resolve applies the profile under the flags the user set and returns the storage
+// configuration.
+func (o *Options) Resolve() (Config, error) {
+	p, ok := Profiles[o.Profile]
+	if !ok {
+		return Config{}, fmt.Errorf("unknown --profile %q: use default or olmv1", o.Profile)
+	}
+	changed := func(name string) bool { return o.fs != nil && o.fs.Changed(name) }
+	cfg := Config{
+		Owner:            p.Owner,
+		StorageNamespace: p.StorageNamespace,
+		AllNamespaces:    o.AllNamespaces,
+		ReadOnly:         o.ReadOnly,
+		Driver: storage.ChunkedSecretsConfig{
+			ChunkSize: p.ChunkSize, MaxReadChunks: p.MaxReadChunks, MaxWriteChunks: p.MaxWriteChunks,
+		},
+	}
+	if o.Owner != "" {
+		cfg.Owner = o.Owner
+	}
+	if changed("storage-namespace") || o.StorageNamespace != "" {
+		cfg.StorageNamespace = o.StorageNamespace
+	}
+	if o.ChunkSize != 0 {
+		cfg.Driver.ChunkSize = o.ChunkSize
+	}
+	if changed("max-read-chunks") || o.MaxReadChunks != 0 {
+		cfg.Driver.MaxReadChunks = o.MaxReadChunks
+	}
+	if changed("max-write-chunks") || o.MaxWriteChunks != 0 {
+		cfg.Driver.MaxWriteChunks = o.MaxWriteChunks
+	}
+	if cfg.Driver.ChunkSize < 1024 || cfg.Driver.ChunkSize > storage.MaxSecretDataBytes-1024 {
+		return Config{}, fmt.Errorf("--chunk-size %d is out of range: use 1024..%d so the index Secret keeps room for its chunk list", cfg.Driver.ChunkSize, storage.MaxSecretDataBytes-1024)
+	}
+	if cfg.Driver.MaxReadChunks < 0 || cfg.Driver.MaxWriteChunks < 0 {
+		return Config{}, fmt.Errorf("--max-read-chunks and --max-write-chunks must not be negative")
+	}
+	if o.Flags.Timeout != nil && *o.Flags.Timeout != "" && *o.Flags.Timeout != "0" {
+		d, err := time.ParseDuration(*o.Flags.Timeout)
+		if err != nil {
+			return Config{}, fmt.Errorf("--request-timeout %q: want a duration such as 30s: %w", *o.Flags.Timeout, err)
+		}
+		cfg.Driver.Timeout = d * 4 // one driver call makes several requests
+	}
+	return cfg, nil
+}
+
+// Connect builds the clients from the flags, the way kubectl does, and returns the
+// chunkview client.
+func (o *Options) Connect() (*Client, error) {
+	cfg, err := o.Resolve()
+	if err != nil {
+		return nil, err
+	}
+	rc, err := o.restConfig()
+	if err != nil {
+		return nil, err
+	}
+	ns, _, err := o.Flags.ToRawKubeConfigLoader().Namespace()
+	if err != nil {
+		return nil, fmt.Errorf("read the namespace from kubeconfig: %w", err)
+	}
+	cfg.Namespace = ns
+	cs, err := kubernetes.NewForConfig(rc)
+	if err != nil {
+		return nil, fmt.Errorf("build clientset: %w", err)
+	}
+	md, err := metadata.NewForConfig(rc)
+	if err != nil {
+		return nil, fmt.Errorf("build metadata client: %w", err)
+	}
+	getter := &wrappedGetter{o: o}
+	kubes := func(ns string) (helmkube.Interface, error) {
+		kc := helmkube.New(getter)
+		kc.Namespace = ns
+		return kc, nil
+	}
+	return New(cs, md, kubes, cfg), nil
+}
+
+// restConfig returns the REST config with chunkview's wrappers: the test hook, the
+// request counter and, outermost, the read-only guard.
+func (o *Options) restConfig() (*rest.Config, error) {
+	rc, err := o.Flags.ToRESTConfig()
+	if err != nil {
+		if clientcmd.IsEmptyConfig(err) {
+			return nil, fmt.Errorf("no kubeconfig found: set --kubeconfig or KUBECONFIG, or try `chunkview --demo`: %w", err)
+		}
+		return nil, fmt.Errorf("load kubeconfig: %w", err)
+	}
+	rc = rest.CopyConfig(rc)
+	rc.QPS, rc.Burst = 50, 100
+	if o.WrapConfig != nil {
+		o.WrapConfig(rc)
+	}
+	if o.Stats != nil {
+		o.Stats.Count(rc)
+	}
+	if o.ReadOnly {
+		ReadOnly(rc)
+	}
+	return rc, nil
+}
+
+// wrappedGetter hands Helm's kube client the same wrapped REST config, so its
+// requests obey --read-only and are counted too.
+type wrappedGetter struct{ o *Options }
+
+func (g *wrappedGetter) ToRESTConfig() (*rest.Config, error) { return g.o.restConfig() }
+
+func (g *wrappedGetter) ToDiscoveryClient() (discovery.CachedDiscoveryInterface, error) {
+	return g.o.Flags.ToDiscoveryClient()
+}
+
+func (g *wrappedGetter) ToRESTMapper() (meta.RESTMapper, error) { return g.o.Flags.ToRESTMapper() }
+
+func (g *wrappedGetter) ToRawKubeConfigLoader() clientcmd.ClientConfig {
+	return g.o.Flags.ToRawKubeConfigLoader()
+}
