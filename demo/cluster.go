@@ -1,0 +1,279 @@
+package demo
+
+import (
+	"fmt"
+	"maps"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/metadata"
+	k8stesting "k8s.io/client-go/testing"
+)
+
+// Cluster is an in-memory Kubernetes API that keeps the promises of a real
+// kube-apiserver that chunkview relies on, so the chunked driver behaves on it as it
+// does on a cluster:
+//
+//   - create fills metadata.uid, creationTimestamp and resourceVersion (one
+//     cluster-wide counter), refuses a resourceVersion, an existing name
+//     (AlreadyExists) and a namespace that does not exist (NotFound);
+//   - update and patch check resourceVersion (Conflict when stale; empty means
+//     unconditional, as Secrets allow) and uid, keep uid and creationTimestamp,
+//     write nothing when nothing changes and bump resourceVersion otherwise;
+//   - Secrets are validated as the API server validates them: data over 1,048,576
+//     bytes in total, changes to an immutable Secret's data or immutability, a
+//     changed type and invalid names or keys are refused with Invalid errors, and
+//     stringData is merged into data;
+//   - delete honours uid and resourceVersion preconditions (Conflict);
+//     deletecollection deletes what the label and field selectors match;
+//   - list honours label and field selectors (metadata.name, metadata.namespace,
+//     and type for Secrets) and Limit/Continue pagination in key order;
+//   - watch sends initial ADDED events or replays from a resourceVersion, filters
+//     by selectors and never drops events;
+//   - dry-run requests are validated and not stored.
+//
+// It has no garbage collector (ownerReferences are stored, never acted on), no
+// finalizers, no admission beyond the namespace check and no field ownership for
+// server-side apply, and the pages of a paginated list after the first are read
+// from the current state rather than from the first page's snapshot. A new Cluster
+// holds the namespaces default, kube-system, kube-public and kube-node-lease. It is
+// safe for concurrent use.
+//
+// parity_test.go sends the same requests to a Cluster and to a real kube-apiserver
+// (envtest) and wants the same answers, down to the wording of the errors.
+type Cluster struct {
+	store     *store
+	clientset *clientset
+
+	mu       sync.Mutex
+	requests map[string]int
+	faults   []*fault
+}
+
+// fault is one armed FailRequest.
+type fault struct {
+	verb string
+	left int
+	err  error
+}
+
+// Verbs counted by Requests, named as in RBAC and audit logs.
+const (
+	VerbGet              = "get"
+	VerbList             = "list"
+	VerbWatch            = "watch"
+	VerbCreate           = "create"
+	VerbUpdate           = "update"
+	VerbPatch            = "patch"
+	VerbDelete           = "delete"
+	VerbDeleteCollection = "deletecollection"
+)
+
+// WriteVerbs are the verbs that change the cluster, for checking that a read-only
+// code path made none of them.
+var WriteVerbs = []string{VerbCreate, VerbUpdate, VerbPatch, VerbDelete, VerbDeleteCollection}
+
+// SystemNamespaces are the namespaces a new Cluster holds, as a fresh cluster does.
+var SystemNamespaces = []string{"default", "kube-system", "kube-public", "kube-node-lease"}
+
+// NewCluster returns an empty cluster holding only SystemNamespaces.
+func NewCluster() *Cluster {
+	c := &Cluster{store: newStore(), requests: make(map[string]int)}
+	f := fake.NewSimpleClientset()
+	// Replace the fake's tracker-backed reactors outright, so every request meets
+	// the store and nothing reaches the tracker.
+	f.ReactionChain = []k8stesting.Reactor{&k8stesting.SimpleReactor{Verb: "*", Resource: "*", Reaction: c.react}}
+	f.WatchReactionChain = []k8stesting.WatchReactor{&k8stesting.SimpleWatchReactor{Resource: "*", Reaction: c.reactWatch}}
+	f.ProxyReactionChain = nil
+	c.clientset = &clientset{Clientset: f, cluster: c}
+	c.store.mu.Lock()
+	defer c.store.mu.Unlock()
+	for _, ns := range SystemNamespaces {
+		_, _ = c.store.createLocked(namespacesGVR, "", Namespace(ns), false) // fixed valid names: cannot fail
+	}
+	return c
+}
+
+// Namespace returns a Namespace object named name, for Add.
+func Namespace(name string) *corev1.Namespace {
+	return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+}
+
+// Add creates objects (typed objects of client-go's scheme) as if through the API,
+// with every create rule applied, in order. It is not counted as requests and no
+// injected failure applies. The namespace of a namespaced object must exist: add
+// the Namespace first.
+func (c *Cluster) Add(objects ...runtime.Object) error {
+	for _, obj := range objects {
+		gvks, _, err := scheme.Scheme.ObjectKinds(obj)
+		if err != nil {
+			return fmt.Errorf("add %T: %w", obj, err)
+		}
+		gvr, _ := meta.UnsafeGuessKindToResource(gvks[0])
+		m, err := meta.Accessor(obj)
+		if err != nil {
+			return fmt.Errorf("add %T: %w", obj, err)
+		}
+		if _, err := c.store.create(gvr, m.GetNamespace(), obj, false); err != nil {
+			return fmt.Errorf("add %s %s/%s: %w", gvr.Resource, m.GetNamespace(), m.GetName(), err)
+		}
+	}
+	return nil
+}
+
+// SetClock makes the cluster read the time from now, for creationTimestamps. The
+// default is time.Now.
+func (c *Cluster) SetClock(now func() time.Time) {
+	c.store.mu.Lock()
+	defer c.store.mu.Unlock()
+	c.store.now = now
+}
+
+// Clientset returns a client for the cluster. It is client-go's fake clientset
+// with every reactor replaced by the cluster's, so do not reach for its Tracker.
+// Its Secrets client honours a cancelled context and answers an invalid selector
+// with BadRequest, as a real client and server do.
+func (c *Cluster) Clientset() kubernetes.Interface { return c.clientset }
+
+// Metadata returns a metadata client backed by the same objects: what it lists and
+// gets is the current state, as PartialObjectMetadata. Its requests are counted and
+// can be failed like the clientset's.
+func (c *Cluster) Metadata() metadata.Interface { return metadataClient{c} }
+
+// Requests returns how many requests reached the cluster, by verb (see the Verb
+// constants), failed ones included. The map is a copy.
+func (c *Cluster) Requests() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return maps.Clone(c.requests)
+}
+
+// Writes returns how many requests with one of WriteVerbs reached the cluster.
+func (c *Cluster) Writes() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, v := range WriteVerbs {
+		n += c.requests[v]
+	}
+	return n
+}
+
+// ResetRequests sets every count of Requests back to zero.
+func (c *Cluster) ResetRequests() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	clear(c.requests)
+}
+
+// FailRequest makes the n-th request from now with the given verb fail with err
+// instead of being served (n = 1 is the next one). An empty verb matches every
+// verb; a nil err becomes an internal server error. Each call arms one failure,
+// which fires once.
+func (c *Cluster) FailRequest(verb string, n int, err error) {
+	if err == nil {
+		err = apierrors.NewInternalError(fmt.Errorf("injected failure of %s request %d", verbOrAny(verb), n))
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.faults = append(c.faults, &fault{verb: verb, left: max(n, 1), err: err})
+}
+
+func verbOrAny(v string) string {
+	if v == "" {
+		return "any"
+	}
+	return v
+}
+
+// begin counts a request and tells whether an injected failure answers it.
+func (c *Cluster) begin(verb string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.requests[verb]++
+	var fired error
+	kept := c.faults[:0]
+	for _, f := range c.faults {
+		if f.verb == "" || f.verb == verb {
+			f.left--
+			if f.left == 0 {
+				if fired == nil {
+					fired = f.err
+				}
+				continue
+			}
+		}
+		kept = append(kept, f)
+	}
+	clear(c.faults[len(kept):])
+	c.faults = kept
+	return fired
+}
+
+// actionVerb names a client-go testing action's verb as RBAC does.
+func actionVerb(a k8stesting.Action) string {
+	if a.GetVerb() == "delete-collection" {
+		return VerbDeleteCollection
+	}
+	return a.GetVerb()
+}
+
+func (c *Cluster) react(action k8stesting.Action) (bool, runtime.Object, error) {
+	if err := c.begin(actionVerb(action)); err != nil {
+		return true, nil, err
+	}
+	gvr, ns := action.GetResource(), action.GetNamespace()
+	var (
+		obj runtime.Object
+		err error
+	)
+	switch a := action.(type) {
+	case k8stesting.GetActionImpl:
+		obj, err = c.store.get(gvr, ns, a.Name)
+	case k8stesting.ListActionImpl:
+		obj, err = c.store.listTyped(gvr, a.Kind, ns, a.ListOptions)
+	case k8stesting.CreateActionImpl:
+		if a.Subresource != "" {
+			return true, nil, apierrors.NewMethodNotSupported(gvr.GroupResource(), "create "+a.Subresource)
+		}
+		obj, err = c.store.create(gvr, ns, a.Object, isDryRun(a.CreateOptions.DryRun))
+	case k8stesting.UpdateActionImpl:
+		obj, err = c.store.update(gvr, ns, a.Object, isDryRun(a.UpdateOptions.DryRun))
+	case k8stesting.PatchActionImpl:
+		obj, err = c.store.patch(gvr, ns, a.Name, a.PatchType, a.Patch, isDryRun(a.PatchOptions.DryRun))
+	case k8stesting.DeleteActionImpl:
+		err = c.store.delete(gvr, ns, a.Name, a.DeleteOptions)
+	case k8stesting.DeleteCollectionActionImpl:
+		err = c.store.deleteCollection(gvr, ns, a.DeleteOptions, a.ListOptions)
+	default:
+		err = apierrors.NewMethodNotSupported(gvr.GroupResource(), action.GetVerb())
+	}
+	if err != nil {
+		return true, nil, err
+	}
+	return true, obj, nil
+}
+
+func (c *Cluster) reactWatch(action k8stesting.Action) (bool, watch.Interface, error) {
+	if err := c.begin(VerbWatch); err != nil {
+		return true, nil, err
+	}
+	var opts metav1.ListOptions
+	if a, ok := action.(k8stesting.WatchActionImpl); ok {
+		opts = a.ListOptions
+	}
+	w, err := c.store.watch(action.GetResource(), action.GetNamespace(), opts, nil)
+	if err != nil {
+		return true, nil, err
+	}
+	return true, w, nil
+}
