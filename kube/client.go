@@ -32,7 +32,10 @@ type Config struct {
 	// keeps them in its system namespace). When empty, records live in the namespace
 	// being looked at.
 	StorageNamespace string
-	// Namespace is the namespace looked at (kubectl's -n, or the context's).
+	// Namespace is the namespace looked at (kubectl's -n, or the context's). With
+	// StorageNamespace set, it narrows listings to releases whose resources live in
+	// it, unless AllNamespaces is set; Connect sets AllNamespaces then unless -n was
+	// given.
 	Namespace string
 	// AllNamespaces looks at every namespace (-A).
 	AllNamespaces bool
@@ -41,6 +44,10 @@ type Config struct {
 	// ReadOnly refuses every mutating operation. The connection enforces it too; see
 	// ReadOnlyTransport.
 	ReadOnly bool
+	// Now returns the current time; nil means time.Now. Ages are measured from it:
+	// which unreferenced chunks are old enough to be leftovers, and how long a
+	// release has been stuck.
+	Now func() time.Time
 }
 
 // DefaultOwner is the owner label helm-operator-plugins' chunked driver uses by
@@ -71,6 +78,13 @@ func New(cs kubernetes.Interface, md metadata.Interface, kubes KubeClientFactory
 		cfg.Owner = DefaultOwner
 	}
 	return &Client{cfg: cfg, cs: cs, md: md, kubes: kubes, details: map[string]*Details{}}
+}
+
+func (c *Client) now() time.Time {
+	if c.cfg.Now != nil {
+		return c.cfg.Now()
+	}
+	return time.Now()
 }
 
 // Config returns the client's configuration.
@@ -191,10 +205,6 @@ func (c *Client) Releases(ctx context.Context) ([]ReleaseRow, error) {
 	byRelease := map[id]*ReleaseRow{}
 	for i := range metas {
 		row := rowOf(&metas[i])
-		if c.cfg.StorageNamespace != "" && !c.cfg.AllNamespaces && c.cfg.Namespace != "" &&
-			row.Known && row.Summary.Namespace != "" && row.Summary.Namespace != c.cfg.Namespace {
-			continue
-		}
 		k := id{row.StorageNamespace, row.Name}
 		rr, ok := byRelease[k]
 		if !ok {
@@ -206,9 +216,17 @@ func (c *Client) Releases(ctx context.Context) ([]ReleaseRow, error) {
 			rr.Latest = row
 		}
 	}
+	// With a storage namespace, records of every release namespace live together:
+	// narrow to the namespace in view by where the latest revision's resources live.
+	// A release is judged as a whole, never by revision, so that its count and
+	// latest revision stay right; one whose namespace is not known yet is kept.
+	narrow := c.cfg.StorageNamespace != "" && !c.cfg.AllNamespaces && c.cfg.Namespace != ""
 	out := make([]ReleaseRow, 0, len(byRelease))
 	for _, rr := range byRelease {
 		c.applyCached(&rr.Latest)
+		if ns := rr.Latest.Summary.Namespace; narrow && rr.Latest.Known && ns != "" && ns != c.cfg.Namespace {
+			continue
+		}
 		out = append(out, *rr)
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -269,7 +287,8 @@ func (c *Client) applyCached(r *RevisionRow) {
 	d, ok := c.details[cacheKey(r.StorageNamespace, r.Key, r.ResourceVersion)]
 	c.mu.Unlock()
 	if ok {
-		r.Summary, r.Known = d.Row.Summary, true
+		// A revision that failed to decode stays unknown: it has no summary to show.
+		r.Summary, r.Known = d.Row.Summary, d.Row.Known
 		r.Broken, r.Problem = d.Row.Broken, d.Row.Problem
 	}
 }

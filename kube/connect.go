@@ -5,9 +5,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
-	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
@@ -132,15 +130,24 @@ func (o *Options) Connect() (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Every client made from the flags, the discovery client and REST mapper of
+	// Helm's kube client included, gets chunkview's wrappers.
+	o.Flags.WrapConfigFn = o.wrap
 	rc, err := o.restConfig()
 	if err != nil {
 		return nil, err
 	}
-	ns, _, err := o.Flags.ToRawKubeConfigLoader().Namespace()
+	ns, explicit, err := o.Flags.ToRawKubeConfigLoader().Namespace()
 	if err != nil {
 		return nil, fmt.Errorf("read the namespace from kubeconfig: %w", err)
 	}
 	cfg.Namespace = ns
+	if cfg.StorageNamespace != "" && !explicit {
+		// The records of every release namespace live together in the storage
+		// namespace; the context's namespace (often just "default") says nothing
+		// about which of them to show. Only -n narrows the view.
+		cfg.AllNamespaces = true
+	}
 	cs, err := kubernetes.NewForConfig(rc)
 	if err != nil {
 		return nil, fmt.Errorf("build clientset: %w", err)
@@ -149,17 +156,15 @@ func (o *Options) Connect() (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("build metadata client: %w", err)
 	}
-	getter := &wrappedGetter{o: o}
 	kubes := func(ns string) (helmkube.Interface, error) {
-		kc := helmkube.New(getter)
+		kc := helmkube.New(o.Flags)
 		kc.Namespace = ns
 		return kc, nil
 	}
 	return New(cs, md, kubes, cfg), nil
 }
 
-// restConfig returns the REST config with chunkview's wrappers: the test hook, the
-// request counter and, outermost, the read-only guard.
+// restConfig returns the REST config from the flags, wrapped by wrap.
 func (o *Options) restConfig() (*rest.Config, error) {
 	rc, err := o.Flags.ToRESTConfig()
 	if err != nil {
@@ -168,6 +173,12 @@ func (o *Options) restConfig() (*rest.Config, error) {
 		}
 		return nil, fmt.Errorf("load kubeconfig: %w", err)
 	}
+	return rc, nil
+}
+
+// wrap returns a copy of rc with chunkview's wrappers: the test hook nearest the
+// wire, then the request counter and, outermost, the read-only guard.
+func (o *Options) wrap(rc *rest.Config) *rest.Config {
 	rc = rest.CopyConfig(rc)
 	rc.QPS, rc.Burst = 50, 100
 	if o.WrapConfig != nil {
@@ -179,21 +190,5 @@ func (o *Options) restConfig() (*rest.Config, error) {
 	if o.ReadOnly {
 		ReadOnly(rc)
 	}
-	return rc, nil
-}
-
-// wrappedGetter hands Helm's kube client the same wrapped REST config, so its
-// requests obey --read-only and are counted too.
-type wrappedGetter struct{ o *Options }
-
-func (g *wrappedGetter) ToRESTConfig() (*rest.Config, error) { return g.o.restConfig() }
-
-func (g *wrappedGetter) ToDiscoveryClient() (discovery.CachedDiscoveryInterface, error) {
-	return g.o.Flags.ToDiscoveryClient()
-}
-
-func (g *wrappedGetter) ToRESTMapper() (meta.RESTMapper, error) { return g.o.Flags.ToRESTMapper() }
-
-func (g *wrappedGetter) ToRawKubeConfigLoader() clientcmd.ClientConfig {
-	return g.o.Flags.ToRawKubeConfigLoader()
+	return rc
 }

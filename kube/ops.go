@@ -5,7 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
+	"strings"
+	"sync"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 
 	"helm.sh/helm/v3/pkg/action"
 	helmkube "helm.sh/helm/v3/pkg/kube"
@@ -32,18 +38,67 @@ func DiscardKubeClients(string) (helmkube.Interface, error) {
 // ActionConfig returns Helm's action configuration for a release looked up in
 // namespace ns, with the chunked driver as its storage.
 func (c *Client) ActionConfig(ns, releaseNamespace string) (*action.Configuration, error) {
+	cfg, _, err := c.actionConfig(ns, releaseNamespace)
+	return cfg, err
+}
+
+func (c *Client) actionConfig(ns, releaseNamespace string) (*action.Configuration, *helmLog, error) {
 	if c.kubes == nil {
-		return nil, errors.New("this connection cannot apply release resources")
+		return nil, nil, errors.New("this connection cannot apply release resources")
 	}
 	kc, err := c.kubes(releaseNamespace)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	log := &helmLog{}
 	return &action.Configuration{
 		Releases:   helmstorage.Init(c.Driver(ns)),
 		KubeClient: kc,
-		Log:        func(string, ...interface{}) {},
-	}, nil
+		Log:        log.Log,
+	}, log, nil
+}
+
+// helmLog keeps the failures Helm logs during one action. Helm reports some causes
+// only there: an uninstall whose resources cannot be deleted returns just "failed to
+// delete release: NAME" and logs why.
+type helmLog struct {
+	mu       sync.Mutex
+	failures []string
+}
+
+// maxHelmFailures bounds the log lines kept for an error message.
+const maxHelmFailures = 5
+
+func (l *helmLog) Log(format string, v ...interface{}) {
+	line := fmt.Sprintf(format, v...)
+	lower := strings.ToLower(line)
+	if !strings.Contains(lower, "fail") && !strings.Contains(lower, "error") {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.failures) < maxHelmFailures {
+		l.failures = append(l.failures, line)
+	}
+}
+
+// explain adds the failures Helm logged to err, unless err says it already.
+func (l *helmLog) explain(err error) error {
+	if l == nil {
+		return err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var extra []string
+	for _, f := range l.failures {
+		if !strings.Contains(err.Error(), f) {
+			extra = append(extra, f)
+		}
+	}
+	if len(extra) == 0 {
+		return err
+	}
+	return fmt.Errorf("%w (Helm reported: %s)", err, strings.Join(extra, "; "))
 }
 
 func (c *Client) checkWritable(what string) error {
@@ -150,7 +205,7 @@ func (c *Client) Rollback(ctx context.Context, ns, name string, rev int, opts Di
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := c.ActionConfig(row.StorageNamespace, c.releaseNamespace(ctx, row))
+	cfg, log, err := c.actionConfig(row.StorageNamespace, c.releaseNamespace(ctx, row))
 	if err != nil {
 		return nil, err
 	}
@@ -158,7 +213,7 @@ func (c *Client) Rollback(ctx context.Context, ns, name string, rev int, opts Di
 	rb.Version = plan.To
 	rb.MaxHistory = 0
 	if err := rb.Run(name); err != nil {
-		return plan, c.explainOp("rollback", row.StorageNamespace, err)
+		return plan, c.explainOp("rollback", row.StorageNamespace, log.explain(err))
 	}
 	plan.Applied = true
 	if now, err := c.Revision(ctx, ns, name, 0); err == nil {
@@ -177,7 +232,7 @@ func (c *Client) Uninstall(ctx context.Context, ns, name string, keepHistory boo
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := c.ActionConfig(row.StorageNamespace, c.releaseNamespace(ctx, row))
+	cfg, log, err := c.actionConfig(row.StorageNamespace, c.releaseNamespace(ctx, row))
 	if err != nil {
 		return nil, err
 	}
@@ -186,7 +241,7 @@ func (c *Client) Uninstall(ctx context.Context, ns, name string, keepHistory boo
 	u.DisableHooks = false
 	res, err := u.Run(name)
 	if err != nil {
-		return res, c.explainOp("uninstall", row.StorageNamespace, err)
+		return res, c.explainOp("uninstall", row.StorageNamespace, log.explain(err))
 	}
 	return res, nil
 }
@@ -269,7 +324,7 @@ func (c *Client) StuckInfo(ctx context.Context, ns, name string) (*Stuck, error)
 	if d, err := c.Details(ctx, row); err == nil && d.Release != nil && d.Release.Info != nil && !d.Release.Info.LastDeployed.IsZero() {
 		since = d.Release.Info.LastDeployed.Time
 	}
-	return &Stuck{Row: row, For: time.Since(since).Round(time.Second)}, nil
+	return &Stuck{Row: row, For: c.now().Sub(since).Round(time.Second)}, nil
 }
 
 // FixStuck applies fix to the pending latest revision of a release.
@@ -313,7 +368,7 @@ func (c *Client) Verify(ctx context.Context, name string, decode bool) ([]Namesp
 	}
 	var out []NamespaceReport
 	for _, ns := range nss {
-		rep, err := storage.Verify(ctx, c.cs.CoreV1().Secrets(ns), c.cfg.Owner, storage.VerifyOptions{Release: name, Decode: decode, Config: c.cfg.Driver})
+		rep, err := storage.Verify(ctx, c.cs.CoreV1().Secrets(ns), c.cfg.Owner, storage.VerifyOptions{Release: name, Decode: decode, Config: c.cfg.Driver, Now: c.now()})
 		if err != nil {
 			return out, Explain(err, "list", "secrets", ns)
 		}
@@ -352,24 +407,35 @@ func (c *Client) GC(ctx context.Context, dryRun bool) ([]NamespaceReport, int, e
 	return reps, removed, errors.Join(errs...)
 }
 
-// storageNamespaces returns the namespaces that hold records in view.
+// storageNamespaces returns the namespaces that hold records in view: index or
+// chunk Secrets of the owner. Chunks count on their own, since the leftovers of an
+// interrupted delete of a namespace's last release are all that is left of it.
 func (c *Client) storageNamespaces(ctx context.Context) ([]string, error) {
 	ns := c.listNamespace()
 	if ns != "" {
 		return []string{ns}, nil
 	}
-	metas, err := c.listIndexMeta(ctx, "", nil)
-	if err != nil {
-		return nil, err
-	}
+	sel := labels.Set{storage.LabelOwner: c.cfg.Owner}
+	opts := metav1.ListOptions{LabelSelector: labels.SelectorFromSet(sel).String(), Limit: metadataPage}
 	seen := map[string]bool{}
 	var out []string
-	for _, m := range metas {
-		if !seen[m.Namespace] {
-			seen[m.Namespace] = true
-			out = append(out, m.Namespace)
+	for {
+		list, err := c.md.Resource(secretsGVR).List(ctx, opts)
+		if err != nil {
+			return nil, Explain(err, "list", "secrets", "")
 		}
+		for _, m := range list.Items {
+			if !seen[m.Namespace] {
+				seen[m.Namespace] = true
+				out = append(out, m.Namespace)
+			}
+		}
+		if list.Continue == "" {
+			break
+		}
+		opts.Continue = list.Continue
 	}
+	sort.Strings(out)
 	return out, nil
 }
 

@@ -1,0 +1,179 @@
+package kube_test
+
+import (
+	"errors"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/storage"
+)
+
+// TestErrorsSayWhatToDo proves that failures to reach or use the cluster come back as
+// errors a caller can tell apart, whose messages say what failed and what to do.
+func TestErrorsSayWhatToDo(t *testing.T) {
+	ctx := t.Context()
+
+	t.Run("unreachable", func(t *testing.T) {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := l.Addr().String()
+		l.Close() // nothing listens there now
+		rc := rest.CopyConfig(cluster.Config)
+		rc.Host = "https://" + addr
+		c := connect(t, writeKubeconfig(t, rc, ""), []string{"--request-timeout", "10s"}, nil)
+		start := time.Now()
+		_, err = c.Releases(ctx)
+		msg := mustErrIs(t, err, kube.ErrUnreachable)
+		mustContain(t, msg, addr, "Check --context/--kubeconfig")
+		t.Logf("unreachable: %v", err)
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("a refused connection took %v to report", d)
+		}
+	})
+
+	t.Run("timeout", func(t *testing.T) {
+		// A server that accepts connections and never answers.
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		go func() {
+			for {
+				conn, err := l.Accept()
+				if err != nil {
+					return
+				}
+				t.Cleanup(func() { conn.Close() })
+			}
+		}()
+		rc := rest.CopyConfig(cluster.Config)
+		rc.Host = "https://" + l.Addr().String()
+		c := connect(t, writeKubeconfig(t, rc, "default"), []string{"--request-timeout", "1s"}, nil)
+		_, err = c.History(ctx, "", "app")
+		mustContain(t, mustErrIs(t, err, kube.ErrTimeout), "--request-timeout", "list secrets in namespace default")
+		t.Logf("timeout: %v", err)
+	})
+
+	t.Run("credentials rejected", func(t *testing.T) {
+		rc := &rest.Config{Host: cluster.Config.Host, TLSClientConfig: rest.TLSClientConfig{CAData: cluster.Config.CAData}, BearerToken: "expired-or-bogus-token"}
+		c := connect(t, writeKubeconfig(t, rc, "default"), nil, nil)
+		_, err := c.Releases(ctx)
+		mustContain(t, mustErrIs(t, err, kube.ErrUnauthorized), "refused your credentials", "Log in again")
+		t.Logf("credentials rejected: %v", err)
+	})
+
+	t.Run("forbidden", func(t *testing.T) {
+		ns := cluster.Namespace(t)
+		admin := connect(t, adminKubeconfig(t, ns), []string{"--owner", opsOwner, "--chunk-size", "16384"}, nil)
+		seed(t, originalDriver(ns, opsOwner, 16<<10), history("shop", ns, 2, 100)...)
+		userName := "dev-" + ns
+		user, err := cluster.Env.AddUser(envtest.User{Name: userName, Groups: []string{"developers"}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kc := writeKubeconfig(t, user.Config(), ns)
+		c := connect(t, kc, []string{"--owner", opsOwner}, nil)
+
+		_, err = c.Releases(ctx)
+		mustContain(t, mustErrIs(t, err, kube.ErrForbidden),
+			"may not list secrets in namespace "+ns, "kubectl auth can-i list secrets -n "+ns, `"dev-`+ns+`"`)
+		t.Logf("forbidden: %v", err)
+		all := connect(t, kc, []string{"--owner", opsOwner, "-A"}, nil)
+		_, err = all.Releases(ctx)
+		mustContain(t, mustErrIs(t, err, kube.ErrForbidden), "may not list secrets across all namespaces", "(or -A)")
+
+		// Allowed to list Secrets but not to read one: the listing works from
+		// metadata, decoding a revision says which verb is missing.
+		grant(t, ns, userName, "lister", rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"list"}})
+		rows := waitReleases(t, c, 1)
+		latest := rows[0].Latest
+		err = c.FillDetails(ctx, []*kube.RevisionRow{&latest})
+		mustContain(t, mustErrIs(t, err, kube.ErrForbidden), "may not get secrets in namespace "+ns)
+		if latest.Known || latest.Broken {
+			t.Errorf("a row that could not be read for want of rights is marked %+v", latest)
+		}
+
+		// Allowed every verb on Secrets, not to delete ConfigMaps: the uninstall's
+		// error carries the reason Helm only logs.
+		f := &opsFixture{ns: ns, kubeconfig: adminKubeconfig(t, ns), c: admin,
+			drv: storage.NewDriver(secrets(ns), opsOwner, storage.ChunkedSecretsConfig{ChunkSize: 16 << 10})}
+		f.install(t, "web", 1)
+		grant(t, ns, userName, "secrets-admin", rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"*"}},
+			rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "list"}})
+		waitReleases(t, c, 2)
+		writer := connect(t, kc, []string{"--owner", opsOwner, "--chunk-size", "16384"}, nil)
+		_, err = writer.Uninstall(ctx, ns, "web", false)
+		if err == nil {
+			t.Fatal("uninstall without the right to delete ConfigMaps succeeded")
+		}
+		mustContain(t, err.Error(), "failed to delete release", "Helm reported", "configmaps", "forbidden")
+		t.Logf("uninstall forbidden: %v", err)
+	})
+
+	t.Run("nothing under this owner", func(t *testing.T) {
+		ns := cluster.Namespace(t)
+		seed(t, chunkviewDriver(ns, "operator-controller", 0), history("ext", ns, 1, 100)...)
+		c := connect(t, adminKubeconfig(t, ns), nil, nil)
+		rows, err := c.Releases(ctx)
+		if err != nil || len(rows) != 0 {
+			t.Errorf("Releases under owner helm: %d rows, %v", len(rows), err)
+		}
+		_, err = c.History(ctx, ns, "ext")
+		mustContain(t, mustErrIs(t, err, kube.ErrNotFound), `no release "ext" with owner "helm" in namespace "`+ns+`"`, "--owner", "--profile olmv1")
+		t.Logf("not found: %v", err)
+		if _, err := c.Release(ctx, ns, "ext", 1); !errors.Is(err, kube.ErrNotFound) {
+			t.Errorf("Release of a missing name: %v", err)
+		}
+		right := connect(t, adminKubeconfig(t, ns), []string{"--owner", "operator-controller"}, nil)
+		if _, err := right.History(ctx, ns, "ext"); err != nil {
+			t.Errorf("with the right --owner: %v", err)
+		}
+		if _, err := right.Revision(ctx, ns, "ext", 5); err == nil || !strings.Contains(err.Error(), `release "ext" has no revision 5 (it has 1..1)`) {
+			t.Errorf("Revision 5: %v", err)
+		}
+	})
+}
+
+// grant gives user the rules in namespace ns.
+func grant(t *testing.T, ns, user, name string, rules ...rbacv1.PolicyRule) {
+	t.Helper()
+	rbac := cluster.Client.RbacV1()
+	if _, err := rbac.Roles(ns).Create(t.Context(), &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: name}, Rules: rules}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	rb := &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: name},
+		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: "User", Name: user}},
+	}
+	if _, err := rbac.RoleBindings(ns).Create(t.Context(), rb, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitReleases lists releases until the new rights take effect and n are listed.
+func waitReleases(t *testing.T, c *kube.Client, n int) []kube.ReleaseRow {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		rows, err := c.Releases(t.Context())
+		if err == nil && len(rows) == n {
+			return rows
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Releases: %d rows, %v; want %d", len(rows), err, n)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
