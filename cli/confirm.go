@@ -1,0 +1,67 @@
+package cli
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"golang.org/x/term"
+)
+
+// stdinIsTerminal reports whether in is a terminal: the default App.IsTerminal.
+func stdinIsTerminal(in io.Reader) bool {
+	f, ok := in.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// confirmation is one question put before a destructive operation.
+type confirmation struct {
+	// what names the operation in the refusal ("uninstall release \"x\"").
+	what string
+	// want is the answer that confirms: "y" (also "yes", any case), or a name that
+	// must be typed exactly.
+	want string
+}
+
+// confirm asks on stderr and reads the answer from stdin. --yes skips the question;
+// without a terminal on stdin, and without --yes, it refuses.
+func (r *run) confirm(yes bool, c confirmation) error {
+	if yes {
+		return nil
+	}
+	if !r.app.isTerminal(r.stdin) {
+		return fmt.Errorf("%w: not going to %s without confirmation: stdin is not a terminal; pass --yes to proceed", ErrRefused, c.what)
+	}
+	if c.want == "y" {
+		fmt.Fprintf(r.stderr, "Proceed to %s? [y/N]: ", c.what)
+	} else {
+		fmt.Fprintf(r.stderr, "To %s, type the release name (%s): ", c.what, c.want)
+	}
+	line, err := r.readLine()
+	if err != nil && line == "" {
+		fmt.Fprintln(r.stderr)
+		return fmt.Errorf("%w: no answer; nothing was changed", ErrRefused)
+	}
+	answer := strings.TrimSpace(line)
+	ok := answer == c.want
+	if c.want == "y" {
+		ok = strings.EqualFold(answer, "y") || strings.EqualFold(answer, "yes")
+	}
+	if !ok {
+		if c.want == "y" {
+			return fmt.Errorf("%w: not confirmed; nothing was changed", ErrRefused)
+		}
+		return fmt.Errorf("%w: typed %q, not %q; nothing was changed", ErrRefused, answer, c.want)
+	}
+	return nil
+}
+
+// readLine reads one line from stdin, keeping the reader for later questions.
+func (r *run) readLine() (string, error) {
+	if r.in == nil {
+		r.in = bufio.NewReader(r.stdin)
+	}
+	return r.in.ReadString('\n')
+}

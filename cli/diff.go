@@ -1,0 +1,74 @@
+package cli
+
+import (
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/chunkview/chunkview/kube"
+)
+
+func (r *run) diffCommand() *cobra.Command {
+	var (
+		format  string
+		reveal  bool
+		context int
+	)
+	cmd := &cobra.Command{
+		Use:   "diff NAME FROM TO",
+		Short: "Compare two revisions of a release: resources, values, chart, hooks, notes",
+		Long: `Compare revision FROM with revision TO of a release: the rendered resources, the
+user-supplied and computed values, the chart, the hooks and the notes. Secrets (Secret
+data, and values under keys such as password or token) are masked unless --reveal: a
+masked value shows as a token that changes when the value changes.
+
+-o json and -o yaml print the comparison as data: release, from, to, revealed,
+resources and hooks (key, kind, namespace, name, change, diff), and the values,
+computedValues, chart and notes sections (name, diff).`,
+		Example: `  chunkview diff my-release 3 4
+  chunkview diff my-release 1 4 --context 0 -o json`,
+		Args: exactArgs(3, "a release NAME and two revisions FROM and TO"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFormat(format); err != nil {
+				return err
+			}
+			from, err := revisionArg(args[1], "FROM")
+			if err != nil {
+				return err
+			}
+			to, err := revisionArg(args[2], "TO")
+			if err != nil {
+				return err
+			}
+			if cmd.Flags().Changed("context") && context < 0 {
+				return usageErrorf("--context %d: want 0 or more lines", context)
+			}
+			ctxLines := context
+			if cmd.Flags().Changed("context") && context == 0 {
+				ctxLines = -1 // revdiff: negative shows none
+			}
+			c, err := r.connect(cmd.Context())
+			if err != nil {
+				return err
+			}
+			ctx, name := cmd.Context(), args[0]
+			ns, err := r.locate(ctx, c, name)
+			if err != nil {
+				return err
+			}
+			res, err := c.Diff(ctx, ns, name, from, to, kube.DiffOptions{Reveal: reveal, Context: ctxLines})
+			if err != nil {
+				return err
+			}
+			if format != FormatTable {
+				return printStructured(r.stdout, format, res)
+			}
+			_, err = io.WriteString(r.stdout, res.Unified())
+			return err
+		},
+	}
+	addOutputFlag(cmd, &format)
+	cmd.Flags().BoolVar(&reveal, "reveal", false, "show secrets as they are instead of masking them")
+	cmd.Flags().IntVar(&context, "context", 3, "unchanged lines shown around each change")
+	return cmd
+}

@@ -1,0 +1,33 @@
+// Package cli is chunkview's non-interactive front end: the cobra command tree with
+// one subcommand per release operation (ls, history, inspect, diff, verify, gc,
+// rollback, uninstall, delete-revision, fix-stuck). It calls kube and prints tables,
+// JSON or YAML; it never exits the process. main builds an App, calls Run and exits
+// with the code Run returns.
+//
+// # Exit codes
+//
+//	0  success
+//	1  any other failure (the API server refused a write, a conflict, a bug)
+//	2  usage error: unknown command or flag, wrong arguments, bad flag value
+//	3  not found: no such release or revision, or nothing listed
+//	4  verify found problems in the stored records
+//	5  refused: --read-only, a destructive command not confirmed, or no terminal
+//	   to confirm on and no --yes
+//	6  the cluster could not be used: unreachable, timed out, credentials rejected,
+//	   or access forbidden
+//
+// # Output
+//
+// Every subcommand takes -o table|json|yaml. Tables are for people. JSON and YAML
+// come from the same structs (Releases, History, Inspection, VerifyResult, GCResult,
+// RollbackResult, UninstallResult, DeleteRevisionResult, StuckResult, and for diff
+// revdiff.Result); their field names are part of chunkview's interface and change
+// only by addition. Prompts, warnings and errors go to stderr, so stdout stays
+// parseable.
+//
+// # Confirmation
+//
+// Commands that change the cluster ask first on a terminal: rollback, gc and
+// fix-stuck want "y", uninstall and delete-revision want the release's name typed
+// out. When stdin is not a terminal they refuse (exit 5) unless --yes is given.
+package cli

@@ -1,0 +1,118 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/storage"
+)
+
+// Exit codes Run returns. See the package documentation.
+const (
+	ExitOK          = 0
+	ExitFailure     = 1
+	ExitUsage       = 2
+	ExitNotFound    = 3
+	ExitProblems    = 4
+	ExitRefused     = 5
+	ExitUnreachable = 6
+)
+
+// exitCodesHelp is the exit code table of `chunkview --help`.
+const exitCodesHelp = `Exit codes:
+  0  success
+  1  other failure
+  2  usage error (unknown command or flag, wrong arguments)
+  3  not found (no such release or revision, or nothing listed)
+  4  verify found problems
+  5  refused (--read-only, not confirmed, or no terminal and no --yes)
+  6  cluster unreachable, timed out, credentials rejected or access forbidden`
+
+// Errors the CLI itself raises, wrapped into the messages it prints.
+var (
+	// ErrUsage marks an error in the command line.
+	ErrUsage = errors.New("usage")
+	// ErrRefused marks an operation that was not confirmed.
+	ErrRefused = errors.New("refused")
+	// ErrProblems marks a verification that found problems.
+	ErrProblems = errors.New("problems found")
+)
+
+// codedError carries the exit code and the message to print; a nil message prints
+// nothing (the command already said what happened).
+type codedError struct {
+	code int
+	err  error
+}
+
+func (e *codedError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit code %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *codedError) Unwrap() error { return e.err }
+
+// silent returns an error that sets the exit code and prints nothing more.
+func silent(code int) error { return &codedError{code: code} }
+
+func usageErrorf(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrUsage, fmt.Sprintf(format, args...))
+}
+
+// exitCode picks the exit code of err.
+func exitCode(err error) int {
+	var ce *codedError
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.As(err, &ce):
+		return ce.code
+	case errors.Is(err, ErrUsage):
+		return ExitUsage
+	case errors.Is(err, kube.ErrReadOnly), errors.Is(err, ErrRefused):
+		return ExitRefused
+	case errors.Is(err, kube.ErrNotFound):
+		return ExitNotFound
+	case errors.Is(err, ErrProblems):
+		return ExitProblems
+	case errors.Is(err, kube.ErrUnreachable), errors.Is(err, kube.ErrTimeout),
+		errors.Is(err, kube.ErrUnauthorized), errors.Is(err, kube.ErrForbidden):
+		return ExitUnreachable
+	}
+	return ExitFailure
+}
+
+// message returns the one line printed for err, or "" for none.
+func message(err error) string {
+	var ce *codedError
+	if errors.As(err, &ce) && ce.err == nil {
+		return ""
+	}
+	msg := err.Error()
+	// The CLI's own sentinels pick the exit code; they need not be read.
+	for _, s := range []error{ErrUsage, ErrRefused} {
+		msg = strings.TrimPrefix(msg, s.Error()+": ")
+	}
+	if errors.Is(err, storage.ErrConflict) && !strings.Contains(msg, "retry") {
+		msg += ": refresh and retry"
+	}
+	return oneLine(msg)
+}
+
+// oneLine folds a message onto one line: API server errors sometimes span several.
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	s = strings.ReplaceAll(s, "\r", "")
+	parts := strings.Split(s, "\n")
+	out := parts[:0]
+	for _, p := range parts {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, "; ")
+}

@@ -1,0 +1,134 @@
+package cli
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/chunkview/chunkview/storage"
+)
+
+// GCResult is the output of `gc`.
+type GCResult struct {
+	// DryRun is true when nothing was to be removed (--dry-run).
+	DryRun bool `json:"dryRun"`
+	// Found counts the leftovers listed; Removed those deleted.
+	Found      int           `json:"found"`
+	Removed    int           `json:"removed"`
+	Namespaces []GCNamespace `json:"namespaces"`
+}
+
+// GCNamespace is what gc found in one storage namespace.
+type GCNamespace struct {
+	Namespace string `json:"namespace"`
+	// Leftovers are chunk Secrets no index names, old enough to remove.
+	Leftovers []LeftoverItem `json:"leftovers"`
+	// Recent are unreferenced chunk Secrets younger than --min-age, left alone.
+	Recent []LeftoverItem `json:"recent"`
+}
+
+func (r *run) gcCommand() *cobra.Command {
+	var (
+		format string
+		dryRun bool
+		yes    bool
+		minAge time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "gc",
+		Short: "Remove leftover chunk Secrets that no index names",
+		Long: `Find chunk Secrets that no index names (left by an interrupted write or delete),
+list them, ask, and remove them. Each is removed only if it is still the object that
+was listed and still unreferenced. Chunks younger than --min-age are left alone: they
+probably belong to a write in progress.`,
+		Example: `  chunkview gc --dry-run -A
+  chunkview gc -n team-a --yes`,
+		Args: exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkFormat(format); err != nil {
+				return err
+			}
+			if minAge < 0 {
+				return usageErrorf("--min-age %s must not be negative", minAge)
+			}
+			if !dryRun {
+				if err := r.refuseReadOnly("gc"); err != nil {
+					return fmt.Errorf("%w; `chunkview gc --dry-run` lists leftovers without removing them", err)
+				}
+			}
+			c, err := r.connect(cmd.Context())
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			age := minAge
+			if age == 0 {
+				age = time.Nanosecond // zero would mean the default to kube
+			}
+			reps, err := c.FindLeftovers(ctx, age)
+			if err != nil {
+				return err
+			}
+			out := GCResult{DryRun: dryRun, Namespaces: []GCNamespace{}}
+			for _, rep := range reps {
+				out.Found += len(rep.Leftovers)
+				out.Namespaces = append(out.Namespaces, GCNamespace{Namespace: rep.Namespace, Leftovers: leftoverItems(rep.Leftovers), Recent: leftoverItems(rep.Recent)})
+			}
+			table := format == FormatTable
+			if table {
+				r.printLeftovers(out, minAge)
+			}
+			if out.Found > 0 && !dryRun {
+				if err := r.confirm(yes, confirmation{what: fmt.Sprintf("delete %s", plural(out.Found, "leftover chunk Secret", "leftover chunk Secrets")), want: "y"}); err != nil {
+					return err
+				}
+				out.Removed, err = c.RemoveLeftovers(ctx, reps)
+				if table {
+					fmt.Fprintf(r.stdout, "Removed %d of %s.\n", out.Removed, plural(out.Found, "leftover chunk Secret", "leftover chunk Secrets"))
+				}
+				if err != nil {
+					return fmt.Errorf("gc removed %d of %d leftovers: %w", out.Removed, out.Found, err)
+				}
+			}
+			if !table {
+				return printStructured(r.stdout, format, out)
+			}
+			return nil
+		},
+	}
+	addOutputFlag(cmd, &format)
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "list leftovers only; remove nothing")
+	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "remove without asking (needed when stdin is not a terminal)")
+	cmd.Flags().DurationVar(&minAge, "min-age", storage.DefaultMinLeftoverAge, "leave unreferenced chunks younger than this alone")
+	return cmd
+}
+
+func (r *run) printLeftovers(out GCResult, minAge time.Duration) {
+	w, now := r.stdout, r.now()
+	recent := 0
+	for _, n := range out.Namespaces {
+		recent += len(n.Recent)
+	}
+	if recent > 0 {
+		fmt.Fprintf(w, "%s younger than %s left alone (probably a write in progress).\n", plural(recent, "unreferenced chunk Secret", "unreferenced chunk Secrets"), minAge)
+	}
+	if out.Found == 0 {
+		fmt.Fprintln(w, "No leftover chunk Secrets found.")
+		return
+	}
+	tw := newTable(w)
+	row(tw, "NAMESPACE", "SECRET", "RELEASE", "REVISION", "SIZE", "AGE")
+	var total int64
+	for _, n := range out.Namespaces {
+		for _, lo := range n.Leftovers {
+			total += int64(lo.Bytes)
+			row(tw, n.Namespace, lo.Name, orDash(lo.Release), lo.Revision, size(int64(lo.Bytes)), age(now, lo.Created))
+		}
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "%s (%s) that no index names.\n", plural(out.Found, "leftover chunk Secret", "leftover chunk Secrets"), size(total))
+	if out.DryRun {
+		fmt.Fprintln(w, "Dry run: nothing removed. Run without --dry-run to remove them.")
+	}
+}

@@ -1,0 +1,109 @@
+package cli
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/chunkview/chunkview/kube"
+)
+
+// History is the output of `history`.
+type History struct {
+	Release string `json:"release"`
+	// StorageNamespace holds the release's index and chunk Secrets.
+	StorageNamespace string `json:"storageNamespace"`
+	// Revisions are oldest first.
+	Revisions []RevisionItem `json:"revisions"`
+}
+
+// RevisionItem is one revision in `history`.
+type RevisionItem struct {
+	Revision     int    `json:"revision"`
+	Status       string `json:"status"`
+	Chart        string `json:"chart"`
+	ChartVersion string `json:"chartVersion"`
+	AppVersion   string `json:"appVersion"`
+	Description  string `json:"description"`
+	// Updated is when the revision was deployed or last written.
+	Updated time.Time `json:"updated,omitzero"`
+	// Chunks is the number of Secrets of the revision (index included).
+	Chunks int `json:"chunks"`
+	// StoredBytes is the revision's gzip stream, all slices.
+	StoredBytes int64 `json:"storedBytes"`
+	// Key is the index Secret's name.
+	Key string `json:"key"`
+	// Broken is set when the revision could not be decoded; Problem says why.
+	Broken  bool   `json:"broken"`
+	Problem string `json:"problem,omitempty"`
+}
+
+func revisionItem(r kube.RevisionRow) RevisionItem {
+	it := RevisionItem{Revision: r.Revision, Status: r.Status, Updated: r.Updated, Key: r.Key, Broken: r.Broken, Problem: r.Problem}
+	if r.Known {
+		s := r.Summary
+		it.Chart, it.ChartVersion, it.AppVersion, it.Description = s.Chart, s.ChartVersion, s.AppVersion, s.Description
+		it.Chunks, it.StoredBytes = s.Chunks, s.StoredBytes
+	}
+	return it
+}
+
+func (r *run) historyCommand() *cobra.Command {
+	var format string
+	cmd := &cobra.Command{
+		Use:     "history NAME",
+		Aliases: []string{"hist"},
+		Short:   "List the stored revisions of a release",
+		Example: `  chunkview history my-release -n team-a
+  chunkview history my-extension --profile olmv1 -o json`,
+		Args: exactArgs(1, "one release NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFormat(format); err != nil {
+				return err
+			}
+			c, err := r.connect(cmd.Context())
+			if err != nil {
+				return err
+			}
+			ctx, name := cmd.Context(), args[0]
+			ns, err := r.locate(ctx, c, name)
+			if err != nil {
+				return err
+			}
+			rows, err := c.History(ctx, ns, name)
+			if err != nil {
+				return err
+			}
+			ptrs := make([]*kube.RevisionRow, len(rows))
+			for i := range rows {
+				ptrs[i] = &rows[i]
+			}
+			if err := c.FillDetails(ctx, ptrs); err != nil {
+				fmt.Fprintf(r.stderr, "Warning: some revisions could not be decoded: %s\n", message(err))
+			}
+			out := History{Release: name, StorageNamespace: rows[0].StorageNamespace, Revisions: make([]RevisionItem, 0, len(rows))}
+			for _, row := range rows {
+				out.Revisions = append(out.Revisions, revisionItem(row))
+			}
+			if format != FormatTable {
+				return printStructured(r.stdout, format, out)
+			}
+			tw := newTable(r.stdout)
+			row(tw, "REVISION", "UPDATED", "STATUS", "CHART", "APP VERSION", "CHUNKS", "SIZE", "DESCRIPTION")
+			for _, it := range out.Revisions {
+				chart, app, chunks, desc := chartName(it.Chart, it.ChartVersion), orDash(it.AppVersion), fmt.Sprint(it.Chunks), it.Description
+				if it.Chunks == 0 {
+					chart, app, chunks = "?", "?", "?"
+				}
+				if it.Broken {
+					chart, app, chunks, desc = "<broken>", "-", "-", "cannot be read: "+it.Problem
+				}
+				row(tw, it.Revision, timestamp(it.Updated), it.Status, chart, app, chunks, size(it.StoredBytes), desc)
+			}
+			return tw.Flush()
+		},
+	}
+	addOutputFlag(cmd, &format)
+	return cmd
+}

@@ -1,0 +1,275 @@
+package cli
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/chunkview/chunkview/revdiff"
+	"github.com/chunkview/chunkview/storage"
+)
+
+// Inspection is the output of `inspect`: how one revision is stored.
+type Inspection struct {
+	Release          string `json:"release"`
+	StorageNamespace string `json:"storageNamespace"`
+	Revision         int    `json:"revision"`
+	Status           string `json:"status"`
+	// Key is the index Secret's name.
+	Key   string     `json:"key"`
+	Index SecretItem `json:"index"`
+	// Chunks are the chunk Secrets the index names, in order.
+	Chunks []SecretItem `json:"chunks"`
+	// Orphans are chunk Secrets of this key that the index does not name.
+	Orphans []SecretItem `json:"orphans"`
+	Totals  Totals       `json:"totals"`
+	// Parts break the release down by what takes its space, largest first (empty
+	// when it cannot be decoded).
+	Parts []PartItem `json:"parts"`
+	// DecodeError says why the revision cannot be read, if it cannot.
+	DecodeError string `json:"decodeError,omitempty"`
+	// Values are the user-supplied values, with --values only.
+	Values *Values `json:"values,omitempty"`
+}
+
+// SecretItem is one Secret of a stored revision.
+type SecretItem struct {
+	Name string `json:"name"`
+	// Role is index or chunk.
+	Role string `json:"role"`
+	Type string `json:"type"`
+	// Bytes is the sum of the Secret's data values.
+	Bytes int `json:"bytes"`
+	// ShareOfLimit is Bytes as a fraction of the API server's 1 MiB Secret limit.
+	ShareOfLimit float64 `json:"shareOfLimit"`
+	// State is ok, missing, corrupt, wrong-type or orphan; Detail says more.
+	State  string `json:"state"`
+	Detail string `json:"detail,omitempty"`
+	// HashOK tells whether a chunk's bytes match the hash in its name (always true
+	// for the index, which has none).
+	HashOK bool `json:"hashOK"`
+	// Owned tells whether a chunk has its ownerReference to the index.
+	Owned   bool      `json:"owned"`
+	Created time.Time `json:"created,omitzero"`
+}
+
+// Totals are the sizes of a stored revision.
+type Totals struct {
+	// Secrets is the number of Secrets the revision is stored in, index included.
+	Secrets int `json:"secrets"`
+	// CompressedBytes is the gzip stream: all slices.
+	CompressedBytes int `json:"compressedBytes"`
+	// DecompressedBytes is the JSON payload, when it decoded.
+	DecompressedBytes int `json:"decompressedBytes"`
+	// HelmSecretBytes is what Helm's own Secrets driver would store for the same
+	// release (base64 of gzip), HelmSecretLimit the most one Secret holds, and
+	// HelmSecretFits whether it would fit.
+	HelmSecretBytes int  `json:"helmSecretBytes"`
+	HelmSecretLimit int  `json:"helmSecretLimit"`
+	HelmSecretFits  bool `json:"helmSecretFits"`
+}
+
+// PartItem is one component of a release and what it costs.
+type PartItem struct {
+	Name  string `json:"name"`
+	Items int    `json:"items"`
+	// JSONBytes and GzipBytes are the part's size as JSON, and compressed on its own.
+	JSONBytes int    `json:"jsonBytes"`
+	GzipBytes int    `json:"gzipBytes"`
+	Largest   string `json:"largest,omitempty"`
+}
+
+// Values are a revision's user-supplied values.
+type Values struct {
+	// Masked tells whether secrets are masked (unless --reveal).
+	Masked bool           `json:"masked"`
+	Data   map[string]any `json:"data"`
+}
+
+func secretItem(s storage.SecretInfo) SecretItem {
+	return SecretItem{
+		Name: s.Name, Role: s.Role, Type: s.Type, Bytes: s.Bytes, ShareOfLimit: s.Share,
+		State: string(s.State), Detail: s.Detail, HashOK: s.HashOK, Owned: s.Owned, Created: s.Created,
+	}
+}
+
+func inspection(ns string, l *storage.Layout) Inspection {
+	in := Inspection{
+		Release: l.Release, StorageNamespace: ns, Revision: l.Revision, Status: l.Status, Key: l.Key,
+		Index: secretItem(l.Index), Chunks: []SecretItem{}, Orphans: []SecretItem{}, Parts: []PartItem{},
+		DecodeError: l.DecodeError,
+		Totals: Totals{
+			Secrets: 1 + len(l.Chunks), CompressedBytes: l.StoredBytes, DecompressedBytes: l.DecodedBytes,
+			HelmSecretBytes: l.HelmSecretBytes, HelmSecretLimit: storage.MaxSecretDataBytes, HelmSecretFits: l.HelmSecretFits,
+		},
+	}
+	for _, s := range l.Chunks {
+		in.Chunks = append(in.Chunks, secretItem(s))
+	}
+	for _, s := range l.Orphans {
+		in.Orphans = append(in.Orphans, secretItem(s))
+	}
+	for _, p := range l.Parts {
+		in.Parts = append(in.Parts, PartItem{Name: p.Name, Items: p.Items, JSONBytes: p.JSONBytes, GzipBytes: p.GzipBytes, Largest: p.LargestOne})
+	}
+	return in
+}
+
+func (r *run) inspectCommand() *cobra.Command {
+	var (
+		format     string
+		rev        int
+		showValues bool
+		reveal     bool
+	)
+	cmd := &cobra.Command{
+		Use:   "inspect NAME",
+		Short: "Show how a revision is stored: its Secrets, sizes and what takes the space",
+		Long: `Show how one revision (the latest unless --revision) is stored: the index Secret
+and each chunk Secret with its size, share of the 1 MiB Secret limit, hash check,
+owner reference and age; chunk Secrets of the revision that the index does not
+name; the compressed and decompressed totals and whether Helm's own Secrets driver
+could store the release at all; and which parts of the release take the space.
+
+--values also prints the user-supplied values, secrets masked unless --reveal.`,
+		Example: `  chunkview inspect my-release
+  chunkview inspect my-release --revision 3 --values`,
+		Args: exactArgs(1, "one release NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFormat(format); err != nil {
+				return err
+			}
+			if rev < 0 {
+				return usageErrorf("--revision %d is not a revision number", rev)
+			}
+			if reveal && !showValues {
+				return usageErrorf("--reveal only applies with --values")
+			}
+			c, err := r.connect(cmd.Context())
+			if err != nil {
+				return err
+			}
+			ctx, name := cmd.Context(), args[0]
+			ns, err := r.locate(ctx, c, name)
+			if err != nil {
+				return err
+			}
+			row, err := c.Revision(ctx, ns, name, rev)
+			if err != nil {
+				return err
+			}
+			l, err := c.Layout(ctx, ns, name, row.Revision)
+			if err != nil {
+				return err
+			}
+			out := inspection(row.StorageNamespace, l)
+			var valuesYAML string
+			if showValues {
+				if l.Decoded == nil {
+					return fmt.Errorf("revision %d of %q cannot be read, so its values cannot be shown: %s", l.Revision, name, l.DecodeError)
+				}
+				data := l.Decoded.Config
+				if !reveal {
+					data = revdiff.MaskValues(data)
+				}
+				if data == nil {
+					data = map[string]any{}
+				}
+				out.Values = &Values{Masked: !reveal, Data: data}
+				if valuesYAML, err = revdiff.ValuesYAML(l.Decoded.Config, reveal); err != nil {
+					return err
+				}
+			}
+			if format != FormatTable {
+				return printStructured(r.stdout, format, out)
+			}
+			r.printInspection(out, valuesYAML)
+			return nil
+		},
+	}
+	addOutputFlag(cmd, &format)
+	cmd.Flags().IntVar(&rev, "revision", 0, "revision to inspect (default: the latest)")
+	cmd.Flags().BoolVar(&showValues, "values", false, "also show the user-supplied values (secrets masked)")
+	cmd.Flags().BoolVar(&reveal, "reveal", false, "with --values, show secrets as they are")
+	return cmd
+}
+
+func (r *run) printInspection(in Inspection, valuesYAML string) {
+	w, now := r.stdout, r.now()
+	fmt.Fprintf(w, "Release %s, revision %d (%s), stored in namespace %s under key %s\n\n", in.Release, in.Revision, orDash(in.Status), in.StorageNamespace, in.Key)
+	tw := newTable(w)
+	row(tw, "SECRET", "ROLE", "SIZE", "OF 1 MiB", "HASH", "OWNER REF", "STATE", "AGE")
+	secretRow := func(s SecretItem) {
+		hash, owned := "ok", "ok"
+		if !s.HashOK {
+			hash = "MISMATCH"
+		}
+		if !s.Owned {
+			owned = "missing"
+		}
+		if s.Role == storage.TypeIndex {
+			hash, owned = "-", "-"
+		}
+		if s.State == string(storage.StateMissing) {
+			hash, owned = "-", "-"
+		}
+		state := s.State
+		if s.Detail != "" {
+			state += ": " + s.Detail
+		}
+		row(tw, s.Name, s.Role, size(int64(s.Bytes)), percent(s.ShareOfLimit), hash, owned, state, age(now, s.Created))
+	}
+	secretRow(in.Index)
+	for _, s := range in.Chunks {
+		secretRow(s)
+	}
+	for _, s := range in.Orphans {
+		secretRow(s)
+	}
+	tw.Flush()
+	if len(in.Orphans) > 0 {
+		fmt.Fprintf(w, "\n%s of this revision not named by its index: `chunkview gc` removes leftovers.\n", plural(len(in.Orphans), "chunk Secret", "chunk Secrets"))
+	}
+
+	t := in.Totals
+	fmt.Fprintf(w, "\nTotals\n")
+	tw = newTable(w)
+	row(tw, "  Secrets", t.Secrets)
+	row(tw, "  Compressed (stored)", fmt.Sprintf("%s (%d bytes)", size(int64(t.CompressedBytes)), t.CompressedBytes))
+	if t.DecompressedBytes > 0 {
+		ratio := ""
+		if t.CompressedBytes > 0 {
+			ratio = fmt.Sprintf(", %.1fx", float64(t.DecompressedBytes)/float64(t.CompressedBytes))
+		}
+		row(tw, "  Decompressed (JSON)", fmt.Sprintf("%s (%d bytes%s)", size(int64(t.DecompressedBytes)), t.DecompressedBytes, ratio))
+	}
+	if t.HelmSecretBytes > 0 {
+		fits := "fits in one Secret"
+		if !t.HelmSecretFits {
+			fits = fmt.Sprintf("would NOT fit in one Secret (%s over)", size(int64(t.HelmSecretBytes-t.HelmSecretLimit)))
+		}
+		row(tw, "  Helm Secrets driver", fmt.Sprintf("%s of %s: %s", size(int64(t.HelmSecretBytes)), size(int64(t.HelmSecretLimit)), fits))
+	}
+	tw.Flush()
+	if in.DecodeError != "" {
+		fmt.Fprintf(w, "\nThis revision cannot be read: %s\nRun `chunkview verify %s` for an explanation.\n", in.DecodeError, in.Release)
+	}
+
+	if len(in.Parts) > 0 {
+		fmt.Fprintf(w, "\nSize breakdown (each part compressed on its own)\n")
+		tw = newTable(w)
+		row(tw, "PART", "ITEMS", "JSON", "GZIP", "LARGEST")
+		for _, p := range in.Parts {
+			row(tw, p.Name, p.Items, size(int64(p.JSONBytes)), size(int64(p.GzipBytes)), orDash(p.Largest))
+		}
+		tw.Flush()
+	}
+	if in.Values != nil {
+		note := "secrets masked; --reveal shows them"
+		if !in.Values.Masked {
+			note = "secrets revealed"
+		}
+		fmt.Fprintf(w, "\nUser-supplied values (%s)\n%s", note, valuesYAML)
+	}
+}

@@ -1,0 +1,180 @@
+package cli
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/chunkview/chunkview/kube"
+)
+
+// Releases is the output of `ls`.
+type Releases struct {
+	Releases []ReleaseItem `json:"releases"`
+}
+
+// ReleaseItem is one release in `ls`, as of its latest revision.
+type ReleaseItem struct {
+	Name string `json:"name"`
+	// Namespace is where the release's resources live when known, else
+	// StorageNamespace.
+	Namespace string `json:"namespace"`
+	// StorageNamespace holds the release's index and chunk Secrets.
+	StorageNamespace string `json:"storageNamespace"`
+	Revision         int    `json:"revision"`
+	Status           string `json:"status"`
+	Chart            string `json:"chart"`
+	ChartVersion     string `json:"chartVersion"`
+	AppVersion       string `json:"appVersion"`
+	// Updated is when the latest revision was deployed or last written.
+	Updated time.Time `json:"updated,omitzero"`
+	// Chunks is the number of Secrets of the latest revision (index included).
+	Chunks int `json:"chunks"`
+	// StoredBytes is the latest revision's gzip stream, all slices.
+	StoredBytes int64 `json:"storedBytes"`
+	// Revisions is the number of revisions stored.
+	Revisions int `json:"revisions"`
+	// Broken is set when the latest revision could not be decoded; Problem says why.
+	Broken  bool   `json:"broken"`
+	Problem string `json:"problem,omitempty"`
+}
+
+func releaseItem(rr kube.ReleaseRow) ReleaseItem {
+	r := rr.Latest
+	it := ReleaseItem{
+		Name: r.Name, Namespace: r.StorageNamespace, StorageNamespace: r.StorageNamespace,
+		Revision: r.Revision, Status: r.Status, Updated: r.Updated, Revisions: rr.Revisions,
+		Broken: r.Broken, Problem: r.Problem,
+	}
+	if r.Known {
+		s := r.Summary
+		if s.Namespace != "" {
+			it.Namespace = s.Namespace
+		}
+		it.Chart, it.ChartVersion, it.AppVersion = s.Chart, s.ChartVersion, s.AppVersion
+		it.Chunks, it.StoredBytes = s.Chunks, s.StoredBytes
+	}
+	return it
+}
+
+func (r *run) lsCommand() *cobra.Command {
+	var format string
+	cmd := &cobra.Command{
+		Use:     "ls",
+		Aliases: []string{"list"},
+		Short:   "List releases: one row per release with its latest revision",
+		Long: `List releases, one row per release with its latest revision.
+
+The listing reads Secret metadata only; revisions stored without chunkview's summary
+annotations (written by another tool) are decoded to fill in chart, versions and
+sizes. A revision that cannot be decoded is marked broken and listed anyway.`,
+		Example: `  chunkview ls -A
+  chunkview ls --profile olmv1 -o json`,
+		Args: exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkFormat(format); err != nil {
+				return err
+			}
+			c, err := r.connect(cmd.Context())
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			rows, err := c.Releases(ctx)
+			if err != nil {
+				return err
+			}
+			var todo []*kube.RevisionRow
+			for i := range rows {
+				todo = append(todo, &rows[i].Latest)
+			}
+			if err := c.FillDetails(ctx, todo); err != nil {
+				fmt.Fprintf(r.stderr, "Warning: some releases could not be decoded, their chart and size are not shown: %s\n", message(err))
+			}
+			cfg := c.Config()
+			out := Releases{Releases: []ReleaseItem{}}
+			for _, rr := range rows {
+				it := releaseItem(rr)
+				// With one storage namespace, -n narrows by the release's own
+				// namespace, which records of other tools reveal only once decoded.
+				if cfg.StorageNamespace != "" && !cfg.AllNamespaces && cfg.Namespace != "" && rr.Latest.Known && it.Namespace != cfg.Namespace {
+					continue
+				}
+				out.Releases = append(out.Releases, it)
+			}
+			// Sorted as shown: by the release's namespace, which with a storage
+			// namespace is not where the records are.
+			sort.SliceStable(out.Releases, func(i, j int) bool {
+				a, b := out.Releases[i], out.Releases[j]
+				if a.Namespace != b.Namespace {
+					return a.Namespace < b.Namespace
+				}
+				return a.Name < b.Name
+			})
+			if len(out.Releases) == 0 {
+				return fmt.Errorf("%w: %s", kube.ErrNotFound, r.nothingFound(cfg))
+			}
+			if format != FormatTable {
+				return printStructured(r.stdout, format, out)
+			}
+			r.printReleases(out)
+			return nil
+		},
+	}
+	addOutputFlag(cmd, &format)
+	return cmd
+}
+
+// nothingFound says where ls looked and what to try instead.
+func (r *run) nothingFound(cfg kube.Config) string {
+	where := fmt.Sprintf("namespace %q", cfg.Namespace)
+	switch {
+	case cfg.StorageNamespace != "" && cfg.Namespace != "" && !cfg.AllNamespaces:
+		where = fmt.Sprintf("storage namespace %q for namespace %q", cfg.StorageNamespace, cfg.Namespace)
+	case cfg.StorageNamespace != "":
+		where = fmt.Sprintf("storage namespace %q", cfg.StorageNamespace)
+	case cfg.AllNamespaces:
+		where = "any namespace"
+	}
+	hint := "try -A for every namespace, --owner for the owner label your operator uses, or --profile olmv1 for OLMv1"
+	if cfg.AllNamespaces {
+		hint = "try --owner for the owner label your operator uses, --storage-namespace, or --profile olmv1 for OLMv1"
+	}
+	return fmt.Sprintf("no releases with owner %q in %s; %s", cfg.Owner, where, hint)
+}
+
+func (r *run) printReleases(out Releases) {
+	now := r.now()
+	tw := newTable(r.stdout)
+	row(tw, "NAMESPACE", "NAME", "REVISION", "STATUS", "CHART", "APP VERSION", "UPDATED", "CHUNKS", "SIZE", "REVISIONS")
+	var broken []ReleaseItem
+	for _, it := range out.Releases {
+		chart, app, chunks := "?", "?", "?"
+		if it.Chart != "" || it.Chunks > 0 {
+			chart, app, chunks = chartName(it.Chart, it.ChartVersion), orDash(it.AppVersion), fmt.Sprint(it.Chunks)
+		}
+		if it.Broken {
+			chart, app, chunks = "<broken>", "-", "-"
+			broken = append(broken, it)
+		}
+		row(tw, it.Namespace, it.Name, it.Revision, it.Status, chart, app, age(now, it.Updated), chunks, size(it.StoredBytes), it.Revisions)
+	}
+	tw.Flush()
+	for _, it := range broken {
+		fmt.Fprintf(r.stderr, "Warning: revision %d of %s/%s cannot be read (%s); run `chunkview verify %s -n %s` for details\n",
+			it.Revision, it.StorageNamespace, it.Name, it.Problem, it.Name, it.StorageNamespace)
+	}
+}
+
+// chartName renders a chart as Helm does: name-version.
+func chartName(name, version string) string {
+	switch {
+	case name == "":
+		return "-"
+	case version == "":
+		return name
+	}
+	return name + "-" + version
+}

@@ -1,0 +1,294 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/chunkview/chunkview/kube"
+)
+
+// App is chunkview's command line. The zero value works; main sets TUI.
+type App struct {
+	// TUI opens the interactive view on a connected client; chunkview runs it when
+	// no subcommand is given. Nil reports that the view is not available. main sets
+	// it to the ui package's Run, which cli does not import.
+	TUI func(ctx context.Context, c *kube.Client, s Session) error
+	// IsTerminal reports whether stdin is a terminal a person can answer
+	// confirmations on. Nil means golang.org/x/term on an *os.File. Tests replace it.
+	IsTerminal func(stdin io.Reader) bool
+	// Stats, when set, counts the requests of every connection made.
+	Stats *kube.Stats
+	// Now is the clock ages are measured against; nil means time.Now.
+	Now func() time.Time
+}
+
+func (a *App) isTerminal(in io.Reader) bool {
+	if a.IsTerminal != nil {
+		return a.IsTerminal(in)
+	}
+	return stdinIsTerminal(in)
+}
+
+// Run runs the command line args (without the program name) and returns the exit
+// code. Output goes to stdout; prompts, warnings and errors to stderr.
+func (a *App) Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	root := a.Command(stdin, stdout, stderr)
+	root.SetArgs(args)
+	cmd, err := root.ExecuteContextC(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	if isFlagError(err) {
+		err = fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		err = errors.New("interrupted: the operation may have been cut short; check with `chunkview history` or `chunkview verify`")
+	}
+	code := exitCode(err)
+	if msg := message(err); msg != "" {
+		if code == ExitUsage && cmd != nil {
+			msg += fmt.Sprintf(" (see '%s --help')", cmd.CommandPath())
+		}
+		fmt.Fprintf(stderr, "Error: %s\n", msg)
+	}
+	return code
+}
+
+// Run runs args with a default App.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return (&App{}).Run(ctx, args, stdin, stdout, stderr)
+}
+
+// isFlagError recognises cobra's own errors about the command line, which it returns
+// as plain errors.
+func isFlagError(err error) bool {
+	if errors.Is(err, ErrUsage) {
+		return false
+	}
+	s := err.Error()
+	for _, p := range []string{"unknown flag", "unknown shorthand flag", "flag needs an argument", "unknown command", "bad flag syntax"} {
+		if strings.Contains(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// run is one invocation: the streams, the flags and the client once connected.
+type run struct {
+	app    *App
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	in     *bufio.Reader
+
+	opts       *kube.Options
+	flags      *pflag.FlagSet
+	demo       bool
+	client     *kube.Client
+	explicitNS bool
+}
+
+func (r *run) now() time.Time {
+	if r.app.Now != nil {
+		return r.app.Now()
+	}
+	return time.Now()
+}
+
+const rootLong = `chunkview shows and repairs Helm releases stored by the chunked Secrets driver of
+operator-framework/helm-operator-plugins (and OLMv1's operator-controller): one index
+Secret per revision plus chunk Secrets, each under the API server's 1 MiB limit.
+
+Run without a command to open the interactive view. The commands below do the same
+work without it, for scripts and terminals: each takes -o table|json|yaml.
+
+It connects like kubectl (--kubeconfig or KUBECONFIG, --context, -n, -A). Records are
+looked up by their owner label (--owner, default "helm"); --profile olmv1 sets owner
+operator-controller, storage namespace olmv1-system and OLMv1's chunk limits.
+--read-only makes sure nothing on the cluster changes. --demo runs on an in-memory
+cluster with sample releases instead.
+
+`
+
+// Command builds the command tree over the given streams.
+func (a *App) Command(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	r := &run{app: a, stdin: stdin, stdout: stdout, stderr: stderr, opts: kube.NewOptions()}
+	r.opts.Stats = a.Stats
+	root := &cobra.Command{
+		Use:           "chunkview",
+		Short:         "Inspect and repair Helm releases stored as chunked Secrets",
+		Long:          rootLong + exitCodesHelp,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return nil
+			}
+			msg := fmt.Sprintf("unknown command %q for chunkview", args[0])
+			if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+				msg += fmt.Sprintf("; did you mean %q?", s[0])
+			}
+			return usageErrorf("%s", msg)
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if a.TUI == nil {
+				return usageErrorf("the interactive view is not part of this build: run a command such as `chunkview ls` (see --help)")
+			}
+			c, err := r.connect(cmd.Context())
+			if err != nil {
+				return err
+			}
+			return a.TUI(cmd.Context(), c, r.session())
+		},
+	}
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return fmt.Errorf("%w: %w", ErrUsage, err)
+	})
+	pf := root.PersistentFlags()
+	r.opts.AddFlags(pf)
+	r.flags = pf
+	pf.BoolVar(&r.demo, "demo", false, "use an in-memory demo cluster with sample releases instead of a kubeconfig")
+	root.CompletionOptions.HiddenDefaultCmd = true
+
+	root.AddCommand(
+		r.lsCommand(),
+		r.historyCommand(),
+		r.inspectCommand(),
+		r.diffCommand(),
+		r.verifyCommand(),
+		r.gcCommand(),
+		r.rollbackCommand(),
+		r.uninstallCommand(),
+		r.deleteRevisionCommand(),
+		r.fixStuckCommand(),
+	)
+	for _, c := range root.Commands() {
+		c.SilenceErrors, c.SilenceUsage = true, true
+	}
+	return root
+}
+
+// Session describes what the interactive view is opened on.
+type Session struct {
+	// Demo is true on the in-memory demo cluster.
+	Demo bool
+	// Context is the kubeconfig context in use ("" in the demo).
+	Context string
+}
+
+func (r *run) session() Session {
+	if r.demo {
+		return Session{Demo: true}
+	}
+	s := Session{}
+	if f := r.opts.Flags.Context; f != nil && *f != "" {
+		s.Context = *f
+	} else if raw, err := r.opts.Flags.ToRawKubeConfigLoader().RawConfig(); err == nil {
+		s.Context = raw.CurrentContext
+	}
+	return s
+}
+
+// connect builds the client from the flags, once.
+func (r *run) connect(ctx context.Context) (*kube.Client, error) {
+	if r.client != nil {
+		return r.client, nil
+	}
+	var (
+		c   *kube.Client
+		err error
+	)
+	// Flag values that make no sense are usage errors, told apart from failures
+	// to connect before connecting.
+	if _, err := r.opts.Resolve(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	if r.demo {
+		c, err = r.demoClient(ctx)
+	} else {
+		c, err = r.opts.Connect()
+	}
+	if err != nil {
+		return nil, err
+	}
+	r.client = c
+	return c, nil
+}
+
+// locate returns the namespace to look release name up in. With -A (and records
+// beside their releases) it finds the one namespace that holds the release.
+func (r *run) locate(ctx context.Context, c *kube.Client, name string) (string, error) {
+	cfg := c.Config()
+	if cfg.StorageNamespace != "" || !cfg.AllNamespaces {
+		return cfg.Namespace, nil
+	}
+	rows, err := c.Releases(ctx)
+	if err != nil {
+		return "", err
+	}
+	var found []string
+	for _, row := range rows {
+		if row.Latest.Name == name {
+			found = append(found, row.Latest.StorageNamespace)
+		}
+	}
+	sort.Strings(found)
+	switch len(found) {
+	case 0:
+		return "", fmt.Errorf("%w: no release %q with owner %q in any namespace; if it was stored by another tool, try --owner, --storage-namespace or --profile olmv1",
+			kube.ErrNotFound, name, cfg.Owner)
+	case 1:
+		return found[0], nil
+	}
+	return "", usageErrorf("release %q exists in namespaces %s: pick one with -n", name, strings.Join(found, ", "))
+}
+
+// refuseReadOnly refuses a change up front under --read-only, before any request.
+func (r *run) refuseReadOnly(what string) error {
+	if r.opts.ReadOnly {
+		return fmt.Errorf("%w: %s is disabled (started with --read-only); nothing was changed", kube.ErrReadOnly, what)
+	}
+	return nil
+}
+
+// exactArgs is cobra.ExactArgs with a usage error that names the arguments.
+func exactArgs(n int, names string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usageErrorf("%s takes %s (got %d arguments)", cmd.Name(), names, len(args))
+		}
+		return nil
+	}
+}
+
+// rangeArgs is cobra.RangeArgs with a usage error that names the arguments.
+func rangeArgs(min, max int, names string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) < min || len(args) > max {
+			return usageErrorf("%s takes %s (got %d arguments)", cmd.Name(), names, len(args))
+		}
+		return nil
+	}
+}
+
+// revisionArg parses a revision number argument.
+func revisionArg(s, what string) (int, error) {
+	var n int
+	if _, err := fmt.Sscan(s, &n); err != nil || n <= 0 || fmt.Sprint(n) != strings.TrimSpace(s) {
+		return 0, usageErrorf("%s %q is not a revision number (1, 2, ...)", what, s)
+	}
+	return n, nil
+}

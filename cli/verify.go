@@ -1,0 +1,202 @@
+package cli
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/storage"
+)
+
+// VerifyResult is the output of `verify`.
+type VerifyResult struct {
+	// OK is true when no problem was found anywhere.
+	OK bool `json:"ok"`
+	// Problems counts the problems over all namespaces.
+	Problems   int              `json:"problems"`
+	Namespaces []NamespaceCheck `json:"namespaces"`
+}
+
+// NamespaceCheck is the verification of one storage namespace.
+type NamespaceCheck struct {
+	Namespace string `json:"namespace"`
+	// Indexes and Chunks count the index and chunk Secrets checked.
+	Indexes  int           `json:"indexes"`
+	Chunks   int           `json:"chunks"`
+	Problems []ProblemItem `json:"problems"`
+	// Leftovers are chunk Secrets no index names: gc removes them.
+	Leftovers []LeftoverItem `json:"leftovers"`
+	// Recent are unreferenced chunk Secrets young enough to belong to a write in
+	// progress; they are not counted as problems.
+	Recent []LeftoverItem `json:"recent"`
+}
+
+// ProblemItem is one problem verify found.
+type ProblemItem struct {
+	// Kind is one of missing-chunk, orphan-chunk, hash-mismatch, bad-index,
+	// wrong-type, chunk-without-owner, decode-failure, label-mismatch.
+	Kind string `json:"kind"`
+	// Key is the revision record at fault; Release and Revision are parsed from it.
+	Key      string `json:"key"`
+	Release  string `json:"release"`
+	Revision int    `json:"revision"`
+	// Secret is the Secret at fault.
+	Secret string `json:"secret"`
+	Detail string `json:"detail"`
+	// Explanation says in plain words what the kind of problem means and what to do.
+	Explanation string `json:"explanation"`
+}
+
+// LeftoverItem is a chunk Secret that no index names.
+type LeftoverItem struct {
+	Name     string    `json:"name"`
+	Key      string    `json:"key"`
+	Release  string    `json:"release"`
+	Revision int       `json:"revision"`
+	Bytes    int       `json:"bytes"`
+	Created  time.Time `json:"created,omitzero"`
+}
+
+func leftoverItems(los []storage.Leftover) []LeftoverItem {
+	out := make([]LeftoverItem, 0, len(los))
+	for _, lo := range los {
+		name, rev, _ := storage.ParseKey(lo.Key)
+		out = append(out, LeftoverItem{Name: lo.Name, Key: lo.Key, Release: name, Revision: rev, Bytes: lo.Bytes, Created: lo.Created})
+	}
+	return out
+}
+
+func verifyResult(reps []kube.NamespaceReport) VerifyResult {
+	out := VerifyResult{Namespaces: []NamespaceCheck{}}
+	for _, rep := range reps {
+		nc := NamespaceCheck{
+			Namespace: rep.Namespace, Indexes: rep.Indexes, Chunks: rep.Chunks, Problems: []ProblemItem{},
+			Leftovers: leftoverItems(rep.Leftovers), Recent: leftoverItems(rep.Recent),
+		}
+		for _, p := range rep.Problems {
+			name, rev, _ := storage.ParseKey(p.Key)
+			nc.Problems = append(nc.Problems, ProblemItem{
+				Kind: string(p.Kind), Key: p.Key, Release: name, Revision: rev, Secret: p.Secret,
+				Detail: p.Detail, Explanation: p.Kind.Explain(),
+			})
+		}
+		out.Problems += len(nc.Problems)
+		out.Namespaces = append(out.Namespaces, nc)
+	}
+	out.OK = out.Problems == 0
+	return out
+}
+
+func (r *run) verifyCommand() *cobra.Command {
+	var (
+		format string
+		decode bool
+	)
+	cmd := &cobra.Command{
+		Use:   "verify [NAME]",
+		Short: "Check stored release records for missing, damaged or leftover Secrets",
+		Long: `Check the stored release records in view (or those of one release): every index,
+every chunk against the hash in its name, the ownerReferences, and leftover chunks
+that no index names. --decode also decodes every revision whose chunks are sound.
+
+Each problem comes with a plain explanation of what it means and what to do.
+Exits with code 4 when a problem is found.`,
+		Example: `  chunkview verify -A
+  chunkview verify my-release --decode`,
+		Args: rangeArgs(0, 1, "at most one release NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFormat(format); err != nil {
+				return err
+			}
+			c, err := r.connect(cmd.Context())
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			name := ""
+			if len(args) == 1 {
+				name = args[0]
+				ns, err := r.locate(ctx, c, name)
+				if err != nil {
+					return err
+				}
+				c = c.WithNamespace(ns, false)
+			}
+			reps, err := c.Verify(ctx, name, decode)
+			if err != nil {
+				return err
+			}
+			out := verifyResult(reps)
+			indexes := 0
+			for _, n := range out.Namespaces {
+				indexes += n.Indexes
+			}
+			if name != "" && indexes == 0 && out.OK {
+				return fmt.Errorf("%w: no release %q with owner %q in namespace %q; try --owner, --storage-namespace or --profile olmv1",
+					kube.ErrNotFound, name, c.Config().Owner, c.Config().Namespace)
+			}
+			if format != FormatTable {
+				err = printStructured(r.stdout, format, out)
+			} else {
+				r.printVerify(out, decode)
+			}
+			if err != nil {
+				return err
+			}
+			if !out.OK {
+				return silent(ExitProblems)
+			}
+			return nil
+		},
+	}
+	addOutputFlag(cmd, &format)
+	cmd.Flags().BoolVar(&decode, "decode", false, "also decode every revision's payload (reads every chunk)")
+	return cmd
+}
+
+func (r *run) printVerify(out VerifyResult, decoded bool) {
+	w := r.stdout
+	if len(out.Namespaces) == 0 {
+		fmt.Fprintln(w, "No release records in view.")
+		return
+	}
+	kinds := map[string]string{}
+	var order []string
+	for _, n := range out.Namespaces {
+		fmt.Fprintf(w, "Namespace %s: %s, %s checked: ", n.Namespace, plural(n.Indexes, "index Secret", "index Secrets"), plural(n.Chunks, "chunk Secret", "chunk Secrets"))
+		if len(n.Problems) == 0 {
+			fmt.Fprintln(w, "no problems")
+		} else {
+			fmt.Fprintln(w, plural(len(n.Problems), "problem", "problems"))
+			tw := newTable(w)
+			row(tw, "  PROBLEM", "RELEASE", "REVISION", "SECRET", "DETAIL")
+			for _, p := range n.Problems {
+				row(tw, "  "+p.Kind, orDash(p.Release), p.Revision, p.Secret, p.Detail)
+				if _, ok := kinds[p.Kind]; !ok {
+					kinds[p.Kind] = p.Explanation
+					order = append(order, p.Kind)
+				}
+			}
+			tw.Flush()
+		}
+		if len(n.Recent) > 0 {
+			fmt.Fprintf(w, "  %s not named by any index but younger than %s: probably a write in progress, not counted.\n",
+				plural(len(n.Recent), "chunk Secret", "chunk Secrets"), storage.DefaultMinLeftoverAge)
+		}
+	}
+	if len(order) > 0 {
+		fmt.Fprintln(w, "\nWhat these problems mean:")
+		for _, k := range order {
+			fmt.Fprintf(w, "  %s: %s\n", k, kinds[k])
+		}
+		fmt.Fprintf(w, "\n%s found.\n", plural(out.Problems, "problem", "problems"))
+		return
+	}
+	if decoded {
+		fmt.Fprintln(w, "\nAll records are sound and every revision decodes.")
+	} else {
+		fmt.Fprintln(w, "\nAll records are sound (payloads not decoded; --decode checks them too).")
+	}
+}

@@ -1,0 +1,50 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/chunkview/chunkview/storage"
+)
+
+// FindLeftovers lists, per storage namespace in view, the chunk Secrets no index
+// names that are older than minAge (storage.DefaultMinLeftoverAge when zero), and
+// the younger ones apart. It changes nothing: a caller shows the list, asks, and
+// hands the same list to RemoveLeftovers, so that only what was shown is removed.
+func (c *Client) FindLeftovers(ctx context.Context, minAge time.Duration) ([]NamespaceReport, error) {
+	nss, err := c.storageNamespaces(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []NamespaceReport
+	for _, ns := range nss {
+		rep, err := storage.Verify(ctx, c.cs.CoreV1().Secrets(ns), c.cfg.Owner, storage.VerifyOptions{MinAge: minAge, Config: c.cfg.Driver, Now: c.now()})
+		if err != nil {
+			return out, Explain(err, "list", "secrets", ns)
+		}
+		out = append(out, NamespaceReport{Namespace: ns, Report: rep})
+	}
+	return out, nil
+}
+
+// RemoveLeftovers deletes the leftovers of reports found by FindLeftovers, each only
+// if it is still the same object and still unreferenced. It returns how many went.
+func (c *Client) RemoveLeftovers(ctx context.Context, reps []NamespaceReport) (int, error) {
+	if err := c.checkWritable("gc"); err != nil {
+		return 0, err
+	}
+	removed := 0
+	var errs []error
+	for _, r := range reps {
+		if r.Report == nil || len(r.Leftovers) == 0 {
+			continue
+		}
+		n, err := storage.RemoveLeftovers(ctx, c.cs.CoreV1().Secrets(r.Namespace), r.Leftovers)
+		removed += n
+		if err != nil {
+			errs = append(errs, Explain(err, "delete", "secrets", r.Namespace))
+		}
+	}
+	return removed, errors.Join(errs...)
+}
