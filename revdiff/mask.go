@@ -84,7 +84,7 @@ func (m *masker) maskBase64(s string) string {
 
 func (m *masker) remember(s string) {
 	add := func(v string) {
-		if len(v) >= minScrubLen && !strings.HasPrefix(v, MaskPrefix) {
+		if len(v) >= minScrubLen && !strings.HasPrefix(v, MaskPrefix) && !looksLikeName(v) {
 			m.secrets[v] = struct{}{}
 		}
 	}
@@ -128,6 +128,24 @@ func (m *masker) replacer() *strings.Replacer {
 		pairs = append(pairs, s, maskToken(m.key, s))
 	}
 	return strings.NewReplacer(pairs...)
+}
+
+// looksLikeName reports whether s reads like a Kubernetes name or a plain word
+// (lowercase letters, digits, dots and dashes, not all digits). Such a value is
+// still masked where it sits, but not searched for elsewhere: a database user
+// called "payments" would otherwise mask the release's own name in every resource.
+func looksLikeName(s string) bool {
+	digits := 0
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r == '-', r == '.':
+		case r >= '0' && r <= '9':
+			digits++
+		default:
+			return false
+		}
+	}
+	return digits < len(s)
 }
 
 func scrub(r *strings.Replacer, s string) string {

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"helm.sh/helm/v3/pkg/release"
 )
 
 // testKey fixes the masking key so that tokens are the same on every run.
@@ -238,5 +240,27 @@ func TestValuesYAML(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A masked value that reads like a name is masked where it sits but not searched
+// for elsewhere; one that reads like a secret is scrubbed everywhere.
+func TestScrubSkipsNameLikeValues(t *testing.T) {
+	SetMaskKey([]byte("fixed-test-key"))
+	defer SetMaskKey(nil)
+	manifest := "---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: payments-db\nstringData:\n  username: payments\n  password: Zx9-PLANTED-pw\n" +
+		"---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: payments-api\ndata:\n  url: postgres://payments:Zx9-PLANTED-pw@db/payments\n"
+	from := &release.Release{Name: "payments-api", Version: 1, Manifest: manifest, Info: &release.Info{}}
+	to := &release.Release{Name: "payments-api", Version: 2, Manifest: strings.ReplaceAll(manifest, "db/payments", "db2/payments"), Info: &release.Info{}}
+	res, err := Diff(from, to, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := res.Unified()
+	if strings.Contains(out, "Zx9-PLANTED-pw") {
+		t.Fatalf("the password leaked into the diff:\n%s", out)
+	}
+	if !strings.Contains(out, "ConfigMap//payments-api") || !strings.Contains(out, "db2/payments") {
+		t.Fatalf("a name-like masked value (the user name) masked ordinary text elsewhere:\n%s", out)
 	}
 }
