@@ -230,7 +230,7 @@ func (c *ChunkedSecrets) Create(key string, rls *release.Release) error {
 		return fmt.Errorf("create: %q: %w", key, err)
 	}
 	now := c.now()
-	created, toAdopt, err := c.writeChunks(ctx, rec, nil, now)
+	created, toAdopt, reused, err := c.writeChunks(ctx, rec, nil, now)
 	if err != nil {
 		c.removeUnreferenced(ctx, key, created)
 		return fmt.Errorf("create: %q: %w", key, err)
@@ -258,6 +258,7 @@ func (c *ChunkedSecrets) Create(key string, rls *release.Release) error {
 		}
 	}
 	c.adopt(ctx, index, append(created, toAdopt...))
+	c.ensureChunks(ctx, index, rec, reused, now)
 	c.cfg.Log("created: %q (%d chunks)", key, len(rec.slices))
 	return nil
 }
@@ -265,8 +266,9 @@ func (c *ChunkedSecrets) Create(key string, rls *release.Release) error {
 // writeChunks creates the chunk Secrets of rec, a few at a time. A chunk that already
 // exists with the right bytes is reused; one that exists with other bytes (a corrupt
 // leftover under the same name) is replaced. It returns the chunks it created and the
-// existing ones that lack an ownerReference to ref.
-func (c *ChunkedSecrets) writeChunks(ctx context.Context, rec *record, ref *metav1.OwnerReference, now time.Time) (created, toAdopt []string, err error) {
+// existing ones that lack an ownerReference to ref, and all the existing ones it
+// reused.
+func (c *ChunkedSecrets) writeChunks(ctx context.Context, rec *record, ref *metav1.OwnerReference, now time.Time) (created, toAdopt, reused []string, err error) {
 	names, slices := rec.unique()
 	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
@@ -283,23 +285,68 @@ func (c *ChunkedSecrets) writeChunks(ctx context.Context, rec *record, ref *meta
 			if ref != nil {
 				s.OwnerReferences = []metav1.OwnerReference{*ref}
 			}
-			reused, err := c.createChunk(gctx, s)
+			ex, err := c.createChunk(gctx, s)
 			if err != nil {
 				return fmt.Errorf("write chunk %d of %d, Secret %q: %w", slices2pos(rec, name), len(rec.slices), name, err)
 			}
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
-			case reused == nil:
+			case ex == nil:
 				created = append(created, name)
-			case ref == nil || !hasRef(reused, ref.UID):
+			case ref == nil || !hasRef(ex, ref.UID):
 				toAdopt = append(toAdopt, name)
+			}
+			if ex != nil {
+				reused = append(reused, name)
 			}
 			return nil
 		})
 	}
 	err = g.Wait()
-	return created, toAdopt, err
+	return created, toAdopt, reused, err
+}
+
+// ensureChunks runs after an index naming rec's chunks was written, and recreates
+// any of the given reused chunks that has disappeared since it was found. A chunk
+// found already there may belong to another write of the same content that has
+// since failed and removed what it created (it read the index before this write
+// named the chunk), or be a leftover that gc removed: without this, the index
+// would name a chunk that no longer exists. Failures are logged; verify reports a
+// missing chunk.
+func (c *ChunkedSecrets) ensureChunks(ctx context.Context, index *corev1.Secret, rec *record, names []string, now time.Time) {
+	if len(names) == 0 {
+		return
+	}
+	want := map[string]bool{}
+	for _, n := range names {
+		want[n] = true
+	}
+	all, slices := rec.unique()
+	ref := ownerRefTo(index)
+	for i, name := range all {
+		if !want[name] {
+			continue
+		}
+		_, err := c.client.Get(ctx, name, metav1.GetOptions{})
+		if err == nil {
+			continue
+		}
+		if !apierrors.IsNotFound(err) {
+			c.cfg.Log("write: %q: cannot check reused chunk Secret %q: %v", rec.key, name, err)
+			continue
+		}
+		c.cfg.Log("write: %q: reused chunk Secret %q disappeared; writing it again", rec.key, name)
+		s := &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: chunkLabels(c.owner, rec.key, now), OwnerReferences: []metav1.OwnerReference{ref}},
+			Type:       SecretTypeChunk,
+			Immutable:  ptr.To(true),
+			Data:       map[string][]byte{DataChunk: slices[i]},
+		}
+		if _, err := c.createChunk(ctx, s); err != nil {
+			c.cfg.Log("write: %q: chunk Secret %q could not be written again: %v", rec.key, name, err)
+		}
+	}
 }
 
 func hasRef(s *corev1.Secret, uid types.UID) bool {
@@ -329,6 +376,15 @@ func (c *ChunkedSecrets) createChunk(ctx context.Context, s *corev1.Secret) (reu
 		return nil, err
 	}
 	ex, err := c.client.Get(ctx, s.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		// Removed between the two calls (a concurrent write's cleanup, or gc):
+		// create it after all.
+		_, err = c.client.Create(ctx, s, metav1.CreateOptions{})
+		if err == nil || !apierrors.IsAlreadyExists(err) {
+			return nil, err
+		}
+		ex, err = c.client.Get(ctx, s.Name, metav1.GetOptions{})
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -433,7 +489,7 @@ func (c *ChunkedSecrets) Update(key string, rls *release.Release) error {
 
 	now := c.now()
 	ref := ownerRefTo(cur)
-	created, toAdopt, err := c.writeChunks(ctx, rec, &ref, now)
+	created, toAdopt, reused, err := c.writeChunks(ctx, rec, &ref, now)
 	if err != nil {
 		c.removeUnreferenced(ctx, key, created)
 		return fmt.Errorf("update: %q: %w", key, err)
@@ -470,6 +526,15 @@ func (c *ChunkedSecrets) Update(key string, rls *release.Release) error {
 		}
 	}
 	c.adopt(ctx, cur, toAdopt)
+	// Chunks the old index named were safe to reuse: a writer that removes what it
+	// created never created those. Only the others need checking.
+	var atRisk []string
+	for _, n := range reused {
+		if !contains(oldNames, n) {
+			atRisk = append(atRisk, n)
+		}
+	}
+	c.ensureChunks(ctx, cur, rec, atRisk, now)
 
 	keep := make(map[string]bool, len(rec.names))
 	for _, n := range rec.names {
@@ -558,9 +623,30 @@ func (c *ChunkedSecrets) deleteRecord(ctx context.Context, idx *corev1.Secret) e
 			return fmt.Errorf("delete index Secret: %w", err)
 		}
 	}
-	sel := ChunkSelector(c.owner, idx.Name).String()
-	if err := c.client.DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: sel}); err != nil {
-		c.cfg.Log("delete: %q: chunk Secrets left for gc: %v", idx.Name, err)
+	// The chunks go by the names the deleted index gave them, each once. A
+	// label-wide sweep would also take the chunks of a new record that a concurrent
+	// writer is creating under the same key; chunks the index did not name (leftovers
+	// of an interrupted write) stay for gc, or for the garbage collector through
+	// their ownerReference.
+	names, err := ParseExtraChunks(idx.Name, idx.Data[DataExtraChunks])
+	if err != nil {
+		// A forced delete of a record whose list is unreadable: its chunks can only
+		// be found by their labels.
+		sel := ChunkSelector(c.owner, idx.Name).String()
+		if err := c.client.DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: sel}); err != nil {
+			c.cfg.Log("delete: %q: chunk Secrets left for gc: %v", idx.Name, err)
+		}
+		return nil
+	}
+	done := map[string]bool{}
+	for _, n := range names {
+		if done[n] {
+			continue
+		}
+		done[n] = true
+		if err := c.client.Delete(ctx, n, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			c.cfg.Log("delete: %q: chunk Secret %q left for gc: %v", idx.Name, n, err)
+		}
 	}
 	return nil
 }
@@ -624,20 +710,35 @@ func (c *ChunkedSecrets) List(filter func(*release.Release) bool) ([]*release.Re
 	ctx, cancel := c.opCtx()
 	defer cancel()
 	var out []*release.Release
-	err := c.eachIndex(ctx, IndexSelector(c.owner), func(idx *corev1.Secret) {
+	err := c.eachIndex(ctx, IndexSelector(c.owner), func(idx *corev1.Secret) error {
 		rls, err := c.decode(ctx, idx)
 		if err != nil {
-			c.cfg.Log("list: skipping %q: %v", idx.Name, err)
-			return
+			return skipBroken("list", idx, err, c.cfg.Log)
 		}
 		if filter == nil || filter(rls) {
 			out = append(out, rls)
 		}
+		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list: %w", err)
 	}
 	return out, nil
+}
+
+// skipBroken decides what a listing does with a record that did not decode. A record
+// that is broken (corrupt or over a bound) is logged and skipped, as Helm's own
+// drivers skip what they cannot decode. Any other failure (the server or the
+// connection failed while its chunks were read) fails the listing: skipping would
+// hand Helm a history without that revision, and Helm would then act on the wrong
+// latest revision (an uninstall that purges all but the skipped one and reports
+// success, a rollback that numbers its revision after the wrong one).
+func skipBroken(op string, idx *corev1.Secret, err error, log func(string, ...interface{})) error {
+	if errors.Is(err, ErrCorrupt) || errors.Is(err, ErrTooLarge) {
+		log("%s: skipping %q: %v", op, idx.Name, err)
+		return nil
+	}
+	return fmt.Errorf("read %q: %w", idx.Name, err)
 }
 
 // Query returns the releases whose labels match all of lbs. owner=helm, which Helm
@@ -668,15 +769,15 @@ func (c *ChunkedSecrets) Query(lbs map[string]string) ([]*release.Release, error
 	}
 	sel := labels.SelectorFromSet(custom)
 	var out []*release.Release
-	err := c.eachIndex(ctx, labels.SelectorFromSet(server), func(idx *corev1.Secret) {
+	err := c.eachIndex(ctx, labels.SelectorFromSet(server), func(idx *corev1.Secret) error {
 		rls, err := c.decode(ctx, idx)
 		if err != nil {
-			c.cfg.Log("query: skipping %q: %v", idx.Name, err)
-			return
+			return skipBroken("query", idx, err, c.cfg.Log)
 		}
 		if sel.Matches(labels.Set(rls.Labels)) {
 			out = append(out, rls)
 		}
+		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("query: %w", err)
@@ -688,7 +789,7 @@ func (c *ChunkedSecrets) Query(lbs map[string]string) ([]*release.Release, error
 }
 
 // eachIndex calls fn for every index Secret matching sel, a page at a time.
-func (c *ChunkedSecrets) eachIndex(ctx context.Context, sel labels.Selector, fn func(*corev1.Secret)) error {
+func (c *ChunkedSecrets) eachIndex(ctx context.Context, sel labels.Selector, fn func(*corev1.Secret) error) error {
 	opts := metav1.ListOptions{LabelSelector: sel.String(), Limit: listPage}
 	for {
 		list, err := c.client.List(ctx, opts)
@@ -696,7 +797,9 @@ func (c *ChunkedSecrets) eachIndex(ctx context.Context, sel labels.Selector, fn 
 			return err
 		}
 		for i := range list.Items {
-			fn(&list.Items[i])
+			if err := fn(&list.Items[i]); err != nil {
+				return err
+			}
 		}
 		if list.Continue == "" {
 			return nil
@@ -753,7 +856,13 @@ func (c *ChunkedSecrets) decodeStats(ctx context.Context, idx *corev1.Secret) (*
 	if want != "" {
 		r = io.TeeReader(cs, h)
 	}
-	rls, err := DecodePayload(r, c.cfg.MaxDecodedBytes)
+	var hint int64
+	if sum, ok := SummaryFromMeta(idx); ok {
+		// The annotation is only a hint: one that claims more than the stored
+		// slices can hold must not make a tiny record allocate a huge buffer.
+		hint = min(sum.DecodedBytes, maxRatio*int64(len(first))*int64(total))
+	}
+	rls, err := decodePayload(r, c.cfg.MaxDecodedBytes, hint)
 	if err != nil {
 		if cs.err != nil {
 			return nil, 0, cs.err
@@ -764,6 +873,13 @@ func (c *ChunkedSecrets) decodeStats(ctx context.Context, idx *corev1.Secret) (*
 		if got := hexSum(h); got != want {
 			return nil, 0, fmt.Errorf("%w: release record %s: payload SHA-256 %s does not match %s recorded on the index", ErrCorrupt, secretRef(idx), got, want)
 		}
+	}
+	// Helm builds the key from the release's name and revision, so a payload that
+	// names another release is not this record, whatever it holds (for instance a
+	// JSON object with "name" twice, of which decoders keep different ones). Handing
+	// it out would make Helm act on the wrong release.
+	if name, rev, ok := ParseKey(idx.Name); ok && (rls.Name != name || rls.Version != rev) {
+		return nil, 0, fmt.Errorf("%w: release record %s holds release %q revision %d, not the %q revision %d its name says", ErrCorrupt, secretRef(idx), rls.Name, rls.Version, name, rev)
 	}
 	return rls, cs.n, nil
 }

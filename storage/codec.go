@@ -149,10 +149,37 @@ func HashOfChunkName(key, name string) string {
 // stops there.
 const DefaultMaxDecodedBytes = 128 << 20
 
-// limitedReader returns ErrTooLarge once more than n bytes have been read.
-type limitedReader struct {
+// maxRatio bounds how many times its compressed size a payload may decompress to,
+// once it is past ratioFloor bytes. Helm releases (YAML and JSON text, base64 blobs)
+// compress by far less; deflate's limit, about 1032:1, is reached only by long runs
+// of one byte: a gzip bomb. Stopping there keeps the memory a bomb costs to a few
+// MiB, where the absolute bound alone (DefaultMaxDecodedBytes) would let it fill a
+// 128 MiB buffer first.
+const (
+	maxRatio   = 256
+	ratioFloor = 8 << 20
+)
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
 	r io.Reader
 	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// limitedReader returns ErrTooLarge once more than n bytes have been read, or, when
+// in counts the compressed bytes behind it, once the output is past ratioFloor and
+// more than maxRatio times the input.
+type limitedReader struct {
+	r   io.Reader
+	n   int64
+	in  *countingReader
+	out int64
 }
 
 func (l *limitedReader) Read(p []byte) (int, error) {
@@ -164,8 +191,12 @@ func (l *limitedReader) Read(p []byte) (int, error) {
 	}
 	n, err := l.r.Read(p)
 	l.n -= int64(n)
+	l.out += int64(n)
 	if l.n < 0 {
-		return n, fmt.Errorf("%w: payload decompresses to more than the bound", ErrTooLarge)
+		return n, fmt.Errorf("%w: payload decompresses to more than the bound (%d bytes)", ErrTooLarge, l.out-1)
+	}
+	if l.in != nil && l.out > ratioFloor && l.out > maxRatio*l.in.n {
+		return n, fmt.Errorf("%w: payload decompresses to more than %d times its %d stored bytes (a gzip bomb?)", ErrTooLarge, maxRatio, l.in.n)
 	}
 	return n, err
 }
@@ -174,30 +205,39 @@ func (l *limitedReader) Read(p []byte) (int, error) {
 // maxDecoded bytes of JSON (DefaultMaxDecodedBytes when maxDecoded <= 0) and returns
 // the release with its custom labels, system labels removed.
 func DecodePayload(r io.Reader, maxDecoded int64) (*release.Release, error) {
+	return decodePayload(r, maxDecoded, 0)
+}
+
+// decodePayload is DecodePayload told how long the JSON should be (sizeHint, from
+// the index's summary; 0 when unknown). The whole JSON is decompressed into one
+// buffer and parsed there: with the hint, a buffer of the right size from the start,
+// where a streaming decoder would double its buffer as it fills, copying and clearing
+// about as many bytes again as the payload holds. The bound applies all the same.
+func decodePayload(r io.Reader, maxDecoded, sizeHint int64) (*release.Release, error) {
 	if maxDecoded <= 0 {
 		maxDecoded = DefaultMaxDecodedBytes
 	}
-	zr, err := gzip.NewReader(r)
+	in := &countingReader{r: r}
+	zr, err := gzip.NewReader(in)
 	if err != nil {
 		return nil, fmt.Errorf("%w: not a gzip stream: %v", ErrCorrupt, err)
 	}
 	defer zr.Close()
-	lr := &limitedReader{r: zr, n: maxDecoded}
-	dec := json.NewDecoder(lr)
-	var p payload
-	if err := dec.Decode(&p); err != nil {
-		if errors.Is(err, ErrTooLarge) {
-			return nil, fmt.Errorf("%w (%d bytes)", err, maxDecoded)
-		}
-		return nil, fmt.Errorf("%w: payload does not decode: %v", ErrCorrupt, err)
+	var js bytes.Buffer
+	if sizeHint > 0 && sizeHint <= maxDecoded {
+		js.Grow(int(sizeHint) + bytes.MinRead)
 	}
-	// The gzip trailer carries a CRC of the whole stream: read to the end so a
-	// truncated or altered stream is caught even when the JSON happened to parse.
-	if _, err := io.Copy(io.Discard, lr); err != nil {
+	// Reading to the end also checks the gzip trailer's CRC of the whole stream, so
+	// a truncated or altered stream is caught even where the JSON would parse.
+	if _, err := js.ReadFrom(&limitedReader{r: zr, n: maxDecoded, in: in}); err != nil {
 		if errors.Is(err, ErrTooLarge) {
-			return nil, fmt.Errorf("%w (%d bytes)", err, maxDecoded)
+			return nil, err
 		}
-		return nil, fmt.Errorf("%w: gzip stream does not check: %v", ErrCorrupt, err)
+		return nil, fmt.Errorf("%w: gzip stream is truncated or does not check: %v", ErrCorrupt, err)
+	}
+	var p payload
+	if err := json.Unmarshal(js.Bytes(), &p); err != nil {
+		return nil, fmt.Errorf("%w: payload does not decode: %v", ErrCorrupt, err)
 	}
 	rls := p.Release
 	rls.Labels = customLabels(p.Labels)

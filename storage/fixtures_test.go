@@ -27,8 +27,14 @@ func noise(seed uint64, n int) string {
 
 // testRelease returns a release whose payload compresses to roughly payload bytes.
 func testRelease(name string, version int, status release.Status, payload int) *release.Release {
+	return testReleaseSeed(name, version, status, payload, uint64(version)*7919+uint64(len(name)))
+}
+
+// testReleaseSeed is testRelease with the seed of its manifest's noise chosen, so that
+// two releases of one name and revision can differ throughout.
+func testReleaseSeed(name string, version int, status release.Status, payload int, seed uint64) *release.Release {
 	ts := helmtime.Time{Time: time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC).Add(time.Duration(version) * time.Hour)}
-	manifest := fmt.Sprintf("---\n# Source: demo/templates/cm.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s-big\ndata:\n  blob: %s\n", name, noise(uint64(version)*7919+uint64(len(name)), payload*4/3))
+	manifest := fmt.Sprintf("---\n# Source: demo/templates/cm.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s-big\ndata:\n  blob: %s\n", name, noise(seed, payload*4/3))
 	return &release.Release{
 		Name:      name,
 		Namespace: "default",

@@ -95,16 +95,18 @@ func (c *ChunkedSecrets) Inspect(ctx context.Context, key string) (*Layout, erro
 	l.Release, l.Revision, _ = ParseKey(key)
 	l.Index.HashOK = true
 	l.Index.Owned = true
+	// Decode errors name the Secret at fault, as the driver's do: they are shown
+	// away from the table that lists it.
 	if idx.Type != SecretTypeIndex {
 		l.Index.State, l.Index.Detail = StateWrongTyp, fmt.Sprintf("type %q, not %q", idx.Type, SecretTypeIndex)
-		l.DecodeError = l.Index.Detail
+		l.DecodeError = fmt.Sprintf("%v: Secret %s has %s: it is not a chunked release index", ErrCorrupt, secretRef(idx), l.Index.Detail)
 		return l, nil
 	}
 	l.StoredBytes = len(idx.Data[DataChunk])
 	names, err := ParseExtraChunks(key, idx.Data[DataExtraChunks])
 	if err != nil {
 		l.Index.State, l.Index.Detail = StateCorrupt, err.Error()
-		l.DecodeError = err.Error()
+		l.DecodeError = fmt.Sprintf("index Secret %s: %v", secretRef(idx), err)
 	}
 
 	// Chunks of this key, named or not, from one list.

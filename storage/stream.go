@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"hash"
 	"io"
 )
@@ -20,6 +21,7 @@ type fetchResult struct {
 // chunks ahead. Close stops the fetches; no goroutine outlives it for long, since
 // every result channel has room for its one value.
 type chunkStream struct {
+	ctx    context.Context
 	cancel context.CancelFunc
 	cur    []byte
 	slots  []chan fetchResult
@@ -32,6 +34,7 @@ type chunkStream struct {
 func newChunkStream(ctx context.Context, first []byte, names []string, fetch func(context.Context, int, string) ([]byte, error)) *chunkStream {
 	ctx, cancel := context.WithCancel(ctx)
 	cs := &chunkStream{
+		ctx:    ctx,
 		cancel: cancel,
 		cur:    first,
 		slots:  make([]chan fetchResult, len(names)),
@@ -66,7 +69,15 @@ func (cs *chunkStream) Read(p []byte) (int, error) {
 		if cs.next >= len(cs.slots) {
 			return 0, io.EOF
 		}
-		r := <-cs.slots[cs.next]
+		// The scheduler stops launching fetches when ctx ends, so a slot may never
+		// be filled: wait for the context too.
+		var r fetchResult
+		select {
+		case r = <-cs.slots[cs.next]:
+		case <-cs.ctx.Done():
+			cs.err = fmt.Errorf("read chunk %d of %d: %w", cs.next+2, len(cs.slots)+1, context.Cause(cs.ctx))
+			return 0, cs.err
+		}
 		<-cs.sem
 		cs.next++
 		if r.err != nil {

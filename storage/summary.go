@@ -3,6 +3,7 @@ package storage
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"strconv"
 	"time"
 
@@ -13,18 +14,30 @@ import (
 
 // Annotations chunkview writes on the index Secrets it creates. The format ignores
 // them; they let a listing show a release without fetching or decoding its payload.
+//
+// The summary travels as one JSON annotation, AnnotationSummary, rather than one
+// annotation per field: every annotation key is paid for twice in each listing, once
+// in metadata.annotations and once in the managedFields entry that records who set
+// it, and a listing of index Secrets is mostly that metadata. AnnotationChunks and
+// AnnotationPayloadSHA256 stay apart, so that a reader can check a record without
+// parsing the summary.
 const (
 	AnnotationPrefix        = "chunkview.io/"
-	AnnotationChart         = AnnotationPrefix + "chart"
-	AnnotationChartVersion  = AnnotationPrefix + "chart-version"
-	AnnotationAppVersion    = AnnotationPrefix + "app-version"
-	AnnotationNamespace     = AnnotationPrefix + "release-namespace"
-	AnnotationDescription   = AnnotationPrefix + "description"
-	AnnotationLastDeployed  = AnnotationPrefix + "last-deployed"
-	AnnotationStoredBytes   = AnnotationPrefix + "stored-bytes"
-	AnnotationDecodedBytes  = AnnotationPrefix + "decoded-bytes"
+	AnnotationSummary       = AnnotationPrefix + "summary"
 	AnnotationChunks        = AnnotationPrefix + "chunks"
 	AnnotationPayloadSHA256 = AnnotationPrefix + "payload-sha256"
+)
+
+// Annotations of the first layout, one per field, which SummaryFromMeta still reads.
+const (
+	AnnotationChart        = AnnotationPrefix + "chart"
+	AnnotationChartVersion = AnnotationPrefix + "chart-version"
+	AnnotationAppVersion   = AnnotationPrefix + "app-version"
+	AnnotationNamespace    = AnnotationPrefix + "release-namespace"
+	AnnotationDescription  = AnnotationPrefix + "description"
+	AnnotationLastDeployed = AnnotationPrefix + "last-deployed"
+	AnnotationStoredBytes  = AnnotationPrefix + "stored-bytes"
+	AnnotationDecodedBytes = AnnotationPrefix + "decoded-bytes"
 )
 
 // maxDescription bounds the description copied into an annotation.
@@ -67,25 +80,20 @@ func SummaryOf(rls *release.Release) Summary {
 
 // Annotations returns s as index Secret annotations.
 func (s Summary) Annotations() map[string]string {
-	a := map[string]string{
-		AnnotationChart:        s.Chart,
-		AnnotationChartVersion: s.ChartVersion,
-		AnnotationAppVersion:   s.AppVersion,
-		AnnotationNamespace:    s.Namespace,
-		AnnotationStoredBytes:  strconv.FormatInt(s.StoredBytes, 10),
-		AnnotationDecodedBytes: strconv.FormatInt(s.DecodedBytes, 10),
-		AnnotationChunks:       strconv.Itoa(s.Chunks),
-	}
-	desc := s.Description
-	if len(desc) > maxDescription {
-		desc = desc[:maxDescription]
-	}
-	a[AnnotationDescription] = desc
-	if !s.LastDeployed.IsZero() {
-		a[AnnotationLastDeployed] = s.LastDeployed.UTC().Format(time.RFC3339)
-	}
+	a := map[string]string{AnnotationChunks: strconv.Itoa(s.Chunks)}
 	if s.PayloadSHA256 != "" {
 		a[AnnotationPayloadSHA256] = s.PayloadSHA256
+	}
+	rest := s
+	rest.Chunks, rest.PayloadSHA256 = 0, ""
+	if len(rest.Description) > maxDescription {
+		rest.Description = rest.Description[:maxDescription]
+	}
+	if !rest.LastDeployed.IsZero() {
+		rest.LastDeployed = rest.LastDeployed.UTC()
+	}
+	if b, err := json.Marshal(rest); err == nil {
+		a[AnnotationSummary] = string(b)
 	}
 	return a
 }
@@ -99,18 +107,24 @@ func SummaryFromMeta(meta metav1.Object) (s Summary, ok bool) {
 	if err != nil || chunks < 1 {
 		return Summary{}, false
 	}
-	s.Chunks = chunks
-	s.Chart = a[AnnotationChart]
-	s.ChartVersion = a[AnnotationChartVersion]
-	s.AppVersion = a[AnnotationAppVersion]
-	s.Namespace = a[AnnotationNamespace]
-	s.Description = a[AnnotationDescription]
-	s.StoredBytes, _ = strconv.ParseInt(a[AnnotationStoredBytes], 10, 64)
-	s.DecodedBytes, _ = strconv.ParseInt(a[AnnotationDecodedBytes], 10, 64)
-	s.PayloadSHA256 = a[AnnotationPayloadSHA256]
-	if t, err := time.Parse(time.RFC3339, a[AnnotationLastDeployed]); err == nil {
-		s.LastDeployed = t
+	if js, found := a[AnnotationSummary]; found {
+		if err := json.Unmarshal([]byte(js), &s); err != nil {
+			return Summary{}, false
+		}
+	} else {
+		s.Chart = a[AnnotationChart]
+		s.ChartVersion = a[AnnotationChartVersion]
+		s.AppVersion = a[AnnotationAppVersion]
+		s.Namespace = a[AnnotationNamespace]
+		s.Description = a[AnnotationDescription]
+		s.StoredBytes, _ = strconv.ParseInt(a[AnnotationStoredBytes], 10, 64)
+		s.DecodedBytes, _ = strconv.ParseInt(a[AnnotationDecodedBytes], 10, 64)
+		if t, err := time.Parse(time.RFC3339, a[AnnotationLastDeployed]); err == nil {
+			s.LastDeployed = t
+		}
 	}
+	s.Chunks = chunks
+	s.PayloadSHA256 = a[AnnotationPayloadSHA256]
 	return s, true
 }
 

@@ -218,6 +218,13 @@ func Verify(ctx context.Context, client corev1client.SecretInterface, owner stri
 		if opts.Release != "" && !keyOfRelease(c.key, opts.Release) {
 			continue
 		}
+		if c.typ != SecretTypeChunk {
+			// Labelled as a chunk but not one: whoever wrote it, it is not a
+			// leftover of ours, and gc must not delete it.
+			rep.Problems = append(rep.Problems, Problem{Kind: ProblemWrongType, Key: c.key, Secret: name,
+				Detail: fmt.Sprintf("labelled as a chunk but has type %q, not %q; no index names it", c.typ, SecretTypeChunk)})
+			continue
+		}
 		lo := Leftover{Name: name, Key: c.key, UID: c.uid, Bytes: c.bytes, Created: c.created}
 		if opts.Now.Sub(c.created) < opts.MinAge {
 			rep.Recent = append(rep.Recent, lo)
