@@ -7,7 +7,7 @@ BIN := $(CURDIR)/bin
 # envtest finds kube-apiserver and etcd here.
 export KUBEBUILDER_ASSETS := $(BIN)
 
-.PHONY: all build demo test test-go test-tmux bench fuzz testbin vet clean
+.PHONY: all build demo test test-go test-race test-tmux bench fuzz testbin vet clean
 
 all: build
 
@@ -34,11 +34,16 @@ $(BIN)/etcd: tools/go.mod tools/go.sum
 	@echo ">> building etcd from go.etcd.io/etcd/server/v3"
 	cd tools && $(GO) build -o $@ go.etcd.io/etcd/server/v3
 
-test: testbin build test-go
+test: testbin build test-go test-race test-tmux
 
 test-go: testbin
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 30m ./...
+
+# test-race runs the concurrency tests (writers racing on one release) under the
+# race detector.
+test-race: testbin
+	$(GO) test -race -count=1 -timeout 20m -run 'Race' ./storage ./kube
 
 test-tmux: build
 	bash hack/tmux-demo-test.sh $(BIN)/chunkview

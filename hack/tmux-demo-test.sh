@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# tmux-demo-test.sh BINARY drives the real chunkview binary in a terminal: it starts
+# `BINARY --demo` in a detached 120x40 tmux session, types keys, and checks what the
+# screen shows at each step (the release list with a demo release and a broken row,
+# a history, a chunk layout marking a missing chunk, a diff with a masked secret,
+# and a clean quit). Each check polls the pane until the text shows or a timeout
+# passes, so it neither sleeps blindly nor depends on the machine's speed.
+#
+# On failure it prints what was expected and the captured screen, and exits 1. The
+# tmux server it starts is private to this run (its own socket) and is always
+# killed on exit.
+#
+# Environment: TMUX_TEST_TIMEOUT, seconds to wait for each screen (default 15).
+set -euo pipefail
+
+if [[ $# -ne 1 ]]; then
+	echo "usage: $0 BINARY" >&2
+	exit 2
+fi
+bin=$1
+if [[ ! -x $bin ]]; then
+	echo "$0: $bin is not an executable; build it first (make build)" >&2
+	exit 2
+fi
+bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
+if ! command -v tmux >/dev/null 2>&1; then
+	echo "$0: tmux is not installed; install it to run the terminal test" >&2
+	exit 1
+fi
+
+timeout=${TMUX_TEST_TIMEOUT:-15}
+tmpdir=$(mktemp -d "${TMPDIR:-/tmp}/chunkview-tmux.XXXXXX")
+socket=$tmpdir/tmux.sock
+session=demo
+step="starting"
+
+tm() { tmux -S "$socket" -f /dev/null "$@"; }
+cleanup() {
+	tm kill-server >/dev/null 2>&1 || true
+	rm -rf "$tmpdir"
+}
+trap cleanup EXIT
+
+screen() { tm capture-pane -p -t "$session" 2>/dev/null || true; }
+
+fail() {
+	echo "FAIL [$step]: $*" >&2
+	echo "----- screen (120x40) -----" >&2
+	screen >&2
+	echo "---------------------------" >&2
+	exit 1
+}
+
+pane_dead() { [[ $(tm display-message -p -t "$session" '#{pane_dead}' 2>/dev/null) == 1 ]]; }
+
+# passed prints the step that just passed, with the time since the start.
+passed() { printf '  ok  %-28s %3ds\n' "$step" "$SECONDS"; }
+
+# shows TEXT...: true when the screen holds every TEXT.
+shows() {
+	local s
+	s=$(screen)
+	for want in "$@"; do
+		grep -qF -- "$want" <<<"$s" || return 1
+	done
+}
+
+# wait_for TEXT...: waits until the screen holds every TEXT.
+wait_for() {
+	local deadline=$((SECONDS + timeout))
+	until shows "$@"; do
+		if pane_dead; then
+			fail "chunkview exited (status $(tm display-message -p -t "$session" '#{pane_dead_status}')) before showing: $(printf '"%s" ' "$@")"
+		fi
+		if ((SECONDS >= deadline)); then
+			fail "the screen did not show: $(printf '"%s" ' "$@")within ${timeout}s"
+		fi
+		sleep 0.1
+	done
+}
+
+# lacks TEXT: fails if the screen holds TEXT.
+lacks() {
+	if shows "$1"; then
+		fail "the screen should not show \"$1\""
+	fi
+}
+
+keys() { tm send-keys -t "$session" "$@"; }
+typed() { tm send-keys -t "$session" -l "$1"; }
+
+
+step="start the demo"
+# remain-on-exit keeps the pane (and its exit status) after chunkview ends; it is
+# set before the session starts, so even an immediate exit is caught.
+tm start-server \; set-option -g remain-on-exit on \; \
+	new-session -d -s "$session" -x 120 -y 40 -e TERM=xterm-256color -e COLORTERM=truecolor "$bin --demo"
+wait_for "chunkview" "Releases (all namespaces)" "DEMO"
+
+passed
+step="release list"
+wait_for "podinfo" "payments-api" "ledger"
+wait_for "✗ BROKEN"
+wait_for "pending-upgrade"
+
+passed
+step="history of a broken release"
+keys /
+typed ledger
+keys Enter
+wait_for "filter: ledger"
+keys Enter
+wait_for "Releases (all namespaces) › ledger" "Size per revision" "REV STATUS"
+wait_for "cannot be read"
+
+passed
+step="chunk layout"
+keys c
+wait_for "chunks of revision 3" "How a release is stored"
+wait_for "✗ MISSING"
+wait_for "does not exist"
+
+passed
+step="back to the list"
+keys Escape
+wait_for "Size per revision"
+keys Escape
+wait_for "filter: ledger"
+keys Escape
+wait_for "6 releases"
+
+passed
+step="diff with a masked secret"
+keys /
+typed payments-api
+keys Enter
+wait_for "filter: payments-api"
+keys Enter
+wait_for "Releases (all namespaces) › payments-api" "Size per revision"
+# Revision 3 rotated the database password: compare it with revision 2.
+keys Up Up
+wait_for "Revision 3:"
+keys d
+wait_for "payments-api: revision 2 → 3" "secrets masked"
+deadline=$((SECONDS + timeout))
+until shows "<masked:"; do
+	((SECONDS < deadline)) || fail "no masked value in the diff"
+	keys n
+	sleep 0.2
+done
+lacks "r0tated-2q4W!zT8"
+
+passed
+step="help overlay"
+keys '?'
+wait_for "Keys: diff 2→3" "next change"
+keys Escape
+wait_for "› payments-api › diff 2→3" "n/N jump"
+lacks "Keys: diff"
+
+passed
+step="quit"
+keys q
+deadline=$((SECONDS + timeout))
+until pane_dead; do
+	((SECONDS < deadline)) || fail "chunkview did not exit after q"
+	sleep 0.1
+done
+status=$(tm display-message -p -t "$session" '#{pane_dead_status}')
+[[ $status == 0 ]] || fail "chunkview exited with status $status"
+
+passed
+echo "ok: chunkview --demo passed the terminal walk-through"

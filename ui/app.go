@@ -1,0 +1,308 @@
+package ui
+
+import (
+	"strconv"
+	"strings"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/spinner"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// screen is one screen of the UI. Screens are stacked: the release list at the
+// bottom, then what was opened from it. Key presses go to the top screen; every
+// other message goes to all of them, and each keeps what answers its own requests.
+type screen interface {
+	// init starts the screen's first loads.
+	init() tea.Cmd
+	update(msg tea.Msg) tea.Cmd
+	// view draws the screen's body in exactly its size.
+	view() string
+	// title is the screen's part of the breadcrumb.
+	title() string
+	// help returns the bindings for the help line and the overlay.
+	help() helpKeys
+	setSize(w, h int)
+	// busy reports whether the screen waits on the cluster, for the spinner.
+	busy() bool
+	// capturing reports whether the screen takes typed text, so that letters
+	// such as q and ? reach it instead of acting globally.
+	capturing() bool
+	// handlesBack reports whether esc closes something inside the screen rather
+	// than the screen itself.
+	handlesBack() bool
+}
+
+// chromeLines is the height of the header, status line and help line.
+const chromeLines = 3
+
+// Smallest usable terminal; below it the UI asks for more room.
+const (
+	minWidth  = 60
+	minHeight = 12
+)
+
+// model is the root of the program: the screen stack, the header with its badges,
+// the status line, the help line and overlay, the spinner and the watch timer.
+type model struct {
+	common
+	opts Options
+
+	stack    []screen
+	spin     spinner.Model
+	spinning bool
+	help     help.Model
+	showHelp bool
+
+	status    string
+	statusErr bool
+
+	watch    bool
+	watchGen int
+
+	termWidth, termHeight int
+}
+
+func newModel(c common, opts Options) *model {
+	m := &model{common: c, opts: opts, watch: opts.Watch}
+	m.spin = spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(c.styles.Spinner))
+	m.help = help.New()
+	m.help.Styles = c.styles.Help
+	m.stack = []screen{newReleasesScreen(c)}
+	return m
+}
+
+func (m *model) top() screen { return m.stack[len(m.stack)-1] }
+
+// Init starts the release list and, in watch mode, the refresh timer.
+func (m *model) Init() tea.Cmd {
+	cmds := []tea.Cmd{m.top().init()}
+	if m.watch {
+		cmds = append(cmds, watchTick(m.opts.watchInterval(), m.watchGen))
+	}
+	return tea.Batch(append(cmds, m.startSpinner())...)
+}
+
+func (m *model) bodySize() (int, int) {
+	return m.termWidth, max(m.termHeight-chromeLines, 1)
+}
+
+// Update routes a message: keys to the top screen after the global ones,
+// navigation to the stack, and everything else to every screen.
+func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	var cmds []tea.Cmd
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.termWidth, m.termHeight = msg.Width, msg.Height
+		m.help.SetWidth(msg.Width)
+		w, h := m.bodySize()
+		for _, s := range m.stack {
+			s.setSize(w, h)
+		}
+		return m, nil
+
+	case tea.KeyPressMsg:
+		return m, m.handleKey(msg)
+
+	case spinner.TickMsg:
+		if !m.anyBusy() {
+			m.spinning = false
+			return m, nil
+		}
+		var cmd tea.Cmd
+		m.spin, cmd = m.spin.Update(msg)
+		return m, cmd
+
+	case pushMsg:
+		w, h := m.bodySize()
+		msg.s.setSize(w, h)
+		m.stack = append(m.stack, msg.s)
+		m.status = ""
+		return m, tea.Batch(msg.s.init(), m.startSpinner())
+
+	case popMsg:
+		if len(m.stack) > 1 {
+			m.stack = m.stack[:len(m.stack)-1]
+		}
+		m.status, m.statusErr = msg.status, false
+		return m, nil
+
+	case statusMsg:
+		m.status, m.statusErr = msg.text, msg.err
+		return m, nil
+
+	case toggleWatchMsg:
+		m.watch = !m.watch
+		m.watchGen++
+		if m.watch {
+			m.status, m.statusErr = "Watching: the list refreshes every "+m.opts.watchInterval().String()+".", false
+			return m, watchTick(m.opts.watchInterval(), m.watchGen)
+		}
+		m.status, m.statusErr = "Watch off.", false
+		return m, nil
+
+	case watchTickMsg:
+		if !m.watch || msg.gen != m.watchGen {
+			return m, nil
+		}
+		cmds = append(cmds, watchTick(m.opts.watchInterval(), m.watchGen))
+	}
+
+	for _, s := range m.stack {
+		cmds = append(cmds, s.update(msg))
+	}
+	cmds = append(cmds, m.startSpinner())
+	return m, tea.Batch(cmds...)
+}
+
+func (m *model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	g := m.keys.Global
+	if key.Matches(msg, g.ForceQuit) {
+		return tea.Quit
+	}
+	if m.showHelp {
+		// Any key closes the overlay; q still quits.
+		m.showHelp = false
+		if key.Matches(msg, g.Quit) {
+			return tea.Quit
+		}
+		return nil
+	}
+	top := m.top()
+	if !top.capturing() {
+		switch {
+		case key.Matches(msg, g.Quit):
+			return tea.Quit
+		case key.Matches(msg, g.Help):
+			m.showHelp = true
+			return nil
+		case key.Matches(msg, g.Back) && !top.handlesBack():
+			if len(m.stack) > 1 {
+				m.stack = m.stack[:len(m.stack)-1]
+				m.status = ""
+			}
+			return nil
+		}
+	}
+	return tea.Batch(top.update(msg), m.startSpinner())
+}
+
+func (m *model) anyBusy() bool {
+	for _, s := range m.stack {
+		if s.busy() {
+			return true
+		}
+	}
+	return false
+}
+
+// startSpinner starts the spinner's ticks when something is loading and they are
+// not running already; they stop by themselves once nothing is.
+func (m *model) startSpinner() tea.Cmd {
+	if m.spinning || !m.anyBusy() {
+		return nil
+	}
+	m.spinning = true
+	return m.spin.Tick
+}
+
+// View draws the header, the top screen (or the help overlay), the status line
+// and the help line.
+func (m *model) View() tea.View {
+	v := tea.NewView(m.render())
+	v.AltScreen = true
+	v.WindowTitle = "chunkview"
+	return v
+}
+
+func (m *model) render() string {
+	if m.termWidth == 0 {
+		return ""
+	}
+	if m.termWidth < minWidth || m.termHeight < minHeight {
+		return wrap("chunkview needs a terminal of at least 60x12; this one is "+
+			strconv.Itoa(m.termWidth)+"x"+strconv.Itoa(m.termHeight)+". Enlarge it, or press q to quit.", m.termWidth)
+	}
+	_, h := m.bodySize()
+	top := m.top()
+	var body string
+	if m.showHelp {
+		body = m.helpOverlay(top)
+	} else {
+		body = top.view()
+	}
+	body = cutLines(padLines(body, h), m.termWidth)
+	return strings.Join([]string{m.header(), body, m.statusLine(), m.helpLine(top)}, "\n")
+}
+
+func (m *model) header() string {
+	st := m.styles
+	left := st.AppName.Render("chunkview")
+	var crumbs []string
+	for _, s := range m.stack {
+		crumbs = append(crumbs, s.title())
+	}
+	left += st.Crumb.Render(strings.Join(crumbs, " › "))
+
+	var badges []string
+	if m.anyBusy() {
+		badges = append(badges, st.Spinner.Render(m.spin.View()+" loading "))
+	}
+	if m.watch {
+		badges = append(badges, st.BadgeWatch.Render("WATCH"))
+	}
+	if m.opts.Demo {
+		badges = append(badges, st.BadgeDemo.Render("DEMO"))
+	}
+	if m.readOnly() {
+		badges = append(badges, st.BadgeReadOnly.Render("READ-ONLY: actions off"))
+	}
+	right := strings.Join(badges, "")
+	if m.opts.ContextName != "" {
+		right = st.HeaderInfo.Render("ctx "+m.opts.ContextName) + right
+	}
+	gap := m.termWidth - lipgloss.Width(left) - lipgloss.Width(right)
+	if gap < 1 {
+		left = ansi.Truncate(left, max(m.termWidth-lipgloss.Width(right)-1, 10), "…")
+		gap = max(m.termWidth-lipgloss.Width(left)-lipgloss.Width(right), 0)
+	}
+	return ansi.Truncate(left+st.Header.Render(strings.Repeat(" ", gap))+right, m.termWidth, "")
+}
+
+func (m *model) statusLine() string {
+	if m.status == "" {
+		return ""
+	}
+	text := ansi.Truncate(oneLine(m.status), m.termWidth, "…")
+	if m.statusErr {
+		return m.styles.Error.Render(text)
+	}
+	return m.styles.OK.Render(text)
+}
+
+func (m *model) helpLine(top screen) string {
+	h := top.help()
+	short := append(append([]key.Binding(nil), h.short...), m.keys.Global.Help, m.keys.Global.Quit)
+	if len(m.stack) > 1 && !top.capturing() && !top.handlesBack() {
+		short = append(short, m.keys.Global.Back)
+	}
+	return ansi.Truncate(m.help.ShortHelpView(short), m.termWidth, "…")
+}
+
+func (m *model) helpOverlay(top screen) string {
+	st := m.styles
+	h := top.help()
+	cols := append(append([][]key.Binding(nil), h.full...), m.keys.Global.bindings())
+	title := st.Title.Render("Keys: " + top.title())
+	note := st.Dim.Render("Press any key to close this help.")
+	full := m.help.FullHelpView(cols)
+	return strings.Join([]string{title, "", full, "", note}, "\n")
+}
+
+// toggleWatchMsg turns watch mode on or off.
+type toggleWatchMsg struct{}
+
+func toggleWatch() tea.Msg { return toggleWatchMsg{} }

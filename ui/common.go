@@ -1,0 +1,63 @@
+package ui
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/storage"
+)
+
+// common is what every screen carries: the client it reads through, the shared
+// styles and keys, the clock, and the size of the area it draws in. Screens embed it
+// by value; the root updates each screen's size on resize.
+type common struct {
+	ctx    context.Context
+	client *kube.Client
+	styles *Styles
+	keys   *KeyMap
+	now    func() time.Time
+	// layouts remembers the chunk layouts seen, so the release list can draw the
+	// largest Secret's share exactly once a layout is known.
+	layouts *layoutCache
+
+	width, height int
+}
+
+func (c *common) setSize(w, h int) { c.width, c.height = w, h }
+
+// readOnly reports whether actions are refused.
+func (c *common) readOnly() bool { return c.client.ReadOnly() }
+
+// withClient returns a copy of c reading through client.
+func (c common) withClient(client *kube.Client) common {
+	c.client = client
+	return c
+}
+
+// layoutCache holds the largest Secret of layouts seen, by record key and index
+// resourceVersion. Safe for concurrent use.
+type layoutCache struct {
+	mu      sync.Mutex
+	largest map[string]int
+}
+
+func newLayoutCache() *layoutCache { return &layoutCache{largest: map[string]int{}} }
+
+func (lc *layoutCache) put(ns, key, rv string, l *storage.Layout) {
+	n := l.Index.Bytes
+	for _, c := range l.Chunks {
+		n = max(n, c.Bytes)
+	}
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	lc.largest[ns+"/"+key+"@"+rv] = n
+}
+
+func (lc *layoutCache) get(ns, key, rv string) (int, bool) {
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	n, ok := lc.largest[ns+"/"+key+"@"+rv]
+	return n, ok
+}

@@ -1,0 +1,270 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/chunkview/chunkview/kube"
+)
+
+// dialogState is where a confirmation dialog is: asking, waiting for the
+// operation, or showing its outcome.
+type dialogState int
+
+const (
+	dialogAsking dialogState = iota
+	dialogRunning
+	dialogDone
+)
+
+// choice is one of the ways a dialog offers (the stuck-release fixes).
+type choice struct {
+	label   string
+	warning string
+}
+
+// confirmDialog asks before an operation that changes the cluster, runs it, and
+// shows its outcome in place. Destructive ones (uninstall, delete a revision) want
+// the release's name typed out; the others a "y". With choices, the user first
+// picks one, and its warning is shown before the "y".
+type confirmDialog struct {
+	common
+	kind     actionKind
+	ns, name string
+	rev      int
+	heading  string
+	body     string
+	// want, when set, must be typed to confirm.
+	want  string
+	input textinput.Model
+	// choices, when set, are picked from; cursor is the one picked.
+	choices []choice
+	cursor  int
+	// run starts the operation with the picked choice.
+	run func(choice int) tea.Cmd
+	// after runs when a successful dialog is closed.
+	after func() tea.Cmd
+
+	state  dialogState
+	result string
+	err    error
+	hint   string
+}
+
+func newConfirmDialog(c common, kind actionKind, ns, name string, rev int, heading, body string) *confirmDialog {
+	in := newTextInput()
+	in.Prompt = "> "
+	in.SetWidth(30)
+	return &confirmDialog{common: c, kind: kind, ns: ns, name: name, rev: rev, heading: heading, body: body, input: in}
+}
+
+// typed makes the dialog want the release name typed out.
+func (d *confirmDialog) typed() *confirmDialog {
+	d.want = d.name
+	d.input.Placeholder = d.name
+	return d
+}
+
+func (d *confirmDialog) init() tea.Cmd {
+	if d.want != "" {
+		return d.input.Focus()
+	}
+	return nil
+}
+
+// capturing reports whether typed letters belong to the dialog.
+func (d *confirmDialog) capturing() bool { return d.want != "" && d.state == dialogAsking }
+
+// update handles the dialog's keys and its operation's outcome; closed reports
+// that the dialog is done with.
+func (d *confirmDialog) update(msg tea.Msg) (cmd tea.Cmd, closed bool) {
+	switch msg := msg.(type) {
+	case actionDoneMsg:
+		if msg.kind != d.kind || msg.ns != d.ns || msg.name != d.name || d.state != dialogRunning {
+			return nil, false
+		}
+		d.state = dialogDone
+		d.result, d.err = msg.text, msg.err
+		if msg.err != nil {
+			return status(shortError(msg.err), true), false
+		}
+		return tea.Batch(status(msg.text, false), releaseChanged(d.ns, d.name)), false
+	case tea.KeyPressMsg:
+		return d.handleKey(msg)
+	}
+	if d.want != "" && d.state == dialogAsking {
+		var c tea.Cmd
+		d.input, c = d.input.Update(msg)
+		return c, false
+	}
+	return nil, false
+}
+
+func (d *confirmDialog) handleKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
+	k := d.keys.Dialog
+	switch d.state {
+	case dialogRunning:
+		return nil, false
+	case dialogDone:
+		if key.Matches(msg, k.Close) {
+			if d.err == nil && d.after != nil {
+				return d.after(), true
+			}
+			return nil, true
+		}
+		return nil, false
+	}
+	if key.Matches(msg, d.keys.Global.Back) {
+		return nil, true
+	}
+	if len(d.choices) > 0 {
+		switch {
+		case key.Matches(msg, k.Up):
+			d.cursor = max(d.cursor-1, 0)
+			return nil, false
+		case key.Matches(msg, k.Down):
+			d.cursor = min(d.cursor+1, len(d.choices)-1)
+			return nil, false
+		}
+		if s := msg.String(); len(s) == 1 && s[0] >= '1' && int(s[0]-'1') < len(d.choices) {
+			d.cursor = int(s[0] - '1')
+			return nil, false
+		}
+	}
+	if d.want != "" {
+		if key.Matches(msg, k.Submit) {
+			if strings.TrimSpace(d.input.Value()) != d.want {
+				d.hint = fmt.Sprintf("Type %q exactly to confirm, or press esc.", d.want)
+				return nil, false
+			}
+			return d.start(), false
+		}
+		var c tea.Cmd
+		d.input, c = d.input.Update(msg)
+		d.hint = ""
+		return c, false
+	}
+	switch {
+	case key.Matches(msg, k.Confirm):
+		return d.start(), false
+	case key.Matches(msg, k.Cancel):
+		return nil, true
+	}
+	return nil, false
+}
+
+func (d *confirmDialog) start() tea.Cmd {
+	d.state = dialogRunning
+	d.input.Blur()
+	return d.run(d.cursor)
+}
+
+func (d *confirmDialog) busy() bool { return d.state == dialogRunning }
+
+func (d *confirmDialog) help() helpKeys {
+	k := d.keys.Dialog
+	var short []key.Binding
+	switch {
+	case d.state == dialogDone:
+		short = []key.Binding{k.Close}
+	case d.state == dialogRunning:
+	case d.want != "":
+		short = []key.Binding{k.Submit, d.keys.Global.Back}
+	case len(d.choices) > 0:
+		short = []key.Binding{k.Up, k.Down, k.Confirm, k.Cancel}
+	default:
+		short = []key.Binding{k.Confirm, k.Cancel}
+	}
+	return helpKeys{short: short, full: [][]key.Binding{short}}
+}
+
+func (d *confirmDialog) view() string {
+	st := d.styles
+	width := min(d.width-4, 72)
+	inner := width - 4
+	var b strings.Builder
+	b.WriteString(wrap(d.body, inner))
+	for i, c := range d.choices {
+		b.WriteString("\n\n")
+		mark := "  "
+		label := fmt.Sprintf("%d. %s", i+1, c.label)
+		if i == d.cursor {
+			mark = st.Cursor.Render("▶ ")
+			label = st.Selected.Render(label)
+		}
+		b.WriteString(mark + label)
+		if i == d.cursor && c.warning != "" {
+			b.WriteString("\n" + st.Warning.Render(wrap("⚠ "+c.warning, inner)))
+		}
+	}
+	b.WriteString("\n\n")
+	switch d.state {
+	case dialogAsking:
+		if d.want != "" {
+			b.WriteString(st.Prompt.Render(fmt.Sprintf("Type the release name (%s) to confirm:", d.want)) + "\n")
+			b.WriteString(d.input.View())
+			if d.hint != "" {
+				b.WriteString("\n" + st.Warning.Render(wrap(d.hint, inner)))
+			}
+		} else {
+			b.WriteString(st.Prompt.Render("Proceed? y: yes · esc: cancel"))
+		}
+	case dialogRunning:
+		b.WriteString(st.Dim.Render("Working… (the cluster is being changed; wait for the result)"))
+	case dialogDone:
+		if d.err != nil {
+			b.WriteString(st.renderError(d.err, inner))
+		} else {
+			b.WriteString(st.OK.Render(wrap("✓ "+d.result, inner)))
+		}
+		b.WriteString("\n" + st.Dim.Render("enter: close"))
+	}
+	return st.dialogBox(d.heading, b.String(), width)
+}
+
+// uninstallDialog asks to type the release name before uninstalling it.
+func uninstallDialog(c common, ns, name string, revisions int) *confirmDialog {
+	d := newConfirmDialog(c, actionUninstall, ns, name, 0, "Uninstall "+name,
+		fmt.Sprintf("Helm uninstalls %s: it deletes the release's resources (running its delete hooks) and all %d revision records. This cannot be undone.", name, revisions))
+	d.run = func(int) tea.Cmd { return runUninstall(c.ctx, c.client, ns, name) }
+	return d.typed()
+}
+
+// deleteRevisionDialog asks to type the release name before deleting one
+// revision's record.
+func deleteRevisionDialog(c common, row kube.RevisionRow, latest bool) *confirmDialog {
+	body := fmt.Sprintf("Deletes the record of revision %d of %s: its index Secret and its chunk Secrets. The release's resources stay as they are.", row.Revision, row.Name)
+	if latest {
+		body += " This is the latest revision: Helm will then see the one before as the latest."
+	}
+	force := row.Broken
+	if force {
+		body += " It cannot be decoded, so it is deleted without being read (--force)."
+	}
+	d := newConfirmDialog(c, actionDelete, row.StorageNamespace, row.Name, row.Revision, fmt.Sprintf("Delete revision %d of %s", row.Revision, row.Name), body)
+	d.run = func(int) tea.Cmd {
+		return runDeleteRevision(c.ctx, c.client, row.StorageNamespace, row.Name, row.Revision, force)
+	}
+	return d.typed()
+}
+
+// fixStuckDialog offers the two ways out of a pending release, each with its
+// warning.
+func fixStuckDialog(c common, row kube.RevisionRow, pendingFor string) *confirmDialog {
+	fixes := []kube.StuckFix{kube.FixMarkFailed, kube.FixDeletePending}
+	body := fmt.Sprintf("Revision %d of %s has been %s for %s. Helm refuses to upgrade or roll back a release while a revision is pending. If the operation that wrote it is gone (a killed helm, a restarted operator), pick a way out:",
+		row.Revision, row.Name, row.Status, pendingFor)
+	d := newConfirmDialog(c, actionFixStuck, row.StorageNamespace, row.Name, row.Revision, "Fix stuck release "+row.Name, body)
+	d.choices = []choice{
+		{label: fmt.Sprintf("Mark revision %d failed (%s)", row.Revision, kube.FixMarkFailed), warning: kube.FixMarkFailed.Warning()},
+		{label: fmt.Sprintf("Delete pending revision %d (%s)", row.Revision, kube.FixDeletePending), warning: kube.FixDeletePending.Warning()},
+	}
+	d.run = func(i int) tea.Cmd {
+		return runFixStuck(c.ctx, c.client, row.StorageNamespace, row.Name, row.Revision, fixes[i])
+	}
+	return d
+}

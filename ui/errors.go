@@ -1,0 +1,63 @@
+package ui
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/storage"
+)
+
+// errorTitle names the kind of failure in a few words, so the reader knows at once
+// whether to fix access, the connection or the data. kube's messages then say what
+// to do.
+func errorTitle(err error) string {
+	switch {
+	case errors.Is(err, kube.ErrForbidden):
+		return "Forbidden"
+	case errors.Is(err, kube.ErrUnauthorized):
+		return "Credentials rejected"
+	case errors.Is(err, kube.ErrUnreachable):
+		return "Cluster unreachable"
+	case errors.Is(err, kube.ErrTimeout):
+		return "Timed out"
+	case errors.Is(err, kube.ErrReadOnly):
+		return "Read-only"
+	case errors.Is(err, kube.ErrInProgress):
+		return "Operation in progress"
+	case errors.Is(err, kube.ErrNotFound):
+		return "Not found"
+	case errors.Is(err, storage.ErrConflict):
+		return "Changed meanwhile"
+	case errors.Is(err, storage.ErrCorrupt):
+		return "Cannot decode"
+	case errors.Is(err, storage.ErrTooLarge):
+		return "Too large"
+	}
+	return "Error"
+}
+
+// renderError draws an error as a titled, wrapped paragraph.
+func (s *Styles) renderError(err error, width int) string {
+	if err == nil {
+		return ""
+	}
+	return s.Error.Render(wrap("✗ "+shortError(err), max(width, 20)))
+}
+
+// shortError is an error on one line for a table row or the status bar: its
+// title, then kube's message without the sentinel the title already says.
+func shortError(err error) string {
+	msg := oneLine(err.Error())
+	for _, s := range []error{kube.ErrForbidden, kube.ErrUnauthorized, kube.ErrUnreachable, kube.ErrTimeout, kube.ErrNotFound} {
+		if errors.Is(err, s) {
+			msg = strings.TrimPrefix(msg, s.Error()+": ")
+		}
+	}
+	return errorTitle(err) + ": " + msg
+}
+
+// oneLine joins the lines of s.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}

@@ -1,0 +1,124 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/chunkview/chunkview/demo"
+	"github.com/chunkview/chunkview/kube"
+)
+
+// goldenSizes are the terminal sizes every screen is checked at: the smallest
+// supported and a roomy one.
+var goldenSizes = []struct{ w, h int }{{80, 24}, {120, 40}}
+
+// goldenCase opens one screen in one state.
+type goldenCase struct {
+	name string
+	// client, when set, changes the client before the program starts.
+	client func(f *fixture) *kube.Client
+	// before runs on the fixture before the program starts.
+	before func(f *fixture)
+	opts   Options
+	steps  func(h *harness)
+}
+
+func keys(k ...string) func(h *harness) { return func(h *harness) { h.press(k...) } }
+
+// The release list is sorted by namespace then name: legacy, old-tool, web,
+// worker in default.
+var goldenCases = []goldenCase{
+	{name: "releases"},
+	{name: "releases_all_namespaces", steps: func(h *harness) { h.press("n", "enter") }},
+	{name: "releases_filter", steps: func(h *harness) { h.press("/").typeText("wrk") }},
+	{name: "releases_filtered", steps: func(h *harness) { h.press("/").typeText("web").press("enter") }},
+	{name: "releases_namespace_picker", steps: keys("n")},
+	{name: "releases_stuck_selected", steps: keys("G")},
+	{name: "releases_verified", steps: func(h *harness) { h.press("n").typeText("shop").press("down", "enter", "V") }},
+	{name: "releases_read_only", client: readOnlyClient},
+	{name: "releases_watch", opts: Options{Watch: true, WatchInterval: time.Millisecond}},
+	{name: "releases_empty", client: func(f *fixture) *kube.Client { return f.client.WithNamespace("kube-system", false) }},
+	{name: "releases_forbidden", before: failList(apierrors.NewForbidden(schema.GroupResource{Resource: "secrets"}, "", errors.New(`User "oncall" cannot list resource "secrets" in API group "" in the namespace "default"`)))},
+	{name: "releases_unreachable", before: failList(&url.Error{Op: "Get", URL: "https://10.0.0.1:6443/api/v1/namespaces/default/secrets", Err: &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connect: connection refused")}})},
+	{name: "help", steps: keys("?")},
+
+	{name: "history", steps: keys("down", "down", "enter")},
+	{name: "history_marked", steps: keys("down", "down", "enter", "up", "up", "space", "down")},
+	{name: "history_broken", steps: keys("enter")},
+	{name: "history_stuck", steps: keys("G", "enter")},
+	{name: "history_read_only", client: readOnlyClient, steps: keys("down", "down", "enter")},
+
+	{name: "revision_summary", steps: keys("down", "down", "enter", "enter")},
+	{name: "revision_values", steps: keys("down", "down", "enter", "enter", "2")},
+	{name: "revision_values_revealed", steps: keys("down", "down", "enter", "enter", "2", "v")},
+	{name: "revision_values_all", steps: keys("down", "down", "enter", "enter", "2", "a")},
+	{name: "revision_manifest", steps: keys("down", "down", "enter", "enter", "3")},
+	{name: "revision_notes", steps: keys("down", "down", "enter", "enter", "4")},
+	{name: "revision_hooks", steps: keys("down", "down", "enter", "enter", "5")},
+	{name: "revision_broken", steps: keys("enter", "enter")},
+
+	{name: "chunks", steps: keys("down", "down", "c")},
+	{name: "chunks_missing", steps: keys("c")},
+	{name: "chunks_orphan", steps: keys("enter", "up", "c")},
+	{name: "chunks_corrupt", steps: func(h *harness) { h.press("n").typeText("shop").press("down", "enter", "down", "c") }},
+	{name: "chunks_scrolled", steps: keys("down", "down", "c", "pgdown")},
+
+	{name: "diff", steps: keys("down", "down", "enter", "d")},
+	{name: "diff_next_change", steps: keys("down", "down", "enter", "d", "n", "n")},
+	{name: "diff_secret", steps: keys("down", "down", "enter", "d", "n", "n", "n", "n")},
+	{name: "diff_revealed", steps: keys("down", "down", "enter", "d", "v", "n", "n", "n", "n")},
+	{name: "diff_marked", steps: keys("down", "down", "enter", "home", "space", "end", "d")},
+
+	{name: "rollback_plan", steps: keys("down", "down", "enter", "up", "R")},
+	{name: "rollback_done", steps: keys("down", "down", "enter", "up", "R", "y")},
+	{name: "rollback_read_only", client: readOnlyClient, steps: keys("down", "down", "enter", "up", "R", "y")},
+	{name: "dialog_uninstall", steps: func(h *harness) { h.press("down", "down", "enter", "U").typeText("we") }},
+	{name: "dialog_delete_broken", steps: keys("enter", "X")},
+	{name: "dialog_fix_stuck", steps: keys("G", "enter", "F")},
+	{name: "dialog_fix_stuck_done", steps: keys("G", "enter", "F", "down", "y")},
+}
+
+func readOnlyClient(f *fixture) *kube.Client {
+	cfg := testConfig()
+	cfg.ReadOnly = true
+	return kube.New(f.cluster.Clientset(), f.cluster.Metadata(), kube.DiscardKubeClients, cfg)
+}
+
+// failList makes the next list request fail with err.
+func failList(err error) func(f *fixture) {
+	return func(f *fixture) { f.cluster.FailRequest(demo.VerbList, 1, err) }
+}
+
+// TestGolden compares every screen, in the states that matter, with its golden
+// file at 80x24 and 120x40. Run go test ./ui -run TestGolden -update to rewrite
+// them after an intended change, and review the diff.
+func TestGolden(t *testing.T) {
+	for _, c := range goldenCases {
+		t.Run(c.name, func(t *testing.T) {
+			for _, sz := range goldenSizes {
+				t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
+					f := newFixture(t)
+					client := f.client
+					if c.client != nil {
+						client = c.client(f)
+					}
+					if c.before != nil {
+						c.before(f)
+					}
+					h := newHarness(t, client, c.opts, sz.w, sz.h)
+					if c.steps != nil {
+						c.steps(h)
+					}
+					h.golden()
+				})
+			}
+		})
+	}
+}

@@ -1,0 +1,516 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/chunkview/chunkview/kube"
+)
+
+// historyScreen shows the revisions of one release, its size trend, and the
+// operations on it.
+type historyScreen struct {
+	common
+	ns, name string
+
+	loading bool
+	loaded  bool
+	err     error
+	gone    string // set once the release was uninstalled
+
+	rows     []kube.RevisionRow
+	rowErr   map[string]error // by key@rv
+	inflight map[string]bool
+	// checked holds the records whose details or chunk check came back, so a
+	// reload (in watch mode, every few seconds) does not ask again.
+	checked map[string]bool
+	cursor  int
+	offset  int
+	// mark is the revision marked as the other side of a diff; 0 when none.
+	mark   int
+	dialog *confirmDialog
+}
+
+func newHistoryScreen(c common, ns, name string) *historyScreen {
+	return &historyScreen{common: c, ns: ns, name: name, rowErr: map[string]error{}, inflight: map[string]bool{}, checked: map[string]bool{}, cursor: -1}
+}
+
+func (s *historyScreen) init() tea.Cmd { return s.reload() }
+
+func (s *historyScreen) reload() tea.Cmd {
+	if s.gone != "" {
+		return nil
+	}
+	s.loading = true
+	return loadHistory(s.ctx, s.client, s.ns, s.name)
+}
+
+func (s *historyScreen) title() string { return s.name }
+
+func (s *historyScreen) busy() bool {
+	return s.loading || len(s.inflight) > 0 || (s.dialog != nil && s.dialog.busy())
+}
+
+func (s *historyScreen) capturing() bool { return s.dialog != nil && s.dialog.capturing() }
+
+func (s *historyScreen) handlesBack() bool { return s.dialog != nil }
+
+func (s *historyScreen) setSize(w, h int) {
+	s.common.setSize(w, h)
+	if s.dialog != nil {
+		s.dialog.setSize(w, h)
+	}
+	s.clamp()
+}
+
+func (s *historyScreen) help() helpKeys {
+	if s.dialog != nil {
+		return s.dialog.help()
+	}
+	k := s.keys.History
+	return helpKeys{
+		short: []key.Binding{k.Open, k.Chunks, k.Diff, k.Mark, k.Rollback, k.Delete, k.FixStuck},
+		full: [][]key.Binding{
+			s.keys.List.bindings(),
+			{k.Open, k.Chunks, k.Diff, k.Mark, k.Refresh, k.Verify},
+			{k.Rollback, k.Delete, k.Uninstall, k.FixStuck},
+		},
+	}
+}
+
+// Lines above and below the table: the trend (two), the header, and the
+// selected revision's detail (three).
+func (s *historyScreen) tableHeight() int { return max(s.height-6, 1) }
+
+func (s *historyScreen) clamp() {
+	if len(s.rows) == 0 {
+		s.cursor = -1
+		return
+	}
+	s.cursor = max(0, min(s.cursor, len(s.rows)-1))
+	s.offset = scrollWindow(s.cursor, s.offset, s.tableHeight(), len(s.rows))
+}
+
+func (s *historyScreen) selected() *kube.RevisionRow {
+	if s.cursor < 0 || s.cursor >= len(s.rows) {
+		return nil
+	}
+	return &s.rows[s.cursor]
+}
+
+func rowID(r kube.RevisionRow) string {
+	return r.StorageNamespace + "/" + r.Key + "@" + r.ResourceVersion
+}
+
+func (s *historyScreen) update(msg tea.Msg) tea.Cmd {
+	// A dialog sees every message but keys only when open; the screen itself keeps
+	// loading underneath it.
+	if _, isKey := msg.(tea.KeyPressMsg); !isKey && s.dialog != nil {
+		cmd, closed := s.dialog.update(msg)
+		if closed {
+			s.dialog = nil
+		}
+		return tea.Batch(cmd, s.updateSelf(msg))
+	}
+	return s.updateSelf(msg)
+}
+
+func (s *historyScreen) updateSelf(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case historyLoadedMsg:
+		if msg.ns != s.ns || msg.name != s.name {
+			return nil
+		}
+		s.loading = false
+		if msg.err != nil {
+			s.err = msg.err
+			return nil
+		}
+		s.err = nil
+		s.loaded = true
+		s.setRows(msg.rows)
+		return s.fill()
+
+	case rowDetailsMsg:
+		for i := range s.rows {
+			r := &s.rows[i]
+			if r.StorageNamespace == msg.ns && r.Key == msg.key && r.ResourceVersion == msg.rv {
+				delete(s.inflight, rowID(*r))
+				s.checked[rowID(*r)] = true
+				if msg.err != nil {
+					s.rowErr[rowID(*r)] = msg.err
+					continue
+				}
+				*r = msg.row
+			}
+		}
+		return nil
+
+	case releaseChangedMsg:
+		if msg.ns == s.ns && msg.name == s.name {
+			return s.reload()
+		}
+		return nil
+
+	case watchTickMsg:
+		if s.loading || s.dialog != nil {
+			return nil
+		}
+		return s.reload()
+
+	case actionDoneMsg:
+		if msg.kind == actionUninstall && msg.err == nil && msg.ns == s.ns && msg.name == s.name {
+			s.gone = msg.text
+		}
+		return nil
+
+	case tea.KeyPressMsg:
+		if s.dialog != nil {
+			cmd, closed := s.dialog.update(msg)
+			if closed {
+				s.dialog = nil
+			}
+			return cmd
+		}
+		return s.handleKey(msg)
+	}
+	return nil
+}
+
+// setRows replaces the revisions, newest selected on first load, keeping the
+// selection and what was decoded of records that did not change.
+func (s *historyScreen) setRows(rows []kube.RevisionRow) {
+	var keep int
+	if r := s.selected(); r != nil {
+		keep = r.Revision
+	}
+	old := map[string]kube.RevisionRow{}
+	for _, r := range s.rows {
+		old[rowID(r)] = r
+	}
+	for i, r := range rows {
+		if o, ok := old[rowID(r)]; ok && (o.Known || o.Broken) {
+			rows[i] = o
+		}
+	}
+	s.rows = rows
+	s.cursor = len(rows) - 1
+	for i, r := range rows {
+		if r.Revision == keep {
+			s.cursor = i
+		}
+	}
+	s.clamp()
+}
+
+// fill asks for the details of every revision that lacks them: the trend needs
+// all their sizes. Revisions with a summary get the cheap chunk check.
+func (s *historyScreen) fill() tea.Cmd {
+	var cmds []tea.Cmd
+	for _, r := range s.rows {
+		id := rowID(r)
+		if s.inflight[id] || s.checked[id] || r.Broken || (r.Known && r.Summary.Chunks <= 1) {
+			continue
+		}
+		if _, failed := s.rowErr[id]; failed {
+			continue
+		}
+		s.inflight[id] = true
+		cmds = append(cmds, fillRow(s.ctx, s.client, r))
+	}
+	return tea.Batch(cmds...)
+}
+
+func (s *historyScreen) latest() *kube.RevisionRow {
+	if len(s.rows) == 0 {
+		return nil
+	}
+	return &s.rows[len(s.rows)-1]
+}
+
+// previous returns the revision listed before the selected one.
+func (s *historyScreen) previous() *kube.RevisionRow {
+	if s.cursor <= 0 {
+		return nil
+	}
+	return &s.rows[s.cursor-1]
+}
+
+func (s *historyScreen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	if moveCursor(msg, s.keys.List, &s.cursor, len(s.rows), s.tableHeight()) {
+		s.clamp()
+		return nil
+	}
+	k := s.keys.History
+	if key.Matches(msg, k.Refresh) {
+		s.rowErr, s.checked = map[string]error{}, map[string]bool{}
+		return s.reload()
+	}
+	if key.Matches(msg, k.Verify) {
+		var cmds []tea.Cmd
+		for _, r := range s.rows {
+			if !s.inflight[rowID(r)] && !r.Broken {
+				s.inflight[rowID(r)] = true
+				cmds = append(cmds, verifyRow(s.ctx, s.client, r))
+			}
+		}
+		return tea.Batch(cmds...)
+	}
+	if key.Matches(msg, k.Uninstall) && len(s.rows) > 0 {
+		return s.openDialog(uninstallDialog(s.common, s.ns, s.name, len(s.rows)), func() tea.Cmd {
+			return pop("Uninstalled " + s.name + ".")
+		})
+	}
+	if key.Matches(msg, k.FixStuck) {
+		l := s.latest()
+		if l == nil || !kube.Pending(l.Status) {
+			return status(s.name+" is not pending: there is nothing stuck to fix.", true)
+		}
+		return s.openDialog(fixStuckDialog(s.common, *l, duration(s.now().Sub(l.Updated))), nil)
+	}
+	sel := s.selected()
+	if sel == nil {
+		return nil
+	}
+	switch {
+	case key.Matches(msg, k.Open):
+		return push(newRevisionScreen(s.common, *sel))
+	case key.Matches(msg, k.Chunks):
+		return push(newChunksScreen(s.common, *sel))
+	case key.Matches(msg, k.Mark):
+		if s.mark == sel.Revision {
+			s.mark = 0
+		} else {
+			s.mark = sel.Revision
+		}
+		return nil
+	case key.Matches(msg, k.Diff):
+		from, to := 0, sel.Revision
+		switch {
+		case s.mark != 0 && s.mark != sel.Revision:
+			from = min(s.mark, sel.Revision)
+			to = max(s.mark, sel.Revision)
+		case s.previous() != nil:
+			from = s.previous().Revision
+		default:
+			return status(fmt.Sprintf("Revision %d is the first stored: nothing before it to compare with. Mark another with space.", sel.Revision), true)
+		}
+		return push(newDiffScreen(s.common, s.ns, s.name, from, to))
+	case key.Matches(msg, k.Rollback):
+		if l := s.latest(); l != nil && l.Revision == sel.Revision {
+			return status(fmt.Sprintf("Revision %d is already the latest: select an earlier one to roll back to.", sel.Revision), true)
+		}
+		if sel.Broken {
+			return status(fmt.Sprintf("Revision %d cannot be read, so it cannot be rolled back to.", sel.Revision), true)
+		}
+		return push(newRollbackScreen(s.common, s.ns, s.name, sel.Revision))
+	case key.Matches(msg, k.Delete):
+		l := s.latest()
+		return s.openDialog(deleteRevisionDialog(s.common, *sel, l != nil && l.Revision == sel.Revision), nil)
+	}
+	return nil
+}
+
+func (s *historyScreen) openDialog(d *confirmDialog, after func() tea.Cmd) tea.Cmd {
+	d.after = after
+	d.setSize(s.width, s.height)
+	s.dialog = d
+	return d.init()
+}
+
+var historyColumns = []column{
+	{title: "REV", width: 4, right: true},
+	{title: "STATUS", width: 17},
+	{title: "CHART", width: 14, flex: 1, prio: 2},
+	{title: "APP", width: 7, prio: 1},
+	{title: "AGE", width: 4, right: true, prio: 4},
+	{title: "CHUNKS", width: 6, right: true, prio: 3},
+	{title: "SIZE", width: 8, right: true, prio: 6},
+	{title: "GROWTH", width: 10, prio: 5},
+	{title: "DESCRIPTION", width: 12, flex: 3},
+}
+
+func (s *historyScreen) view() string {
+	body := s.tableView()
+	if s.dialog != nil {
+		s.dialog.setSize(s.width, s.height)
+		return overlay(body, s.dialog.view(), s.width, s.height)
+	}
+	return body
+}
+
+func (s *historyScreen) tableView() string {
+	st := s.styles
+	switch {
+	case s.gone != "":
+		return st.OK.Render(wrap("✓ "+s.gone, s.width)) + "\n\n" + st.Dim.Render("esc: back to the release list")
+	case !s.loaded && s.err != nil:
+		return st.renderError(s.err, s.width) + "\n\n" + st.Dim.Render("r: retry · esc: back")
+	case !s.loaded:
+		return st.Dim.Render("Reading the history of " + s.name + "…")
+	}
+	var lines []string
+	lines = append(lines, s.trendLines()...)
+	cols := fitColumns(historyColumns, s.width)
+	lines = append(lines, renderHeader(cols, &st.TableHeader))
+	var top int64
+	for _, r := range s.rows {
+		top = max(top, r.Summary.StoredBytes)
+	}
+	growthWidth := 10
+	for _, c := range cols {
+		if c.title == "GROWTH" {
+			growthWidth = c.width
+		}
+	}
+	end := min(s.offset+s.tableHeight(), len(s.rows))
+	for i := s.offset; i < end; i++ {
+		r := s.rows[i]
+		status := st.statusCell(r)
+		if _, failed := s.rowErr[rowID(r)]; failed && !r.Broken {
+			status = styled("! "+r.Status, &st.Error)
+		}
+		growth := plain("")
+		if r.Known && top > 0 {
+			growth = cell{text: bar(float64(r.Summary.StoredBytes)/float64(top), growthWidth, &st.Spark, &st.GaugeEmpty)}
+		}
+		desc := knownOr(r, oneLine(r.Summary.Description))
+		if r.Broken {
+			desc = oneLine(r.Problem)
+		}
+		cells := map[string]cell{
+			"REV":         plain(itoa(r.Revision)),
+			"STATUS":      status,
+			"CHART":       plain(chartText(r)),
+			"APP":         plain(knownOr(r, r.Summary.AppVersion)),
+			"AGE":         plain(age(s.now(), r.Updated)),
+			"CHUNKS":      plain(knownOr(r, itoa(r.Summary.Chunks))),
+			"SIZE":        plain(knownOr(r, size(r.Summary.StoredBytes))),
+			"GROWTH":      growth,
+			"DESCRIPTION": plain(desc),
+		}
+		if r.Broken {
+			cells["DESCRIPTION"] = styled(desc, &st.Error)
+		}
+		gutter := " "
+		if i == s.cursor {
+			gutter = st.Cursor.Render("▶")
+			cells["REV"] = styled(itoa(r.Revision), &st.Selected)
+		}
+		if r.Revision == s.mark {
+			gutter += st.Marked.Render("◆")
+		} else {
+			gutter += " "
+		}
+		lines = append(lines, renderRow(cols, cells, gutter))
+	}
+	for len(lines) < s.tableHeight()+3 {
+		lines = append(lines, "")
+	}
+	lines = append(lines, s.detailLines()...)
+	return strings.Join(lines, "\n")
+}
+
+// trendLines draw the stored size per revision as a sparkline, and warn when the
+// recent growth will cross the driver's write limit within a few revisions.
+func (s *historyScreen) trendLines() []string {
+	st := s.styles
+	var values []int64
+	var points []sizePoint
+	for _, r := range s.rows {
+		if r.Known && r.Summary.StoredBytes > 0 {
+			values = append(values, r.Summary.StoredBytes)
+			points = append(points, sizePoint{rev: r.Revision, bytes: r.Summary.StoredBytes})
+		} else {
+			values = append(values, -1)
+		}
+	}
+	sparkWidth := max(s.width/3, 8)
+	if len(values) > sparkWidth {
+		values = values[len(values)-sparkWidth:]
+	}
+	first := "Size per revision " + st.Spark.Render(sparkline(values))
+	if len(points) > 0 {
+		first += fmt.Sprintf("  %s → %s", size(points[0].bytes), size(points[len(points)-1].bytes))
+	}
+	cfg := s.client.Config().Driver
+	chunkSize := int64(chunkSizeOf(s.client))
+	limit := int64(cfg.MaxWriteChunks) * chunkSize
+	g := projectGrowth(points, limit)
+	if len(points) >= 2 {
+		first += fmt.Sprintf(" (%s%s per revision lately)", sign(g.perRevision), size(int64(abs(g.perRevision))))
+	}
+	var second string
+	switch {
+	case cfg.MaxWriteChunks == 0:
+		second = st.Dim.Render("No write limit set (--max-write-chunks 0): growth only adds chunk Secrets, each under 1 MiB.")
+	case g.revisionsLeft == 0:
+		second = st.ErrorBold.Render(fmt.Sprintf("✗ Over the write limit: %s > %d chunks × %s. The driver will refuse the next upgrade.", size(g.last), cfg.MaxWriteChunks, size(chunkSize)))
+	case g.warn():
+		second = st.Warning.Render(fmt.Sprintf("⚠ In %s at this rate (revision %d) it outgrows the write limit, %d chunks × %s = %s.",
+			plural(g.revisionsLeft, "upgrade", "upgrades"), s.latest().Revision+g.revisionsLeft, cfg.MaxWriteChunks, size(chunkSize), size(limit)))
+	default:
+		second = st.Dim.Render(fmt.Sprintf("Write limit %d chunks × %s = %s; not in reach at the recent rate.", cfg.MaxWriteChunks, size(chunkSize), size(limit)))
+	}
+	return []string{cutLines(first, s.width), cutLines(second, s.width)}
+}
+
+func sign(f float64) string {
+	if f < 0 {
+		return "-"
+	}
+	return "+"
+}
+
+func abs(f float64) float64 {
+	if f < 0 {
+		return -f
+	}
+	return f
+}
+
+// detailLines describe the selected revision: what is wrong and which key fixes
+// it, or its description and the keys that go further.
+func (s *historyScreen) detailLines() []string {
+	st := s.styles
+	r := s.selected()
+	var first, second, third string
+	if s.err != nil {
+		first = st.Error.Render(line1(s.width, "✗ Refresh failed, showing the last history: "+shortError(s.err)))
+	}
+	if r == nil {
+		return []string{first, second, third}
+	}
+	latest := s.latest() != nil && s.latest().Revision == r.Revision
+	err := s.rowErr[rowID(*r)]
+	switch {
+	case first != "":
+	case err != nil:
+		first = st.Error.Render(line1(s.width, "✗ "+shortError(err)))
+	case r.Broken:
+		first = st.ErrorBold.Render(line1(s.width, fmt.Sprintf("✗ Revision %d cannot be read: %s", r.Revision, oneLine(r.Problem))))
+		second = st.Dim.Render(line1(s.width, "  c: see which Secret is missing or damaged · X: delete this revision's record · R on a good revision: roll back to it"))
+	case kube.Pending(r.Status) && latest:
+		first = st.Warning.Render(line1(s.width, fmt.Sprintf("◔ %s for %s: Helm will refuse upgrades and rollbacks until it completes.", r.Status, duration(s.now().Sub(r.Updated)))))
+		second = st.Dim.Render(line1(s.width, "  F: ways out of a stuck release (mark failed, or delete the pending revision)"))
+	case r.Status == "failed":
+		first = st.Error.Render(line1(s.width, fmt.Sprintf("✗ Revision %d failed: %s", r.Revision, oneLine(r.Summary.Description))))
+		second = st.Dim.Render(line1(s.width, "  select a good revision and press R to roll back to it · d: what changed"))
+	default:
+		first = line1(s.width, fmt.Sprintf("Revision %d: %s", r.Revision, knownOr(*r, oneLine(r.Summary.Description))))
+		if !latest {
+			second = st.Dim.Render(line1(s.width, "  R: roll back to this revision · d: diff with the one before · enter: values, manifest, notes"))
+		} else {
+			second = st.Dim.Render(line1(s.width, "  d: diff with the one before · enter: values, manifest, notes · c: chunk layout"))
+		}
+	}
+	if s.mark != 0 {
+		third = st.Marked.Render(line1(s.width, fmt.Sprintf("◆ revision %d marked: d compares it with the selected revision · space unmarks", s.mark)))
+	} else if s.readOnly() {
+		third = st.Dim.Render(line1(s.width, "read-only: rollback, delete, uninstall and fixes are off"))
+	}
+	return []string{first, second, third}
+}

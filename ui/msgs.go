@@ -1,0 +1,287 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/revdiff"
+	"github.com/chunkview/chunkview/storage"
+)
+
+// Every call to the cluster happens in one of the commands below, never in Update
+// or View. Each result carries what it answers (the list's view, the release and
+// revision, the record's resourceVersion), so that a screen that has moved on can
+// drop a late answer.
+
+// releasesLoadedMsg answers loadReleases.
+type releasesLoadedMsg struct {
+	// view names the namespace view the list was made for; gen counts the loads
+	// of that screen, so an older load finishing late is dropped.
+	view string
+	gen  int
+	rows []kube.ReleaseRow
+	err  error
+}
+
+func loadReleases(ctx context.Context, c *kube.Client, view string, gen int) tea.Cmd {
+	return func() tea.Msg {
+		rows, err := c.Releases(ctx)
+		return releasesLoadedMsg{view: view, gen: gen, rows: rows, err: err}
+	}
+}
+
+// rowDetailsMsg answers fillRow: the row of one revision record, decoded or
+// checked. Screens match it by storage namespace, key and resourceVersion.
+type rowDetailsMsg struct {
+	ns, key, rv string
+	row         kube.RevisionRow
+	err         error
+}
+
+// fillRow fills in what the listing could not tell about one row: rows without a
+// summary are decoded (FillDetails); rows with one are checked for missing chunks
+// from metadata, which costs one small list.
+func fillRow(ctx context.Context, c *kube.Client, row kube.RevisionRow) tea.Cmd {
+	return func() tea.Msg {
+		msg := rowDetailsMsg{ns: row.StorageNamespace, key: row.Key, rv: row.ResourceVersion}
+		r := row
+		if !r.Known {
+			msg.err = c.FillDetails(ctx, []*kube.RevisionRow{&r})
+		} else {
+			r, msg.err = c.CheckChunks(ctx, r)
+		}
+		msg.row = r
+		return msg
+	}
+}
+
+// verifyRow decodes a row's revision whatever its summary says, which reads all
+// its chunks: the only way to find a chunk whose bytes were damaged.
+func verifyRow(ctx context.Context, c *kube.Client, row kube.RevisionRow) tea.Cmd {
+	return func() tea.Msg {
+		msg := rowDetailsMsg{ns: row.StorageNamespace, key: row.Key, rv: row.ResourceVersion, row: row}
+		d, err := c.Details(ctx, row)
+		if err != nil {
+			msg.err = err
+			return msg
+		}
+		msg.row.Broken, msg.row.Problem = d.Row.Broken, d.Row.Problem
+		if !msg.row.Known && d.Row.Known {
+			msg.row.Summary, msg.row.Known = d.Row.Summary, true
+		}
+		return msg
+	}
+}
+
+// historyLoadedMsg answers loadHistory.
+type historyLoadedMsg struct {
+	ns, name string
+	rows     []kube.RevisionRow
+	err      error
+}
+
+func loadHistory(ctx context.Context, c *kube.Client, ns, name string) tea.Cmd {
+	return func() tea.Msg {
+		rows, err := c.History(ctx, ns, name)
+		return historyLoadedMsg{ns: ns, name: name, rows: rows, err: err}
+	}
+}
+
+// detailsLoadedMsg answers loadDetails: one revision decoded.
+type detailsLoadedMsg struct {
+	ns, key, rv string
+	details     *kube.Details
+	err         error
+}
+
+func loadDetails(ctx context.Context, c *kube.Client, row kube.RevisionRow) tea.Cmd {
+	return func() tea.Msg {
+		d, err := c.Details(ctx, row)
+		return detailsLoadedMsg{ns: row.StorageNamespace, key: row.Key, rv: row.ResourceVersion, details: d, err: err}
+	}
+}
+
+// layoutLoadedMsg answers loadLayout.
+type layoutLoadedMsg struct {
+	ns, name string
+	rev      int
+	layout   *storage.Layout
+	err      error
+}
+
+func loadLayout(ctx context.Context, c *kube.Client, ns, name string, rev int) tea.Cmd {
+	return func() tea.Msg {
+		l, err := c.Layout(ctx, ns, name, rev)
+		return layoutLoadedMsg{ns: ns, name: name, rev: rev, layout: l, err: err}
+	}
+}
+
+// diffLoadedMsg answers loadDiff and planRollback.
+type diffLoadedMsg struct {
+	ns, name string
+	from, to int
+	reveal   bool
+	rollback bool
+	result   *revdiff.Result
+	plan     *kube.RollbackPlan
+	err      error
+}
+
+func loadDiff(ctx context.Context, c *kube.Client, ns, name string, from, to int, reveal bool) tea.Cmd {
+	return func() tea.Msg {
+		res, err := c.Diff(ctx, ns, name, from, to, kube.DiffOptions{Reveal: reveal})
+		return diffLoadedMsg{ns: ns, name: name, from: from, to: to, reveal: reveal, result: res, err: err}
+	}
+}
+
+// planRollback asks what rolling back to rev would change. The message's from and
+// to are those of the request (0 for from: the latest); the plan has the real ones.
+func planRollback(ctx context.Context, c *kube.Client, ns, name string, rev int, reveal bool) tea.Cmd {
+	return func() tea.Msg {
+		plan, err := c.PlanRollback(ctx, ns, name, rev, kube.DiffOptions{Reveal: reveal})
+		msg := diffLoadedMsg{ns: ns, name: name, to: rev, reveal: reveal, rollback: true, plan: plan, err: err}
+		if plan != nil {
+			msg.result = plan.Diff
+		}
+		return msg
+	}
+}
+
+// namespacesLoadedMsg answers loadNamespaces.
+type namespacesLoadedMsg struct {
+	names []string
+	err   error
+}
+
+// loadNamespaces lists the cluster's namespaces for the picker. A user who may
+// not list namespaces can still type one.
+func loadNamespaces(ctx context.Context, c *kube.Client) tea.Cmd {
+	return func() tea.Msg {
+		list, err := c.Clientset().CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return namespacesLoadedMsg{err: kube.Explain(err, "list", "namespaces", "")}
+		}
+		names := make([]string, 0, len(list.Items))
+		for _, ns := range list.Items {
+			names = append(names, ns.Name)
+		}
+		sort.Strings(names)
+		return namespacesLoadedMsg{names: names}
+	}
+}
+
+// actionKind names an operation that changes the cluster.
+type actionKind string
+
+const (
+	actionRollback  actionKind = "rollback"
+	actionUninstall actionKind = "uninstall"
+	actionDelete    actionKind = "delete-revision"
+	actionFixStuck  actionKind = "fix-stuck"
+)
+
+// actionDoneMsg reports an operation's outcome: text says what happened, err why
+// it failed.
+type actionDoneMsg struct {
+	kind     actionKind
+	ns, name string
+	rev      int
+	text     string
+	err      error
+}
+
+func runRollback(ctx context.Context, c *kube.Client, ns, name string, rev int) tea.Cmd {
+	return func() tea.Msg {
+		msg := actionDoneMsg{kind: actionRollback, ns: ns, name: name, rev: rev}
+		plan, err := c.Rollback(ctx, ns, name, rev, kube.DiffOptions{})
+		if err != nil {
+			msg.err = err
+			return msg
+		}
+		msg.text = fmt.Sprintf("Rolled back %s to revision %d: revision %d created.", name, plan.To, plan.NewRevision)
+		return msg
+	}
+}
+
+func runUninstall(ctx context.Context, c *kube.Client, ns, name string) tea.Cmd {
+	return func() tea.Msg {
+		msg := actionDoneMsg{kind: actionUninstall, ns: ns, name: name}
+		if _, err := c.Uninstall(ctx, ns, name, false); err != nil {
+			msg.err = err
+			return msg
+		}
+		msg.text = fmt.Sprintf("Uninstalled %s: its resources and all its revision records were deleted.", name)
+		return msg
+	}
+}
+
+func runDeleteRevision(ctx context.Context, c *kube.Client, ns, name string, rev int, force bool) tea.Cmd {
+	return func() tea.Msg {
+		msg := actionDoneMsg{kind: actionDelete, ns: ns, name: name, rev: rev}
+		if err := c.DeleteRevision(ctx, ns, name, rev, force); err != nil {
+			msg.err = err
+			return msg
+		}
+		msg.text = fmt.Sprintf("Deleted the record of revision %d of %s (its index and chunk Secrets).", rev, name)
+		return msg
+	}
+}
+
+func runFixStuck(ctx context.Context, c *kube.Client, ns, name string, rev int, fix kube.StuckFix) tea.Cmd {
+	return func() tea.Msg {
+		msg := actionDoneMsg{kind: actionFixStuck, ns: ns, name: name, rev: rev}
+		if err := c.FixStuck(ctx, ns, name, fix); err != nil {
+			msg.err = err
+			return msg
+		}
+		switch fix {
+		case kube.FixMarkFailed:
+			msg.text = fmt.Sprintf("Revision %d of %s is now marked failed; the next upgrade or rollback can proceed.", rev, name)
+		default:
+			msg.text = fmt.Sprintf("Deleted pending revision %d of %s; the previous revision is the latest again.", rev, name)
+		}
+		return msg
+	}
+}
+
+// releaseChangedMsg tells every screen that a release's records changed, so the
+// screens showing it reload.
+type releaseChangedMsg struct{ ns, name string }
+
+func releaseChanged(ns, name string) tea.Cmd {
+	return func() tea.Msg { return releaseChangedMsg{ns: ns, name: name} }
+}
+
+// watchTickMsg asks the screens that keep a list live to reload it. gen counts
+// the times watch mode was switched, so a tick of an earlier one is dropped.
+type watchTickMsg struct{ gen int }
+
+func watchTick(d time.Duration, gen int) tea.Cmd {
+	return tea.Tick(d, func(time.Time) tea.Msg { return watchTickMsg{gen: gen} })
+}
+
+// pushMsg opens a screen on top of the current one; popMsg closes the top one.
+type (
+	pushMsg struct{ s screen }
+	popMsg  struct{ status string }
+)
+
+func push(s screen) tea.Cmd { return func() tea.Msg { return pushMsg{s: s} } }
+
+func pop(status string) tea.Cmd { return func() tea.Msg { return popMsg{status: status} } }
+
+// statusMsg puts a line in the status bar.
+type statusMsg struct {
+	text string
+	err  bool
+}
+
+func status(text string, isErr bool) tea.Cmd {
+	return func() tea.Msg { return statusMsg{text: text, err: isErr} }
+}

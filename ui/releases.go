@@ -1,0 +1,526 @@
+package ui
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"github.com/sahilm/fuzzy"
+
+	"github.com/chunkview/chunkview/kube"
+)
+
+// releaseItem is one row of the release list and what is known about it beyond
+// the listing.
+type releaseItem struct {
+	row kube.ReleaseRow
+	// filled is set once the row's details (or chunk check) came back.
+	filled bool
+	err    error
+}
+
+func (it *releaseItem) id() string {
+	l := it.row.Latest
+	return l.StorageNamespace + "/" + l.Key + "@" + l.ResourceVersion
+}
+
+// releasesScreen lists the releases in view, one row each, and fills in the rows
+// on screen that the listing could not describe.
+type releasesScreen struct {
+	common
+	viewName string
+	gen      int
+	loading  bool
+	loaded   bool
+	err      error
+
+	items    []releaseItem
+	shown    []int // indexes into items, after the filter
+	cursor   int
+	offset   int
+	inflight map[string]bool
+
+	filter    textinput.Model
+	filtering bool
+	picker    *nsPicker
+}
+
+func newReleasesScreen(c common) *releasesScreen {
+	f := newTextInput()
+	f.Prompt = "/"
+	f.Placeholder = "filter by name, namespace, chart or status"
+	s := &releasesScreen{common: c, filter: f, inflight: map[string]bool{}}
+	s.viewName = namespaceView(c.client)
+	return s
+}
+
+// namespaceView names what a client looks at, for titles and to tell answers
+// for another view apart.
+func namespaceView(c *kube.Client) string {
+	cfg := c.Config()
+	switch {
+	case cfg.AllNamespaces:
+		return allNamespaces
+	case cfg.Namespace == "":
+		return "default"
+	}
+	return cfg.Namespace
+}
+
+func (s *releasesScreen) init() tea.Cmd { return s.reload() }
+
+func (s *releasesScreen) reload() tea.Cmd {
+	s.gen++
+	s.loading = true
+	return loadReleases(s.ctx, s.client, s.viewName, s.gen)
+}
+
+func (s *releasesScreen) title() string {
+	if s.viewName == allNamespaces {
+		return "Releases (all namespaces)"
+	}
+	return "Releases in " + s.viewName
+}
+
+func (s *releasesScreen) setSize(w, h int) {
+	s.common.setSize(w, h)
+	s.filter.SetWidth(max(w-4, 10))
+	if s.picker != nil {
+		s.picker.setSize(w, h)
+	}
+}
+
+func (s *releasesScreen) busy() bool { return s.loading || len(s.inflight) > 0 }
+
+func (s *releasesScreen) capturing() bool { return s.filtering || s.picker != nil }
+
+func (s *releasesScreen) handlesBack() bool {
+	return s.filtering || s.picker != nil || s.filter.Value() != ""
+}
+
+func (s *releasesScreen) help() helpKeys {
+	k, l := s.keys.Releases, s.keys.List
+	switch {
+	case s.picker != nil:
+		d := s.keys.Dialog
+		return helpKeys{short: []key.Binding{d.Submit, s.keys.Global.Back}, full: [][]key.Binding{{d.Submit, s.keys.Global.Back}}}
+	case s.filtering:
+		return helpKeys{short: []key.Binding{k.Accept, k.ClearFilter}, full: [][]key.Binding{{k.Accept, k.ClearFilter}}}
+	}
+	return helpKeys{
+		short: []key.Binding{k.Open, k.Chunks, k.Filter, k.Namespace, k.Refresh, k.Verify},
+		full:  [][]key.Binding{l.bindings(), {k.Open, k.Chunks, k.Filter, k.Namespace}, {k.Refresh, k.Verify, k.Watch}},
+	}
+}
+
+// tableHeight is the number of rows the table shows.
+func (s *releasesScreen) tableHeight() int {
+	// Header line above, the selected row's detail (two lines) and the filter
+	// line below.
+	return max(s.height-4, 1)
+}
+
+func (s *releasesScreen) selected() *releaseItem {
+	if s.cursor < 0 || s.cursor >= len(s.shown) {
+		return nil
+	}
+	return &s.items[s.shown[s.cursor]]
+}
+
+func (s *releasesScreen) update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case releasesLoadedMsg:
+		if msg.view != s.viewName || msg.gen != s.gen {
+			return nil
+		}
+		s.loading = false
+		if msg.err != nil {
+			s.err = msg.err
+			return nil
+		}
+		s.err = nil
+		s.loaded = true
+		s.setRows(msg.rows)
+		return s.fillVisible()
+
+	case rowDetailsMsg:
+		for i := range s.items {
+			it := &s.items[i]
+			l := it.row.Latest
+			if l.StorageNamespace == msg.ns && l.Key == msg.key && l.ResourceVersion == msg.rv {
+				delete(s.inflight, it.id())
+				it.filled = true
+				it.err = msg.err
+				if msg.err == nil {
+					it.row.Latest = msg.row
+				}
+			}
+		}
+		return nil
+
+	case watchTickMsg, releaseChangedMsg:
+		if s.loading {
+			return nil
+		}
+		return s.reload()
+
+	case nsChosenMsg:
+		s.picker = nil
+		s.client = s.client.WithNamespace(msg.ns, msg.all)
+		s.viewName = namespaceView(s.client)
+		s.items, s.shown, s.cursor, s.offset, s.loaded, s.err = nil, nil, 0, 0, false, nil
+		s.inflight = map[string]bool{}
+		return s.reload()
+
+	case tea.KeyPressMsg:
+		return s.handleKey(msg)
+	}
+	if s.picker != nil {
+		cmd, _ := s.picker.update(msg)
+		return cmd
+	}
+	if s.filtering {
+		var cmd tea.Cmd
+		s.filter, cmd = s.filter.Update(msg)
+		return cmd
+	}
+	return nil
+}
+
+// setRows replaces the rows, keeping what was learnt about records that did not
+// change and the selection.
+func (s *releasesScreen) setRows(rows []kube.ReleaseRow) {
+	var keep string
+	if it := s.selected(); it != nil {
+		keep = it.row.Latest.StorageNamespace + "/" + it.row.Latest.Name
+	}
+	old := map[string]releaseItem{}
+	for _, it := range s.items {
+		old[it.id()] = it
+	}
+	// Sorted by the namespace shown, which is the release's own: with one storage
+	// namespace for all (OLMv1) the listing's order says nothing.
+	sort.SliceStable(rows, func(i, j int) bool {
+		a, b := rows[i].Latest, rows[j].Latest
+		if na, nb := releaseNamespace(a), releaseNamespace(b); na != nb {
+			return na < nb
+		}
+		return a.Name < b.Name
+	})
+	s.items = make([]releaseItem, len(rows))
+	for i, r := range rows {
+		it := releaseItem{row: r}
+		if o, ok := old[it.id()]; ok && o.filled {
+			it = o
+			it.row.Revisions = r.Revisions
+		}
+		s.items[i] = it
+	}
+	s.refilter()
+	for i, idx := range s.shown {
+		l := s.items[idx].row.Latest
+		if l.StorageNamespace+"/"+l.Name == keep {
+			s.cursor = i
+		}
+	}
+	s.clamp()
+}
+
+// refilter applies the fuzzy filter, best matches first.
+func (s *releasesScreen) refilter() {
+	q := strings.TrimSpace(s.filter.Value())
+	s.shown = s.shown[:0]
+	if q == "" {
+		for i := range s.items {
+			s.shown = append(s.shown, i)
+		}
+		return
+	}
+	hay := make([]string, len(s.items))
+	for i, it := range s.items {
+		l := it.row.Latest
+		hay[i] = fmt.Sprintf("%s/%s %s %s", releaseNamespace(l), l.Name, chartText(l), l.Status)
+	}
+	for _, m := range fuzzy.Find(q, hay) {
+		s.shown = append(s.shown, m.Index)
+	}
+}
+
+func (s *releasesScreen) clamp() {
+	s.cursor = max(0, min(s.cursor, len(s.shown)-1))
+	s.offset = scrollWindow(s.cursor, s.offset, s.tableHeight(), len(s.shown))
+}
+
+// verifyVisible decodes the latest revision of every row on screen. The listing
+// and the chunk check read metadata only, so a chunk whose bytes were damaged
+// shows only once its data is read.
+func (s *releasesScreen) verifyVisible() tea.Cmd {
+	var cmds []tea.Cmd
+	end := min(s.offset+s.tableHeight(), len(s.shown))
+	for _, idx := range s.shown[s.offset:end] {
+		it := &s.items[idx]
+		if s.inflight[it.id()] || it.row.Latest.Broken {
+			continue
+		}
+		s.inflight[it.id()] = true
+		cmds = append(cmds, verifyRow(s.ctx, s.client, it.row.Latest))
+	}
+	return tea.Batch(cmds...)
+}
+
+// fillVisible asks for the details of the rows on screen that lack them.
+func (s *releasesScreen) fillVisible() tea.Cmd {
+	var cmds []tea.Cmd
+	end := min(s.offset+s.tableHeight(), len(s.shown))
+	for _, idx := range s.shown[s.offset:end] {
+		it := &s.items[idx]
+		l := it.row.Latest
+		if it.filled || s.inflight[it.id()] {
+			continue
+		}
+		if l.Known && (l.Broken || l.Summary.Chunks <= 1) {
+			it.filled = true
+			continue
+		}
+		s.inflight[it.id()] = true
+		cmds = append(cmds, fillRow(s.ctx, s.client, l))
+	}
+	return tea.Batch(cmds...)
+}
+
+func (s *releasesScreen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	if s.picker != nil {
+		cmd, done := s.picker.update(msg)
+		if done {
+			s.picker = nil
+		}
+		return cmd
+	}
+	k := s.keys.Releases
+	if s.filtering {
+		switch {
+		case key.Matches(msg, k.Accept):
+			s.filtering = false
+			s.filter.Blur()
+			return s.fillVisible()
+		case key.Matches(msg, k.ClearFilter):
+			s.filtering = false
+			s.filter.Blur()
+			s.filter.SetValue("")
+			s.refilter()
+			s.clamp()
+			return s.fillVisible()
+		}
+		var cmd tea.Cmd
+		s.filter, cmd = s.filter.Update(msg)
+		s.cursor = 0
+		s.refilter()
+		s.clamp()
+		return tea.Batch(cmd, s.fillVisible())
+	}
+	if key.Matches(msg, s.keys.Global.Back) && s.filter.Value() != "" {
+		s.filter.SetValue("")
+		s.refilter()
+		s.clamp()
+		return s.fillVisible()
+	}
+	if moveCursor(msg, s.keys.List, &s.cursor, len(s.shown), s.tableHeight()) {
+		s.clamp()
+		return s.fillVisible()
+	}
+	switch {
+	case key.Matches(msg, k.Filter):
+		s.filtering = true
+		return s.filter.Focus()
+	case key.Matches(msg, k.Namespace):
+		var seen []string
+		have := map[string]bool{}
+		for _, it := range s.items {
+			if ns := it.row.Latest.StorageNamespace; !have[ns] {
+				have[ns] = true
+				seen = append(seen, ns)
+			}
+		}
+		sort.Strings(seen)
+		s.picker = newNSPicker(s.common, seen)
+		s.picker.setSize(s.width, s.height)
+		return s.picker.init()
+	case key.Matches(msg, k.Refresh):
+		s.inflight = map[string]bool{}
+		for i := range s.items {
+			s.items[i].filled = false
+		}
+		return s.reload()
+	case key.Matches(msg, k.Watch):
+		return toggleWatch
+	case key.Matches(msg, k.Verify):
+		return s.verifyVisible()
+	case key.Matches(msg, k.Open):
+		if it := s.selected(); it != nil {
+			l := it.row.Latest
+			return push(newHistoryScreen(s.common.withClient(s.client), l.StorageNamespace, l.Name))
+		}
+	case key.Matches(msg, k.Chunks):
+		if it := s.selected(); it != nil {
+			cs := newChunksScreen(s.common.withClient(s.client), it.row.Latest)
+			cs.named = true
+			return push(cs)
+		}
+	}
+	return nil
+}
+
+// moveCursor moves a table cursor for the list keys; it reports whether msg was
+// one of them.
+func moveCursor(msg tea.KeyPressMsg, l ListKeyMap, cursor *int, n, page int) bool {
+	switch {
+	case key.Matches(msg, l.Up):
+		*cursor--
+	case key.Matches(msg, l.Down):
+		*cursor++
+	case key.Matches(msg, l.PageUp):
+		*cursor -= page
+	case key.Matches(msg, l.PageDown):
+		*cursor += page
+	case key.Matches(msg, l.Top):
+		*cursor = 0
+	case key.Matches(msg, l.Bottom):
+		*cursor = n - 1
+	default:
+		return false
+	}
+	*cursor = max(0, min(*cursor, n-1))
+	return true
+}
+
+var releaseColumns = []column{
+	{title: "NAMESPACE", width: 10, flex: 1, prio: 3},
+	{title: "NAME", width: 12, flex: 2},
+	{title: "REV", width: 3, right: true, prio: 4},
+	{title: "STATUS", width: 17},
+	{title: "CHART", width: 12, flex: 1, prio: 2},
+	{title: "APP", width: 7, prio: 1},
+	{title: "AGE", width: 4, right: true, prio: 5},
+	{title: "CHUNKS", width: 6, right: true, prio: 4},
+	{title: "SIZE", width: 8, right: true, prio: 6},
+	{title: "LARGEST", width: 10, prio: 3},
+}
+
+func (s *releasesScreen) view() string {
+	if s.picker != nil {
+		s.picker.setSize(s.width, s.height)
+		return overlay(s.tableView(), s.picker.view(), s.width, s.height)
+	}
+	return s.tableView()
+}
+
+func (s *releasesScreen) tableView() string {
+	st := s.styles
+	var lines []string
+	switch {
+	case !s.loaded && s.err != nil:
+		lines = append(lines, st.renderError(s.err, s.width), "",
+			st.Dim.Render(wrap("Press r to retry, or n to look in another namespace.", s.width)))
+		return strings.Join(lines, "\n")
+	case !s.loaded:
+		return st.Dim.Render("Listing release records in " + s.viewName + "…")
+	case len(s.items) == 0:
+		cfg := s.client.Config()
+		where := "namespace " + s.viewName
+		if s.viewName == allNamespaces {
+			where = "any namespace"
+		}
+		if cfg.StorageNamespace != "" {
+			where += " (records in " + cfg.StorageNamespace + ")"
+		}
+		return st.Dim.Render(wrap(fmt.Sprintf("No chunked release records with owner %q in %s. Press n to look in another namespace or in all of them. Records written by another tool may need --owner, --storage-namespace or --profile olmv1.", cfg.Owner, where), s.width))
+	}
+
+	cols := fitColumns(releaseColumns, s.width)
+	lines = append(lines, renderHeader(cols, &st.TableHeader))
+	chunkSize := chunkSizeOf(s.client)
+	end := min(s.offset+s.tableHeight(), len(s.shown))
+	shareWidth := 10
+	for _, c := range cols {
+		if c.title == "LARGEST" {
+			shareWidth = c.width
+		}
+	}
+	for i := s.offset; i < end; i++ {
+		it := &s.items[s.shown[i]]
+		l := it.row.Latest
+		status := st.statusCell(l)
+		if it.err != nil && !l.Broken {
+			status = styled("! "+l.Status, &st.Error)
+		}
+		largest, ok := largestSecret(l, chunkSize, s.layouts)
+		cells := map[string]cell{
+			"NAMESPACE": plain(releaseNamespace(l)),
+			"NAME":      plain(l.Name),
+			"REV":       plain(itoa(l.Revision)),
+			"STATUS":    status,
+			"CHART":     plain(chartText(l)),
+			"APP":       plain(knownOr(l, l.Summary.AppVersion)),
+			"AGE":       plain(age(s.now(), l.Updated)),
+			"CHUNKS":    plain(knownOr(l, itoa(l.Summary.Chunks))),
+			"SIZE":      plain(knownOr(l, size(l.Summary.StoredBytes))),
+			"LARGEST":   st.shareCell(largest, ok, shareWidth),
+		}
+		gutter := "  "
+		if i == s.cursor {
+			gutter = st.Cursor.Render("▶ ")
+			cells["NAME"] = styled(l.Name, &st.Selected)
+		}
+		lines = append(lines, renderRow(cols, cells, gutter))
+	}
+	for len(lines) < s.tableHeight()+1 {
+		lines = append(lines, "")
+	}
+	lines = append(lines, s.detailLines()...)
+	return strings.Join(lines, "\n")
+}
+
+// detailLines describe the selected release below the table: what is wrong with
+// it and the key that leads to the fix, or its chart and description. The last
+// line is the filter.
+func (s *releasesScreen) detailLines() []string {
+	st := s.styles
+	var first, second string
+	if s.err != nil {
+		first = st.Error.Render(line1(s.width, "✗ Refresh failed, showing the last list: "+shortError(s.err)))
+	}
+	if it := s.selected(); it != nil && first == "" {
+		l := it.row.Latest
+		switch {
+		case it.err != nil:
+			first = st.Error.Render(line1(s.width, "✗ "+shortError(it.err)))
+		case l.Broken:
+			first = st.ErrorBold.Render(line1(s.width, fmt.Sprintf("✗ %s revision %d %s", l.Name, l.Revision, problemLine(l))))
+			second = st.Dim.Render(line1(s.width, "  c: which Secret is at fault · enter: history, to roll back or delete the revision"))
+		case kube.Pending(l.Status):
+			first = st.Warning.Render(line1(s.width, fmt.Sprintf("◔ %s has been %s for %s; if no Helm operation is running, it is stuck.", l.Name, l.Status, duration(s.now().Sub(l.Updated)))))
+			second = st.Dim.Render(line1(s.width, "  enter: history, then F to fix the stuck release"))
+		case l.Status == "failed":
+			first = st.Error.Render(line1(s.width, fmt.Sprintf("✗ %s failed: %s", l.Name, oneLine(l.Summary.Description))))
+			second = st.Dim.Render(line1(s.width, "  enter: history, then R on a good revision to roll back"))
+		case l.Known:
+			first = st.Dim.Render(line1(s.width, fmt.Sprintf("%s · app %s · %s · %s", chartText(l), orDash(l.Summary.AppVersion), plural(it.row.Revisions, "revision", "revisions"), oneLine(l.Summary.Description))))
+		}
+	}
+	filter := ""
+	switch {
+	case s.filtering:
+		filter = s.filter.View()
+	case s.filter.Value() != "":
+		filter = st.Accent.Render(fmt.Sprintf("filter: %s (%d of %d; esc clears)", s.filter.Value(), len(s.shown), len(s.items)))
+	default:
+		filter = st.Dim.Render(fmt.Sprintf("%d releases", len(s.items)))
+		if n := len(s.inflight); n > 0 {
+			filter += st.Dim.Render(fmt.Sprintf(" · reading %d…", n))
+		}
+	}
+	return []string{first, second, filter}
+}

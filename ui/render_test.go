@@ -1,0 +1,184 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/storage"
+)
+
+func TestProjectGrowth(t *testing.T) {
+	const kib = 1 << 10
+	pts := func(sizes ...int64) []sizePoint {
+		var out []sizePoint
+		for i, s := range sizes {
+			out = append(out, sizePoint{rev: i + 1, bytes: s * kib})
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name     string
+		points   []sizePoint
+		limit    int64
+		left     int
+		perRev   float64
+		wantWarn bool
+	}{
+		{"no revisions", nil, 100 * kib, -1, 0, false},
+		{"one revision", pts(10), 100 * kib, -1, 0, false},
+		{"no limit", pts(10, 20, 30), 0, -1, 10 * kib, false},
+		{"flat", pts(50, 50, 50), 100 * kib, -1, 0, false},
+		{"shrinking", pts(50, 40, 30), 100 * kib, -1, -10 * kib, false},
+		// 30 + 10k > 100 first at k = 8.
+		{"growing, far", pts(10, 20, 30), 100 * kib, 8, 10 * kib, false},
+		// 80 + 10k > 100 first at k = 3.
+		{"growing, near", pts(60, 70, 80), 100 * kib, 3, 10 * kib, true},
+		// Exactly at the limit is still allowed: the next one crosses.
+		{"at the limit", pts(80, 90, 100), 100 * kib, 1, 10 * kib, true},
+		{"over the limit", pts(90, 100, 110), 100 * kib, 0, 10 * kib, true},
+		// Only the last trendWindow revisions count: an old jump is forgotten.
+		{"recent window", pts(1, 90, 90, 90, 91, 92), 100 * kib, 17, 0.5 * kib, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := projectGrowth(tc.points, tc.limit)
+			if g.revisionsLeft != tc.left {
+				t.Errorf("revisionsLeft = %d, want %d", g.revisionsLeft, tc.left)
+			}
+			if d := g.perRevision - tc.perRev; d > 1 || d < -1 {
+				t.Errorf("perRevision = %.1f, want %.1f", g.perRevision, tc.perRev)
+			}
+			if g.warn() != tc.wantWarn {
+				t.Errorf("warn = %v, want %v", g.warn(), tc.wantWarn)
+			}
+		})
+	}
+}
+
+func TestProjectGrowthGaps(t *testing.T) {
+	// Revisions 2 and 3 were deleted: the rate is per revision number.
+	g := projectGrowth([]sizePoint{{1, 10}, {4, 40}}, 100)
+	if g.perRevision < 9.9 || g.perRevision > 10.1 {
+		t.Fatalf("perRevision = %.2f, want 10", g.perRevision)
+	}
+}
+
+func TestLargestSecret(t *testing.T) {
+	lc := newLayoutCache()
+	row := func(stored int64, chunks int) kube.RevisionRow {
+		return kube.RevisionRow{StorageNamespace: "ns", Key: "k", ResourceVersion: "1", Known: true,
+			Summary: storage.Summary{StoredBytes: stored, Chunks: chunks}}
+	}
+	for _, tc := range []struct {
+		name      string
+		row       kube.RevisionRow
+		chunkSize int
+		want      int64
+		ok        bool
+	}{
+		{"unknown", kube.RevisionRow{}, 100, 0, false},
+		{"one Secret", row(700, 1), 1000, 700, true},
+		{"configured chunk size fits", row(2500, 3), 1000, 1000, true},
+		// Written with another chunk size: stored/n rounded up.
+		{"other chunk size", row(2500, 3), 400, 834, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := largestSecret(tc.row, tc.chunkSize, lc)
+			if got != tc.want || ok != tc.ok {
+				t.Errorf("largestSecret = %d, %v; want %d, %v", got, ok, tc.want, tc.ok)
+			}
+		})
+	}
+	// A layout seen is exact.
+	lc.put("ns", "k", "1", &storage.Layout{Index: storage.SecretInfo{Bytes: 900}, Chunks: []storage.SecretInfo{{Bytes: 950}, {Bytes: 10}}})
+	if got, _ := largestSecret(row(2500, 3), 1000, lc); got != 950 {
+		t.Errorf("with a layout known, largestSecret = %d, want 950", got)
+	}
+}
+
+func TestFitColumns(t *testing.T) {
+	cols := []column{
+		{title: "A", width: 10},
+		{title: "B", width: 10, prio: 2},
+		{title: "C", width: 10, prio: 1},
+		{title: "D", width: 10, flex: 1},
+	}
+	titles := func(cs []column) (s string) {
+		for _, c := range cs {
+			s += c.title
+		}
+		return s
+	}
+	// Gutter 2 + 4 columns of 10 + 3 spaces = 45.
+	if got := fitColumns(cols, 45); titles(got) != "ABCD" || got[3].width != 10 {
+		t.Errorf("at 45: %s, D %d wide", titles(got), got[3].width)
+	}
+	if got := fitColumns(cols, 60); got[3].width != 25 {
+		t.Errorf("at 60 the flexible column is %d wide, want 25", got[3].width)
+	}
+	if got := fitColumns(cols, 40); titles(got) != "ABD" {
+		t.Errorf("at 40: %s, want the lowest priority (C) dropped", titles(got))
+	}
+	if got := fitColumns(cols, 25); titles(got) != "AD" {
+		t.Errorf("at 25: %s, want AD", titles(got))
+	}
+}
+
+func TestBarsAndSparks(t *testing.T) {
+	st := DefaultStyles()
+	for _, tc := range []struct {
+		share float64
+		want  string
+	}{
+		{0, "····"},
+		{0.001, "▏···"},
+		{0.5, "██··"},
+		{0.5625, "██▎·"},
+		{1, "████"},
+		{3, "████"},
+	} {
+		if got := ansi.Strip(bar(tc.share, 4, &st.GaugeLow, &st.GaugeEmpty)); got != tc.want {
+			t.Errorf("bar(%v) = %q, want %q", tc.share, got, tc.want)
+		}
+	}
+	if got := sparkline([]int64{0, 50, -1, 100}); got != "▁▅ █" {
+		t.Errorf("sparkline = %q", got)
+	}
+}
+
+func TestAge(t *testing.T) {
+	for _, tc := range []struct {
+		d    time.Duration
+		want string
+	}{
+		{-time.Minute, "0s"}, {42 * time.Second, "42s"}, {5 * time.Minute, "5m"},
+		{47 * time.Hour, "47h"}, {72 * time.Hour, "3d"}, {800 * 24 * time.Hour, "2y"},
+	} {
+		if got := age(testNow, testNow.Add(-tc.d)); got != tc.want {
+			t.Errorf("age(%v) = %q, want %q", tc.d, got, tc.want)
+		}
+	}
+	if got := duration(3*time.Hour + 12*time.Minute); got != "3h12m" {
+		t.Errorf("duration = %q", got)
+	}
+}
+
+func TestClipLines(t *testing.T) {
+	long := string(make([]byte, maxLineBytes*3))
+	got := clipLines("short\n" + long + "\nend")
+	if len(got) > maxLineBytes+100 || !containsAll(got, "short\n", "more on this line]\nend") {
+		t.Fatalf("clipLines kept %d bytes: %q", len(got), got[len(got)-60:])
+	}
+}
+
+func containsAll(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if !strings.Contains(s, sub) {
+			return false
+		}
+	}
+	return true
+}

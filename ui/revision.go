@@ -1,0 +1,403 @@
+package ui
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/viewport"
+	tea "charm.land/bubbletea/v2"
+	"helm.sh/helm/v3/pkg/chartutil"
+	"helm.sh/helm/v3/pkg/release"
+
+	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/revdiff"
+)
+
+// revisionTab is one tab of the revision screen.
+type revisionTab int
+
+const (
+	tabSummary revisionTab = iota
+	tabValues
+	tabManifest
+	tabNotes
+	tabHooks
+	tabCount
+)
+
+var tabNames = [tabCount]string{"Summary", "Values", "Manifest", "Notes", "Hooks"}
+
+// renderKey names one rendering of a tab: the text differs with the reveal and
+// all-values switches.
+type renderKey struct {
+	tab    revisionTab
+	reveal bool
+	all    bool
+}
+
+// renderedMsg carries a tab's text, rendered off the update loop: colouring a
+// large manifest takes a moment.
+type renderedMsg struct {
+	ns, key, rv string
+	rk          renderKey
+	text        string
+}
+
+// revisionScreen shows one revision in tabs: summary, values, manifest, notes and
+// hooks. Secrets are masked until revealed. Each tab's text is rendered once per
+// switch setting and kept.
+type revisionScreen struct {
+	common
+	row     kube.RevisionRow
+	details *kube.Details
+	loading bool
+	err     error
+
+	tab       revisionTab
+	reveal    bool
+	allValues bool
+	rendered  map[renderKey]string
+	rendering map[renderKey]bool
+	vp        viewport.Model
+}
+
+func newRevisionScreen(c common, row kube.RevisionRow) *revisionScreen {
+	vp := viewport.New()
+	vp.KeyMap = c.keys.Scroll.viewportKeys()
+	vp.MouseWheelEnabled = false
+	return &revisionScreen{common: c, row: row, rendered: map[renderKey]string{}, rendering: map[renderKey]bool{}, vp: vp}
+}
+
+func (s *revisionScreen) init() tea.Cmd {
+	s.loading = true
+	return loadDetails(s.ctx, s.client, s.row)
+}
+
+func (s *revisionScreen) title() string { return "revision " + itoa(s.row.Revision) }
+
+func (s *revisionScreen) busy() bool { return s.loading || s.rendering[s.key()] }
+
+func (s *revisionScreen) capturing() bool { return false }
+
+func (s *revisionScreen) handlesBack() bool { return false }
+
+func (s *revisionScreen) setSize(w, h int) {
+	s.common.setSize(w, h)
+	// The tab bar and a blank line above, a status line below.
+	s.vp.SetWidth(w)
+	s.vp.SetHeight(max(h-3, 1))
+}
+
+func (s *revisionScreen) help() helpKeys {
+	k := s.keys.Revision
+	short := []key.Binding{k.NextTab, k.Reveal}
+	if s.tab == tabValues {
+		short = append(short, k.AllValues)
+	}
+	short = append(short, k.Chunks, k.Diff)
+	return helpKeys{
+		short: short,
+		full: [][]key.Binding{
+			{k.NextTab, k.PrevTab, k.Summary, k.Values, k.Manifest, k.Notes, k.Hooks},
+			{k.Reveal, k.AllValues, k.Chunks, k.Diff},
+			s.keys.Scroll.bindings(),
+		},
+	}
+}
+
+func (s *revisionScreen) key() renderKey {
+	rk := renderKey{tab: s.tab}
+	switch s.tab {
+	case tabValues:
+		rk.reveal, rk.all = s.reveal, s.allValues
+	case tabManifest, tabNotes, tabHooks:
+		rk.reveal = s.reveal
+	}
+	return rk
+}
+
+func (s *revisionScreen) update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case detailsLoadedMsg:
+		if msg.ns != s.row.StorageNamespace || msg.key != s.row.Key || msg.rv != s.row.ResourceVersion {
+			return nil
+		}
+		s.loading = false
+		s.details, s.err = msg.details, msg.err
+		return s.show()
+	case renderedMsg:
+		if msg.ns != s.row.StorageNamespace || msg.key != s.row.Key || msg.rv != s.row.ResourceVersion {
+			return nil
+		}
+		delete(s.rendering, msg.rk)
+		s.rendered[msg.rk] = msg.text
+		if msg.rk == s.key() {
+			s.vp.SetContent(msg.text)
+		}
+		return nil
+	case tea.KeyPressMsg:
+		return s.handleKey(msg)
+	}
+	return nil
+}
+
+func (s *revisionScreen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := s.keys.Revision
+	tab := s.tab
+	switch {
+	case key.Matches(msg, k.NextTab):
+		tab = (s.tab + 1) % tabCount
+	case key.Matches(msg, k.PrevTab):
+		tab = (s.tab + tabCount - 1) % tabCount
+	case key.Matches(msg, k.Summary):
+		tab = tabSummary
+	case key.Matches(msg, k.Values):
+		tab = tabValues
+	case key.Matches(msg, k.Manifest):
+		tab = tabManifest
+	case key.Matches(msg, k.Notes):
+		tab = tabNotes
+	case key.Matches(msg, k.Hooks):
+		tab = tabHooks
+	case key.Matches(msg, k.Reveal):
+		s.reveal = !s.reveal
+		return s.show()
+	case key.Matches(msg, k.AllValues):
+		s.allValues = !s.allValues
+		if s.tab != tabValues {
+			tab = tabValues
+		}
+	case key.Matches(msg, k.Chunks):
+		return push(newChunksScreen(s.common, s.row))
+	case key.Matches(msg, k.Diff):
+		if s.row.Revision <= 1 {
+			return status("Revision 1 has nothing before it to compare with.", true)
+		}
+		return push(newDiffScreen(s.common, s.row.StorageNamespace, s.row.Name, s.row.Revision-1, s.row.Revision))
+	default:
+		return scrollViewport(msg, s.keys.Scroll, &s.vp)
+	}
+	if tab != s.tab {
+		s.tab = tab
+		s.vp.GotoTop()
+	}
+	return s.show()
+}
+
+// scrollViewport applies the scroll keys to a viewport.
+func scrollViewport(msg tea.KeyPressMsg, k ScrollKeyMap, vp *viewport.Model) tea.Cmd {
+	switch {
+	case key.Matches(msg, k.Top):
+		vp.GotoTop()
+		return nil
+	case key.Matches(msg, k.Bottom):
+		vp.GotoBottom()
+		return nil
+	}
+	var cmd tea.Cmd
+	*vp, cmd = vp.Update(msg)
+	return cmd
+}
+
+// show puts the current tab's text in the viewport, rendering it first if it
+// was not yet.
+func (s *revisionScreen) show() tea.Cmd {
+	rk := s.key()
+	if text, ok := s.rendered[rk]; ok {
+		s.vp.SetContent(text)
+		return nil
+	}
+	if s.details == nil || s.rendering[rk] {
+		return nil
+	}
+	s.rendering[rk] = true
+	d, st, now := s.details, s.styles, s.now
+	ns, k, rv := s.row.StorageNamespace, s.row.Key, s.row.ResourceVersion
+	return func() tea.Msg {
+		return renderedMsg{ns: ns, key: k, rv: rv, rk: rk, text: renderTab(st, d, rk, now())}
+	}
+}
+
+// renderTab renders one tab of a decoded revision. It is pure: the same details
+// and switches give the same text.
+func renderTab(st *Styles, d *kube.Details, rk renderKey, now time.Time) string {
+	rls := d.Release
+	if rk.tab == tabSummary {
+		return renderSummary(st, d, now)
+	}
+	if rls == nil {
+		return st.Error.Render("✗ This revision cannot be decoded: "+oneLine(d.Row.Problem)) + "\n\n" +
+			st.Dim.Render("Press c for the chunk layout: it shows which Secret is missing or damaged.")
+	}
+	masked := "secrets masked (v reveals)"
+	if rk.reveal {
+		masked = "secrets REVEALED (v masks)"
+	}
+	switch rk.tab {
+	case tabValues:
+		vals, what := rls.Config, "user-supplied values (a: all computed values)"
+		if rk.all {
+			what = "all computed values: chart defaults merged with user-supplied (a: user-supplied only)"
+			if rls.Chart != nil {
+				if all, err := chartutil.CoalesceValues(rls.Chart, rls.Config); err == nil {
+					vals = all
+				}
+			}
+		}
+		text, err := revdiff.ValuesYAML(vals, rk.reveal)
+		if err != nil {
+			return st.renderError(err, 80)
+		}
+		return st.Dim.Render("# "+what+"; "+masked) + "\n" + st.highlightYAML(text)
+	case tabManifest:
+		m := rls.Manifest
+		if !rk.reveal {
+			m = revdiff.MaskManifest(m)
+		}
+		if strings.TrimSpace(m) == "" || strings.TrimSpace(m) == "---" {
+			return st.Dim.Render("(this revision has no rendered manifest)")
+		}
+		return st.Dim.Render("# rendered manifest; "+masked) + "\n" + st.highlightYAML(m)
+	case tabNotes:
+		if rls.Info == nil || strings.TrimSpace(rls.Info.Notes) == "" {
+			return st.Dim.Render("(the chart printed no notes)")
+		}
+		// Charts print generated passwords in their notes: mask what the release
+		// holds as secrets, as everywhere else.
+		return clipLines(revdiff.MaskNotes(rls, rk.reveal))
+	case tabHooks:
+		return renderHooks(st, rls.Hooks, rk.reveal, masked)
+	}
+	return ""
+}
+
+func renderHooks(st *Styles, hooks []*release.Hook, reveal bool, masked string) string {
+	if len(hooks) == 0 {
+		return st.Dim.Render("(this revision has no hooks)")
+	}
+	var b strings.Builder
+	b.WriteString(st.Dim.Render(fmt.Sprintf("# %d hook(s); %s", len(hooks), masked)) + "\n")
+	for _, h := range hooks {
+		if h == nil {
+			continue
+		}
+		events := make([]string, len(h.Events))
+		for i, e := range h.Events {
+			events[i] = string(e)
+		}
+		b.WriteString("\n" + st.Title.Render(fmt.Sprintf("%s/%s", h.Kind, h.Name)) +
+			st.Dim.Render(fmt.Sprintf("  %s · on %s · weight %d", h.Path, strings.Join(events, ", "), h.Weight)))
+		if h.LastRun.Phase != "" {
+			b.WriteString(st.Dim.Render(" · last run " + string(h.LastRun.Phase)))
+		}
+		b.WriteString("\n")
+		m := h.Manifest
+		if !reveal {
+			m = revdiff.MaskManifest(m)
+		}
+		b.WriteString(st.highlightYAML(strings.TrimRight(m, "\n")) + "\n")
+	}
+	return b.String()
+}
+
+func renderSummary(st *Styles, d *kube.Details, now time.Time) string {
+	r := d.Row
+	var b strings.Builder
+	field := func(name, value string) {
+		b.WriteString(st.Dim.Render(fmt.Sprintf("%-13s", name)) + value + "\n")
+	}
+	sc := st.statusCell(r)
+	statusText := sc.text
+	if sc.style != nil {
+		statusText = sc.style.Render(sc.text)
+	}
+	field("Release", fmt.Sprintf("%s (namespace %s)", r.Name, releaseNamespace(r)))
+	field("Revision", fmt.Sprintf("%d  %s", r.Revision, statusText))
+	field("Record", fmt.Sprintf("%s in %s", r.Key, r.StorageNamespace))
+	if r.Broken || d.Release == nil {
+		b.WriteString("\n" + st.ErrorBold.Render("✗ This revision cannot be read.") + "\n")
+		b.WriteString(st.Error.Render(wrap(oneLine(r.Problem), 100)) + "\n\n")
+		b.WriteString(st.Dim.Render("c: the chunk layout shows which Secret is missing or damaged.\nFrom the history, X deletes this revision's record, or R on a good revision rolls back to it.") + "\n")
+		return b.String()
+	}
+	rls := d.Release
+	sum := r.Summary
+	field("Chart", fmt.Sprintf("%s (app version %s)", chartText(r), orDash(sum.AppVersion)))
+	if rls.Info != nil {
+		field("Deployed", fmt.Sprintf("%s (%s ago)", rls.Info.LastDeployed.UTC().Format("2006-01-02 15:04 MST"), age(now, rls.Info.LastDeployed.Time)))
+		if !rls.Info.FirstDeployed.IsZero() {
+			field("First", rls.Info.FirstDeployed.UTC().Format("2006-01-02 15:04 MST"))
+		}
+		field("Description", oneLine(rls.Info.Description))
+	}
+	stored := fmt.Sprintf("%s gzip in %d Secret(s)", size(sum.StoredBytes), sum.Chunks)
+	if sum.DecodedBytes > 0 {
+		stored += fmt.Sprintf("; %s as JSON", size(sum.DecodedBytes))
+	}
+	field("Stored", stored)
+	if sum.PayloadSHA256 != "" {
+		field("Payload", "sha256 "+sum.PayloadSHA256)
+	}
+	res := revdiff.SplitManifest(rls.Manifest)
+	kinds := map[string]int{}
+	for _, x := range res {
+		kinds[x.Kind]++
+	}
+	var names []string
+	for k := range kinds {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	var parts []string
+	for _, k := range names {
+		parts = append(parts, fmt.Sprintf("%s ×%d", k, kinds[k]))
+	}
+	field("Resources", fmt.Sprintf("%d: %s", len(res), strings.Join(parts, ", ")))
+	field("Hooks", itoa(len(rls.Hooks)))
+	if len(rls.Labels) > 0 {
+		var ls []string
+		for k, v := range rls.Labels {
+			ls = append(ls, k+"="+v)
+		}
+		sort.Strings(ls)
+		field("Labels", strings.Join(ls, ", "))
+	}
+	b.WriteString("\n" + st.Dim.Render("2: values · 3: manifest · 4: notes · 5: hooks · c: chunk layout · d: diff with the revision before"))
+	return b.String()
+}
+
+func (s *revisionScreen) view() string {
+	st := s.styles
+	var tabs []string
+	for i, name := range tabNames {
+		// Brackets mark the active tab where colour does not.
+		if revisionTab(i) == s.tab {
+			tabs = append(tabs, st.TabActive.Render(fmt.Sprintf("[%d %s]", i+1, name)))
+		} else {
+			tabs = append(tabs, st.TabInactive.Render(fmt.Sprintf(" %d %s ", i+1, name)))
+		}
+	}
+	bar := strings.Join(tabs, " ")
+	if s.reveal {
+		bar += "  " + st.Masked.Render(" secrets revealed ")
+	}
+	var body string
+	switch {
+	case s.err != nil:
+		body = st.renderError(s.err, s.width) + "\n\n" + st.Dim.Render("esc: back")
+	case s.details == nil:
+		body = st.Dim.Render(fmt.Sprintf("Decoding revision %d of %s…", s.row.Revision, s.row.Name))
+	case s.rendering[s.key()]:
+		body = st.Dim.Render("Rendering…")
+	default:
+		body = s.vp.View()
+	}
+	foot := ""
+	if s.details != nil && s.err == nil {
+		foot = st.Dim.Render(fmt.Sprintf("%3.0f%% · line %d of %d", s.vp.ScrollPercent()*100, s.vp.YOffset()+1, s.vp.TotalLineCount()))
+	}
+	return cutLines(bar, s.width) + "\n\n" + padLines(body, max(s.height-3, 1)) + "\n" + foot
+}

@@ -1,0 +1,94 @@
+// Package ui is chunkview's interactive front end: a Bubble Tea program with one
+// sub-model per screen (releases, history, revision, chunk layout, diff) and the
+// dialogs that confirm an operation. It reads and acts through kube.Client; every
+// call to the cluster runs in a tea.Cmd, so the screen never waits on the network.
+package ui
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/chunkview/chunkview/kube"
+)
+
+// DefaultWatchInterval is how often watch mode refreshes the lists.
+const DefaultWatchInterval = 5 * time.Second
+
+// Options configure Run.
+type Options struct {
+	// Demo shows a DEMO badge in the header: the cluster is chunkview's own
+	// in-memory one.
+	Demo bool
+	// ContextName, when set, is shown in the header (the kubeconfig context).
+	ContextName string
+	// Watch keeps the release list and the open history live, refreshing them
+	// every WatchInterval (DefaultWatchInterval when zero).
+	Watch         bool
+	WatchInterval time.Duration
+
+	// Input and Output replace the terminal, for tests. Nil means stdin/stdout.
+	Input  io.Reader
+	Output io.Writer
+	// Now is the clock ages are measured against; nil means time.Now. Tests fix it.
+	Now func() time.Time
+	// ProgramOptions are passed on to tea.NewProgram, after chunkview's own.
+	ProgramOptions []tea.ProgramOption
+}
+
+func (o Options) watchInterval() time.Duration {
+	if o.WatchInterval > 0 {
+		return o.WatchInterval
+	}
+	return DefaultWatchInterval
+}
+
+// Run runs the interactive UI on client until the user quits or ctx is done.
+// While it runs, the standard logger writes nowhere: Helm's chartutil warns through
+// it, and any line it printed would tear the screen. (klog, client-go's logger, is
+// main's to silence: it cannot be put back as it was.)
+func Run(ctx context.Context, client *kube.Client, opts Options) error {
+	restore := silenceLogs()
+	defer restore()
+
+	m := newModel(newCommon(ctx, client, opts), opts)
+	popts := []tea.ProgramOption{tea.WithContext(ctx)}
+	if opts.Input != nil {
+		popts = append(popts, tea.WithInput(opts.Input))
+	}
+	if opts.Output != nil {
+		popts = append(popts, tea.WithOutput(opts.Output))
+	}
+	popts = append(popts, opts.ProgramOptions...)
+	_, err := tea.NewProgram(m, popts...).Run()
+	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return err
+}
+
+// newCommon builds what every screen shares.
+func newCommon(ctx context.Context, client *kube.Client, opts Options) common {
+	styles := DefaultStyles()
+	keys := DefaultKeyMap()
+	if client.ReadOnly() {
+		keys.disableActions()
+	}
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	return common{ctx: ctx, client: client, styles: &styles, keys: &keys, now: now, layouts: newLayoutCache()}
+}
+
+// silenceLogs sends the standard logger to io.Discard and returns a function that
+// puts it back.
+func silenceLogs() func() {
+	prev := log.Writer()
+	log.SetOutput(io.Discard)
+	return func() { log.SetOutput(prev) }
+}

@@ -1,0 +1,407 @@
+package ui
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"log"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/storage"
+)
+
+// testCommon is what screens share, over the fixture's client, for tests that
+// drive one screen directly.
+func testCommon(f *fixture) common {
+	c := newCommon(context.Background(), f.client, Options{Now: func() time.Time { return testNow }})
+	c.setSize(120, 37)
+	return c
+}
+
+func TestReleasesDropsStaleAnswers(t *testing.T) {
+	f := newFixture(t)
+	s := newReleasesScreen(testCommon(f))
+	s.init() // gen 1
+	s.reload()
+	rows := []kube.ReleaseRow{{Latest: kube.RevisionRow{StorageNamespace: "default", Name: "late", Key: storage.RecordKey("late", 1), Revision: 1}}}
+
+	s.update(releasesLoadedMsg{view: "default", gen: 1, rows: rows})
+	if s.loaded || len(s.items) != 0 {
+		t.Fatalf("an answer to an earlier load was kept: %d rows", len(s.items))
+	}
+	s.update(releasesLoadedMsg{view: "shop", gen: 2, rows: rows})
+	if s.loaded {
+		t.Fatal("an answer for another namespace was kept")
+	}
+	s.update(releasesLoadedMsg{view: "default", gen: 2, rows: rows})
+	if !s.loaded || len(s.items) != 1 {
+		t.Fatalf("the current answer was dropped")
+	}
+	// Details of a record that changed since (another resourceVersion) are dropped.
+	s.update(rowDetailsMsg{ns: "default", key: storage.RecordKey("late", 1), rv: "999", row: kube.RevisionRow{Broken: true}})
+	if s.items[0].row.Latest.Broken {
+		t.Fatal("details of another resourceVersion were applied")
+	}
+}
+
+func TestReleasesFillAndMarkBroken(t *testing.T) {
+	f := newFixture(t)
+	h := newHarness(t, f.client, Options{}, 120, 40)
+	rs := h.top().(*releasesScreen)
+	byName := map[string]releaseItem{}
+	for _, it := range rs.items {
+		byName[it.row.Latest.Name] = it
+	}
+	if l := byName["legacy"].row.Latest; !l.Broken || !strings.Contains(l.Problem, "chunk missing") {
+		t.Errorf("legacy (a chunk deleted) is not marked broken: %+v", l)
+	}
+	if l := byName["old-tool"].row.Latest; !l.Known || l.Summary.Chart != "old-tool" {
+		t.Errorf("old-tool (no annotations) was not decoded: %+v", l)
+	}
+	if l := byName["web"].row.Latest; l.Broken {
+		t.Errorf("web is marked broken: %s", l.Problem)
+	}
+	h.contains("✗ BROKEN", "old-tool-0.1.1")
+}
+
+func TestReleasesRowErrorMarksOnlyThatRow(t *testing.T) {
+	f := newFixture(t)
+	h := newHarness(t, f.client, Options{}, 120, 40)
+	rs := h.top().(*releasesScreen)
+	var web kube.RevisionRow
+	for _, it := range rs.items {
+		if it.row.Latest.Name == "web" {
+			web = it.row.Latest
+		}
+	}
+	err := kube.Explain(errors.New("boom"), "get", "secrets", "default")
+	h.send(rowDetailsMsg{ns: web.StorageNamespace, key: web.Key, rv: web.ResourceVersion, err: err})
+	h.contains("! deployed", "✓ deployed") // web marked, old-tool untouched
+	h.press("down", "down").contains("✗ Error: boom")
+}
+
+func TestReleasesFilter(t *testing.T) {
+	f := newFixture(t)
+	h := newHarness(t, f.client, Options{}, 120, 40)
+	h.press("/").typeText("wrk")
+	h.contains("worker").lacks("legacy", "old-tool")
+	h.press("enter").contains("filter: wrk (1 of 4; esc clears)")
+	// q is a letter while typing, not quit.
+	h.press("/").typeText("q")
+	if h.quit {
+		t.Fatal("q typed into the filter quit the program")
+	}
+	h.press("esc").contains("legacy", "web", "worker", "4 releases")
+}
+
+func TestReleasesSwitchNamespace(t *testing.T) {
+	f := newFixture(t)
+	h := newHarness(t, f.client, Options{}, 120, 40)
+	h.press("n").typeText("shop").press("enter")
+	h.contains("Releases in shop", "api", "cache").lacks("legacy")
+	// A late answer for the namespace left behind is dropped.
+	h.send(releasesLoadedMsg{view: "default", gen: 1, rows: []kube.ReleaseRow{{Latest: kube.RevisionRow{Name: "ghost"}}}})
+	h.lacks("ghost")
+	h.press("n", "enter").contains("Releases (all namespaces)", "legacy", "cache")
+}
+
+func TestReleasesVerifyFindsCorruptChunk(t *testing.T) {
+	f := newFixture(t)
+	h := newHarness(t, f.client.WithNamespace("shop", false), Options{}, 120, 40)
+	// The chunk check reads metadata only: a damaged chunk is still there.
+	h.press("down").contains("cache").lacks("BROKEN")
+	h.press("V").contains("✗ BROKEN", "cache revision 1 cannot be read: corrupt release record")
+}
+
+func TestReleasesWatchRefreshes(t *testing.T) {
+	f := newFixture(t)
+	h := newHarness(t, f.client, Options{Watch: true, WatchInterval: time.Millisecond}, 120, 40)
+	h.contains("WATCH").lacks("api")
+	if _, err := f.client.Rollback(context.Background(), "default", "web", 2, kube.DiffOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	h.send(watchTickMsg{gen: 0})
+	rs := h.top().(*releasesScreen)
+	for _, it := range rs.items {
+		if it.row.Latest.Name == "web" && it.row.Latest.Revision != 5 {
+			t.Fatalf("watch did not pick up the rollback: web is at revision %d", it.row.Latest.Revision)
+		}
+	}
+	// A tick of an earlier watch (switched off and on since) is dropped.
+	h.press("w", "w")
+	rs.loading = false
+	h.send(watchTickMsg{gen: 0})
+	if rs.loading {
+		t.Fatal("a stale watch tick started a reload")
+	}
+}
+
+func TestHistoryKeys(t *testing.T) {
+	f := newFixture(t)
+	h := newHarness(t, f.client, Options{}, 120, 40)
+	h.press("down", "down", "enter")
+	hs := h.top().(*historyScreen)
+	if got := hs.selected().Revision; got != 4 {
+		t.Fatalf("history opens on revision %d, want the latest (4)", got)
+	}
+	h.press("R").contains("already the latest")
+	if _, ok := h.top().(*historyScreen); !ok {
+		t.Fatal("R on the latest revision opened a screen")
+	}
+
+	h.press("d")
+	d := h.top().(*diffScreen)
+	if d.from != 3 || d.to != 4 {
+		t.Fatalf("d compares %d→%d, want the one before (3→4)", d.from, d.to)
+	}
+	h.press("esc", "home", "space", "end", "d")
+	d = h.top().(*diffScreen)
+	if d.from != 1 || d.to != 4 {
+		t.Fatalf("with revision 1 marked, d compares %d→%d, want 1→4", d.from, d.to)
+	}
+	h.press("esc", "home", "d").contains("nothing before it")
+}
+
+func TestHistoryIgnoresOtherReleases(t *testing.T) {
+	f := newFixture(t)
+	s := newHistoryScreen(testCommon(f), "default", "web")
+	s.init()
+	s.update(historyLoadedMsg{ns: "default", name: "worker", rows: []kube.RevisionRow{{Name: "worker", Revision: 9}}})
+	if s.loaded {
+		t.Fatal("the history of another release was taken")
+	}
+	s.update(historyLoadedMsg{ns: "default", name: "web", err: kube.Explain(errors.New("nope"), "list", "secrets", "default")})
+	if s.loaded || s.err == nil || !strings.Contains(ansi.Strip(s.view()), "nope") {
+		t.Fatalf("the error was not shown:\n%s", s.view())
+	}
+}
+
+func TestReadOnlyHidesActions(t *testing.T) {
+	f := newFixture(t)
+	h := newHarness(t, readOnlyClient(f), Options{}, 120, 40)
+	h.contains("READ-ONLY")
+	h.press("G", "enter") // worker, stuck
+	h.lacks("R roll back", "X delete", "U uninstall", "F fix stuck")
+	h.press("F", "X", "U", "up", "R")
+	if hs, ok := h.top().(*historyScreen); !ok || hs.dialog != nil {
+		t.Fatalf("an action key did something in read-only mode: top %T", h.top())
+	}
+	if n := f.cluster.Writes(); n != 0 {
+		t.Fatalf("read-only mode wrote %d times", n)
+	}
+}
+
+func TestTypedConfirmation(t *testing.T) {
+	f := newFixture(t)
+	h := newHarness(t, f.client, Options{}, 120, 40)
+	h.press("down", "down", "enter", "U").typeText("wbe").press("enter")
+	h.contains(`Type "web" exactly to confirm`)
+	if n := f.cluster.Writes(); n != 0 {
+		t.Fatalf("a wrong name went ahead: %d writes", n)
+	}
+	// Letters go to the field while it is open: q does not quit.
+	h.typeText("q")
+	if h.quit {
+		t.Fatal("q typed into the dialog quit the program")
+	}
+	h.press("esc")
+	if hs := h.top().(*historyScreen); hs.dialog != nil {
+		t.Fatal("esc did not close the dialog")
+	}
+	h.press("U").typeText("web").press("enter").contains("✓ Uninstalled web")
+	h.press("enter")
+	if _, ok := h.top().(*releasesScreen); !ok {
+		t.Fatalf("after uninstalling, top is %T, want the release list", h.top())
+	}
+	h.contains("Uninstalled web.").lacks("web-1.4.0")
+}
+
+func TestActionErrorShownInPlace(t *testing.T) {
+	f := newFixture(t)
+	h := newHarness(t, f.client, Options{}, 120, 40)
+	h.press("G", "enter", "F")
+	f.cluster.FailRequest("", 1, kube.ErrReadOnly)
+	h.press("y").contains("✗ Read-only")
+	hs := h.top().(*historyScreen)
+	if hs.dialog == nil || hs.dialog.state != dialogDone {
+		t.Fatal("the failed fix did not stay in its dialog")
+	}
+	h.press("enter")
+	if _, ok := h.top().(*historyScreen); !ok {
+		t.Fatal("closing a failed dialog left the history")
+	}
+}
+
+func TestRevisionRevealAndCache(t *testing.T) {
+	f := newFixture(t)
+	h := newHarness(t, f.client, Options{}, 120, 40)
+	h.press("down", "down", "enter", "enter", "2")
+	h.contains("password: <masked:").lacks("hunter2")
+	h.press("v").contains("hunter2-rev4-very-secret", "secrets revealed")
+	h.press("v").lacks("hunter2")
+	rs := h.top().(*revisionScreen)
+	if len(rs.rendered) != 3 { // summary, values masked, values revealed
+		t.Fatalf("rendered %d texts, want 3 (each once)", len(rs.rendered))
+	}
+	// The manifest's Secret data is masked too.
+	h.press("3").contains("kind: Secret").lacks("aHVudGVyMi1yZXY0")
+	// A rendering for another resourceVersion is dropped.
+	rs.update(renderedMsg{ns: "default", key: rs.row.Key, rv: "stale", rk: renderKey{tab: tabNotes}, text: "stale"})
+	if _, ok := rs.rendered[renderKey{tab: tabNotes}]; ok {
+		t.Fatal("a stale rendering was kept")
+	}
+}
+
+func TestDiffJumps(t *testing.T) {
+	f := newFixture(t)
+	h := newHarness(t, f.client, Options{}, 120, 40)
+	h.press("down", "down", "enter", "d")
+	d := h.top().(*diffScreen)
+	if len(d.anchors) != 8 {
+		t.Fatalf("%d changes, want 8 (4 resources, a hook, values, computed values, chart)", len(d.anchors))
+	}
+	h.press("n", "n").contains("change 2 of 8")
+	h.press("]").contains("change 3 of 8")
+	h.press("N").contains("change 2 of 8")
+	h.press("[", "[").contains("change 0 of 8")
+	// A result for other options (revealed) that arrives late is dropped.
+	d.update(diffLoadedMsg{ns: "default", name: "web", from: 3, to: 4, reveal: true, err: errors.New("late")})
+	if d.err != nil {
+		t.Fatal("a late answer for other options was applied")
+	}
+}
+
+func TestChunkStatesReadWithoutColour(t *testing.T) {
+	st := DefaultStyles()
+	l := &storage.Layout{
+		Key: "sh.helm.release.v1.x.v1", Release: "x", Revision: 1,
+		Index: storage.SecretInfo{Name: "sh.helm.release.v1.x.v1", Role: storage.TypeIndex, Bytes: 1000, Share: 0.5, State: storage.StateOK},
+		Chunks: []storage.SecretInfo{
+			{Name: "sh.helm.release.v1.x.v1-aaaa", Role: storage.TypeChunk, State: storage.StateMissing, Detail: "chunk 2 of 4 does not exist"},
+			{Name: "sh.helm.release.v1.x.v1-bbbb", Role: storage.TypeChunk, Bytes: 10, State: storage.StateCorrupt, Detail: "bytes do not match"},
+			{Name: "sh.helm.release.v1.x.v1-cccc", Role: storage.TypeChunk, Bytes: 10, State: storage.StateWrongTyp, Detail: "type Opaque"},
+		},
+		Orphans:     []storage.SecretInfo{{Name: "sh.helm.release.v1.x.v1-dddd", Role: storage.TypeChunk, State: storage.StateOrphan}},
+		DecodeError: "corrupt release record: chunk missing",
+	}
+	out := ansi.Strip(renderLayout(&st, l, 120))
+	for _, want := range []string{"✗ MISSING", "✗ CORRUPT", "✗ WRONG-TYPE", "! ORPHAN", "(does not exist)", "cannot be read", formatExplainer[:40]} {
+		if !strings.Contains(out, want) {
+			t.Errorf("layout lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestEverySizeFits checks, for every screen, that the view fills the terminal
+// exactly: no line wider than it, no more lines than it has.
+func TestEverySizeFits(t *testing.T) {
+	f := newFixture(t)
+	screens := map[string][]string{
+		"releases": nil,
+		"history":  {"down", "down", "enter"},
+		"revision": {"down", "down", "enter", "enter", "3"},
+		"chunks":   {"c"},
+		"diff":     {"down", "down", "enter", "d"},
+		"rollback": {"down", "down", "enter", "up", "R"},
+		"dialog":   {"G", "enter", "F"},
+		"help":     {"?"},
+	}
+	for name, keys := range screens {
+		h := newHarness(t, f.client, Options{}, 120, 40)
+		h.press(keys...)
+		for _, sz := range [][2]int{{80, 24}, {81, 25}, {100, 30}, {200, 60}, {60, 12}, {50, 10}} {
+			h.resize(sz[0], sz[1])
+			out := h.m.render()
+			lines := strings.Split(out, "\n")
+			if len(lines) > sz[1] {
+				t.Errorf("%s at %dx%d: %d lines", name, sz[0], sz[1], len(lines))
+			}
+			for i, l := range lines {
+				if w := ansi.StringWidth(l); w > sz[0] {
+					t.Errorf("%s at %dx%d: line %d is %d wide: %q", name, sz[0], sz[1], i, w, ansi.Strip(l))
+				}
+			}
+		}
+		h.resize(50, 10).contains("needs a terminal of at least 60x12")
+	}
+}
+
+func TestRunQuitsAndRestoresLog(t *testing.T) {
+	f := newFixture(t)
+	var logs bytes.Buffer
+	log.SetOutput(&logs)
+	defer log.SetOutput(nil)
+	out := &syncBuffer{}
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(context.Background(), f.client, Options{
+			Input: pr, Output: out, Now: func() time.Time { return testNow },
+			ProgramOptions: []tea.ProgramOption{tea.WithWindowSize(80, 24)},
+		})
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(ansi.Strip(out.String()), "legacy") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	_, _ = pw.Write([]byte("q"))
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return after q")
+	}
+	if log.Writer() != &logs {
+		t.Fatal("Run did not put the standard logger back")
+	}
+	if !strings.Contains(ansi.Strip(out.String()), "legacy") {
+		t.Fatalf("Run did not draw the release list: %q", out.String())
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe to read while the program writes to it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func TestRunStopsWithContext(t *testing.T) {
+	f := newFixture(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	done := make(chan error, 1)
+	go func() { done <- Run(ctx, f.client, Options{Input: pr, Output: &bytes.Buffer{}}) }()
+	time.Sleep(50 * time.Millisecond)
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("Run returned %v, want context.Canceled", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not stop when its context was cancelled")
+	}
+}
