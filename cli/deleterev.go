@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"github.com/chunkview/chunkview/kube"
 )
 
 // DeleteRevisionResult is the output of `delete-revision`.
@@ -58,6 +60,9 @@ you to type the release's name; otherwise it needs --yes.`,
 			ctx, name := cmd.Context(), args[0]
 			ns, err := r.locate(ctx, c, name)
 			if err != nil {
+				return err
+			}
+			if err := c.CheckAllowed(ctx, ns, kube.OpDeleteRevision); err != nil {
 				return err
 			}
 			rows, err := c.History(ctx, ns, name)

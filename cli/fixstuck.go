@@ -90,6 +90,11 @@ ways out, each with its warning. --mark-failed marks the pending revision failed
 			if err != nil {
 				return err
 			}
+			if fix != "" {
+				if err := c.CheckAllowed(ctx, ns, kube.OpFixStuck); err != nil {
+					return err
+				}
+			}
 			latest, err := c.Revision(ctx, ns, name, 0)
 			if err != nil {
 				return err

@@ -6,6 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/chunkview/chunkview/kube"
+
 	"github.com/chunkview/chunkview/storage"
 )
 
@@ -62,6 +64,11 @@ probably belong to a write in progress.`,
 				return err
 			}
 			ctx := cmd.Context()
+			if cfg := c.Config(); !dryRun && (cfg.StorageNamespace != "" || !cfg.AllNamespaces) {
+				if err := c.CheckAllowed(ctx, cfg.Namespace, kube.OpGC); err != nil {
+					return fmt.Errorf("%w; `chunkview gc --dry-run` lists leftovers without removing them", err)
+				}
+			}
 			age := minAge
 			if age == 0 {
 				age = time.Nanosecond // zero would mean the default to kube

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"time"
@@ -83,7 +84,11 @@ sizes. A revision that cannot be decoded is marked broken and listed anyway.`,
 			}
 			ctx := cmd.Context()
 			rows, err := c.Releases(ctx)
-			if err != nil {
+			if errors.Is(err, kube.ErrPartial) {
+				// Forbidden to list every namespace: the rows of those it may read,
+				// and a note of what is missing.
+				fmt.Fprintf(r.stderr, "Warning: %s\n", message(err))
+			} else if err != nil {
 				return err
 			}
 			var todo []*kube.RevisionRow

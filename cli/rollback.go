@@ -78,6 +78,11 @@ only.`,
 			if err != nil {
 				return err
 			}
+			if !dryRun {
+				if err := c.CheckAllowed(ctx, ns, kube.OpRollback); err != nil {
+					return fmt.Errorf("%w; --dry-run shows what it would change", err)
+				}
+			}
 			plan, err := c.PlanRollback(ctx, ns, name, rev, opts)
 			if err != nil {
 				return err

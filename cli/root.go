@@ -236,7 +236,7 @@ func (r *run) locate(ctx context.Context, c *kube.Client, name string) (string, 
 		return cfg.Namespace, nil
 	}
 	rows, err := c.Releases(ctx)
-	if err != nil {
+	if err != nil && !errors.Is(err, kube.ErrPartial) {
 		return "", err
 	}
 	var found []string

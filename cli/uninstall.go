@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"github.com/chunkview/chunkview/kube"
 )
 
 // UninstallResult is the output of `uninstall`.
@@ -51,6 +53,9 @@ On a terminal it asks you to type the release's name; otherwise it needs --yes.`
 			ctx, name := cmd.Context(), args[0]
 			ns, err := r.locate(ctx, c, name)
 			if err != nil {
+				return err
+			}
+			if err := c.CheckAllowed(ctx, ns, kube.OpUninstall); err != nil {
 				return err
 			}
 			rows, err := c.History(ctx, ns, name)

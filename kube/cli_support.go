@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/chunkview/chunkview/storage"
@@ -46,5 +47,8 @@ func (c *Client) RemoveLeftovers(ctx context.Context, reps []NamespaceReport) (i
 			errs = append(errs, Explain(err, "delete", "secrets", r.Namespace))
 		}
 	}
-	return removed, errors.Join(errs...)
+	if len(errs) > 0 {
+		return removed, fmt.Errorf("%w; what was removed is gone for good and the rest is untouched: retry gc (verify lists what is left)", errors.Join(errs...))
+	}
+	return removed, nil
 }

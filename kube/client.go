@@ -39,6 +39,9 @@ type Config struct {
 	Namespace string
 	// AllNamespaces looks at every namespace (-A).
 	AllNamespaces bool
+	// FallbackNamespaces are looked at, besides Namespace, when AllNamespaces is set
+	// and listing across all namespaces is forbidden (--namespaces).
+	FallbackNamespaces []string
 	// Driver is the chunked driver's configuration.
 	Driver storage.ChunkedSecretsConfig
 	// ReadOnly refuses every mutating operation. The connection enforces it too; see
@@ -57,8 +60,16 @@ const DefaultOwner = "helm"
 // secretsGVR is the resource the metadata client lists.
 var secretsGVR = corev1.SchemeGroupVersion.WithResource("secrets")
 
-// metadataPage is the page size of metadata lists: one request per 500 index Secrets.
-const metadataPage = 500
+// metadataPage is the page size of metadata lists: none. A list of index metadata
+// (about 1 KB a Secret) is asked for in one request, which an API server of 1.31 or
+// later answers from its watch cache, in memory. Pages look cheaper and are not: the
+// first page comes from the cache, but every continued page is read from etcd, which
+// scans all the Secrets past the continue key, the payloads of every release and
+// every chunk included, to filter them by label, and a full last page is followed by
+// an empty one. Listing 2,000 index Secrets among 670 MB of Secrets took 5 requests
+// and 4-5 s in pages of 500, one request and 70 ms without. The loops that read the
+// lists still follow a continue token, should a server send one.
+const metadataPage = 0
 
 // Client is a connection to one cluster with chunkview's configuration.
 type Client struct {
@@ -137,8 +148,8 @@ func (c *Client) Driver(ns string) *storage.ChunkedSecrets {
 	return storage.NewDriver(c.cs.CoreV1().Secrets(c.storageNamespaceFor(ns)), c.cfg.Owner, cfg)
 }
 
-// listIndexMeta lists index Secret metadata matching extra labels, a page of 500 at
-// a time, through the metadata API: no Secret data crosses the wire.
+// listIndexMeta lists index Secret metadata matching extra labels through the
+// metadata API, in one request (see metadataPage): no Secret data crosses the wire.
 func (c *Client) listIndexMeta(ctx context.Context, ns string, extra labels.Set) ([]metav1.PartialObjectMetadata, error) {
 	sel := labels.Set{storage.LabelOwner: c.cfg.Owner, storage.LabelType: storage.TypeIndex}
 	for k, v := range extra {
@@ -196,8 +207,26 @@ func rowOf(m *metav1.PartialObjectMetadata) RevisionRow {
 // Releases lists the releases in view, one row each with its latest revision. It
 // reads index metadata only; rows of records chunkview did not write have Known
 // false until Details or FillDetails decodes them.
+//
+// When listing across all namespaces is forbidden, it lists the namespaces the user
+// may read instead (the context's and those of --namespaces) and returns their rows
+// with a *PartialError that says what was left out.
 func (c *Client) Releases(ctx context.Context) ([]ReleaseRow, error) {
 	metas, err := c.listIndexMeta(ctx, c.listNamespace(), nil)
+	var partial error
+	if err != nil && c.listNamespace() == metav1.NamespaceAll && errors.Is(err, ErrForbidden) {
+		metas = nil
+		partial = c.eachReadable(err, func(ns string) error {
+			m, err := c.listIndexMeta(ctx, ns, nil)
+			metas = append(metas, m...)
+			return err
+		})
+		if _, ok := partial.(*PartialError); ok {
+			err = nil
+		} else {
+			err = partial
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -236,7 +265,7 @@ func (c *Client) Releases(ctx context.Context) ([]ReleaseRow, error) {
 		}
 		return a.Name < b.Name
 	})
-	return out, nil
+	return out, partial
 }
 
 // History lists the revisions of one release, oldest first, from index metadata.
@@ -245,6 +274,19 @@ func (c *Client) History(ctx context.Context, ns, name string) ([]RevisionRow, e
 	metas, err := c.listIndexMeta(ctx, sns, labels.Set{storage.LabelName: name})
 	if err != nil {
 		return nil, err
+	}
+	if len(metas) == 0 {
+		// A record without its name label is listed (its name read from its key)
+		// but not selected by name: look for those before saying there is none.
+		all, err := c.listIndexMeta(ctx, sns, nil)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range all {
+			if n, _, ok := storage.ParseKey(m.Name); ok && n == name && m.Labels[storage.LabelName] == "" {
+				metas = append(metas, m)
+			}
+		}
 	}
 	if len(metas) == 0 {
 		return nil, c.notFound(name, sns)

@@ -45,6 +45,9 @@ type Options struct {
 	MaxReadChunks    int
 	MaxWriteChunks   int
 	ReadOnly         bool
+	// Namespaces are looked at with -A when listing across all namespaces is
+	// forbidden.
+	Namespaces []string
 
 	// Stats, when set, counts requests and bytes on every connection made.
 	Stats *Stats
@@ -73,6 +76,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.MaxReadChunks, "max-read-chunks", 0, "refuse to read releases of more chunks (0: no limit)")
 	fs.IntVar(&o.MaxWriteChunks, "max-write-chunks", 0, "refuse to write releases of more chunks (0: no limit)")
 	fs.BoolVar(&o.ReadOnly, "read-only", false, "refuse every change to the cluster; no mutating request leaves chunkview")
+	fs.StringSliceVar(&o.Namespaces, "namespaces", nil, "with -A, when listing across all namespaces is forbidden, namespaces to look in besides the context's (comma-separated)")
 }
 
 // Resolve applies the profile under the flags the user set and returns the storage
@@ -84,10 +88,11 @@ func (o *Options) Resolve() (Config, error) {
 	}
 	changed := func(name string) bool { return o.fs != nil && o.fs.Changed(name) }
 	cfg := Config{
-		Owner:            p.Owner,
-		StorageNamespace: p.StorageNamespace,
-		AllNamespaces:    o.AllNamespaces,
-		ReadOnly:         o.ReadOnly,
+		Owner:              p.Owner,
+		StorageNamespace:   p.StorageNamespace,
+		AllNamespaces:      o.AllNamespaces,
+		ReadOnly:           o.ReadOnly,
+		FallbackNamespaces: o.Namespaces,
 		Driver: storage.ChunkedSecretsConfig{
 			ChunkSize: p.ChunkSize, MaxReadChunks: p.MaxReadChunks, MaxWriteChunks: p.MaxWriteChunks,
 		},

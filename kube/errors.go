@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"strings"
@@ -43,9 +44,25 @@ func Explain(err error, verb, resource, namespace string) error {
 	case errors.Is(err, context.DeadlineExceeded) || apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err) || isNetTimeout(err):
 		return fmt.Errorf("%w while trying to %s %s %s; the server may be overloaded or far away: retry, or raise --request-timeout: %v", ErrTimeout, verb, resource, where, err)
 	case errors.Is(err, syscall.ECONNREFUSED) || isDNS(err) || errors.As(err, &ue) && isConnErr(ue.Err):
-		return fmt.Errorf("%w: %v. Check --context/--kubeconfig and that the cluster (or VPN) is up", ErrUnreachable, err)
+		return fmt.Errorf("%w: %v. Check --context/--kubeconfig and that the cluster (or VPN) is up, then retry", ErrUnreachable, err)
+	case apierrors.IsTooManyRequests(err):
+		return fmt.Errorf("the API server is throttling requests and refused to %s %s %s: wait a moment and retry: %w", verb, resource, where, err)
+	case isServerError(err):
+		return fmt.Errorf("the API server failed to %s %s %s: retry in a moment; if it keeps failing, check the API server's health: %w", verb, resource, where, err)
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET):
+		return fmt.Errorf("%w: the connection broke while trying to %s %s %s: retry: %w", ErrUnreachable, verb, resource, where, err)
 	}
 	return err
+}
+
+// isServerError reports whether the API server answered with a 5xx status: the
+// request may or may not have been applied, and trying again later may work.
+func isServerError(err error) bool {
+	var se apierrors.APIStatus
+	if errors.As(err, &se) && se.Status().Code >= 500 {
+		return true
+	}
+	return apierrors.IsInternalError(err) || apierrors.IsServiceUnavailable(err) || apierrors.IsUnexpectedServerError(err)
 }
 
 func orAll(ns string) string {

@@ -209,17 +209,131 @@ func (c *Client) Rollback(ctx context.Context, ns, name string, rev int, opts Di
 	if err != nil {
 		return nil, err
 	}
+	// Helm's rollback, unlike its upgrade, goes ahead when the latest revision is
+	// pending, so that a stuck release can be rolled back. A revision that has just
+	// turned pending is an operation in flight, though: rolling back over it would
+	// leave two revisions deployed. The guard refuses that case only.
+	cfg.Releases = helmstorage.Init(pendingGuard{Driver: c.Driver(row.StorageNamespace), now: c.now})
 	rb := action.NewRollback(cfg)
 	rb.Version = plan.To
 	rb.MaxHistory = 0
 	if err := rb.Run(name); err != nil {
+		if !errors.Is(err, ErrInProgress) && !errors.Is(err, driver.ErrReleaseExists) {
+			c.markAbandoned(ctx, ns, name, plan.From+1, plan.To, err)
+		}
 		return plan, c.explainOp("rollback", row.StorageNamespace, log.explain(err))
 	}
 	plan.Applied = true
 	if now, err := c.Revision(ctx, ns, name, 0); err == nil {
 		plan.NewRevision = now.Revision
 	}
+	if err := c.supersedeOlder(ctx, row.StorageNamespace, name); err != nil {
+		return plan, c.explainOp("rollback", row.StorageNamespace,
+			fmt.Errorf("rolled back, but an older revision is still marked deployed and could not be marked superseded: %w", err))
+	}
 	return plan, nil
+}
+
+// markAbandoned marks failed the revision a failed rollback left pending-rollback,
+// as Helm does when it gets the chance: when the request that created it failed
+// after being applied, or when the write of its failure failed too, Helm leaves it
+// pending, and the next rollback would take it for an operation in flight. Best
+// effort: when the cluster cannot be reached now, fix-stuck does it later.
+func (c *Client) markAbandoned(ctx context.Context, ns, name string, rev, to int, cause error) {
+	row, err := c.Revision(ctx, ns, name, 0)
+	if err != nil || row.Revision != rev || row.Status != release.StatusPendingRollback.String() {
+		return
+	}
+	drv := c.Driver(row.StorageNamespace).WithContext(ctx)
+	rls, err := drv.Get(row.Key)
+	// Helm's own description of the revision it created; anything else is another
+	// operation's.
+	if err != nil || rls.Info == nil || rls.Info.Status != release.StatusPendingRollback || rls.Info.Description != fmt.Sprintf("Rollback to %d", to) {
+		return
+	}
+	rls.Info.Status = release.StatusFailed
+	rls.Info.Description = "Rollback failed: " + firstLine(cause.Error(), 200)
+	_ = drv.Update(row.Key, rls)
+}
+
+// firstLine returns s up to its first newline, at most n bytes.
+func firstLine(s string, n int) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > n {
+		s = s[:n] + "..."
+	}
+	return s
+}
+
+// pendingGrace is how long after it started a pending revision counts as an
+// operation in flight rather than a stuck one.
+const pendingGrace = 2 * time.Minute
+
+// ErrInProgress is wrapped by the error of an operation refused because another one
+// is running on the release.
+var ErrInProgress = errors.New("another operation is in progress on the release")
+
+// pendingGuard is the driver under Helm's rollback: its history query fails when
+// the latest revision turned pending less than pendingGrace ago.
+type pendingGuard struct {
+	driver.Driver
+	now func() time.Time
+}
+
+func (g pendingGuard) Query(lbs map[string]string) ([]*release.Release, error) {
+	rels, err := g.Driver.Query(lbs)
+	// Helm's history query is exactly name and owner; its other queries add status.
+	if err != nil || len(lbs) != 2 || lbs["name"] == "" || lbs["owner"] == "" || len(rels) == 0 {
+		return rels, err
+	}
+	latest := rels[0]
+	for _, r := range rels {
+		if r.Version > latest.Version {
+			latest = r
+		}
+	}
+	if latest.Info != nil && latest.Info.Status.IsPending() {
+		if since := g.now().Sub(latest.Info.LastDeployed.Time); since < pendingGrace {
+			return nil, fmt.Errorf("%w: revision %d of %q has been %s for %s; nothing was changed: wait for that operation to finish and retry (if it was interrupted, for example by a lost connection, `chunkview fix-stuck %s --mark-failed` gets it out)",
+				ErrInProgress, latest.Version, latest.Name, latest.Info.Status, since.Round(time.Second), latest.Name)
+		}
+	}
+	return rels, nil
+}
+
+// supersedeOlder marks superseded every deployed revision of a release older than
+// its latest deployed one. Helm's rollback logs and ignores a failure to write the
+// previous revision's new status, which leaves two revisions deployed; this finishes
+// its job. A revision that changed meanwhile (a conflict) is left to whoever changed
+// it.
+func (c *Client) supersedeOlder(ctx context.Context, ns, name string) error {
+	rows, err := c.History(ctx, ns, name)
+	if err != nil {
+		return err
+	}
+	top := 0
+	for _, r := range rows {
+		if r.Status == release.StatusDeployed.String() && r.Revision > top {
+			top = r.Revision
+		}
+	}
+	drv := c.Driver(rows[0].StorageNamespace).WithContext(ctx)
+	for _, r := range rows {
+		if r.Status != release.StatusDeployed.String() || r.Revision >= top {
+			continue
+		}
+		rls, err := drv.Get(r.Key)
+		if err != nil {
+			return err
+		}
+		rls.Info.Status = release.StatusSuperseded
+		if err := drv.Update(r.Key, rls); err != nil && !errors.Is(err, storage.ErrConflict) {
+			return err
+		}
+	}
+	return nil
 }
 
 // Uninstall removes a release's resources and its records (all revisions), or with
@@ -404,7 +518,10 @@ func (c *Client) GC(ctx context.Context, dryRun bool) ([]NamespaceReport, int, e
 			errs = append(errs, Explain(err, "delete", "secrets", r.Namespace))
 		}
 	}
-	return reps, removed, errors.Join(errs...)
+	if len(errs) > 0 {
+		return reps, removed, fmt.Errorf("%w; what was removed is gone for good and the rest is untouched: retry gc (verify lists what is left)", errors.Join(errs...))
+	}
+	return reps, removed, nil
 }
 
 // storageNamespaces returns the namespaces that hold records in view: index or
@@ -422,7 +539,12 @@ func (c *Client) storageNamespaces(ctx context.Context) ([]string, error) {
 	for {
 		list, err := c.md.Resource(secretsGVR).List(ctx, opts)
 		if err != nil {
-			return nil, Explain(err, "list", "secrets", "")
+			err = Explain(err, "list", "secrets", "")
+			if errors.Is(err, ErrForbidden) && opts.Continue == "" {
+				// Look in the namespaces the user may read instead.
+				return c.fallbackNamespaces(), nil
+			}
+			return nil, err
 		}
 		for _, m := range list.Items {
 			if !seen[m.Namespace] {
@@ -443,8 +565,15 @@ func (c *Client) explainOp(op, ns string, err error) error {
 	switch {
 	case errors.Is(err, storage.ErrConflict):
 		return fmt.Errorf("%s: the release changed while chunkview was writing it (another operator or helm run?); nothing was overwritten: refresh and retry: %w", op, err)
-	case errors.Is(err, ErrReadOnly):
+	case errors.Is(err, driver.ErrReleaseExists):
+		// Helm numbers a new revision after the latest it read; another operation
+		// stored that revision first.
+		return fmt.Errorf("%s: %w: another operation (an operator, helm or chunkview) wrote a new revision of the release at the same time; nothing was overwritten: refresh and retry", op, storage.ErrConflict)
+	case errors.Is(err, ErrReadOnly), errors.Is(err, ErrInProgress):
 		return err
 	}
-	return fmt.Errorf("%s: %w", op, Explain(err, "update", "secrets", ns))
+	// The operation made several requests and one failed: those before it were
+	// applied. Every record is whole either way (the driver writes chunks before the
+	// index that names them), so what is left to check is where it stopped.
+	return fmt.Errorf("%s: %w; it may have been partly applied: check the release with `chunkview history` and `chunkview verify`, remove leftover chunks with `chunkview gc`, then retry", op, Explain(err, "update", "secrets", ns))
 }

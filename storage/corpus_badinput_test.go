@@ -2,6 +2,7 @@ package storage_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime"
@@ -201,5 +202,65 @@ func TestBadInputCorpus(t *testing.T) {
 			}
 			mustNotLeak(t, "the driver's log", logs.String())
 		})
+	}
+}
+
+// TestDriverLogKeepsPayloadOut writes, reads, lists, queries, updates and deletes a
+// release carrying the planted secret, and fails if any log line or error repeats
+// it. Errors include those of a write refused by MaxWriteChunks and of a read of a
+// damaged record.
+func TestDriverLogKeepsPayloadOut(t *testing.T) {
+	_, secrets := newNamespace(t)
+	var logs logRecorder
+	d := storage.NewDriver(secrets, badinput.Owner, storage.ChunkedSecretsConfig{ChunkSize: 256, Log: logs.Log})
+	var rls release.Release
+	if err := json.Unmarshal(mustJSON(t, badinput.Release("planted")), &rls); err != nil {
+		t.Fatal(err)
+	}
+	k := storage.RecordKey("planted", 1)
+	var errs []error
+	check := func(err error) {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	check(d.Create(k, &rls))
+	_, err := d.Get(k)
+	check(err)
+	_, err = d.List(nil)
+	check(err)
+	_, err = d.Query(map[string]string{"name": "planted", "owner": "helm"})
+	check(err)
+	rls.Info.Status = release.StatusSuperseded
+	check(d.Update(k, &rls))
+	if len(errs) > 0 {
+		t.Fatalf("round trip: %v", errs)
+	}
+	tight := storage.NewDriver(secrets, badinput.Owner, storage.ChunkedSecretsConfig{ChunkSize: 256, MaxWriteChunks: 1, Log: logs.Log})
+	if err := tight.Update(k, &rls); err == nil {
+		t.Fatal("an update over MaxWriteChunks succeeded")
+	} else {
+		mustNotLeak(t, "a refused update's error", err.Error())
+	}
+	// Damage a chunk and read again.
+	idx, err := d.ReadIndex(context.Background(), k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, _ := storage.ParseExtraChunks(k, idx.Data[storage.DataExtraChunks])
+	if err := secrets.Delete(context.Background(), names[0], metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = d.Get(k)
+	if err == nil {
+		t.Fatal("a record with a missing chunk read")
+	}
+	mustNotLeak(t, "a damaged record's error", err.Error())
+	if err := d.ForceDelete(k); err != nil {
+		t.Fatal(err)
+	}
+	mustNotLeak(t, "the driver's log", logs.String())
+	if !strings.Contains(logs.String(), k) {
+		t.Errorf("the log does not even name the key: %s", logs.String())
 	}
 }

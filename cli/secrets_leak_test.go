@@ -1,0 +1,111 @@
+package cli_test
+
+import (
+	"encoding/base64"
+	"fmt"
+	"strings"
+	"testing"
+
+	"helm.sh/helm/v3/pkg/action"
+	"helm.sh/helm/v3/pkg/chart"
+
+	"github.com/chunkview/chunkview/cli"
+)
+
+// leakPassword is the planted secret of revision rev.
+func leakPassword(rev int) string { return fmt.Sprintf("Pl4nted-cli-%d-Hq83Ls", rev) }
+
+// leakChart puts the password in a Secret's data and stringData, in a ConfigMap's
+// connection string and in the notes.
+func leakChart() *chart.Chart {
+	tpl := func(name, body string) *chart.File { return &chart.File{Name: "templates/" + name, Data: []byte(body)} }
+	return &chart.Chart{
+		Metadata: &chart.Metadata{Name: "leaky", Version: "1.0.0", AppVersion: "1", APIVersion: "v2"},
+		Templates: []*chart.File{
+			tpl("secret.yaml", "apiVersion: v1\nkind: Secret\nmetadata:\n  name: {{ .Release.Name }}-db\ntype: Opaque\ndata:\n  password: {{ .Values.db.password | b64enc }}\nstringData:\n  token: {{ .Values.db.password | quote }}\n"),
+			tpl("cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-cm\ndata:\n  url: \"postgres://app:{{ .Values.db.password }}@db:5432/app\"\n  greeting: {{ .Values.greeting | quote }}\n"),
+			tpl("NOTES.txt", "Log in with password {{ .Values.db.password }}\n"),
+		},
+		Values: map[string]interface{}{"greeting": "hello", "db": map[string]interface{}{"password": "chart-default-x"}},
+	}
+}
+
+// TestSecretsMaskedEverywhere renders every CLI output of a release whose password
+// sits in values, in a Secret's data and stringData, in a connection string and in
+// the notes: ls, history, inspect, inspect --values, diff and the rollback plan,
+// in table, JSON and YAML. The password (and its base64) never shows, on stdout
+// or stderr, unless --reveal asks for it; with --reveal it shows.
+func TestSecretsMaskedEverywhere(t *testing.T) {
+	e := newEnv(t)
+	cfg := e.actionConfig(byChunkview)
+	in := action.NewInstall(cfg)
+	in.ReleaseName, in.Namespace = "leaky", e.ns
+	vals := func(rev int) map[string]interface{} {
+		return map[string]interface{}{"greeting": fmt.Sprintf("hello %d", rev), "db": map[string]interface{}{"password": leakPassword(rev)}}
+	}
+	if _, err := in.Run(leakChart(), vals(1)); err != nil {
+		t.Fatal(err)
+	}
+	up := action.NewUpgrade(cfg)
+	up.Namespace = e.ns
+	if _, err := up.Run("leaky", leakChart(), vals(2)); err != nil {
+		t.Fatal(err)
+	}
+	secrets := []string{leakPassword(1), leakPassword(2), base64.StdEncoding.EncodeToString([]byte(leakPassword(1))), base64.StdEncoding.EncodeToString([]byte(leakPassword(2)))}
+	shown := func(r result) []string {
+		var out []string
+		for _, s := range secrets {
+			if strings.Contains(r.stdout, s) || strings.Contains(r.stderr, s) {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+
+	runs := 0
+	for _, format := range []string{"table", "json", "yaml"} {
+		for _, args := range [][]string{
+			{"ls"},
+			{"history", "leaky"},
+			{"inspect", "leaky"},
+			{"inspect", "leaky", "--values"},
+			{"inspect", "leaky", "--values", "--revision", "1"},
+			{"diff", "leaky", "1", "2"},
+			{"diff", "leaky", "2", "1", "--context", "0"},
+			{"rollback", "leaky", "1", "--dry-run"},
+			{"verify", "--decode"},
+		} {
+			r := e.run(append(args, "-o", format)...)
+			runs++
+			mustCode(t, r, cli.ExitOK)
+			if s := shown(r); len(s) > 0 {
+				t.Errorf("%v -o %s shows %v:\n%s", args, format, s, r)
+			}
+		}
+		// Revealed on request, and only then.
+		for _, tc := range []struct {
+			args []string
+			want []string
+		}{
+			{[]string{"inspect", "leaky", "--values", "--reveal"}, []string{leakPassword(2)}},
+			{[]string{"diff", "leaky", "1", "2", "--reveal"}, []string{leakPassword(1), leakPassword(2)}},
+			{[]string{"rollback", "leaky", "1", "--dry-run", "--reveal"}, []string{leakPassword(1), leakPassword(2)}},
+		} {
+			r := e.run(append(tc.args, "-o", format)...)
+			runs++
+			mustCode(t, r, cli.ExitOK)
+			for _, w := range tc.want {
+				if !strings.Contains(r.stdout, w) {
+					t.Errorf("%v -o %s does not reveal %s:\n%s", tc.args, format, w, r)
+				}
+			}
+		}
+	}
+	// A failing command does not quote the release either.
+	r := e.run("inspect", "leaky", "--reveal")
+	mustCode(t, r, cli.ExitUsage)
+	if s := shown(r); len(s) > 0 {
+		t.Errorf("a usage error shows %v", s)
+	}
+	t.Logf("%d CLI outputs checked", runs)
+}

@@ -1,0 +1,212 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/spf13/pflag"
+
+	"github.com/chunkview/chunkview/cli"
+	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/ui"
+)
+
+// The TUI, measured headless: ui.Run on a fixed-size virtual terminal (a pipe for
+// input, a buffer for output), in a child process of its own. It times, from the
+// process's start, the first frame that shows the release list, then presses enter
+// on the first release and times the frame that shows its history, then quits.
+
+// tuiResult is the TUI measurement next to the ls and history figures.
+type tuiResult struct {
+	Rows     []summary // one: the TUI process
+	FirstRow string    // the release the list is expected to start with
+	List     time.Duration
+	History  time.Duration
+	Lists    []time.Duration
+	Hists    []time.Duration
+}
+
+// tuiOut is what the tui child prints.
+type tuiOut struct {
+	ListNs    int64 `json:"listNs"`
+	HistoryNs int64 `json:"historyNs"`
+	// Rows is set so that countRows sees one row per release listed (unknown here).
+	Releases []struct{} `json:"releases"`
+}
+
+// screenWatcher accumulates what the program draws and reports when a text appears
+// on the screen, escape sequences removed.
+type screenWatcher struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	want string
+	hit  chan struct{}
+}
+
+func (w *screenWatcher) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	if w.want != "" && strings.Contains(ansi.Strip(w.buf.String()), w.want) {
+		w.want = ""
+		close(w.hit)
+	}
+	return len(p), nil
+}
+
+// expect resets the screen log and returns a channel closed when text is drawn.
+func (w *screenWatcher) expect(text string) <-chan struct{} {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Reset()
+	w.want = text
+	w.hit = make(chan struct{})
+	return w.hit
+}
+
+// tuiChild runs the TUI against the fleet and prints its timings.
+func tuiChild(ctx context.Context, a childArgs, start time.Time, stdout, stderr io.Writer) error {
+	o := kube.NewOptions()
+	fs := pflag.NewFlagSet("chunkview", pflag.ContinueOnError)
+	o.AddFlags(fs)
+	if err := fs.Parse([]string{"--kubeconfig", a.Kubeconfig, "--owner", a.Owner, "-A", "--read-only"}); err != nil {
+		return err
+	}
+	o.Stats = &kube.Stats{}
+	defer cli.WriteStats(stderr, o.Stats)
+	c, err := o.Connect()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	in, keys := io.Pipe()
+	screen := &screenWatcher{}
+	listed := screen.expect(a.Release)
+	done := make(chan error, 1)
+	go func() {
+		done <- ui.Run(ctx, c, ui.Options{
+			Input: in, Output: screen,
+			ProgramOptions: []tea.ProgramOption{tea.WithWindowSize(160, 50), tea.WithoutSignalHandler()},
+		})
+	}()
+	var out tuiOut
+	wait := func(ch <-chan struct{}, what string) error {
+		select {
+		case <-ch:
+			return nil
+		case err := <-done:
+			return fmt.Errorf("the TUI ended before %s: %v", what, err)
+		case <-ctx.Done():
+			return fmt.Errorf("no %s within the time allowed", what)
+		}
+	}
+	if err := wait(listed, "drawing the release list"); err != nil {
+		return err
+	}
+	out.ListNs = int64(time.Since(start))
+	histStart := time.Now()
+	hist := screen.expect(a.Expect) // a text only the history screen shows
+	if _, err := keys.Write([]byte("\r")); err != nil {
+		return err
+	}
+	if err := wait(hist, "drawing the history"); err != nil {
+		return err
+	}
+	out.HistoryNs = int64(time.Since(histStart))
+	_, _ = keys.Write([]byte("q"))
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		cancel()
+		<-done
+	}
+	_ = keys.Close()
+	return json.NewEncoder(stdout).Encode(out)
+}
+
+func (m *measurer) tui(rep *report) error {
+	// The list is sorted by namespace, then name: its first row is the first
+	// release of fleet-00. Opening it shows its revisions, whose descriptions the
+	// list does not show.
+	first := ""
+	for _, s := range m.f.Specs {
+		if s.NS == 0 && (first == "" || s.Name < first) {
+			first = s.Name
+		}
+	}
+	res := &tuiResult{FirstRow: first}
+	ls := m.chunkview("chunkview ls -A -o json", len(m.f.Specs), "ls", "-A", "-o", "json", "--owner", fleetOwner)
+	var tuiRuns, lsRuns []procResult
+	for run := range m.runs {
+		// The TUI and `ls` in turns, so that they are compared under the same load.
+		time.Sleep(settle)
+		fmt.Fprintf(os.Stderr, "tui: run %d of %d\n", run+1, m.runs)
+		r, err := runProc(nil, m.self, "-child", "tui", "-child-kubeconfig", m.bc.Kubeconfig, "-child-owner", fleetOwner,
+			"-child-release", first, "-child-expect", "Install complete")
+		if err != nil {
+			return err
+		}
+		var o tuiOut
+		if err := json.Unmarshal(r.Stdout, &o); err != nil {
+			return fmt.Errorf("tui child output: %w", err)
+		}
+		res.Lists = append(res.Lists, time.Duration(o.ListNs))
+		res.Hists = append(res.Hists, time.Duration(o.HistoryNs))
+		tuiRuns = append(tuiRuns, r)
+		time.Sleep(settle)
+		fmt.Fprintf(os.Stderr, "tui: %s, run %d of %d\n", ls.Label, run+1, m.runs)
+		l, err := runProc(ls.Env, ls.Cmd, ls.Args...)
+		if err != nil {
+			return err
+		}
+		lsRuns = append(lsRuns, l)
+	}
+	res.Rows = []summary{summarize("chunkview TUI (ui.Run, headless 160x50)", tuiRuns), summarize(ls.Label, lsRuns)}
+	res.List, res.History = median(res.Lists), median(res.Hists)
+	rep.TUI = res
+	return nil
+}
+
+func median(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := append([]time.Duration(nil), ds...)
+	for i := range s {
+		for j := i + 1; j < len(s); j++ {
+			if s[j] < s[i] {
+				s[i], s[j] = s[j], s[i]
+			}
+		}
+	}
+	return s[len(s)/2]
+}
+
+func (r *report) tuiMarkdown(b *strings.Builder) {
+	t := r.TUI
+	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
+	p("## TUI\n\n")
+	p("`ui.Run` over the whole fleet (`-A`), headless on a 160x50 virtual terminal, in a process of its own:\n")
+	p("time from the process's start to the first frame that shows the release list, then from pressing\n")
+	p("enter on its first release (`%s`) to the frame that shows that release's history. Median of %d runs.\n\n", t.FirstRow, len(t.Lists))
+	p("| | time | API requests (whole session) | bytes received | peak memory |\n|---|---|---|---|---|\n")
+	s := t.Rows[0]
+	p("| first release list drawn | %s | %d | %s | %s |\n", ms(t.List), s.Requests, mb(float64(s.Bytes)), mib(s.MaxRSS))
+	p("| history of one release drawn (after enter) | %s | | | |\n", ms(t.History))
+	l := t.Rows[1]
+	p("| `chunkview ls -A -o json`, whole process, in turns with the TUI | %s | %d | %s | %s |\n", ms(l.Wall), l.Requests, mb(float64(l.Bytes)), mib(l.MaxRSS))
+	if r.History != nil {
+		p("| `chunkview history -o json`, whole process (from the history comparison) | %s | %d | %s | %s |\n", ms(r.History.Rows[0].Wall), r.History.Rows[0].Requests, mb(float64(r.History.Rows[0].Bytes)), mib(r.History.Rows[0].MaxRSS))
+	}
+	p("\n")
+}

@@ -1,0 +1,242 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	authorizationv1 "k8s.io/api/authorization/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// The operations whose permissions Can checks, in the order a user meets them.
+const (
+	OpRollback       = "rollback"
+	OpUninstall      = "uninstall"
+	OpDeleteRevision = "delete-revision"
+	OpGC             = "gc"
+	OpFixStuck       = "fix-stuck"
+)
+
+// Operations are the operations that change release records.
+var Operations = []string{OpRollback, OpUninstall, OpDeleteRevision, OpGC, OpFixStuck}
+
+// secretVerbs are the verbs on Secrets that Can asks about.
+var secretVerbs = []string{"get", "list", "create", "update", "patch", "delete", "deletecollection"}
+
+// opVerbs are the verbs on Secrets in the storage namespace each operation needs:
+// reading the history (get, list), writing a revision (chunks created and
+// adopted, index created or updated), deleting a record (index, then its chunks as
+// a collection). What Helm needs on the release's own resources is not checked
+// here: the server says so, and the error carries Helm's reason.
+var opVerbs = map[string][]string{
+	OpRollback:       {"get", "list", "create", "update", "patch", "delete"},
+	OpUninstall:      {"get", "list", "create", "update", "delete", "deletecollection"},
+	OpDeleteRevision: {"get", "list", "delete", "deletecollection"},
+	OpGC:             {"get", "list", "delete"},
+	OpFixStuck:       {"get", "list", "create", "update", "patch", "delete", "deletecollection"},
+}
+
+// Permissions is what the connection's user may do with Secrets in one storage
+// namespace, as the API server's authorizer answers SelfSubjectAccessReviews.
+type Permissions struct {
+	// Namespace is the storage namespace checked.
+	Namespace string `json:"namespace"`
+	// Allowed says, for each verb on secrets, whether it is allowed.
+	Allowed map[string]bool `json:"allowed"`
+	// Reasons holds the authorizer's reason for a denied verb, when it gave one.
+	Reasons map[string]string `json:"reasons,omitempty"`
+}
+
+// Missing returns the verbs on secrets op needs that are not allowed, in a fixed
+// order; nil when op may run.
+func (p *Permissions) Missing(op string) []string {
+	var out []string
+	for _, v := range opVerbs[op] {
+		if !p.Allowed[v] {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// Allows returns nil when the user may run op, or an error wrapping ErrForbidden
+// that names the operation, the missing verbs, the resource and the namespace, and
+// how to check and ask for them.
+func (p *Permissions) Allows(op string) error {
+	missing := p.Missing(op)
+	if len(missing) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %s", ErrForbidden, p.reason(op, missing))
+}
+
+func (p *Permissions) reason(op string, missing []string) string {
+	return fmt.Sprintf("%s needs permission to %s secrets in namespace %s, which your credentials lack; nothing was changed. Check with `kubectl auth can-i %s secrets -n %s` and ask for a Role granting %s on secrets there",
+		op, strings.Join(missing, ", "), p.Namespace, missing[0], p.Namespace, quoteAll(missing))
+}
+
+// Disabled returns, for each operation the user may not run, why: the text a UI
+// shows next to the disabled action. Operations that may run are absent.
+func (p *Permissions) Disabled() map[string]string {
+	out := map[string]string{}
+	for _, op := range Operations {
+		if m := p.Missing(op); len(m) > 0 {
+			out[op] = p.reason(op, m)
+		}
+	}
+	return out
+}
+
+// ReadOnly reports whether no operation may run: the user can at most read.
+func (p *Permissions) ReadOnly() bool { return len(p.Disabled()) == len(Operations) }
+
+func quoteAll(vs []string) string {
+	q := make([]string, len(vs))
+	for i, v := range vs {
+		q[i] = fmt.Sprintf("%q", v)
+	}
+	return strings.Join(q, ", ")
+}
+
+// Can asks the API server what the connection's user may do with Secrets in the
+// storage namespace of namespace ns (the namespace looked at, as for History), one
+// SelfSubjectAccessReview per verb, concurrently. It sends POST requests, so it is
+// not available in read-only mode, where nothing may be changed anyway.
+func (c *Client) Can(ctx context.Context, ns string) (*Permissions, error) {
+	sns := c.storageNamespaceFor(ns)
+	if c.cfg.ReadOnly {
+		p := &Permissions{Namespace: sns, Allowed: map[string]bool{}, Reasons: map[string]string{}}
+		for _, v := range secretVerbs {
+			p.Allowed[v] = v == "get" || v == "list"
+			if !p.Allowed[v] {
+				p.Reasons[v] = "started with --read-only"
+			}
+		}
+		return p, nil
+	}
+	p := &Permissions{Namespace: sns, Allowed: map[string]bool{}, Reasons: map[string]string{}}
+	var (
+		mu   sync.Mutex
+		wg   sync.WaitGroup
+		errs []error
+	)
+	for _, verb := range secretVerbs {
+		wg.Go(func() {
+			review := &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{
+				ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: sns, Verb: verb, Resource: "secrets"},
+			}}
+			got, err := c.cs.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				errs = append(errs, Explain(err, "create", "selfsubjectaccessreviews", ""))
+				return
+			}
+			p.Allowed[verb] = got.Status.Allowed && !got.Status.Denied
+			if !p.Allowed[verb] && got.Status.Reason != "" {
+				p.Reasons[verb] = got.Status.Reason
+			}
+		})
+	}
+	wg.Wait()
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("check permissions in namespace %s: %w", sns, errors.Join(errs...))
+	}
+	return p, nil
+}
+
+// CheckAllowed refuses op up front, with the reason Allows gives, when the user may
+// not run it on the records of namespace ns. When the check itself cannot be made
+// (the server is unreachable, the review API refused), it returns nil: the
+// operation's own requests will meet the same answer, with their own error.
+func (c *Client) CheckAllowed(ctx context.Context, ns, op string) error {
+	if err := c.checkWritable(op); err != nil {
+		return err
+	}
+	if c.storageNamespaceFor(ns) == "" {
+		return nil
+	}
+	p, err := c.Can(ctx, ns)
+	if err != nil {
+		return nil
+	}
+	return p.Allows(op)
+}
+
+// ErrPartial is wrapped by the error of a listing across all namespaces that could
+// read only some of them; the rows that come with it are those of the namespaces it
+// could read.
+var ErrPartial = errors.New("only some namespaces could be read")
+
+// PartialError is the error of a listing across all namespaces that was forbidden
+// and fell back to the namespaces the user may read.
+type PartialError struct {
+	// Read are the namespaces listed.
+	Read []string
+	// Skipped are namespaces tried and refused, with why.
+	Skipped map[string]string
+	// Cause is why the listing across all namespaces failed.
+	Cause error
+}
+
+func (e *PartialError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: your credentials may not list secrets across all namespaces, so only namespace", ErrPartial)
+	if len(e.Read) != 1 {
+		b.WriteString("s")
+	}
+	fmt.Fprintf(&b, " %s %s shown; releases in every other namespace are not", strings.Join(e.Read, ", "), map[bool]string{true: "is", false: "are"}[len(e.Read) == 1])
+	if len(e.Skipped) > 0 {
+		var names []string
+		for ns := range e.Skipped {
+			names = append(names, ns)
+		}
+		sort.Strings(names)
+		fmt.Fprintf(&b, " (also refused: %s)", strings.Join(names, ", "))
+	}
+	b.WriteString(". Name more namespaces with --namespaces, or ask for a ClusterRole granting \"list\" on secrets to see them all")
+	return b.String()
+}
+
+// Unwrap lets errors.Is find ErrPartial and the cause (ErrForbidden).
+func (e *PartialError) Unwrap() []error { return []error{ErrPartial, e.Cause} }
+
+// fallbackNamespaces are the namespaces a listing across all namespaces falls back
+// to when that is forbidden: the context's namespace and those given with
+// --namespaces, without repeats.
+func (c *Client) fallbackNamespaces() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, ns := range append([]string{c.cfg.Namespace}, c.cfg.FallbackNamespaces...) {
+		if ns != "" && !seen[ns] {
+			seen[ns] = true
+			out = append(out, ns)
+		}
+	}
+	return out
+}
+
+// eachReadable runs list in each fallback namespace after a listing across all
+// namespaces failed with cause. It returns nil, cause when none could be read, and
+// a *PartialError otherwise.
+func (c *Client) eachReadable(cause error, list func(ns string) error) error {
+	pe := &PartialError{Skipped: map[string]string{}, Cause: cause}
+	for _, ns := range c.fallbackNamespaces() {
+		if err := list(ns); err != nil {
+			if !errors.Is(err, ErrForbidden) {
+				return err
+			}
+			pe.Skipped[ns] = err.Error()
+			continue
+		}
+		pe.Read = append(pe.Read, ns)
+	}
+	if len(pe.Read) == 0 {
+		return cause
+	}
+	return pe
+}
