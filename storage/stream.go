@@ -17,18 +17,9 @@ type fetchResult struct {
 	err  error
 }
 
-// fetchInFlight is how many chunk requests a reader has in flight at once, in order,
-// while up to fetchWindow chunks wait fetched ahead of the decoder. Four requests
-// at once finish together, no sooner than four in a row when the API server is what
-// limits them (its CPU, or etcd's), and leave the decoder idle until then; two keep
-// the server busy with the next chunks while the decoder works through the last one.
-// On a large Get (8 chunks) with the server on the same 2 CPUs, two in flight took
-// 0.66-0.89x the time of the original driver's sequential reads, four 0.68-1.3x.
-const fetchInFlight = 2
-
 // chunkStream reads a record's slices in order while fetching at most fetchWindow
-// chunks ahead, fetchInFlight at a time. Close stops the fetches; no goroutine
-// outlives it for long, since every result channel has room for its one value.
+// chunks ahead. Close stops the fetches; no goroutine outlives it for long, since
+// every result channel has room for its one value.
 type chunkStream struct {
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -53,7 +44,6 @@ func newChunkStream(ctx context.Context, first []byte, names []string, fetch fun
 		cs.slots[i] = make(chan fetchResult, 1)
 	}
 	if len(names) > 0 {
-		inflight := make(chan struct{}, fetchInFlight)
 		go func() {
 			for i, name := range names {
 				select {
@@ -61,14 +51,8 @@ func newChunkStream(ctx context.Context, first []byte, names []string, fetch fun
 				case <-ctx.Done():
 					return
 				}
-				select {
-				case inflight <- struct{}{}:
-				case <-ctx.Done():
-					return
-				}
 				go func() {
 					data, err := fetch(ctx, i, name)
-					<-inflight
 					cs.slots[i] <- fetchResult{data, err}
 				}()
 			}
