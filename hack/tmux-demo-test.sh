@@ -54,7 +54,11 @@ fail() {
 pane_dead() { [[ $(tm display-message -p -t "$session" '#{pane_dead}' 2>/dev/null) == 1 ]]; }
 
 # passed prints the step that just passed, with the time since the start.
-passed() { printf '  ok  %-28s %3ds\n' "$step" "$SECONDS"; }
+npassed=0
+passed() {
+	npassed=$((npassed + 1))
+	printf '  ok  %-28s %3ds\n' "$step" "$SECONDS"
+}
 
 # shows TEXT...: true when the screen holds every TEXT.
 shows() {
@@ -179,3 +183,4 @@ status=$(<"$tmpdir/status")
 
 passed
 echo "ok: chunkview --demo passed the terminal walk-through"
+echo "tmux: $npassed passed, 0 failed"
