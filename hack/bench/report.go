@@ -165,8 +165,9 @@ func (r *report) markdown() string {
 		orig := lr.Orig
 		p("### Over the original driver's copy\n\n")
 		p("`chunkview ls` over %d releases written by helm-operator-plugins, whose index Secrets carry no\n", len(f.Orig))
-		p("summary: it decodes each release's latest revision, once. Decoding every revision, as the original\n")
-		p("driver's List does, would take %d requests; one decode per release allows %d.\n\n", lr.OrigAllRevisions, lr.OrigBound)
+		p("summary: it decodes each release's latest revision, once: %d decodes, which take at most %d requests\n", len(f.Orig), lr.OrigBound)
+		p("(the list, then each latest revision's index and other chunks). The original driver's List decodes\n")
+		p("all %d revisions, from one list of the index Secrets with their data plus %d requests for chunks.\n\n", len(f.Orig)*revisions, lr.OrigAllRevisions-1)
 		summaryTable(&b, orig)
 		p("\n")
 
