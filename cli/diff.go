@@ -47,12 +47,8 @@ computedValues, chart and notes sections (name, diff).`,
 			if cmd.Flags().Changed("context") && context == 0 {
 				ctxLines = -1 // revdiff: negative shows none
 			}
-			c, err := r.connect(cmd.Context())
-			if err != nil {
-				return err
-			}
 			ctx, name := cmd.Context(), args[0]
-			ns, err := r.locate(ctx, c, name)
+			c, ns, err := r.connectTo(ctx, name)
 			if err != nil {
 				return err
 			}

@@ -81,12 +81,8 @@ ways out, each with its warning. --mark-failed marks the pending revision failed
 					return err
 				}
 			}
-			c, err := r.connect(cmd.Context())
-			if err != nil {
-				return err
-			}
 			ctx, name := cmd.Context(), args[0]
-			ns, err := r.locate(ctx, c, name)
+			c, ns, err := r.connectTo(ctx, name)
 			if err != nil {
 				return err
 			}

@@ -62,12 +62,8 @@ func (r *run) historyCommand() *cobra.Command {
 			if err := checkFormat(format); err != nil {
 				return err
 			}
-			c, err := r.connect(cmd.Context())
-			if err != nil {
-				return err
-			}
 			ctx, name := cmd.Context(), args[0]
-			ns, err := r.locate(ctx, c, name)
+			c, ns, err := r.connectTo(ctx, name)
 			if err != nil {
 				return err
 			}

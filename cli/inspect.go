@@ -146,12 +146,8 @@ could store the release at all; and which parts of the release take the space.
 			if reveal && !showValues {
 				return usageErrorf("--reveal only applies with --values")
 			}
-			c, err := r.connect(cmd.Context())
-			if err != nil {
-				return err
-			}
 			ctx, name := cmd.Context(), args[0]
-			ns, err := r.locate(ctx, c, name)
+			c, ns, err := r.connectTo(ctx, name)
 			if err != nil {
 				return err
 			}

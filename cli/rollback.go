@@ -69,12 +69,8 @@ only.`,
 					return fmt.Errorf("%w; --dry-run shows what it would change", err)
 				}
 			}
-			c, err := r.connect(cmd.Context())
-			if err != nil {
-				return err
-			}
 			ctx, name := cmd.Context(), args[0]
-			ns, err := r.locate(ctx, c, name)
+			c, ns, err := r.connectTo(ctx, name)
 			if err != nil {
 				return err
 			}

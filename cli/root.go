@@ -256,6 +256,19 @@ func (r *run) locate(ctx context.Context, c *kube.Client, name string) (string, 
 	return "", usageErrorf("release %q exists in namespaces %s: pick one with -n", name, strings.Join(found, ", "))
 }
 
+// connectTo connects and finds the namespace whose records hold release name.
+func (r *run) connectTo(ctx context.Context, name string) (*kube.Client, string, error) {
+	c, err := r.connect(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	ns, err := r.locate(ctx, c, name)
+	if err != nil {
+		return nil, "", err
+	}
+	return c, ns, nil
+}
+
 // refuseReadOnly refuses a change up front under --read-only, before any request.
 func (r *run) refuseReadOnly(what string) error {
 	if r.opts.ReadOnly {

@@ -46,12 +46,8 @@ On a terminal it asks you to type the release's name; otherwise it needs --yes.`
 			if err := r.refuseReadOnly("uninstall"); err != nil {
 				return err
 			}
-			c, err := r.connect(cmd.Context())
-			if err != nil {
-				return err
-			}
 			ctx, name := cmd.Context(), args[0]
-			ns, err := r.locate(ctx, c, name)
+			c, ns, err := r.connectTo(ctx, name)
 			if err != nil {
 				return err
 			}
