@@ -20,6 +20,8 @@ import (
 	"helm.sh/helm/v3/pkg/release"
 	helmtime "helm.sh/helm/v3/pkg/time"
 
+	hopstorage "github.com/operator-framework/helm-operator-plugins/pkg/storage"
+
 	"github.com/chunkview/chunkview/storage"
 )
 
@@ -285,6 +287,72 @@ func BenchmarkDriverGet(b *testing.B) {
 			counter.report(b, b.N)
 		})
 	}
+}
+
+// BenchmarkGetSideBySide reads one 8-chunk record, written by chunkview, with
+// chunkview's Get and with the original driver's (helm-operator-plugins v0.9.1), each on
+// its own counted connection, in turns inside one loop so that both see the same
+// machine load. It reports each driver's mean time per Get and their ratio
+// (chunkview/original); ns/op is the pair.
+func BenchmarkGetSideBySide(b *testing.B) {
+	ns := cluster.Namespace(b)
+	defer benchWipe(b, ns)
+	conn := func() (*benchCounter, *kubernetes.Clientset) {
+		counter := &benchCounter{}
+		cfg := rest.CopyConfig(cluster.Config)
+		cfg.QPS, cfg.Burst = 50, 100
+		cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { counter.next = rt; return counter })
+		cs, err := kubernetes.NewForConfig(cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return counter, cs
+	}
+	cvCount, cvCS := conn()
+	origCount, origCS := conn()
+	cv := storage.NewDriver(cvCS.CoreV1().Secrets(ns), "bench", storage.ChunkedSecretsConfig{})
+	orig := hopstorage.NewChunkedSecrets(origCS.CoreV1().Secrets(ns), "bench", hopstorage.ChunkedSecretsConfig{ChunkSize: storage.DefaultChunkSize})
+	rls := benchReleaseOfChunks(b, "side", 1, 8, 4)
+	k := storage.RecordKey(rls.Name, rls.Version)
+	if err := cv.Create(k, rls); err != nil {
+		b.Fatal(err)
+	}
+	var cvTime, origTime time.Duration
+	get := func(name string, d interface {
+		Get(string) (*release.Release, error)
+	}, total *time.Duration) {
+		start := time.Now()
+		got, err := d.Get(k)
+		*total += time.Since(start)
+		if err != nil {
+			b.Fatalf("%s: %v", name, err)
+		}
+		if got.Manifest != rls.Manifest {
+			b.Fatalf("%s returned another manifest", name)
+		}
+	}
+	get("warm-up", cv, new(time.Duration))
+	get("warm-up", orig, new(time.Duration))
+	cvCount.reset()
+	origCount.reset()
+	b.ResetTimer()
+	n := 0
+	for b.Loop() {
+		if n%2 == 0 {
+			get("chunkview", cv, &cvTime)
+			get("original", orig, &origTime)
+		} else {
+			get("original", orig, &origTime)
+			get("chunkview", cv, &cvTime)
+		}
+		n++
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(cvTime.Milliseconds())/float64(n), "chunkview-ms/get")
+	b.ReportMetric(float64(origTime.Milliseconds())/float64(n), "original-ms/get")
+	b.ReportMetric(float64(cvTime)/float64(origTime), "ratio")
+	b.ReportMetric(float64(cvCount.reqs.Load())/float64(n), "chunkview-req/get")
+	b.ReportMetric(float64(origCount.reqs.Load())/float64(n), "original-req/get")
 }
 
 func BenchmarkDriverUpdate(b *testing.B) {

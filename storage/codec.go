@@ -12,6 +12,7 @@ import (
 	"io"
 	"strings"
 
+	kgzip "github.com/klauspost/compress/gzip"
 	"helm.sh/helm/v3/pkg/release"
 )
 
@@ -218,7 +219,10 @@ func decodePayload(r io.Reader, maxDecoded, sizeHint int64) (*release.Release, e
 		maxDecoded = DefaultMaxDecodedBytes
 	}
 	in := &countingReader{r: r}
-	zr, err := gzip.NewReader(in)
+	// klauspost/compress inflates the same streams as compress/gzip about a fifth
+	// faster (BenchmarkDecodePayload); writing stays with compress/gzip, whose output
+	// the original driver's matches byte for byte.
+	zr, err := kgzip.NewReader(in)
 	if err != nil {
 		return nil, fmt.Errorf("%w: not a gzip stream: %v", ErrCorrupt, err)
 	}

@@ -153,10 +153,14 @@ func TestAPICalls(t *testing.T) {
 		measure("create", 2*n-1, func() error {
 			return d.Create(k, releaseOfChunks(t, "calls", 1, release.StatusDeployed, n, chunkSize, 1))
 		})
+		// Chunks are read from the API server's watch cache first; wait for it to
+		// hold them, so that no read falls back to etcd (TestCachedChunkReads).
+		waitForCache(t, secrets)
 		measure("get", n, func() error { _, err := d.Get(k); return err })
 		measure("update", 2*n, func() error {
 			return d.Update(k, releaseOfChunks(t, "calls", 1, release.StatusSuperseded, n, chunkSize, 2))
 		})
+		waitForCache(t, secrets)
 		measure("list", 1+(n-1), func() error { _, err := d.List(func(*release.Release) bool { return true }); return err })
 		// GET index, GET each chunk (Delete returns the release), DELETE the index,
 		// DELETE each chunk by the name the index gave it.

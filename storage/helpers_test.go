@@ -391,3 +391,28 @@ func getOrNil(t *testing.T, d driver.Driver, key string) *release.Release {
 	}
 	return rls
 }
+
+// waitForCache waits until the API server's watch cache serves every chunk Secret
+// of c at the resourceVersion etcd holds, so that a test counting requests sees the
+// driver's cached chunk reads succeed the first time.
+func waitForCache(t *testing.T, c corev1client.SecretInterface) {
+	t.Helper()
+	ctx := context.Background()
+	list, err := c.List(ctx, metav1.ListOptions{LabelSelector: storage.LabelType + "=" + storage.TypeChunk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for _, s := range list.Items {
+		for {
+			got, err := c.Get(ctx, s.Name, metav1.GetOptions{ResourceVersion: "0"})
+			if err == nil && got.ResourceVersion == s.ResourceVersion {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the watch cache does not serve chunk %s at resourceVersion %s: %v", s.Name, s.ResourceVersion, err)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+}
