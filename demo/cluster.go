@@ -6,11 +6,13 @@ import (
 	"sync"
 	"time"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
@@ -39,7 +41,9 @@ import (
 //     and type for Secrets) and Limit/Continue pagination in key order;
 //   - watch sends initial ADDED events or replays from a resourceVersion, filters
 //     by selectors and never drops events;
-//   - dry-run requests are validated and not stored.
+//   - dry-run requests are validated and not stored;
+//   - with Authorize, requests the authorizer denies get Forbidden, worded as the
+//     API server words it, and SelfSubjectAccessReviews are answered by it.
 //
 // It has no garbage collector (ownerReferences are stored, never acted on), no
 // finalizers, no admission beyond the namespace check and no field ownership for
@@ -56,6 +60,7 @@ type Cluster struct {
 
 	mu       sync.Mutex
 	requests map[string]int
+	auth     Authorizer
 	faults   []*fault
 }
 
@@ -76,6 +81,9 @@ const (
 	VerbPatch            = "patch"
 	VerbDelete           = "delete"
 	VerbDeleteCollection = "deletecollection"
+	// VerbAccessReview counts SelfSubjectAccessReviews: creates that store nothing,
+	// counted apart so that Writes counts only requests that change the cluster.
+	VerbAccessReview = "accessreview"
 )
 
 // WriteVerbs are the verbs that change the cluster, for checking that a read-only
@@ -227,11 +235,89 @@ func actionVerb(a k8stesting.Action) string {
 	return a.GetVerb()
 }
 
+// Authorizer tells whether the cluster's user may do verb on resource (a
+// resource name such as "secrets") in namespace ns ("" for a request across all
+// namespaces or of a cluster-scoped resource), and when not, why.
+type Authorizer func(ns, verb, resource string) (allowed bool, reason string)
+
+// Authorize makes the cluster judge requests by auth: a denied request fails with
+// Forbidden, as from a real API server, and SelfSubjectAccessReviews get auth's
+// answer. nil, the default, allows everything, as for a cluster admin.
+func (c *Cluster) Authorize(auth Authorizer) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.auth = auth
+}
+
+// authorize returns the Forbidden error of a request auth denies, nil otherwise.
+func (c *Cluster) authorize(ns, verb string, gr schema.GroupResource, name string) error {
+	c.mu.Lock()
+	auth := c.auth
+	c.mu.Unlock()
+	if auth == nil {
+		return nil
+	}
+	if ok, _ := auth(ns, verb, gr.Resource); ok {
+		return nil
+	}
+	where := "at the cluster scope"
+	if ns != "" {
+		where = fmt.Sprintf("in the namespace %q", ns)
+	}
+	return apierrors.NewForbidden(gr, name, fmt.Errorf("User %q cannot %s resource %q in API group %q %s", DemoUser, verb, gr.Resource, gr.Group, where))
+}
+
+// DemoUser is the user name in the Forbidden errors of Authorize.
+const DemoUser = "demo"
+
+// review answers a SelfSubjectAccessReview by the authorizer.
+func (c *Cluster) review(obj runtime.Object) (runtime.Object, error) {
+	r, ok := obj.(*authorizationv1.SelfSubjectAccessReview)
+	if !ok {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("not a SelfSubjectAccessReview: %T", obj))
+	}
+	r = r.DeepCopy()
+	attrs := r.Spec.ResourceAttributes
+	if attrs == nil {
+		return nil, apierrors.NewBadRequest("spec.resourceAttributes is required here")
+	}
+	c.mu.Lock()
+	auth := c.auth
+	c.mu.Unlock()
+	r.Status = authorizationv1.SubjectAccessReviewStatus{Allowed: true}
+	if auth != nil {
+		ok, why := auth(attrs.Namespace, attrs.Verb, attrs.Resource)
+		r.Status = authorizationv1.SubjectAccessReviewStatus{Allowed: ok}
+		if !ok {
+			r.Status.Reason = why
+		}
+	}
+	return r, nil
+}
+
 func (c *Cluster) react(action k8stesting.Action) (bool, runtime.Object, error) {
+	gvr, ns := action.GetResource(), action.GetNamespace()
+	if gvr.Resource == "selfsubjectaccessreviews" {
+		if err := c.begin(VerbAccessReview); err != nil {
+			return true, nil, err
+		}
+		a, ok := action.(k8stesting.CreateActionImpl)
+		if !ok {
+			return true, nil, apierrors.NewMethodNotSupported(gvr.GroupResource(), action.GetVerb())
+		}
+		obj, err := c.review(a.Object)
+		return true, obj, err
+	}
 	if err := c.begin(actionVerb(action)); err != nil {
 		return true, nil, err
 	}
-	gvr, ns := action.GetResource(), action.GetNamespace()
+	var name string
+	if a, ok := action.(interface{ GetName() string }); ok {
+		name = a.GetName()
+	}
+	if err := c.authorize(ns, actionVerb(action), gvr.GroupResource(), name); err != nil {
+		return true, nil, err
+	}
 	var (
 		obj runtime.Object
 		err error
@@ -265,6 +351,9 @@ func (c *Cluster) react(action k8stesting.Action) (bool, runtime.Object, error) 
 
 func (c *Cluster) reactWatch(action k8stesting.Action) (bool, watch.Interface, error) {
 	if err := c.begin(VerbWatch); err != nil {
+		return true, nil, err
+	}
+	if err := c.authorize(action.GetNamespace(), VerbWatch, action.GetResource().GroupResource(), ""); err != nil {
 		return true, nil, err
 	}
 	var opts metav1.ListOptions

@@ -51,6 +51,9 @@ func (r metadataResource) begin(ctx context.Context, verb string, subresources [
 	if err := r.cluster.begin(verb); err != nil {
 		return err
 	}
+	if err := r.cluster.authorize(r.ns, verb, r.gvr.GroupResource(), ""); err != nil {
+		return err
+	}
 	if len(subresources) > 0 {
 		return apierrors.NewMethodNotSupported(r.gvr.GroupResource(), verb+" "+subresources[0])
 	}

@@ -226,6 +226,15 @@ func (d *confirmDialog) view() string {
 	return st.dialogBox(d.heading, b.String(), width)
 }
 
+// deniedDialog says why the user may not run op (why wraps kube.ErrForbidden), in
+// place of the operation's dialog: nothing is asked and nothing is sent.
+func deniedDialog(c common, ns, name, op string, why error) *confirmDialog {
+	d := newConfirmDialog(c, actionKind(op), ns, name, 0, fmt.Sprintf("%s %s: not permitted", op, name),
+		"Your credentials do not allow this, so chunkview did not try it: nothing was sent to the cluster.")
+	d.state, d.err = dialogDone, why
+	return d
+}
+
 // uninstallDialog asks to type the release name before uninstalling it.
 func uninstallDialog(c common, ns, name string, revisions int) *confirmDialog {
 	d := newConfirmDialog(c, actionUninstall, ns, name, 0, "Uninstall "+name,

@@ -32,13 +32,52 @@ type historyScreen struct {
 	// mark is the revision marked as the other side of a diff; 0 when none.
 	mark   int
 	dialog *confirmDialog
+	// perms is what the user may do here, once the API server has said; nil
+	// until then, or when it could not say (the server then decides each action).
+	perms *kube.Permissions
 }
 
 func newHistoryScreen(c common, ns, name string) *historyScreen {
 	return &historyScreen{common: c, ns: ns, name: name, rowErr: map[string]error{}, inflight: map[string]bool{}, checked: map[string]bool{}, cursor: -1}
 }
 
-func (s *historyScreen) init() tea.Cmd { return s.reload() }
+func (s *historyScreen) init() tea.Cmd {
+	if s.readOnly() {
+		return s.reload()
+	}
+	return tea.Batch(s.reload(), loadPermissions(s.ctx, s.client, s.ns))
+}
+
+// denied returns why the user may not run op here, or "" when they may or it is
+// not known yet.
+func (s *historyScreen) denied(op string) string {
+	if s.perms == nil {
+		return ""
+	}
+	return s.perms.Disabled()[op]
+}
+
+// historyOps are the history's action keys and the operations they run.
+func (s *historyScreen) historyOps() []struct {
+	key *key.Binding
+	op  string
+} {
+	k := &s.keys.History
+	return []struct {
+		key *key.Binding
+		op  string
+	}{{&k.Rollback, kube.OpRollback}, {&k.Delete, kube.OpDeleteRevision}, {&k.Uninstall, kube.OpUninstall}, {&k.FixStuck, kube.OpFixStuck}}
+}
+
+// actionKey returns binding b as the help shows it: marked when the user may not
+// run op.
+func (s *historyScreen) actionKey(b key.Binding, op string) key.Binding {
+	if s.denied(op) == "" {
+		return b
+	}
+	h := b.Help()
+	return key.NewBinding(key.WithKeys(b.Keys()...), key.WithHelp(h.Key, h.Desc+" (denied)"))
+}
 
 func (s *historyScreen) reload() tea.Cmd {
 	if s.gone != "" {
@@ -71,12 +110,14 @@ func (s *historyScreen) help() helpKeys {
 		return s.dialog.help()
 	}
 	k := s.keys.History
+	rollback, del := s.actionKey(k.Rollback, kube.OpRollback), s.actionKey(k.Delete, kube.OpDeleteRevision)
+	uninstall, fix := s.actionKey(k.Uninstall, kube.OpUninstall), s.actionKey(k.FixStuck, kube.OpFixStuck)
 	return helpKeys{
-		short: []key.Binding{k.Open, k.Chunks, k.Diff, k.Mark, k.Rollback, k.Delete, k.FixStuck},
+		short: []key.Binding{k.Open, k.Chunks, k.Diff, k.Mark, rollback, del, fix},
 		full: [][]key.Binding{
 			s.keys.List.bindings(),
 			{k.Open, k.Chunks, k.Diff, k.Mark, k.Refresh, k.Verify},
-			{k.Rollback, k.Delete, k.Uninstall, k.FixStuck},
+			{rollback, del, uninstall, fix},
 		},
 	}
 }
@@ -160,6 +201,12 @@ func (s *historyScreen) updateSelf(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		return s.reload()
+
+	case permissionsMsg:
+		if msg.ns == s.ns && msg.err == nil {
+			s.perms = msg.perms
+		}
+		return nil
 
 	case actionDoneMsg:
 		if msg.kind == actionUninstall && msg.err == nil && msg.ns == s.ns && msg.name == s.name {
@@ -245,6 +292,13 @@ func (s *historyScreen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	k := s.keys.History
+	for _, a := range s.historyOps() {
+		if key.Matches(msg, *a.key) {
+			if s.denied(a.op) != "" {
+				return s.openDialog(deniedDialog(s.common, s.ns, s.name, a.op, s.perms.Allows(a.op)), nil)
+			}
+		}
+	}
 	if key.Matches(msg, k.Refresh) {
 		s.rowErr, s.checked = map[string]error{}, map[string]bool{}
 		return s.reload()
@@ -511,6 +565,37 @@ func (s *historyScreen) detailLines() []string {
 		third = st.Marked.Render(line1(s.width, fmt.Sprintf("◆ revision %d marked: d compares it with the selected revision · space unmarks", s.mark)))
 	} else if s.readOnly() {
 		third = st.Dim.Render(line1(s.width, "read-only: rollback, delete, uninstall and fixes are off"))
+	} else if d := s.deniedLine(); d != "" {
+		third = st.Warning.Render(line1(s.width, d))
 	}
 	return []string{first, second, third}
+}
+
+// deniedLine names the actions the user may not run here and the permissions they
+// lack; "" when every action may run or it is not known yet.
+func (s *historyScreen) deniedLine() string {
+	if s.perms == nil {
+		return ""
+	}
+	var keys []string
+	seen := map[string]bool{}
+	var verbs []string
+	for _, a := range s.historyOps() {
+		missing := s.perms.Missing(a.op)
+		if len(missing) == 0 {
+			continue
+		}
+		keys = append(keys, a.key.Help().Key)
+		for _, v := range missing {
+			if !seen[v] {
+				seen[v] = true
+				verbs = append(verbs, v)
+			}
+		}
+	}
+	if len(keys) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("⊘ %s off: you may not %s secrets in %s (press one for details)",
+		strings.Join(keys, " "), strings.Join(verbs, ", "), s.perms.Namespace)
 }

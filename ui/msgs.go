@@ -36,6 +36,24 @@ func loadReleases(ctx context.Context, c *kube.Client, view string, gen int) tea
 	}
 }
 
+// permissionsMsg answers loadPermissions: what the user may do with the release
+// records of namespace ns.
+type permissionsMsg struct {
+	ns    string
+	perms *kube.Permissions
+	err   error
+}
+
+// loadPermissions asks the API server what the user may do with Secrets in the
+// storage namespace of ns (SelfSubjectAccessReviews), so that a screen can turn
+// off the actions that would be refused, with the reason.
+func loadPermissions(ctx context.Context, c *kube.Client, ns string) tea.Cmd {
+	return func() tea.Msg {
+		p, err := c.Can(ctx, ns)
+		return permissionsMsg{ns: ns, perms: p, err: err}
+	}
+}
+
 // rowDetailsMsg answers fillRow: the row of one revision record, decoded or
 // checked. Screens match it by storage namespace, key and resourceVersion.
 type rowDetailsMsg struct {

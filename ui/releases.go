@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -36,6 +37,9 @@ type releasesScreen struct {
 	loading  bool
 	loaded   bool
 	err      error
+	// partial is set when the list across all namespaces was refused and only
+	// the namespaces the user may read are shown (kube.ErrPartial).
+	partial *kube.PartialError
 
 	items    []releaseItem
 	shown    []int // indexes into items, after the filter
@@ -137,13 +141,17 @@ func (s *releasesScreen) update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		s.loading = false
-		if msg.err != nil {
+		var partial *kube.PartialError
+		if msg.err != nil && !errors.As(msg.err, &partial) {
 			s.err = msg.err
 			return nil
 		}
-		s.err = nil
+		s.err, s.partial = nil, partial
 		s.loaded = true
 		s.setRows(msg.rows)
+		if partial != nil {
+			return tea.Batch(s.fillVisible(), status(partial.Error(), true))
+		}
 		return s.fillVisible()
 
 	case rowDetailsMsg:
@@ -436,7 +444,11 @@ func (s *releasesScreen) tableView() string {
 		if cfg.StorageNamespace != "" {
 			where += " (records in " + cfg.StorageNamespace + ")"
 		}
-		return st.Dim.Render(wrap(fmt.Sprintf("No chunked release records with owner %q in %s. Press n to look in another namespace or in all of them. Records written by another tool may need --owner, --storage-namespace or --profile olmv1.", cfg.Owner, where), s.width))
+		text := fmt.Sprintf("No chunked release records with owner %q in %s. Press n to look in another namespace or in all of them. Records written by another tool may need --owner, --storage-namespace or --profile olmv1.", cfg.Owner, where)
+		if s.partial != nil {
+			text = fmt.Sprintf("No chunked release records with owner %q in %s, the namespaces you may read. %s.", cfg.Owner, strings.Join(s.partial.Read, ", "), strings.TrimPrefix(s.partial.Error(), kube.ErrPartial.Error()+": "))
+		}
+		return st.Dim.Render(wrap(text, s.width))
 	}
 
 	cols := fitColumns(releaseColumns, s.width)
@@ -518,6 +530,10 @@ func (s *releasesScreen) detailLines() []string {
 		filter = st.Accent.Render(fmt.Sprintf("filter: %s (%d of %d; esc clears)", s.filter.Value(), len(s.shown), len(s.items)))
 	default:
 		filter = st.Dim.Render(fmt.Sprintf("%d releases", len(s.items)))
+		if s.partial != nil {
+			filter = st.Warning.Render(line1(s.width, fmt.Sprintf("⚠ %d releases, from %s only: other namespaces may not be read (--namespaces names more)",
+				len(s.items), strings.Join(s.partial.Read, ", "))))
+		}
 		if n := len(s.inflight); n > 0 {
 			filter += st.Dim.Render(fmt.Sprintf(" · reading %d…", n))
 		}
