@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -74,7 +75,9 @@ probably belong to a write in progress.`,
 				age = time.Nanosecond // zero would mean the default to kube
 			}
 			reps, err := c.FindLeftovers(ctx, age)
-			if err != nil {
+			if errors.Is(err, kube.ErrPartial) {
+				fmt.Fprintf(r.stderr, "Warning: %s\n", message(err))
+			} else if err != nil {
 				return err
 			}
 			out := GCResult{DryRun: dryRun, Namespaces: []GCNamespace{}}

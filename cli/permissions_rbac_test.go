@@ -174,6 +174,27 @@ func TestRBACAllNamespacesCLI(t *testing.T) {
 	t.Logf("ls -A: %s", strings.TrimSpace(r.stderr))
 	// A release in a readable namespace is found by name with -A.
 	mustCode(t, ue.run("history", "app", "-A", "--namespaces", other.ns), cli.ExitUsage) // in two namespaces: pick one
+
+	// verify and gc -A check the readable namespaces and warn about the rest.
+	for _, args := range [][]string{
+		{"verify", "-A", "--namespaces", other.ns, "-o", "json"},
+		{"gc", "-A", "--namespaces", other.ns, "--dry-run", "-o", "json"},
+	} {
+		r := ue.run(args...)
+		if r.code != cli.ExitOK && r.code != cli.ExitProblems {
+			t.Fatalf("%v: %s", args, r)
+		}
+		for _, want := range []string{"Warning:", "may not list secrets across all namespaces", home.ns, other.ns} {
+			if !strings.Contains(r.stderr, want) {
+				t.Errorf("%v: stderr lacks %q: %s", args, want, r)
+			}
+		}
+		for _, ns := range []string{home.ns, other.ns} {
+			if !strings.Contains(r.stdout, `"namespace": "`+ns+`"`) {
+				t.Errorf("%v: output lacks namespace %s: %s", args, ns, r.stdout)
+			}
+		}
+	}
 }
 
 // TestReadOnlyZeroMutatingCLI: with --read-only, an admin runs every command; the

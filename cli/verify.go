@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -125,7 +126,10 @@ Exits with code 4 when a problem is found.`,
 				c = c.WithNamespace(ns, false)
 			}
 			reps, err := c.Verify(ctx, name, decode)
-			if err != nil {
+			if errors.Is(err, kube.ErrPartial) {
+				// Forbidden to list every namespace: those it may read are checked.
+				fmt.Fprintf(r.stderr, "Warning: %s\n", message(err))
+			} else if err != nil {
 				return err
 			}
 			out := verifyResult(reps)

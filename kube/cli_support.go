@@ -13,20 +13,9 @@ import (
 // names that are older than minAge (storage.DefaultMinLeftoverAge when zero), and
 // the younger ones apart. It changes nothing: a caller shows the list, asks, and
 // hands the same list to RemoveLeftovers, so that only what was shown is removed.
+// As Verify, it may return reports with a *PartialError.
 func (c *Client) FindLeftovers(ctx context.Context, minAge time.Duration) ([]NamespaceReport, error) {
-	nss, err := c.storageNamespaces(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var out []NamespaceReport
-	for _, ns := range nss {
-		rep, err := storage.Verify(ctx, c.cs.CoreV1().Secrets(ns), c.cfg.Owner, storage.VerifyOptions{MinAge: minAge, Config: c.cfg.Driver, Now: c.now()})
-		if err != nil {
-			return out, Explain(err, "list", "secrets", ns)
-		}
-		out = append(out, NamespaceReport{Namespace: ns, Report: rep})
-	}
-	return out, nil
+	return c.verifyEach(ctx, storage.VerifyOptions{MinAge: minAge})
 }
 
 // RemoveLeftovers deletes the leftovers of reports found by FindLeftovers, each only

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"regexp"
 	"strings"
 	"syscall"
 
@@ -21,6 +22,11 @@ var (
 	ErrTimeout      = errors.New("request timed out")
 	ErrReadOnly     = errors.New("read-only mode")
 )
+
+// forbiddenRE finds, in the message of a Forbidden answer from the API server's
+// authorizer, the verb, resource, API group and namespace ("" at the cluster
+// scope) refused.
+var forbiddenRE = regexp.MustCompile(`cannot (\S+) resource "([^"]+)" in API group "([^"]*)"(?: in the namespace "([^"]*)"| at the cluster scope)`)
 
 // Explain turns an error from the API server or the connection into one that says
 // what failed and what to do. verb, resource and namespace describe the request.
@@ -37,6 +43,20 @@ func Explain(err error, verb, resource, namespace string) error {
 	case errors.Is(err, ErrReadOnly):
 		return err
 	case apierrors.IsForbidden(err):
+		// The request refused may not be the one the caller named: an operation
+		// makes several, and Helm's make requests on the release's resources too.
+		// The server's message says which.
+		if m := forbiddenRE.FindStringSubmatch(err.Error()); m != nil {
+			verb, resource = m[1], m[2]
+			if m[3] != "" {
+				resource += "." + m[3]
+			}
+			if m[4] == "" {
+				return fmt.Errorf("%w: your credentials may not %s %s at the cluster scope. Ask for a ClusterRole granting %q on %q (kubectl auth can-i %s %s). Server said: %v",
+					ErrForbidden, verb, resource, verb, resource, verb, resource, err)
+			}
+			namespace, where = m[4], "in namespace "+m[4]
+		}
 		return fmt.Errorf("%w: your credentials may not %s %s %s. Ask for a Role granting %q on %q (kubectl auth can-i %s %s -n %s). Server said: %v",
 			ErrForbidden, verb, resource, where, verb, resource, verb, resource, orAll(namespace), err)
 	case apierrors.IsUnauthorized(err):

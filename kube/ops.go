@@ -475,20 +475,27 @@ func (c *Client) FixStuck(ctx context.Context, ns, name string, fix StuckFix) er
 }
 
 // Verify checks the records in view, or those of one release.
+//
+// When listing across all namespaces is forbidden, it checks the namespaces the
+// user may read and returns their reports with a *PartialError (ErrPartial) that
+// names the rest.
 func (c *Client) Verify(ctx context.Context, name string, decode bool) ([]NamespaceReport, error) {
-	nss, err := c.storageNamespaces(ctx)
-	if err != nil {
-		return nil, err
-	}
+	return c.verifyEach(ctx, storage.VerifyOptions{Release: name, Decode: decode})
+}
+
+// verifyEach runs storage.Verify with opts in each storage namespace in view.
+func (c *Client) verifyEach(ctx context.Context, opts storage.VerifyOptions) ([]NamespaceReport, error) {
+	opts.Config, opts.Now = c.cfg.Driver, c.now()
 	var out []NamespaceReport
-	for _, ns := range nss {
-		rep, err := storage.Verify(ctx, c.cs.CoreV1().Secrets(ns), c.cfg.Owner, storage.VerifyOptions{Release: name, Decode: decode, Config: c.cfg.Driver, Now: c.now()})
+	err := c.eachStorageNamespace(ctx, func(ns string) error {
+		rep, err := storage.Verify(ctx, c.cs.CoreV1().Secrets(ns), c.cfg.Owner, opts)
 		if err != nil {
-			return out, Explain(err, "list", "secrets", ns)
+			return Explain(err, "list", "secrets", ns)
 		}
 		out = append(out, NamespaceReport{Namespace: ns, Report: rep})
-	}
-	return out, nil
+		return nil
+	})
+	return out, err
 }
 
 // NamespaceReport is the verification of one storage namespace.
@@ -506,8 +513,15 @@ func (c *Client) GC(ctx context.Context, dryRun bool) ([]NamespaceReport, int, e
 		}
 	}
 	reps, err := c.Verify(ctx, "", false)
-	if err != nil || dryRun {
+	var partial error
+	if errors.Is(err, ErrPartial) {
+		partial, err = err, nil
+	}
+	if err != nil {
 		return reps, 0, err
+	}
+	if dryRun {
+		return reps, 0, partial
 	}
 	removed := 0
 	var errs []error
@@ -521,12 +535,36 @@ func (c *Client) GC(ctx context.Context, dryRun bool) ([]NamespaceReport, int, e
 	if len(errs) > 0 {
 		return reps, removed, fmt.Errorf("%w; what was removed is gone for good and the rest is untouched: retry gc (verify lists what is left)", errors.Join(errs...))
 	}
-	return reps, removed, nil
+	return reps, removed, partial
 }
 
 // storageNamespaces returns the namespaces that hold records in view: index or
 // chunk Secrets of the owner. Chunks count on their own, since the leftovers of an
 // interrupted delete of a namespace's last release are all that is left of it.
+// eachStorageNamespace runs fn in each storage namespace in view, stopping at the
+// first error. When listing across all namespaces is forbidden, it runs fn in the
+// namespaces the user may read instead (the context's and --namespaces), skipping
+// those fn finds forbidden, and returns a *PartialError that names what was left
+// out; it returns the cause when none could be read.
+func (c *Client) eachStorageNamespace(ctx context.Context, fn func(ns string) error) error {
+	nss, err := c.storageNamespaces(ctx)
+	if errors.Is(err, ErrForbidden) && c.listNamespace() == "" {
+		return c.eachReadable(err, fn)
+	}
+	if err != nil {
+		return err
+	}
+	for _, ns := range nss {
+		if err := fn(ns); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// storageNamespaces returns the storage namespaces in view: the one looked at, or
+// with -A those holding records of the owner. Listing them across all namespaces
+// may be forbidden: the error then wraps ErrForbidden.
 func (c *Client) storageNamespaces(ctx context.Context) ([]string, error) {
 	ns := c.listNamespace()
 	if ns != "" {
@@ -539,12 +577,7 @@ func (c *Client) storageNamespaces(ctx context.Context) ([]string, error) {
 	for {
 		list, err := c.md.Resource(secretsGVR).List(ctx, opts)
 		if err != nil {
-			err = Explain(err, "list", "secrets", "")
-			if errors.Is(err, ErrForbidden) && opts.Continue == "" {
-				// Look in the namespaces the user may read instead.
-				return c.fallbackNamespaces(), nil
-			}
-			return nil, err
+			return nil, Explain(err, "list", "secrets", "")
 		}
 		for _, m := range list.Items {
 			if !seen[m.Namespace] {
