@@ -51,11 +51,15 @@ func Explain(err error, verb, resource, namespace string) error {
 			if m[3] != "" {
 				resource += "." + m[3]
 			}
-			if m[4] == "" {
+			if m[4] == "" && namespace != "" {
+				// The caller named a namespace, the server refused a request at the
+				// cluster scope (Helm's, on a cluster-scoped resource).
 				return fmt.Errorf("%w: your credentials may not %s %s at the cluster scope. Ask for a ClusterRole granting %q on %q (kubectl auth can-i %s %s). Server said: %v",
 					ErrForbidden, verb, resource, verb, resource, verb, resource, err)
 			}
-			namespace, where = m[4], "in namespace "+m[4]
+			if m[4] != "" {
+				namespace, where = m[4], "in namespace "+m[4]
+			}
 		}
 		return fmt.Errorf("%w: your credentials may not %s %s %s. Ask for a Role granting %q on %q (kubectl auth can-i %s %s -n %s). Server said: %v",
 			ErrForbidden, verb, resource, where, verb, resource, verb, resource, orAll(namespace), err)

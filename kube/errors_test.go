@@ -8,7 +8,9 @@ import (
 	"time"
 
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
@@ -175,5 +177,60 @@ func waitReleases(t *testing.T, c *kube.Client, n int) []kube.ReleaseRow {
 			t.Fatalf("Releases: %d rows, %v; want %d", len(rows), err, n)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestExplainNamesRefusedRequest: Explain takes the verb, resource and namespace of
+// a Forbidden from the authorizer's message, not from what the caller expected.
+func TestExplainNamesRefusedRequest(t *testing.T) {
+	forbidden := func(gr schema.GroupResource, name, msg string) error {
+		return apierrors.NewForbidden(gr, name, errors.New(msg))
+	}
+	cases := []struct {
+		name           string
+		err            error
+		verb, res, ns  string
+		want, unwanted []string
+	}{
+		{
+			"a ConfigMap in the release's namespace",
+			forbidden(schema.GroupResource{Resource: "configmaps"}, "web-config", `User "dev" cannot patch resource "configmaps" in API group "" in the namespace "apps"`),
+			"update", "secrets", "records",
+			[]string{"may not patch configmaps in namespace apps", "kubectl auth can-i patch configmaps -n apps", "Role granting"},
+			[]string{"secrets in namespace records"},
+		},
+		{
+			"a cluster-scoped resource",
+			forbidden(schema.GroupResource{Group: "rbac.authorization.k8s.io", Resource: "clusterroles"}, "web", `User "dev" cannot create resource "clusterroles" in API group "rbac.authorization.k8s.io" at the cluster scope`),
+			"update", "secrets", "apps",
+			[]string{"may not create clusterroles.rbac.authorization.k8s.io at the cluster scope", "ClusterRole granting", "kubectl auth can-i create clusterroles.rbac.authorization.k8s.io)"},
+			[]string{"-n apps"},
+		},
+		{
+			"a list across all namespaces",
+			forbidden(schema.GroupResource{Resource: "secrets"}, "", `User "dev" cannot list resource "secrets" in API group "" at the cluster scope`),
+			"list", "secrets", "",
+			[]string{"may not list secrets across all namespaces", "(or -A)"},
+			nil,
+		},
+		{
+			"a message of another shape",
+			forbidden(schema.GroupResource{Resource: "secrets"}, "x", "denied by a webhook"),
+			"delete", "secrets", "apps",
+			[]string{"may not delete secrets in namespace apps", "denied by a webhook"},
+			nil,
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := kube.Explain(tc.err, tc.verb, tc.res, tc.ns)
+			msg := mustErrIs(t, got, kube.ErrForbidden)
+			mustContain(t, msg, tc.want...)
+			for _, u := range tc.unwanted {
+				if strings.Contains(msg, u) {
+					t.Errorf("message has %q: %s", u, msg)
+				}
+			}
+		})
 	}
 }
