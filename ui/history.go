@@ -596,6 +596,10 @@ func (s *historyScreen) deniedLine() string {
 	if len(keys) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("⊘ %s off: you may not %s secrets in %s (press one for details)",
+	long := fmt.Sprintf("⊘ %s off: you may not %s secrets in %s (press one for details)",
 		strings.Join(keys, " "), strings.Join(verbs, ", "), s.perms.Namespace)
+	if len([]rune(long)) <= s.width {
+		return long
+	}
+	return fmt.Sprintf("⊘ %s off: your rights on secrets in %s fall short; press one for why", strings.Join(keys, " "), s.perms.Namespace)
 }

@@ -105,3 +105,12 @@ func TestPartialListing(t *testing.T) {
 	h2 := newHarness(t, client, Options{}, 120, 40)
 	h2.contains("Forbidden").lacks("releases, from")
 }
+
+// TestPermissionsNarrowTerminal: at 80 columns the line about denied actions is
+// shortened, not cut.
+func TestPermissionsNarrowTerminal(t *testing.T) {
+	f := newFixture(t)
+	f.cluster.Authorize(allowSecrets("default", "get", "list"))
+	h := newHarness(t, f.client, Options{}, 80, 24)
+	h.press("G", "enter").contains("⊘ R X U F off: your rights on secrets in default fall short; press one for why")
+}
