@@ -106,8 +106,8 @@ func TestErrorsSayWhatToDo(t *testing.T) {
 			t.Errorf("a row that could not be read for want of rights is marked %+v", latest)
 		}
 
-		// Allowed every verb on Secrets, not to delete ConfigMaps: the uninstall's
-		// error carries the reason Helm only logs.
+		// Allowed every verb on Secrets, not to delete ConfigMaps: the uninstall is
+		// refused before it starts, naming what is missing.
 		f := &opsFixture{ns: ns, kubeconfig: adminKubeconfig(t, ns), c: admin,
 			drv: storage.NewDriver(secrets(ns), opsOwner, storage.ChunkedSecretsConfig{ChunkSize: 16 << 10})}
 		f.install(t, "web", 1)
@@ -119,8 +119,12 @@ func TestErrorsSayWhatToDo(t *testing.T) {
 		if err == nil {
 			t.Fatal("uninstall without the right to delete ConfigMaps succeeded")
 		}
-		mustContain(t, err.Error(), "failed to delete release", "Helm reported", "configmaps", "forbidden")
+		mustContain(t, mustErrIs(t, err, kube.ErrForbidden), "uninstall needs permission to delete configmaps in namespace "+ns,
+			"nothing was changed", "kubectl auth can-i delete configmaps -n "+ns)
 		t.Logf("uninstall forbidden: %v", err)
+		if rows := waitReleases(t, c, 2); len(rows) != 2 {
+			t.Errorf("the refused uninstall removed a release: %+v", rows)
+		}
 	})
 
 	t.Run("nothing under this owner", func(t *testing.T) {

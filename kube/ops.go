@@ -214,6 +214,14 @@ func (c *Client) Rollback(ctx context.Context, ns, name string, rev int, opts Di
 	// turned pending is an operation in flight, though: rolling back over it would
 	// leave two revisions deployed. The guard refuses that case only.
 	cfg.Releases = helmstorage.Init(pendingGuard{Driver: c.Driver(row.StorageNamespace), now: c.now})
+	// Both revisions were decoded for the plan; the details cache has them.
+	if from, err := c.decodedRevision(ctx, ns, name, plan.From); err == nil {
+		if to, err := c.decodedRevision(ctx, ns, name, plan.To); err == nil {
+			if err := c.checkResources(ctx, "rollback", cfg.KubeClient, from.Manifest, to.Manifest); err != nil {
+				return plan, err
+			}
+		}
+	}
 	rb := action.NewRollback(cfg)
 	rb.Version = plan.To
 	rb.MaxHistory = 0
@@ -349,6 +357,11 @@ func (c *Client) Uninstall(ctx context.Context, ns, name string, keepHistory boo
 	cfg, log, err := c.actionConfig(row.StorageNamespace, c.releaseNamespace(ctx, row))
 	if err != nil {
 		return nil, err
+	}
+	if latest, err := c.decodedRevision(ctx, ns, name, row.Revision); err == nil {
+		if err := c.checkResources(ctx, "uninstall", cfg.KubeClient, latest.Manifest, ""); err != nil {
+			return nil, err
+		}
 	}
 	u := action.NewUninstall(cfg)
 	u.KeepHistory = keepHistory

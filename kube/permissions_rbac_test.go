@@ -297,9 +297,9 @@ func TestRBACReadOnlyAdmin(t *testing.T) {
 }
 
 // TestRBACReleaseResources: a user who may write the release records but not the
-// release's own resources gets, when Helm's rollback is refused, a "forbidden" that
-// names the request the server refused (on configmaps, not secrets), and the history
-// stays readable.
+// release's own resources is refused a rollback before anything is written, with a
+// "forbidden" that names what Helm would need on which resources (configmaps, not
+// secrets). Granted them, the rollback goes through.
 func TestRBACReleaseResources(t *testing.T) {
 	ctx := t.Context()
 	ns := cluster.Namespace(t)
@@ -311,21 +311,31 @@ func TestRBACReleaseResources(t *testing.T) {
 	c := connect(t, kc, []string{"--owner", rbacOwner}, nil)
 	waitAllowed(t, "permissions after the grant", func() error { return c.CheckAllowed(ctx, ns, kube.OpRollback) })
 
+	before := snapshot(t, ns)
 	_, err := c.Rollback(ctx, ns, "app", 1, kube.DiffOptions{})
 	msg := mustErrIs(t, err, kube.ErrForbidden)
-	mustContain(t, msg, "may not", "configmaps", "in namespace "+ns, "kubectl auth can-i")
-	if strings.Contains(msg, "may not update secrets") {
+	mustContain(t, msg, "rollback needs permission to get, patch, delete configmaps in namespace "+ns, "nothing was changed",
+		"kubectl auth can-i get configmaps -n "+ns)
+	if strings.Contains(msg, "secrets") {
 		t.Errorf("the error blames secrets: %s", msg)
 	}
 	t.Logf("rollback: %v", err)
+	if after := snapshot(t, ns); len(after) != len(before) {
+		t.Errorf("the refused rollback changed the namespace: %d objects, was %d", len(after), len(before))
+	}
 	rows, err := c.History(ctx, ns, "app")
-	if err != nil {
-		t.Fatal(err)
+	if err != nil || len(rows) != 2 || rows[1].Status != "deployed" {
+		t.Fatalf("history after the refused rollback: %+v, %v", rows, err)
 	}
-	for _, r := range rows {
-		if r.Broken {
-			t.Errorf("revision %d is broken after the refused rollback: %s", r.Revision, r.Problem)
-		}
+
+	// With the rights on ConfigMaps, the same rollback works.
+	grant(t, ns, user, "configmap-writer", rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "create", "patch", "update", "delete"}})
+	waitAllowed(t, "rollback after the grant", func() error {
+		_, err := c.Rollback(ctx, ns, "app", 1, kube.DiffOptions{})
+		return err
+	})
+	rows, err = c.History(ctx, ns, "app")
+	if err != nil || len(rows) != 3 || rows[2].Status != "deployed" {
+		t.Fatalf("history after the rollback: %+v, %v", rows, err)
 	}
-	t.Logf("history after the refused rollback: %d revisions, latest %s", len(rows), rows[len(rows)-1].Status)
 }

@@ -1,0 +1,162 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	authorizationv1 "k8s.io/api/authorization/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/cli-runtime/pkg/resource"
+
+	helmkube "helm.sh/helm/v3/pkg/kube"
+)
+
+// access is one verb on one resource in one namespace ("" at the cluster scope).
+type access struct {
+	verb string
+	gr   schema.GroupResource
+	ns   string
+}
+
+// checkResources asks the API server whether the user may do what Helm does to
+// the release's own resources when op moves it from manifest from to manifest to:
+// read and patch every resource of to, create those that from lacks, delete those
+// only in from. It returns an error wrapping ErrForbidden that names what is
+// missing, before anything is written: Helm would otherwise store a new revision,
+// fail on the first refused resource and leave that revision failed. It returns nil
+// when everything is allowed, and when it cannot tell (a manifest that does not map
+// to known resources, a review that fails): the server then decides.
+func (c *Client) checkResources(ctx context.Context, op string, kc helmkube.Interface, from, to string) error {
+	build := func(manifest string) map[string]*resource.Info {
+		out := map[string]*resource.Info{}
+		if strings.TrimSpace(manifest) == "" {
+			return out
+		}
+		list, err := kc.Build(strings.NewReader(manifest), false)
+		if err != nil {
+			return nil
+		}
+		for _, info := range list {
+			if info.Mapping == nil {
+				continue
+			}
+			out[infoID(info)] = info
+		}
+		return out
+	}
+	before, after := build(from), build(to)
+	if before == nil || after == nil {
+		return nil
+	}
+	need := map[access]bool{}
+	add := func(info *resource.Info, verbs ...string) {
+		ns := info.Namespace
+		if info.Mapping.Scope.Name() != meta.RESTScopeNameNamespace {
+			ns = ""
+		}
+		for _, v := range verbs {
+			need[access{verb: v, gr: info.Mapping.Resource.GroupResource(), ns: ns}] = true
+		}
+	}
+	for id, info := range after {
+		if _, ok := before[id]; ok {
+			add(info, "get", "patch")
+		} else {
+			add(info, "get", "create", "patch")
+		}
+	}
+	for id, info := range before {
+		if _, ok := after[id]; !ok {
+			add(info, "delete")
+		}
+	}
+	denied, err := c.reviewAll(ctx, need)
+	if err != nil || len(denied) == 0 {
+		return nil
+	}
+	return deniedError(op, denied)
+}
+
+func infoID(info *resource.Info) string {
+	return info.Mapping.Resource.GroupResource().String() + "/" + info.Namespace + "/" + info.Name
+}
+
+// reviewAll sends one SelfSubjectAccessReview per access, a few at a time, and
+// returns those denied.
+func (c *Client) reviewAll(ctx context.Context, need map[access]bool) ([]access, error) {
+	var (
+		mu       sync.Mutex
+		wg       sync.WaitGroup
+		denied   []access
+		firstErr error
+	)
+	sem := make(chan struct{}, 8)
+	for a := range need {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			review := &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{
+				ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: a.ns, Verb: a.verb, Group: a.gr.Group, Resource: a.gr.Resource},
+			}}
+			got, err := c.cs.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err != nil:
+				if firstErr == nil {
+					firstErr = err
+				}
+			case !got.Status.Allowed || got.Status.Denied:
+				denied = append(denied, a)
+			}
+		})
+	}
+	wg.Wait()
+	return denied, firstErr
+}
+
+// deniedError says which verbs op lacks on which resources, grouped by resource
+// and namespace, and how to check and ask for them.
+func deniedError(op string, denied []access) error {
+	type where struct {
+		gr schema.GroupResource
+		ns string
+	}
+	verbs := map[where][]string{}
+	for _, a := range denied {
+		w := where{a.gr, a.ns}
+		verbs[w] = append(verbs[w], a.verb)
+	}
+	order := map[string]int{"get": 0, "create": 1, "patch": 2, "delete": 3}
+	var ws []where
+	for w, vs := range verbs {
+		sort.Slice(vs, func(i, j int) bool { return order[vs[i]] < order[vs[j]] })
+		ws = append(ws, w)
+	}
+	sort.Slice(ws, func(i, j int) bool {
+		if ws[i].ns != ws[j].ns {
+			return ws[i].ns < ws[j].ns
+		}
+		return ws[i].gr.String() < ws[j].gr.String()
+	})
+	var parts []string
+	for _, w := range ws {
+		place := "at the cluster scope"
+		if w.ns != "" {
+			place = "in namespace " + w.ns
+		}
+		parts = append(parts, fmt.Sprintf("%s %s %s", strings.Join(verbs[w], ", "), w.gr, place))
+	}
+	first := ws[0]
+	check := fmt.Sprintf("kubectl auth can-i %s %s", verbs[first][0], first.gr)
+	if first.ns != "" {
+		check += " -n " + first.ns
+	}
+	return fmt.Errorf("%w: %s needs permission to %s, which your credentials lack; nothing was changed. Check with `%s` and ask for a Role granting them",
+		ErrForbidden, op, strings.Join(parts, "; "), check)
+}
