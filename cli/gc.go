@@ -20,6 +20,9 @@ type GCResult struct {
 	Found      int           `json:"found"`
 	Removed    int           `json:"removed"`
 	Namespaces []GCNamespace `json:"namespaces"`
+	// Partial, when set, says that some namespaces could not be read (-A without
+	// the right to list every namespace) and which were looked in.
+	Partial string `json:"partial,omitempty"`
 }
 
 // GCNamespace is what gc found in one storage namespace.
@@ -75,12 +78,14 @@ probably belong to a write in progress.`,
 				age = time.Nanosecond // zero would mean the default to kube
 			}
 			reps, err := c.FindLeftovers(ctx, age)
+			partial := ""
 			if errors.Is(err, kube.ErrPartial) {
-				fmt.Fprintf(r.stderr, "Warning: %s\n", message(err))
+				partial = message(err)
+				fmt.Fprintf(r.stderr, "Warning: %s\n", partial)
 			} else if err != nil {
 				return err
 			}
-			out := GCResult{DryRun: dryRun, Namespaces: []GCNamespace{}}
+			out := GCResult{DryRun: dryRun, Namespaces: []GCNamespace{}, Partial: partial}
 			for _, rep := range reps {
 				out.Found += len(rep.Leftovers)
 				out.Namespaces = append(out.Namespaces, GCNamespace{Namespace: rep.Namespace, Leftovers: leftoverItems(rep.Leftovers), Recent: leftoverItems(rep.Recent)})

@@ -194,6 +194,11 @@ func TestRBACAllNamespacesCLI(t *testing.T) {
 				t.Errorf("%v: output lacks namespace %s: %s", args, ns, r.stdout)
 			}
 		}
+		var out struct{ Partial string }
+		decode(t, r, &out)
+		if !strings.Contains(out.Partial, "may not list secrets across all namespaces") {
+			t.Errorf("%v: the JSON does not say it is partial: %q", args, out.Partial)
+		}
 	}
 }
 

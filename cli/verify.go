@@ -18,6 +18,9 @@ type VerifyResult struct {
 	// Problems counts the problems over all namespaces.
 	Problems   int              `json:"problems"`
 	Namespaces []NamespaceCheck `json:"namespaces"`
+	// Partial, when set, says that some namespaces could not be read (-A without
+	// the right to list every namespace) and which were checked.
+	Partial string `json:"partial,omitempty"`
 }
 
 // NamespaceCheck is the verification of one storage namespace.
@@ -126,13 +129,16 @@ Exits with code 4 when a problem is found.`,
 				c = c.WithNamespace(ns, false)
 			}
 			reps, err := c.Verify(ctx, name, decode)
+			partial := ""
 			if errors.Is(err, kube.ErrPartial) {
 				// Forbidden to list every namespace: those it may read are checked.
-				fmt.Fprintf(r.stderr, "Warning: %s\n", message(err))
+				partial = message(err)
+				fmt.Fprintf(r.stderr, "Warning: %s\n", partial)
 			} else if err != nil {
 				return err
 			}
 			out := verifyResult(reps)
+			out.Partial = partial
 			indexes := 0
 			for _, n := range out.Namespaces {
 				indexes += n.Indexes

@@ -358,9 +358,13 @@ func (c *Client) Uninstall(ctx context.Context, ns, name string, keepHistory boo
 	if err != nil {
 		return nil, err
 	}
-	if latest, err := c.decodedRevision(ctx, ns, name, row.Revision); err == nil {
-		if err := c.checkResources(ctx, "uninstall", cfg.KubeClient, latest.Manifest, ""); err != nil {
-			return nil, err
+	// A release already uninstalled with its history kept has no resources left
+	// for Helm to delete: only its records go.
+	if row.Status != release.StatusUninstalled.String() {
+		if latest, err := c.decodedRevision(ctx, ns, name, row.Revision); err == nil {
+			if err := c.checkResources(ctx, "uninstall", cfg.KubeClient, latest.Manifest, ""); err != nil {
+				return nil, err
+			}
 		}
 	}
 	u := action.NewUninstall(cfg)
@@ -551,9 +555,6 @@ func (c *Client) GC(ctx context.Context, dryRun bool) ([]NamespaceReport, int, e
 	return reps, removed, partial
 }
 
-// storageNamespaces returns the namespaces that hold records in view: index or
-// chunk Secrets of the owner. Chunks count on their own, since the leftovers of an
-// interrupted delete of a namespace's last release are all that is left of it.
 // eachStorageNamespace runs fn in each storage namespace in view, stopping at the
 // first error. When listing across all namespaces is forbidden, it runs fn in the
 // namespaces the user may read instead (the context's and --namespaces), skipping
@@ -575,9 +576,11 @@ func (c *Client) eachStorageNamespace(ctx context.Context, fn func(ns string) er
 	return nil
 }
 
-// storageNamespaces returns the storage namespaces in view: the one looked at, or
-// with -A those holding records of the owner. Listing them across all namespaces
-// may be forbidden: the error then wraps ErrForbidden.
+// storageNamespaces returns the namespaces that hold records in view: the one
+// looked at, or with -A those holding index or chunk Secrets of the owner. Chunks
+// count on their own, since the leftovers of an interrupted delete of a namespace's
+// last release are all that is left of it. Listing across all namespaces may be
+// forbidden: the error then wraps ErrForbidden.
 func (c *Client) storageNamespaces(ctx context.Context) ([]string, error) {
 	ns := c.listNamespace()
 	if ns != "" {

@@ -314,7 +314,7 @@ func TestRBACReleaseResources(t *testing.T) {
 	before := snapshot(t, ns)
 	_, err := c.Rollback(ctx, ns, "app", 1, kube.DiffOptions{})
 	msg := mustErrIs(t, err, kube.ErrForbidden)
-	mustContain(t, msg, "rollback needs permission to get, patch, delete configmaps in namespace "+ns, "nothing was changed",
+	mustContain(t, msg, "rollback needs permission to get, patch configmaps in namespace "+ns, "nothing was changed",
 		"kubectl auth can-i get configmaps -n "+ns)
 	if strings.Contains(msg, "secrets") {
 		t.Errorf("the error blames secrets: %s", msg)
@@ -337,5 +337,24 @@ func TestRBACReleaseResources(t *testing.T) {
 	rows, err = c.History(ctx, ns, "app")
 	if err != nil || len(rows) != 3 || rows[2].Status != "deployed" {
 		t.Fatalf("history after the rollback: %+v, %v", rows, err)
+	}
+
+	// A release uninstalled with its history kept has no resources left: purging
+	// its records needs no right on ConfigMaps.
+	seed(t, d, history("gone", ns, 2, 1_000)...)
+	admin := connect(t, adminKubeconfig(t, ns), []string{"--owner", rbacOwner}, nil)
+	if _, err := admin.Uninstall(ctx, ns, "gone", true); err != nil {
+		t.Fatal(err)
+	}
+	purger := "purger-" + ns
+	pkc := rbacUser(t, purger, ns)
+	grant(t, ns, purger, "purger-secrets", rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"*"}})
+	limited := connect(t, pkc, []string{"--owner", rbacOwner}, nil)
+	waitAllowed(t, "purge as a user without rights on ConfigMaps", func() error {
+		_, err := limited.Uninstall(ctx, ns, "gone", false)
+		return err
+	})
+	if _, err := c.History(ctx, ns, "gone"); !errors.Is(err, kube.ErrNotFound) {
+		t.Errorf("history of the purged release: %v", err)
 	}
 }

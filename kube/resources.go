@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -23,10 +24,13 @@ type access struct {
 	ns   string
 }
 
-// checkResources asks the API server whether the user may do what Helm does to
+// checkResources asks the API server whether the user may do what Helm must do to
 // the release's own resources when op moves it from manifest from to manifest to:
-// read and patch every resource of to, create those that from lacks, delete those
-// only in from. It returns an error wrapping ErrForbidden that names what is
+// read every resource of to, create those that from lacks, patch those that differ
+// between the two; with to empty (uninstall), delete every resource of from that
+// Helm does not keep (helm.sh/resource-policy: keep). A rollback's deletions are
+// not required: Helm logs a refused one and goes on. Hooks are not checked. It
+// returns an error wrapping ErrForbidden that names what is
 // missing, before anything is written: Helm would otherwise store a new revision,
 // fail on the first refused resource and leave that revision failed. It returns nil
 // when everything is allowed, and when it cannot tell (a manifest that does not map
@@ -64,15 +68,20 @@ func (c *Client) checkResources(ctx context.Context, op string, kc helmkube.Inte
 		}
 	}
 	for id, info := range after {
-		if _, ok := before[id]; ok {
+		switch old, ok := before[id]; {
+		case !ok:
+			add(info, "get", "create")
+		case !equality.Semantic.DeepEqual(old.Object, info.Object):
 			add(info, "get", "patch")
-		} else {
-			add(info, "get", "create", "patch")
+		default:
+			add(info, "get")
 		}
 	}
-	for id, info := range before {
-		if _, ok := after[id]; !ok {
-			add(info, "delete")
+	if strings.TrimSpace(to) == "" {
+		for _, info := range before {
+			if !kept(info) {
+				add(info, "delete")
+			}
 		}
 	}
 	denied, err := c.reviewAll(ctx, need)
@@ -80,6 +89,12 @@ func (c *Client) checkResources(ctx context.Context, op string, kc helmkube.Inte
 		return nil
 	}
 	return deniedError(op, denied)
+}
+
+// kept reports whether Helm leaves the resource in place on uninstall.
+func kept(info *resource.Info) bool {
+	m, err := meta.Accessor(info.Object)
+	return err == nil && m.GetAnnotations()[helmkube.ResourcePolicyAnno] == helmkube.KeepPolicy
 }
 
 func infoID(info *resource.Info) string {
@@ -157,6 +172,12 @@ func deniedError(op string, denied []access) error {
 	if first.ns != "" {
 		check += " -n " + first.ns
 	}
-	return fmt.Errorf("%w: %s needs permission to %s, which your credentials lack; nothing was changed. Check with `%s` and ask for a Role granting them",
-		ErrForbidden, op, strings.Join(parts, "; "), check)
+	role := "a Role"
+	for _, w := range ws {
+		if w.ns == "" {
+			role = "a Role (a ClusterRole for what is at the cluster scope)"
+		}
+	}
+	return fmt.Errorf("%w: %s needs permission to %s, which your credentials lack; nothing was changed. Check with `%s` and ask for %s granting them",
+		ErrForbidden, op, strings.Join(parts, "; "), check, role)
 }

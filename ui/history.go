@@ -6,6 +6,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/chunkview/chunkview/kube"
 )
@@ -301,7 +302,11 @@ func (s *historyScreen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	if key.Matches(msg, k.Refresh) {
 		s.rowErr, s.checked = map[string]error{}, map[string]bool{}
-		return s.reload()
+		if s.readOnly() {
+			return s.reload()
+		}
+		// Rights may have changed too (a new RoleBinding): ask again.
+		return tea.Batch(s.reload(), loadPermissions(s.ctx, s.client, s.ns))
 	}
 	if key.Matches(msg, k.Verify) {
 		var cmds []tea.Cmd
@@ -598,7 +603,7 @@ func (s *historyScreen) deniedLine() string {
 	}
 	long := fmt.Sprintf("⊘ %s off: you may not %s secrets in %s (press one for details)",
 		strings.Join(keys, " "), strings.Join(verbs, ", "), s.perms.Namespace)
-	if len([]rune(long)) <= s.width {
+	if ansi.StringWidth(long) <= s.width {
 		return long
 	}
 	return fmt.Sprintf("⊘ %s off: your rights on secrets in %s fall short; press one for why", strings.Join(keys, " "), s.perms.Namespace)

@@ -54,6 +54,11 @@ func TestPermissionsDisableActions(t *testing.T) {
 	if n := f.cluster.Requests()[demo.VerbAccessReview]; n != 0 {
 		t.Fatalf("pressing the keys asked the server %d more times; the answer is kept", n)
 	}
+
+	// Granted the rights (a new RoleBinding, say), r asks again and the actions
+	// come back.
+	f.cluster.Authorize(nil)
+	h.press("r").lacks("⊘", "(denied)").press("U").contains("Type the release name")
 }
 
 // TestPermissionsPartlyAllowed: a user who may delete records but not write them

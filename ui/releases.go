@@ -146,10 +146,13 @@ func (s *releasesScreen) update(msg tea.Msg) tea.Cmd {
 			s.err = msg.err
 			return nil
 		}
+		// The note goes to the status line when the listing turns partial, not on
+		// every reload (watch mode reloads every few seconds).
+		announce := partial != nil && (s.partial == nil || s.partial.Error() != partial.Error())
 		s.err, s.partial = nil, partial
 		s.loaded = true
 		s.setRows(msg.rows)
-		if partial != nil {
+		if announce {
 			return tea.Batch(s.fillVisible(), status(partial.Error(), true))
 		}
 		return s.fillVisible()
@@ -179,7 +182,7 @@ func (s *releasesScreen) update(msg tea.Msg) tea.Cmd {
 		s.picker = nil
 		s.client = s.client.WithNamespace(msg.ns, msg.all)
 		s.viewName = namespaceView(s.client)
-		s.items, s.shown, s.cursor, s.offset, s.loaded, s.err = nil, nil, 0, 0, false, nil
+		s.items, s.shown, s.cursor, s.offset, s.loaded, s.err, s.partial = nil, nil, 0, 0, false, nil, nil
 		s.inflight = map[string]bool{}
 		return s.reload()
 
