@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 
-	authorizationv1 "k8s.io/api/authorization/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // The operations whose permissions Can checks, in the order a user meets them.
@@ -118,33 +116,20 @@ func (c *Client) Can(ctx context.Context, ns string) (*Permissions, error) {
 		}
 		return p, nil
 	}
-	p := &Permissions{Namespace: sns, Allowed: map[string]bool{}, Reasons: map[string]string{}}
-	var (
-		mu   sync.Mutex
-		wg   sync.WaitGroup
-		errs []error
-	)
+	need := map[access]bool{}
 	for _, verb := range secretVerbs {
-		wg.Go(func() {
-			review := &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{
-				ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: sns, Verb: verb, Resource: "secrets"},
-			}}
-			got, err := c.cs.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				errs = append(errs, Explain(err, "create", "selfsubjectaccessreviews", ""))
-				return
-			}
-			p.Allowed[verb] = got.Status.Allowed && !got.Status.Denied
-			if !p.Allowed[verb] && got.Status.Reason != "" {
-				p.Reasons[verb] = got.Status.Reason
-			}
-		})
+		need[access{verb: verb, gr: schema.GroupResource{Resource: "secrets"}, ns: sns}] = true
 	}
-	wg.Wait()
-	if len(errs) > 0 {
-		return nil, fmt.Errorf("check permissions in namespace %s: %w", sns, errors.Join(errs...))
+	verdicts, err := c.reviewAll(ctx, need)
+	if err != nil {
+		return nil, fmt.Errorf("check permissions in namespace %s: %w", sns, err)
+	}
+	p := &Permissions{Namespace: sns, Allowed: map[string]bool{}, Reasons: map[string]string{}}
+	for a, v := range verdicts {
+		p.Allowed[a.verb] = v.allowed
+		if !v.allowed && v.reason != "" {
+			p.Reasons[a.verb] = v.reason
+		}
 	}
 	return p, nil
 }

@@ -2,6 +2,7 @@ package kube
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -84,8 +85,17 @@ func (c *Client) checkResources(ctx context.Context, op string, kc helmkube.Inte
 			}
 		}
 	}
-	denied, err := c.reviewAll(ctx, need)
-	if err != nil || len(denied) == 0 {
+	verdicts, err := c.reviewAll(ctx, need)
+	if err != nil {
+		return nil
+	}
+	var denied []access
+	for a, v := range verdicts {
+		if !v.allowed {
+			denied = append(denied, a)
+		}
+	}
+	if len(denied) == 0 {
 		return nil
 	}
 	return deniedError(op, denied)
@@ -101,14 +111,21 @@ func infoID(info *resource.Info) string {
 	return info.Mapping.Resource.GroupResource().String() + "/" + info.Namespace + "/" + info.Name
 }
 
+// verdict is the authorizer's answer to one access review.
+type verdict struct {
+	allowed bool
+	reason  string
+}
+
 // reviewAll sends one SelfSubjectAccessReview per access, a few at a time, and
-// returns those denied.
-func (c *Client) reviewAll(ctx context.Context, need map[access]bool) ([]access, error) {
+// returns the answers. Reviews that fail are missing from the answers, and their
+// errors are joined in the error returned.
+func (c *Client) reviewAll(ctx context.Context, need map[access]bool) (map[access]verdict, error) {
 	var (
-		mu       sync.Mutex
-		wg       sync.WaitGroup
-		denied   []access
-		firstErr error
+		mu   sync.Mutex
+		wg   sync.WaitGroup
+		out  = map[access]verdict{}
+		errs []error
 	)
 	sem := make(chan struct{}, 8)
 	for a := range need {
@@ -121,18 +138,15 @@ func (c *Client) reviewAll(ctx context.Context, need map[access]bool) ([]access,
 			got, err := c.cs.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
 			mu.Lock()
 			defer mu.Unlock()
-			switch {
-			case err != nil:
-				if firstErr == nil {
-					firstErr = err
-				}
-			case !got.Status.Allowed || got.Status.Denied:
-				denied = append(denied, a)
+			if err != nil {
+				errs = append(errs, Explain(err, "create", "selfsubjectaccessreviews", ""))
+				return
 			}
+			out[a] = verdict{allowed: got.Status.Allowed && !got.Status.Denied, reason: got.Status.Reason}
 		})
 	}
 	wg.Wait()
-	return denied, firstErr
+	return out, errors.Join(errs...)
 }
 
 // deniedError says which verbs op lacks on which resources, grouped by resource

@@ -58,16 +58,16 @@ func (s *historyScreen) denied(op string) string {
 	return s.perms.Disabled()[op]
 }
 
-// historyOps are the history's action keys and the operations they run.
-func (s *historyScreen) historyOps() []struct {
+// actionOp is an action key and the operation it runs.
+type actionOp struct {
 	key *key.Binding
 	op  string
-} {
+}
+
+// historyOps are the history's action keys and the operations they run.
+func (s *historyScreen) historyOps() []actionOp {
 	k := &s.keys.History
-	return []struct {
-		key *key.Binding
-		op  string
-	}{{&k.Rollback, kube.OpRollback}, {&k.Delete, kube.OpDeleteRevision}, {&k.Uninstall, kube.OpUninstall}, {&k.FixStuck, kube.OpFixStuck}}
+	return []actionOp{{&k.Rollback, kube.OpRollback}, {&k.Delete, kube.OpDeleteRevision}, {&k.Uninstall, kube.OpUninstall}, {&k.FixStuck, kube.OpFixStuck}}
 }
 
 // actionKey returns binding b as the help shows it: marked when the user may not
