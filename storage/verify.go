@@ -71,8 +71,8 @@ type Leftover struct {
 	Key             string    `json:"key"`
 	UID             types.UID `json:"uid"`
 	ResourceVersion string    `json:"resourceVersion"`
-	Bytes   int       `json:"bytes"`
-	Created time.Time `json:"created"`
+	Bytes           int       `json:"bytes"`
+	Created         time.Time `json:"created"`
 }
 
 // Report is the result of Verify over one namespace.
