@@ -2,14 +2,11 @@ package storage_test
 
 import (
 	"context"
-	"strconv"
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
-	"k8s.io/utils/ptr"
 
 	"helm.sh/helm/v3/pkg/release"
 
@@ -26,20 +23,11 @@ func plantLeftovers(t *testing.T, secrets corev1client.SecretInterface, k string
 	}
 	var names []string
 	for _, s := range storage.Split(gz, chunkSize)[1:] {
-		n := storage.ChunkName(k, s)
-		_, err := secrets.Create(context.Background(), &corev1.Secret{
-			ObjectMeta: metav1.ObjectMeta{Name: n, Labels: map[string]string{
-				storage.LabelOwner: testOwner, storage.LabelKey: k, storage.LabelType: storage.TypeChunk,
-				storage.LabelCreatedAt: strconv.FormatInt(time.Now().Unix(), 10),
-			}},
-			Type:      storage.SecretTypeChunk,
-			Immutable: ptr.To(true),
-			Data:      map[string][]byte{storage.DataChunk: s},
-		}, metav1.CreateOptions{})
-		if err != nil {
+		chunk := storage.ChunkSecret(testOwner, k, s, time.Now(), nil)
+		if _, err := secrets.Create(context.Background(), chunk, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		names = append(names, n)
+		names = append(names, chunk.Name)
 	}
 	return names
 }
