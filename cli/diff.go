@@ -12,7 +12,7 @@ func (r *run) diffCommand() *cobra.Command {
 	var (
 		format  string
 		reveal  bool
-		context int
+		unified int
 	)
 	cmd := &cobra.Command{
 		Use:   "diff NAME FROM TO",
@@ -26,7 +26,7 @@ masked value shows as a token that changes when the value changes.
 resources and hooks (key, kind, namespace, name, change, diff), and the values,
 computedValues, chart and notes sections (name, diff).`,
 		Example: `  chunkview diff my-release 3 4
-  chunkview diff my-release 1 4 --context 0 -o json`,
+  chunkview diff my-release 1 4 -U 0 -o json`,
 		Args: exactArgs(3, "a release NAME and two revisions FROM and TO"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkFormat(format); err != nil {
@@ -40,11 +40,11 @@ computedValues, chart and notes sections (name, diff).`,
 			if err != nil {
 				return err
 			}
-			if cmd.Flags().Changed("context") && context < 0 {
-				return usageErrorf("--context %d: want 0 or more lines", context)
+			if cmd.Flags().Changed("unified") && unified < 0 {
+				return usageErrorf("--unified %d: want 0 or more lines", unified)
 			}
-			ctxLines := context
-			if cmd.Flags().Changed("context") && context == 0 {
+			ctxLines := unified
+			if cmd.Flags().Changed("unified") && unified == 0 {
 				ctxLines = -1 // revdiff: negative shows none
 			}
 			ctx, name := cmd.Context(), args[0]
@@ -65,6 +65,8 @@ computedValues, chart and notes sections (name, diff).`,
 	}
 	addOutputFlag(cmd, &format)
 	cmd.Flags().BoolVar(&reveal, "reveal", false, "show secrets as they are instead of masking them")
-	cmd.Flags().IntVar(&context, "context", 3, "unchanged lines shown around each change")
+	// -U/--unified as in diff and git: --context is the kubeconfig context, as on
+	// every other command.
+	cmd.Flags().IntVarP(&unified, "unified", "U", 3, "unchanged lines shown around each change")
 	return cmd
 }

@@ -9,12 +9,13 @@
 //	0  success
 //	1  any other failure (the API server refused a write, a conflict, a bug)
 //	2  usage error: unknown command or flag, wrong arguments, bad flag value
-//	3  not found: no such release or revision, or nothing listed
+//	3  not found: no such release or revision (an empty ls is not an error)
 //	4  verify found problems in the stored records
 //	5  refused: --read-only, a destructive command not confirmed, or no terminal
 //	   to confirm on and no --yes
-//	6  the cluster could not be used: unreachable, timed out, credentials rejected,
+//	6  the cluster could not be used: no kubeconfig, unreachable, timed out, credentials rejected,
 //	   or access forbidden
+//	130 cancelled with Ctrl-C at a confirmation prompt; nothing was changed
 //
 // # Output
 //

@@ -71,7 +71,7 @@ func TestSecretsMaskedEverywhere(t *testing.T) {
 			{"inspect", "leaky", "--values"},
 			{"inspect", "leaky", "--values", "--revision", "1"},
 			{"diff", "leaky", "1", "2"},
-			{"diff", "leaky", "2", "1", "--context", "0"},
+			{"diff", "leaky", "2", "1", "--unified", "0"},
 			{"rollback", "leaky", "1", "--dry-run"},
 			{"verify", "--decode"},
 		} {
