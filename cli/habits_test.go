@@ -31,6 +31,8 @@ func TestContextFlagIsTheKubeContext(t *testing.T) {
 		t.Errorf("-U 0 shows no fewer lines than --unified 8:\n%s\n---\n%s", narrow.stdout, wide.stdout)
 	}
 	mustCode(t, runDemo(t, &cli.App{}, "diff", "podinfo", "1", "2", "-U", "-1"), cli.ExitUsage)
+	r = runDemo(t, &cli.App{}, "--context", "prod", "rollback", "podinfo", "2", "--dry-run", "-U", "0")
+	mustCode(t, r, cli.ExitOK)
 }
 
 // TestNamespaceIsTheReleaseNamespace: -n selects releases by the namespace of their
@@ -308,3 +310,23 @@ func TestCtrlCAtPrompt(t *testing.T) {
 	}
 }
 
+
+// TestRollbackWarnsFirst: before the question, rollback says when the default
+// target is a failed revision and when a pending revision stays behind.
+func TestRollbackWarnsFirst(t *testing.T) {
+	t.Parallel()
+	r := runDemo(t, &cli.App{}, "rollback", "podinfo", "--dry-run")
+	mustCode(t, r, cli.ExitOK)
+	if !strings.Contains(r.stderr, "Warning: the default target, revision 3") || !strings.Contains(r.stdout, "to the content of revision 3") {
+		t.Errorf("failed default target not warned about: %s", r)
+	}
+	r = runDemo(t, &cli.App{}, "rollback", "payments-api", "3", "--dry-run", "-U", "1")
+	mustCode(t, r, cli.ExitOK)
+	if !strings.Contains(r.stderr, "leaves revision 5 pending-upgrade") {
+		t.Errorf("pending revision left behind not warned about: %s", r)
+	}
+	r = runDemo(t, &cli.App{}, "rollback", "podinfo", "2", "--dry-run")
+	if r.stderr != "" {
+		t.Errorf("warnings for a plain rollback: %s", r)
+	}
+}
