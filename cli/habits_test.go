@@ -310,7 +310,6 @@ func TestCtrlCAtPrompt(t *testing.T) {
 	}
 }
 
-
 // TestRollbackWarnsFirst: before the question, rollback says when the default
 // target is a failed revision and when a pending revision stays behind.
 func TestRollbackWarnsFirst(t *testing.T) {
