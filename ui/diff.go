@@ -308,7 +308,7 @@ func countChanges(cs []revdiff.ResourceChange) (added, removed, changed int) {
 
 func (s *diffScreen) view() string {
 	st := s.styles
-	body := s.vp.View()
+	body := viewMarked(&s.vp)
 	if s.loading && len(s.results) == 0 {
 		body = st.Dim.Render(fmt.Sprintf("Comparing revisions of %s…", s.name))
 		if s.rollback {

@@ -275,12 +275,13 @@ func padLines(s string, h int) string {
 	return strings.Join(lines, "\n")
 }
 
-// cutLines cuts every line of s to width cells.
+// cutLines cuts every line of s to width cells, marking each cut with "…" so
+// that no text ends where the terminal does without saying it goes on.
 func cutLines(s string, width int) string {
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
 		if ansi.StringWidth(l) > width {
-			lines[i] = ansi.Truncate(l, width, "")
+			lines[i] = ansi.Truncate(l, width, "…")
 		}
 	}
 	return strings.Join(lines, "\n")

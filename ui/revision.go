@@ -393,7 +393,7 @@ func (s *revisionScreen) view() string {
 	case s.rendering[s.key()]:
 		body = st.Dim.Render("Rendering…")
 	default:
-		body = s.vp.View()
+		body = viewMarked(&s.vp)
 	}
 	foot := ""
 	if s.details != nil && s.err == nil {
