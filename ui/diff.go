@@ -36,7 +36,9 @@ type diffScreen struct {
 
 	vp      viewport.Model
 	anchors []int
-	width0  int // the width the content was rendered at
+	// cur is the index of the change last jumped to.
+	cur    int
+	width0 int // the width the content was rendered at
 }
 
 func newDiffScreen(c common, ns, name string, from, to int) *diffScreen {
@@ -105,7 +107,12 @@ func (s *diffScreen) help() helpKeys {
 	if s.rollback && s.state == dialogAsking {
 		short = append([]key.Binding{k.Confirm}, short...)
 	}
-	return helpKeys{short: short, full: [][]key.Binding{{k.NextChange, k.PrevChange, k.Reveal, k.Confirm}, s.keys.Scroll.bindings()}}
+	own := []key.Binding{k.NextChange, k.PrevChange, k.Reveal}
+	if s.rollback {
+		// y answers the rollback's question; a plain diff has none.
+		own = append(own, k.Confirm)
+	}
+	return helpKeys{short: short, full: [][]key.Binding{own, s.keys.Scroll.bindings()}}
 }
 
 func (s *diffScreen) update(msg tea.Msg) tea.Cmd {
@@ -167,31 +174,40 @@ func (s *diffScreen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	return scrollViewport(msg, s.keys.Scroll, &s.vp)
 }
 
-// jump scrolls to the next (dir 1) or previous (dir -1) change.
+// jump scrolls to the next (dir 1) or previous (dir -1) change. The change
+// jumped to is remembered: the last ones cannot scroll to the top of the view,
+// and the counter must still reach them.
 func (s *diffScreen) jump(dir int) {
-	y := s.vp.YOffset()
-	if dir > 0 {
-		for _, a := range s.anchors {
-			if a > y {
-				s.vp.SetYOffset(a)
-				return
-			}
-		}
+	next := s.currentChange() // 1-based current: the next one's index
+	if dir < 0 {
+		next -= 2
+	}
+	switch {
+	case next >= len(s.anchors):
+		return
+	case next < 0:
+		s.cur = 0
+		s.vp.GotoTop()
 		return
 	}
-	for i := len(s.anchors) - 1; i >= 0; i-- {
-		if s.anchors[i] < y {
-			s.vp.SetYOffset(s.anchors[i])
-			return
-		}
-	}
-	s.vp.GotoTop()
+	s.cur = next
+	s.vp.SetYOffset(s.anchors[next])
 }
 
-// currentChange returns the number of the change at the top of the view (1-based;
-// 0 before the first).
+// currentChange returns the number of the change in view (1-based; 0 before the
+// first): the one jumped to while it is on screen, else the first on screen, else
+// the last above it.
 func (s *diffScreen) currentChange() int {
-	y := s.vp.YOffset()
+	y, h := s.vp.YOffset(), s.vp.Height()
+	visible := func(i int) bool { return s.anchors[i] >= y && s.anchors[i] < y+h }
+	if s.cur >= 0 && s.cur < len(s.anchors) && visible(s.cur) {
+		return s.cur + 1
+	}
+	for i := range s.anchors {
+		if visible(i) {
+			return i + 1
+		}
+	}
 	n := 0
 	for i, a := range s.anchors {
 		if a <= y {
@@ -319,7 +335,11 @@ func (s *diffScreen) view() string {
 	var foot []string
 	if !s.rollback {
 		if len(s.anchors) > 0 {
-			foot = append(foot, st.Dim.Render(fmt.Sprintf("change %d of %d · n/N jump", s.currentChange(), len(s.anchors))))
+			if n := s.currentChange(); n > 0 {
+				foot = append(foot, st.Dim.Render(fmt.Sprintf("change %d of %d · n/N jump", n, len(s.anchors))))
+			} else {
+				foot = append(foot, st.Dim.Render(fmt.Sprintf("%s · n: the first", plural(len(s.anchors), "change", "changes"))))
+			}
 		} else {
 			foot = append(foot, "")
 		}
