@@ -330,9 +330,24 @@ func (m *model) helpLine(top screen) string {
 	if len(short) == 0 || room < 8 {
 		return ansi.Truncate(tail, m.termWidth, "…")
 	}
-	hm := m.help
-	hm.SetWidth(room)
-	return hm.ShortHelpView(short) + sep + tail
+	return fitShortHelp(m.help, short, room) + sep + tail
+}
+
+// fitShortHelp renders as many of bindings as fit in width, then " …" when some
+// were left out. The help bubble's own cut adds items past its width when the
+// ellipsis has no room, so the cut is made here.
+func fitShortHelp(hm help.Model, bindings []key.Binding, width int) string {
+	hm.SetWidth(0)
+	if full := hm.ShortHelpView(bindings); lipgloss.Width(full) <= width {
+		return full
+	}
+	ellipsis := " " + hm.Styles.Ellipsis.Inline(true).Render(hm.Ellipsis)
+	for n := len(bindings) - 1; n > 0; n-- {
+		if v := hm.ShortHelpView(bindings[:n]); lipgloss.Width(v)+lipgloss.Width(ellipsis) <= width {
+			return v + ellipsis
+		}
+	}
+	return ansi.Truncate(hm.ShortHelpView(bindings[:1]), width, "…")
 }
 
 // helpOverlay lists the screen's keys in columns, the global ones (help, back,

@@ -36,16 +36,19 @@ type diffScreen struct {
 
 	vp      viewport.Model
 	anchors []int
-	// cur is the index of the change last jumped to.
-	cur    int
-	width0 int // the width the content was rendered at
+	// cur is the index of the change last jumped to; -1 before the first jump.
+	cur int
+	// leftPending, in rollback mode, names the pending latest revision the
+	// rollback will leave behind, to warn before y.
+	leftPending string
+	width0      int // the width the content was rendered at
 }
 
 func newDiffScreen(c common, ns, name string, from, to int) *diffScreen {
 	vp := viewport.New()
 	vp.KeyMap = c.keys.Scroll.viewportKeys()
 	vp.MouseWheelEnabled = false
-	return &diffScreen{common: c, ns: ns, name: name, from: from, to: to, results: map[bool]*revdiff.Result{}, vp: vp}
+	return &diffScreen{common: c, ns: ns, name: name, from: from, to: to, results: map[bool]*revdiff.Result{}, vp: vp, cur: -1}
 }
 
 // newRollbackScreen shows what rolling back to revision rev would change, and
@@ -194,11 +197,14 @@ func (s *diffScreen) jump(dir int) {
 	s.vp.SetYOffset(s.anchors[next])
 }
 
-// currentChange returns the number of the change in view (1-based; 0 before the
-// first): the one jumped to while it is on screen, else the first on screen, else
-// the last above it.
+// currentChange returns the number of the change in view (1-based; 0 at the top
+// before any jump): the one jumped to while it is on screen, else the first on
+// screen, else the last above it.
 func (s *diffScreen) currentChange() int {
 	y, h := s.vp.YOffset(), s.vp.Height()
+	if s.cur < 0 && y == 0 {
+		return 0 // not started: n goes to the first
+	}
 	visible := func(i int) bool { return s.anchors[i] >= y && s.anchors[i] < y+h }
 	if s.cur >= 0 && s.cur < len(s.anchors) && visible(s.cur) {
 		return s.cur + 1
@@ -372,5 +378,11 @@ func (s *diffScreen) rollbackFooter() []string {
 	for len(lines) < 2 {
 		lines = append(lines, "")
 	}
-	return []string{rule, st.Warning.Render(lines[0]), st.Warning.Render(line1(s.width, strings.Join(lines[1:], " "))), st.Prompt.Render("y: roll back · esc: cancel")}
+	second := st.Warning.Render(line1(s.width, strings.Join(lines[1:], " ")))
+	if s.leftPending != "" {
+		// Helm's rollback supersedes the deployed revision only: say so
+		// before y, in place of the question's second line.
+		second = st.ErrorBold.Render(line1(s.width, "⚠ "+s.leftPending))
+	}
+	return []string{rule, st.Warning.Render(lines[0]), second, st.Prompt.Render("y: roll back · esc: cancel")}
 }

@@ -6,7 +6,6 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/chunkview/chunkview/kube"
 )
@@ -365,7 +364,11 @@ func (s *historyScreen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		if sel.Broken {
 			return status(fmt.Sprintf("Revision %d cannot be read, so it cannot be rolled back to.", sel.Revision), true)
 		}
-		return push(newRollbackScreen(s.common, s.ns, s.name, sel.Revision))
+		rs := newRollbackScreen(s.common, s.ns, s.name, sel.Revision)
+		if l := s.latest(); l != nil && kube.Pending(l.Status) {
+			rs.leftPending = fmt.Sprintf("Revision %d stays %s under the new one: F in the history fixes it first.", l.Revision, l.Status)
+		}
+		return push(rs)
 	case key.Matches(msg, k.Delete):
 		l := s.latest()
 		return s.openDialog(deleteRevisionDialog(s.common, *sel, l != nil && l.Revision == sel.Revision), nil)
@@ -529,82 +532,4 @@ func abs(f float64) float64 {
 		return -f
 	}
 	return f
-}
-
-// detailLines describe the selected revision: what is wrong and which key fixes
-// it, or its description and the keys that go further.
-func (s *historyScreen) detailLines() []string {
-	st := s.styles
-	r := s.selected()
-	var first, second, third string
-	if s.err != nil {
-		first = st.Error.Render(line1(s.width, "✗ Refresh failed, showing the last history: "+shortError(s.err)))
-	}
-	if r == nil {
-		return []string{first, second, third}
-	}
-	latest := s.latest() != nil && s.latest().Revision == r.Revision
-	err := s.rowErr[rowID(*r)]
-	switch {
-	case first != "":
-	case err != nil:
-		first = st.Error.Render(line1(s.width, "✗ "+shortError(err)))
-	case r.Broken:
-		first = st.ErrorBold.Render(line1(s.width, fmt.Sprintf("✗ Revision %d cannot be read: %s", r.Revision, oneLine(r.Problem))))
-		second = st.Dim.Render(line1(s.width, "  c: see which Secret is missing or damaged · X: delete this revision's record · R on a good revision: roll back to it"))
-	case kube.Pending(r.Status) && latest:
-		first = st.Warning.Render(line1(s.width, fmt.Sprintf("◔ %s for %s: Helm will refuse upgrades and rollbacks until it completes.", r.Status, duration(s.now().Sub(r.Updated)))))
-		second = st.Dim.Render(line1(s.width, "  F: ways out of a stuck release (mark failed, or delete the pending revision)"))
-	case r.Status == "failed":
-		first = st.Error.Render(line1(s.width, fmt.Sprintf("✗ Revision %d failed: %s", r.Revision, oneLine(r.Summary.Description))))
-		second = st.Dim.Render(line1(s.width, "  select a good revision and press R to roll back to it · d: what changed"))
-	default:
-		first = line1(s.width, fmt.Sprintf("Revision %d: %s", r.Revision, knownOr(*r, oneLine(r.Summary.Description))))
-		if !latest {
-			second = st.Dim.Render(line1(s.width, "  R: roll back to this revision · d: diff with the one before · enter: values, manifest, notes"))
-		} else {
-			second = st.Dim.Render(line1(s.width, "  d: diff with the one before · enter: values, manifest, notes · c: chunk layout"))
-		}
-	}
-	if s.mark != 0 {
-		third = st.Marked.Render(line1(s.width, fmt.Sprintf("◆ revision %d marked: d compares it with the selected revision · space unmarks", s.mark)))
-	} else if s.readOnly() {
-		third = st.Dim.Render(line1(s.width, "read-only: rollback, delete, uninstall and fixes are off"))
-	} else if d := s.deniedLine(); d != "" {
-		third = st.Warning.Render(line1(s.width, d))
-	}
-	return []string{first, second, third}
-}
-
-// deniedLine names the actions the user may not run here and the permissions they
-// lack; "" when every action may run or it is not known yet.
-func (s *historyScreen) deniedLine() string {
-	if s.perms == nil {
-		return ""
-	}
-	var keys []string
-	seen := map[string]bool{}
-	var verbs []string
-	for _, a := range s.historyOps() {
-		missing := s.perms.Missing(a.op)
-		if len(missing) == 0 {
-			continue
-		}
-		keys = append(keys, a.key.Help().Key)
-		for _, v := range missing {
-			if !seen[v] {
-				seen[v] = true
-				verbs = append(verbs, v)
-			}
-		}
-	}
-	if len(keys) == 0 {
-		return ""
-	}
-	long := fmt.Sprintf("⊘ %s off: you may not %s secrets in %s (press one for details)",
-		strings.Join(keys, " "), strings.Join(verbs, ", "), s.perms.Namespace)
-	if ansi.StringWidth(long) <= s.width {
-		return long
-	}
-	return fmt.Sprintf("⊘ %s off: your rights on secrets in %s fall short; press one for why", strings.Join(keys, " "), s.perms.Namespace)
 }

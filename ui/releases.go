@@ -3,6 +3,7 @@ package ui
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -55,7 +56,7 @@ type releasesScreen struct {
 func newReleasesScreen(c common) *releasesScreen {
 	f := newTextInput()
 	f.Prompt = "/"
-	f.Placeholder = "filter by name, namespace, chart or status"
+	f.Placeholder = "part of a name; ~ first for fuzzy on name, namespace, chart, status"
 	s := &releasesScreen{common: c, filter: f, inflight: map[string]bool{}}
 	s.viewName = namespaceView(c.client)
 	return s
@@ -240,24 +241,43 @@ func (s *releasesScreen) setRows(rows []kube.ReleaseRow) {
 	s.clamp()
 }
 
-// refilter applies the fuzzy filter, best matches first.
+// refilter applies the filter, keeping the list's order: by default the rows
+// whose name holds the text (any case), as k9s does; with a leading "~", a fuzzy
+// match on name, namespace, chart and status.
 func (s *releasesScreen) refilter() {
-	q := strings.TrimSpace(s.filter.Value())
-	s.shown = s.shown[:0]
-	if q == "" {
-		for i := range s.items {
-			s.shown = append(s.shown, i)
+	s.shown = matchReleases(s.items, s.filter.Value())
+}
+
+// matchReleases returns the indexes of the items that filter q keeps, in order.
+func matchReleases(items []releaseItem, q string) []int {
+	q = strings.TrimSpace(q)
+	fuzzyQ, isFuzzy := strings.CutPrefix(q, "~")
+	fuzzyQ = strings.TrimSpace(fuzzyQ)
+	out := []int{}
+	switch {
+	case q == "" || (isFuzzy && fuzzyQ == ""):
+		for i := range items {
+			out = append(out, i)
 		}
-		return
+	case isFuzzy:
+		hay := make([]string, len(items))
+		for i, it := range items {
+			l := it.row.Latest
+			hay[i] = fmt.Sprintf("%s/%s %s %s", releaseNamespace(l), l.Name, chartText(l), l.Status)
+		}
+		for _, m := range fuzzy.Find(fuzzyQ, hay) {
+			out = append(out, m.Index)
+		}
+		slices.Sort(out)
+	default:
+		lq := strings.ToLower(q)
+		for i, it := range items {
+			if strings.Contains(strings.ToLower(it.row.Latest.Name), lq) {
+				out = append(out, i)
+			}
+		}
 	}
-	hay := make([]string, len(s.items))
-	for i, it := range s.items {
-		l := it.row.Latest
-		hay[i] = fmt.Sprintf("%s/%s %s %s", releaseNamespace(l), l.Name, chartText(l), l.Status)
-	}
-	for _, m := range fuzzy.Find(q, hay) {
-		s.shown = append(s.shown, m.Index)
-	}
+	return out
 }
 
 func (s *releasesScreen) clamp() {
@@ -514,13 +534,25 @@ func (s *releasesScreen) detailLines() []string {
 			first = st.Error.Render(line1(s.width, "✗ "+shortError(it.err)))
 		case l.Broken:
 			first = st.ErrorBold.Render(line1(s.width, fmt.Sprintf("✗ %s revision %d %s", l.Name, l.Revision, problemLine(l))))
-			second = st.Dim.Render(line1(s.width, "  c: which Secret is at fault · enter: history, to roll back or delete the revision"))
+			hint := "  c: which Secret is at fault · enter: history, to roll back or delete the revision"
+			if s.readOnly() {
+				hint = "  c: which Secret is at fault · enter: history (read-only: repairs are off)"
+			}
+			second = st.Dim.Render(line1(s.width, hint))
 		case kube.Pending(l.Status):
 			first = st.Warning.Render(line1(s.width, fmt.Sprintf("◔ %s has been %s for %s; if no Helm operation is running, it is stuck.", l.Name, l.Status, duration(s.now().Sub(l.Updated)))))
-			second = st.Dim.Render(line1(s.width, "  enter: history, then F to fix the stuck release"))
+			hint := "  enter: history, then F to fix the stuck release"
+			if s.readOnly() {
+				hint = "  enter: history (read-only: fixing it is off)"
+			}
+			second = st.Dim.Render(line1(s.width, hint))
 		case l.Status == "failed":
 			first = st.Error.Render(line1(s.width, fmt.Sprintf("✗ %s failed: %s", l.Name, oneLine(l.Summary.Description))))
-			second = st.Dim.Render(line1(s.width, "  enter: history, then R on a good revision to roll back"))
+			hint := "  enter: history, then R on a good revision to roll back"
+			if s.readOnly() {
+				hint = "  enter: history, to see what changed (read-only: rollback is off)"
+			}
+			second = st.Dim.Render(line1(s.width, hint))
 		case l.Known:
 			first = st.Dim.Render(line1(s.width, fmt.Sprintf("%s · app %s · %s · %s", chartText(l), orDash(l.Summary.AppVersion), plural(it.row.Revisions, "revision", "revisions"), oneLine(l.Summary.Description))))
 		}

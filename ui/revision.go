@@ -36,6 +36,8 @@ type renderKey struct {
 	tab    revisionTab
 	reveal bool
 	all    bool
+	// readOnly leaves the keys that change the cluster out of the hints.
+	readOnly bool
 }
 
 // renderedMsg carries a tab's text, rendered off the update loop: colouring a
@@ -109,7 +111,7 @@ func (s *revisionScreen) help() helpKeys {
 }
 
 func (s *revisionScreen) key() renderKey {
-	rk := renderKey{tab: s.tab}
+	rk := renderKey{tab: s.tab, readOnly: s.readOnly()}
 	switch s.tab {
 	case tabValues:
 		rk.reveal, rk.all = s.reveal, s.allValues
@@ -226,7 +228,7 @@ func (s *revisionScreen) show() tea.Cmd {
 func renderTab(st *Styles, d *kube.Details, rk renderKey, now time.Time) string {
 	rls := d.Release
 	if rk.tab == tabSummary {
-		return renderSummary(st, d, now)
+		return renderSummary(st, d, now, rk.readOnly)
 	}
 	if rls == nil {
 		return st.Error.Render("✗ This revision cannot be decoded: "+oneLine(d.Row.Problem)) + "\n\n" +
@@ -303,7 +305,7 @@ func renderHooks(st *Styles, hooks []*release.Hook, reveal bool, masked string) 
 	return b.String()
 }
 
-func renderSummary(st *Styles, d *kube.Details, now time.Time) string {
+func renderSummary(st *Styles, d *kube.Details, now time.Time, readOnly bool) string {
 	r := d.Row
 	var b strings.Builder
 	field := func(name, value string) {
@@ -320,7 +322,11 @@ func renderSummary(st *Styles, d *kube.Details, now time.Time) string {
 	if r.Broken || d.Release == nil {
 		b.WriteString("\n" + st.ErrorBold.Render("✗ This revision cannot be read.") + "\n")
 		b.WriteString(st.Error.Render(wrap(oneLine(r.Problem), 100)) + "\n\n")
-		b.WriteString(st.Dim.Render("c: the chunk layout shows which Secret is missing or damaged.\nFrom the history, X deletes this revision's record, or R on a good revision rolls back to it.") + "\n")
+		fix := "\nFrom the history, X deletes this revision's record, or R on a good revision rolls back to it."
+		if readOnly {
+			fix = "\nDeleting the record or rolling back is off (read-only)."
+		}
+		b.WriteString(st.Dim.Render("c: the chunk layout shows which Secret is missing or damaged."+fix) + "\n")
 		return b.String()
 	}
 	rls := d.Release
