@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -92,15 +93,49 @@ func TestReleasesRowErrorMarksOnlyThatRow(t *testing.T) {
 func TestReleasesFilter(t *testing.T) {
 	f := newFixture(t)
 	h := newHarness(t, f.client, Options{}, 120, 40)
-	h.press("/").typeText("wrk")
+	// A substring of the name, any case; a fuzzy match needs ~.
+	h.press("/").typeText("wrk").lacks("worker")
+	h.press("enter").contains("filter: wrk (0 of 4; esc clears)")
+	h.press("esc")
+	h.press("/").typeText("~wrk")
 	h.contains("worker").lacks("legacy", "old-tool")
-	h.press("enter").contains("filter: wrk (1 of 4; esc clears)")
-	// q is a letter while typing, not quit.
+	h.press("esc")
+	h.press("/").typeText("ORK")
+	h.contains("worker").lacks("legacy", "old-tool")
+	h.press("enter").contains("filter: ORK (1 of 4; esc clears)")
+	// q is a letter while typing, not quit, and the footer does not offer it.
 	h.press("/").typeText("q")
 	if h.quit {
 		t.Fatal("q typed into the filter quit the program")
 	}
+	h.lacks("q quit").contains("ctrl+c quit")
 	h.press("esc").contains("legacy", "web", "worker", "4 releases")
+}
+
+// TestMatchReleasesKeepsOrder: the filter keeps the list's order, for a substring
+// and for a fuzzy match alike, and matches a substring on the name only.
+func TestMatchReleasesKeepsOrder(t *testing.T) {
+	items := []releaseItem{}
+	for _, n := range []string{"ledger", "led-sign", "fraud-model", "payments-api", "old-led"} {
+		items = append(items, releaseItem{row: kube.ReleaseRow{Latest: kube.RevisionRow{Name: n, StorageNamespace: "led", Status: "deployed"}}})
+	}
+	cases := []struct {
+		q    string
+		want []int
+	}{
+		{"", []int{0, 1, 2, 3, 4}},
+		{"led", []int{0, 1, 4}},
+		{"LED", []int{0, 1, 4}},
+		{"del", []int{2}},
+		{"~", []int{0, 1, 2, 3, 4}},
+		{"~frmd", []int{2}},
+		{"~pa", []int{3}},
+	}
+	for _, c := range cases {
+		if got := matchReleases(items, c.q); !slices.Equal(got, c.want) {
+			t.Errorf("%q: %v, want %v", c.q, got, c.want)
+		}
+	}
 }
 
 func TestReleasesSwitchNamespace(t *testing.T) {
