@@ -378,11 +378,12 @@ func (s *diffScreen) rollbackFooter() []string {
 	for len(lines) < 2 {
 		lines = append(lines, "")
 	}
-	second := st.Warning.Render(line1(s.width, strings.Join(lines[1:], " ")))
+	first, second := st.Warning.Render(lines[0]), st.Warning.Render(line1(s.width, strings.Join(lines[1:], " ")))
 	if s.leftPending != "" {
 		// Helm's rollback supersedes the deployed revision only: say so
-		// before y, in place of the question's second line.
+		// before y, in place of the question's second half.
+		first = st.Warning.Render(line1(s.width, fmt.Sprintf("Roll back %s from revision %d to revision %d, written as revision %d?", s.name, s.plan.From, s.plan.To, s.plan.From+1)))
 		second = st.ErrorBold.Render(line1(s.width, "⚠ "+s.leftPending))
 	}
-	return []string{rule, st.Warning.Render(lines[0]), second, st.Prompt.Render("y: roll back · esc: cancel")}
+	return []string{rule, first, second, st.Prompt.Render("y: roll back · esc: cancel")}
 }

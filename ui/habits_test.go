@@ -1,0 +1,183 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// habitSizes are the sizes the habits of issue 13 are checked at: the smallest
+// that still shows a table, the classic terminal, and a wide one.
+var habitSizes = []struct{ w, h int }{{60, 15}, {80, 24}, {160, 45}}
+
+// habitCases are the views issue 13 changed, for golden files at habitSizes.
+var habitCases = []goldenCase{
+	{name: "releases"},
+	{name: "releases_read_only", client: readOnlyClient, steps: keys("G")},
+	{name: "history_read_only", client: readOnlyClient, steps: keys("G", "enter")},
+	{name: "history_stuck", steps: keys("G", "enter")},
+	{name: "history_first_revision", steps: keys("down", "down", "enter", "home")},
+	{name: "rollback_leaves_pending", steps: keys("G", "enter", "home", "R")},
+	{name: "help", steps: keys("down", "down", "enter", "?")},
+	{name: "dialog_fix_stuck", steps: keys("G", "enter", "F")},
+	{name: "dialog_fix_stuck_second", steps: keys("G", "enter", "F", "down")},
+	{name: "dialog_uninstall", steps: func(h *harness) { h.press("down", "down", "enter", "U").typeText("we") }},
+	{name: "diff_last_change", steps: keys("down", "down", "enter", "d", "n", "n", "n", "n", "n", "n", "n", "n", "n")},
+	{name: "revision_summary", steps: keys("down", "down", "enter", "enter")},
+	{name: "filter_typing", steps: func(h *harness) { h.press("/").typeText("e") }},
+}
+
+// TestGoldenHabits compares the views of issue 13 at 60x15, 80x24 and 160x45.
+// go test ./ui -run TestGoldenHabits -update rewrites them.
+func TestGoldenHabits(t *testing.T) {
+	for _, c := range habitCases {
+		t.Run(c.name, func(t *testing.T) {
+			for _, sz := range habitSizes {
+				t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
+					f := newFixture(t)
+					client := f.client
+					if c.client != nil {
+						client = c.client(f)
+					}
+					h := newHarness(t, client, c.opts, sz.w, sz.h)
+					if c.steps != nil {
+						c.steps(h)
+					}
+					h.golden()
+				})
+			}
+		})
+	}
+}
+
+// TestWayOutAlwaysShown: at every size, on every screen, the footer keeps
+// "? help" and "q quit" (and "esc back" below the list); while text is typed,
+// where q is a letter, it offers ctrl+c instead. No line is wider than the
+// terminal, and a cut line ends in "…".
+func TestWayOutAlwaysShown(t *testing.T) {
+	screens := []struct {
+		name   string
+		keys   []string
+		typed  string
+		nested bool
+	}{
+		{"releases", nil, "", false},
+		{"history", []string{"down", "down", "enter"}, "", true},
+		{"revision", []string{"down", "down", "enter", "enter", "3"}, "", true},
+		{"chunks", []string{"c"}, "", true},
+		{"diff", []string{"down", "down", "enter", "d"}, "", true},
+		{"rollback", []string{"down", "down", "enter", "up", "R"}, "", true},
+		{"filter", []string{"/"}, "x", false},
+		{"uninstall dialog", []string{"down", "down", "enter", "U"}, "w", true},
+	}
+	for _, sc := range screens {
+		for _, sz := range habitSizes {
+			f := newFixture(t)
+			h := newHarness(t, f.client, Options{}, sz.w, sz.h)
+			h.press(sc.keys...)
+			if sc.typed != "" {
+				h.typeText(sc.typed)
+			}
+			lines := strings.Split(strings.TrimRight(h.screen(), "\n"), "\n")
+			foot := lines[len(lines)-1]
+			typing := sc.typed != ""
+			switch {
+			case typing && (strings.Contains(foot, "q quit") || !strings.Contains(foot, "ctrl+c quit")):
+				t.Errorf("%s at %dx%d, typing: footer %q", sc.name, sz.w, sz.h, foot)
+			case !typing && (!strings.Contains(foot, "? help") || !strings.Contains(foot, "q quit")):
+				t.Errorf("%s at %dx%d: footer %q lacks ? help or q quit", sc.name, sz.w, sz.h, foot)
+			case !typing && sc.nested && !strings.Contains(foot, "esc back"):
+				t.Errorf("%s at %dx%d: footer %q lacks esc back", sc.name, sz.w, sz.h, foot)
+			}
+			for i, l := range lines {
+				if w := ansi.StringWidth(l); w > sz.w {
+					t.Errorf("%s at %dx%d: line %d is %d wide", sc.name, sz.w, sz.h, i, w)
+				}
+			}
+		}
+	}
+}
+
+// TestSmallHelpOverlayKeepsWayOut: the ? overlay at 60x15 lists help, back and
+// quit first, so they survive the cut.
+func TestSmallHelpOverlayKeepsWayOut(t *testing.T) {
+	f := newFixture(t)
+	for _, k := range [][]string{{"?"}, {"down", "down", "enter", "?"}, {"down", "down", "enter", "d", "?"}} {
+		h := newHarness(t, f.client, Options{}, 60, 15)
+		h.press(k...).contains("?   help", "esc back", "q   quit")
+	}
+}
+
+// TestDialogsKeepTheirButtons: a dialog never loses its bottom border or its
+// question, however little room there is: its text gives way, marked with "…",
+// and follows the selected choice.
+func TestDialogsKeepTheirButtons(t *testing.T) {
+	f := newFixture(t)
+	for _, sz := range [][2]int{{60, 12}, {60, 15}, {80, 24}} {
+		h := newHarness(t, f.client, Options{}, sz[0], sz[1])
+		h.press("G", "enter", "F")
+		h.contains("Proceed? y: yes · esc: cancel", "╰", "1. Mark revision")
+		if sz[1] < 24 {
+			h.contains("…")
+		}
+		h.press("down").contains("▶ 2. Delete pending revision", "Proceed? y: yes · esc: cancel", "╰")
+
+		h = newHarness(t, f.client, Options{}, sz[0], sz[1])
+		h.press("down", "down", "enter", "U").contains("Type the release name (web) to confirm:", "╰")
+	}
+}
+
+// TestBreadcrumbKeepsTheScreen: when the header is short of room, the
+// breadcrumb gives up its first parts, never the release or screen shown.
+func TestBreadcrumbKeepsTheScreen(t *testing.T) {
+	f := newFixture(t)
+	h := newHarness(t, f.client, Options{Demo: true}, 60, 15)
+	h.press("n", "enter", "down", "down", "enter", "enter")
+	head := strings.Split(h.screen(), "\n")[0]
+	if !strings.Contains(head, "› revision") || !strings.Contains(head, "…") {
+		t.Errorf("header %q", head)
+	}
+	h.press("esc")
+	if head := strings.Split(h.screen(), "\n")[0]; !strings.Contains(head, "web") && !strings.Contains(head, "old-tool") {
+		t.Errorf("header without the release: %q", head)
+	}
+}
+
+// TestReadOnlyOffersNoActions: in read-only mode no hint, help line or overlay
+// offers R, X, U or F.
+func TestReadOnlyOffersNoActions(t *testing.T) {
+	f := newFixture(t)
+	for _, k := range [][]string{
+		{"G"}, {"G", "enter"}, {"G", "enter", "?"}, {"enter"}, {"enter", "?"}, {"down", "down", "enter"}, {"down", "down", "enter", "up"},
+		{"enter", "enter"},
+	} {
+		for _, sz := range habitSizes {
+			h := newHarness(t, readOnlyClient(f), Options{}, sz.w, sz.h)
+			h.press(k...).lacks("F to fix", "F: ", "R: ", "X: ", "press R", "R on", "X deletes", "roll back here", "delete revision", "fix stuck")
+		}
+	}
+}
+
+func TestWindowLines(t *testing.T) {
+	l := []string{"a", "b", "c", "d", "e", "f"}
+	cases := []struct {
+		n, keep int
+		want    string
+	}{
+		{6, -1, "a b c d e f"},
+		{4, -1, "a b c …"},
+		{3, 0, "a b …"},
+		{3, 3, "… d …"},
+		{4, 3, "… d e f"},
+		{4, 1, "a b c …"},
+		{3, 5, "… e f"},
+		{4, 5, "… d e f"},
+	}
+	for _, c := range cases {
+		if got := strings.Join(windowLines(l, c.n, c.keep), " "); got != c.want {
+			t.Errorf("n %d keep %d: %q, want %q", c.n, c.keep, got, c.want)
+		}
+	}
+}
