@@ -6,6 +6,9 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/storage"
 )
 
 // habitSizes are the sizes the habits of issue 13 are checked at: the smallest
@@ -178,6 +181,45 @@ func TestWindowLines(t *testing.T) {
 	for _, c := range cases {
 		if got := strings.Join(windowLines(l, c.n, c.keep), " "); got != c.want {
 			t.Errorf("n %d keep %d: %q, want %q", c.n, c.keep, got, c.want)
+		}
+	}
+}
+
+// TestStorageNamespaceColumnOnlyWhenApart: the list shows STORAGE NS only when a
+// release keeps its records outside its own namespace; the bar is the first
+// column to go, NAME never.
+func TestStorageNamespaceColumnOnlyWhenApart(t *testing.T) {
+	item := func(name, ns, storageNS string) releaseItem {
+		return releaseItem{row: kube.ReleaseRow{Latest: kube.RevisionRow{Name: name, StorageNamespace: storageNS, Known: true, Summary: storage.Summary{Namespace: ns}}}}
+	}
+	titles := func(cols []column) string {
+		var out []string
+		for _, c := range cols {
+			out = append(out, c.title)
+		}
+		return strings.Join(out, ",")
+	}
+	beside := []releaseItem{item("a", "demo", "demo"), item("b", "payments", "payments")}
+	apart := append(beside, item("c", "monitoring", "demo"))
+	if got := titles(columnsFor(beside)); strings.Contains(got, "STORAGE NS") {
+		t.Errorf("records beside their releases: %s", got)
+	}
+	if got := titles(columnsFor(apart)); !strings.HasPrefix(got, "NAMESPACE,STORAGE NS,NAME") {
+		t.Errorf("records apart: %s", got)
+	}
+	for w := 160; w >= 40; w-- {
+		got := titles(fitColumns(columnsFor(apart), w))
+		if !strings.Contains(got, "NAME") {
+			t.Fatalf("at %d, NAME dropped: %s", w, got)
+		}
+		if strings.Contains(got, "LARGEST") && !strings.Contains(got, "APP") {
+			t.Errorf("at %d, the bar outlived the app version: %s", w, got)
+		}
+	}
+	for w := 120; w >= 40; w-- {
+		got := titles(fitColumns(historyColumns, w))
+		if strings.Contains(got, "GROWTH") && !strings.Contains(got, "APP") {
+			t.Errorf("history at %d, the bar outlived the app version: %s", w, got)
 		}
 	}
 }

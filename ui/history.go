@@ -383,15 +383,17 @@ func (s *historyScreen) openDialog(d *confirmDialog, after func() tea.Cmd) tea.C
 	return d.init()
 }
 
+// historyColumns are the history's columns: the growth bar goes first when room
+// runs short, then the app version and the chart.
 var historyColumns = []column{
 	{title: "REV", width: 4, right: true},
 	{title: "STATUS", width: 17},
-	{title: "CHART", width: 14, flex: 1, prio: 2},
-	{title: "APP", width: 7, prio: 1},
-	{title: "AGE", width: 4, right: true, prio: 4},
-	{title: "CHUNKS", width: 6, right: true, prio: 3},
+	{title: "CHART", width: 14, flex: 1, prio: 3},
+	{title: "APP", width: 7, prio: 2},
+	{title: "AGE", width: 4, right: true, prio: 5},
+	{title: "CHUNKS", width: 6, right: true, prio: 4},
 	{title: "SIZE", width: 8, right: true, prio: 6},
-	{title: "GROWTH", width: 10, prio: 5},
+	{title: "GROWTH", width: 10, prio: 1},
 	{title: "DESCRIPTION", width: 12, flex: 3},
 }
 

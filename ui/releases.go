@@ -427,17 +427,35 @@ func moveCursor(msg tea.KeyPressMsg, l ListKeyMap, cursor *int, n, page int) boo
 	return true
 }
 
+// releaseColumns are the list's columns. The bar goes first when room runs
+// short, then the app version and the chunk count; NAME never does.
 var releaseColumns = []column{
-	{title: "NAMESPACE", width: 10, flex: 1, prio: 3},
+	{title: "NAMESPACE", width: 10, flex: 1, prio: 4},
 	{title: "NAME", width: 12, flex: 2},
-	{title: "REV", width: 3, right: true, prio: 4},
+	{title: "REV", width: 3, right: true, prio: 5},
 	{title: "STATUS", width: 17},
-	{title: "CHART", width: 12, flex: 1, prio: 2},
-	{title: "APP", width: 7, prio: 1},
-	{title: "AGE", width: 4, right: true, prio: 5},
-	{title: "CHUNKS", width: 6, right: true, prio: 4},
-	{title: "SIZE", width: 8, right: true, prio: 6},
-	{title: "LARGEST", width: 10, prio: 3},
+	{title: "CHART", width: 12, flex: 1, prio: 4},
+	{title: "APP", width: 7, prio: 2},
+	{title: "AGE", width: 4, right: true, prio: 6},
+	{title: "CHUNKS", width: 6, right: true, prio: 3},
+	{title: "SIZE", width: 8, right: true, prio: 7},
+	{title: "LARGEST", width: 10, prio: 1},
+}
+
+// storageNSColumn shows where a release's records live, only when some listed
+// release keeps them outside its own namespace.
+var storageNSColumn = column{title: "STORAGE NS", width: 10, flex: 1, prio: 2}
+
+// columnsFor returns the list's columns for items: STORAGE NS after NAMESPACE
+// when some release's records live apart from it.
+func columnsFor(items []releaseItem) []column {
+	for _, it := range items {
+		if l := it.row.Latest; l.StorageNamespace != releaseNamespace(l) {
+			cols := append([]column{releaseColumns[0], storageNSColumn}, releaseColumns[1:]...)
+			return cols
+		}
+	}
+	return releaseColumns
 }
 
 func (s *releasesScreen) view() string {
@@ -474,7 +492,7 @@ func (s *releasesScreen) tableView() string {
 		return st.Dim.Render(wrap(text, s.width))
 	}
 
-	cols := fitColumns(releaseColumns, s.width)
+	cols := fitColumns(columnsFor(s.items), s.width)
 	lines = append(lines, renderHeader(cols, &st.TableHeader))
 	chunkSize := chunkSizeOf(s.client)
 	end := min(s.offset+s.tableHeight(), len(s.shown))
@@ -493,16 +511,17 @@ func (s *releasesScreen) tableView() string {
 		}
 		largest, ok := largestSecret(l, chunkSize, s.layouts)
 		cells := map[string]cell{
-			"NAMESPACE": plain(releaseNamespace(l)),
-			"NAME":      plain(l.Name),
-			"REV":       plain(itoa(l.Revision)),
-			"STATUS":    status,
-			"CHART":     plain(chartText(l)),
-			"APP":       plain(knownOr(l, l.Summary.AppVersion)),
-			"AGE":       plain(age(s.now(), l.Updated)),
-			"CHUNKS":    plain(knownOr(l, itoa(l.Summary.Chunks))),
-			"SIZE":      plain(knownOr(l, size(l.Summary.StoredBytes))),
-			"LARGEST":   st.shareCell(largest, ok, shareWidth),
+			"NAMESPACE":  plain(releaseNamespace(l)),
+			"STORAGE NS": plain(l.StorageNamespace),
+			"NAME":       plain(l.Name),
+			"REV":        plain(itoa(l.Revision)),
+			"STATUS":     status,
+			"CHART":      plain(chartText(l)),
+			"APP":        plain(knownOr(l, l.Summary.AppVersion)),
+			"AGE":        plain(age(s.now(), l.Updated)),
+			"CHUNKS":     plain(knownOr(l, itoa(l.Summary.Chunks))),
+			"SIZE":       plain(knownOr(l, size(l.Summary.StoredBytes))),
+			"LARGEST":    st.shareCell(largest, ok, shareWidth),
 		}
 		gutter := "  "
 		if i == s.cursor {
@@ -564,7 +583,7 @@ func (s *releasesScreen) detailLines() []string {
 	case s.filter.Value() != "":
 		filter = st.Accent.Render(fmt.Sprintf("filter: %s (%d of %d; esc clears)", s.filter.Value(), len(s.shown), len(s.items)))
 	default:
-		filter = st.Dim.Render(fmt.Sprintf("%d releases", len(s.items)))
+		filter = st.Dim.Render(plural(len(s.items), "release", "releases"))
 		if s.partial != nil {
 			filter = st.Warning.Render(line1(s.width, fmt.Sprintf("⚠ %d releases, from %s only: other namespaces may not be read (--namespaces names more)",
 				len(s.items), strings.Join(s.partial.Read, ", "))))
