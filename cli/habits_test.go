@@ -329,3 +329,36 @@ func TestRollbackWarnsFirst(t *testing.T) {
 		t.Errorf("warnings for a plain rollback: %s", r)
 	}
 }
+
+// TestGet: get prints what helm get prints, for the latest revision or the one
+// named.
+func TestGet(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"get", "values", "podinfo"}, []string{"USER-SUPPLIED VALUES:\n", "replicaCount"}},
+		{[]string{"get", "values", "podinfo", "--all"}, []string{"COMPUTED VALUES:\n", "autoscaling:"}},
+		{[]string{"get", "manifest", "podinfo", "--revision", "1"}, []string{"# Source: podinfo/templates/", "kind: Deployment"}},
+		{[]string{"get", "notes", "payments-api"}, []string{"NOTES:\n", "port-forward"}},
+		{[]string{"get", "hooks", "payments-api"}, []string{"---\n# Source: payments-api/templates/"}},
+		{[]string{"get", "all", "podinfo", "--revision", "2"}, []string{"NAME: podinfo\n", "REVISION: 2\n", "STATUS: superseded\n", "USER-SUPPLIED VALUES:", "COMPUTED VALUES:", "HOOKS:", "MANIFEST:"}},
+	}
+	for _, c := range cases {
+		r := runDemo(t, &cli.App{}, c.args...)
+		mustCode(t, r, cli.ExitOK)
+		for _, w := range c.want {
+			if !strings.Contains(r.stdout, w) {
+				t.Errorf("%v lacks %q:\n%s", c.args, w, r.stdout)
+			}
+		}
+	}
+	mustCode(t, runDemo(t, &cli.App{}, "get", "values", "podinfo", "--revision", "9"), cli.ExitNotFound)
+	mustCode(t, runDemo(t, &cli.App{}, "get", "values", "nope"), cli.ExitNotFound)
+	mustCode(t, runDemo(t, &cli.App{}, "get", "values", "podinfo", "--revision", "-1"), cli.ExitUsage)
+	mustCode(t, runDemo(t, &cli.App{}, "get", "values"), cli.ExitUsage)
+	if got := runDemo(t, &cli.App{}, "get", "values", "payments-api"); strings.Contains(got.stdout, "password: ") && !strings.Contains(got.stdout, "password: <masked:") {
+		t.Errorf("get values shows a password:\n%s", got.stdout)
+	}
+}

@@ -171,6 +171,7 @@ func (a *App) Command(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command 
 		r.lsCommand(),
 		r.historyCommand(),
 		r.inspectCommand(),
+		r.getCommand(),
 		r.diffCommand(),
 		r.verifyCommand(),
 		r.gcCommand(),

@@ -101,6 +101,31 @@ func TestSecretsMaskedEverywhere(t *testing.T) {
 			}
 		}
 	}
+	// helm get's parts, masked unless --reveal.
+	for _, args := range [][]string{
+		{"get", "values", "leaky"}, {"get", "values", "leaky", "--all"}, {"get", "values", "leaky", "-o", "json"},
+		{"get", "values", "leaky", "-a", "-o", "yaml", "--revision", "1"},
+		{"get", "manifest", "leaky"}, {"get", "notes", "leaky"}, {"get", "hooks", "leaky"}, {"get", "all", "leaky"},
+		{"get", "all", "leaky", "--revision", "1"},
+	} {
+		r := e.run(args...)
+		runs++
+		mustCode(t, r, cli.ExitOK)
+		if s := shown(r); len(s) > 0 {
+			t.Errorf("%v shows %v:\n%s", args, s, r)
+		}
+		if args[1] != "hooks" && !strings.Contains(r.stdout, "masked:") { // the chart has no hooks
+			t.Errorf("%v prints nothing masked:\n%s", args, r)
+		}
+	}
+	for _, part := range []string{"values", "manifest", "notes", "all"} {
+		r := e.run("get", part, "leaky", "--reveal")
+		runs++
+		mustCode(t, r, cli.ExitOK)
+		if !strings.Contains(r.stdout, leakPassword(2)) {
+			t.Errorf("get %s --reveal does not reveal:\n%s", part, r)
+		}
+	}
 	// A failing command does not quote the release either.
 	r := e.run("inspect", "leaky", "--reveal")
 	mustCode(t, r, cli.ExitUsage)
