@@ -223,3 +223,62 @@ func TestStorageNamespaceColumnOnlyWhenApart(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchInTextViews: / searches the values, manifest and notes, n and N go
+// from match to match and wrap, esc clears the search and then leaves; while the
+// text is typed, q is a letter.
+func TestSearchInTextViews(t *testing.T) {
+	f := newFixture(t)
+	h := newHarness(t, f.client, Options{}, 80, 24)
+	h.press("down", "down", "enter", "enter", "3", "/").typeText("name: web")
+	if h.quit {
+		t.Fatal("typing quit")
+	}
+	h.contains("/name: web").lacks("q quit")
+	h.press("enter").contains("/name: web: match 1 of ")
+	rs := h.top().(*revisionScreen)
+	n := len(rs.search.lines)
+	if n < 2 {
+		t.Fatalf("%d matches of \"name: web\" in the manifest", n)
+	}
+	first := rs.search.lines[0]
+	h.press("n").contains(fmt.Sprintf("match 2 of %d", n))
+	for i := 2; i < n; i++ {
+		h.press("n")
+	}
+	h.contains(fmt.Sprintf("match %d of %d", n, n))
+	h.press("n").contains(fmt.Sprintf("match 1 of %d (line %d)", n, first+1))
+	h.press("N").contains(fmt.Sprintf("match %d of %d", n, n))
+	// The search holds across tabs.
+	h.press("2").contains("/name: web:")
+	h.press("esc").lacks("/name: web").contains("revision 4")
+	h.press("/").typeText("no such text in here").press("enter").contains("not found")
+	h.press("esc", "esc")
+	if _, ok := h.top().(*revisionScreen); ok {
+		t.Fatal("esc after the search was cleared did not leave the revision")
+	}
+}
+
+// TestCopyShownText: y copies the text of the tab shown, masked as shown.
+func TestCopyShownText(t *testing.T) {
+	f := newFixture(t)
+	h := newHarness(t, f.client, Options{}, 80, 24)
+	h.press("down", "down", "enter", "enter", "2", "y").contains("Copied the Values of revision 4", "secrets masked")
+	h.press("v", "y").contains("secrets REVEALED")
+}
+
+func TestMarkMatches(t *testing.T) {
+	st := DefaultStyles()
+	text, lines := markMatches("Alpha\nbeta ALPHA alpha\ngamma", "alpha", &st.Match)
+	if !slicesEqual(lines, []int{0, 1}) {
+		t.Errorf("lines %v", lines)
+	}
+	if ansi.Strip(text) != "Alpha\nbeta ALPHA alpha\ngamma" {
+		t.Errorf("marking changed the text: %q", ansi.Strip(text))
+	}
+	if _, lines := markMatches("İstanbul\nistanbul", "istanbul", &st.Match); !slicesEqual(lines, []int{1}) {
+		t.Errorf("a line whose lowering changes its length: %v", lines)
+	}
+}
+
+func slicesEqual(a, b []int) bool { return fmt.Sprint(a) == fmt.Sprint(b) }

@@ -17,6 +17,16 @@ type KeyMap struct {
 	Chunks   ChunksKeyMap
 	Diff     DiffKeyMap
 	Dialog   DialogKeyMap
+	Search   SearchKeyMap
+}
+
+// SearchKeyMap are the keys of a / search in a text view.
+type SearchKeyMap struct {
+	Start  key.Binding
+	Go     key.Binding
+	Cancel key.Binding
+	Next   key.Binding
+	Prev   key.Binding
 }
 
 // GlobalKeyMap are the keys that work on every screen.
@@ -92,6 +102,8 @@ type RevisionKeyMap struct {
 	AllValues key.Binding
 	Chunks    key.Binding
 	Diff      key.Binding
+	// Copy puts the text of the tab shown on the clipboard (OSC 52).
+	Copy key.Binding
 }
 
 // ChunksKeyMap are the keys of the chunk layout.
@@ -185,6 +197,7 @@ func DefaultKeyMap() KeyMap {
 			AllValues: b(k("a"), "a", "user/all values"),
 			Chunks:    b(k("c"), "c", "chunk layout"),
 			Diff:      b(k("d"), "d", "diff with previous"),
+			Copy:      b(k("y"), "y", "copy the tab's text"),
 		},
 		Chunks: ChunksKeyMap{
 			Refresh: b(k("r"), "r", "refresh"),
@@ -194,6 +207,13 @@ func DefaultKeyMap() KeyMap {
 			PrevChange: b(k("N", "["), "N/[", "previous change"),
 			Reveal:     b(k("v"), "v", "reveal/mask secrets"),
 			Confirm:    b(k("y"), "y", "roll back"),
+		},
+		Search: SearchKeyMap{
+			Start:  b(k("/"), "/", "search"),
+			Go:     b(k("enter"), "enter", "go to match"),
+			Cancel: b(k("esc"), "esc", "clear search"),
+			Next:   b(k("n"), "n", "next match"),
+			Prev:   b(k("N"), "N", "previous match"),
 		},
 		Dialog: DialogKeyMap{
 			Confirm: b(k("y"), "y", "yes"),

@@ -9,6 +9,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/release"
 
@@ -64,13 +65,15 @@ type revisionScreen struct {
 	rendered  map[renderKey]string
 	rendering map[renderKey]bool
 	vp        viewport.Model
+	search    textSearch
 }
 
 func newRevisionScreen(c common, row kube.RevisionRow) *revisionScreen {
 	vp := viewport.New()
 	vp.KeyMap = c.keys.Scroll.viewportKeys()
 	vp.MouseWheelEnabled = false
-	return &revisionScreen{common: c, row: row, rendered: map[renderKey]string{}, rendering: map[renderKey]bool{}, vp: vp}
+	return &revisionScreen{common: c, row: row, rendered: map[renderKey]string{}, rendering: map[renderKey]bool{}, vp: vp,
+		search: newTextSearch(c.styles, c.keys.Search)}
 }
 
 func (s *revisionScreen) init() tea.Cmd {
@@ -82,9 +85,10 @@ func (s *revisionScreen) title() string { return "revision " + itoa(s.row.Revisi
 
 func (s *revisionScreen) busy() bool { return s.loading || s.rendering[s.key()] }
 
-func (s *revisionScreen) capturing() bool { return false }
+func (s *revisionScreen) capturing() bool { return s.search.typing }
 
-func (s *revisionScreen) handlesBack() bool { return false }
+// handlesBack: esc clears a search before it leaves the screen.
+func (s *revisionScreen) handlesBack() bool { return s.search.active() }
 
 func (s *revisionScreen) setSize(w, h int) {
 	s.common.setSize(w, h)
@@ -95,16 +99,24 @@ func (s *revisionScreen) setSize(w, h int) {
 
 func (s *revisionScreen) help() helpKeys {
 	k := s.keys.Revision
+	if s.search.active() {
+		b := s.search.bindings()
+		return helpKeys{short: b, full: [][]key.Binding{b, s.keys.Scroll.bindings()}}
+	}
 	short := []key.Binding{k.NextTab, k.Reveal}
 	if s.tab == tabValues {
 		short = append(short, k.AllValues)
 	}
-	short = append(short, k.Chunks, k.Diff)
+	diff := k.Diff
+	if s.row.Revision <= 1 {
+		diff.SetEnabled(false) // nothing before revision 1
+	}
+	short = append(short, s.keys.Search.Start, k.Copy, k.Chunks, diff)
 	return helpKeys{
 		short: short,
 		full: [][]key.Binding{
 			{k.NextTab, k.PrevTab, k.Summary, k.Values, k.Manifest, k.Notes, k.Hooks},
-			{k.Reveal, k.AllValues, k.Chunks, k.Diff},
+			{k.Reveal, k.AllValues, s.keys.Search.Start, k.Copy, k.Chunks, diff},
 			s.keys.Scroll.bindings(),
 		},
 	}
@@ -137,7 +149,7 @@ func (s *revisionScreen) update(msg tea.Msg) tea.Cmd {
 		delete(s.rendering, msg.rk)
 		s.rendered[msg.rk] = msg.text
 		if msg.rk == s.key() {
-			s.vp.SetContent(msg.text)
+			s.search.apply(&s.vp, msg.text)
 		}
 		return nil
 	case tea.KeyPressMsg:
@@ -148,8 +160,19 @@ func (s *revisionScreen) update(msg tea.Msg) tea.Cmd {
 
 func (s *revisionScreen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := s.keys.Revision
+	if s.details != nil {
+		if cmd, ok := s.search.handleKey(msg, &s.vp, s.rendered[s.key()]); ok {
+			return cmd
+		}
+	}
 	tab := s.tab
 	switch {
+	case key.Matches(msg, k.Copy):
+		text, ok := s.rendered[s.key()]
+		if !ok {
+			return nil
+		}
+		return copyText(ansi.Strip(text), tabNames[s.tab]+" of revision "+itoa(s.row.Revision), s.reveal)
 	case key.Matches(msg, k.NextTab):
 		tab = (s.tab + 1) % tabCount
 	case key.Matches(msg, k.PrevTab):
@@ -209,7 +232,7 @@ func scrollViewport(msg tea.KeyPressMsg, k ScrollKeyMap, vp *viewport.Model) tea
 func (s *revisionScreen) show() tea.Cmd {
 	rk := s.key()
 	if text, ok := s.rendered[rk]; ok {
-		s.vp.SetContent(text)
+		s.search.apply(&s.vp, text)
 		return nil
 	}
 	if s.details == nil || s.rendering[rk] {
@@ -404,6 +427,12 @@ func (s *revisionScreen) view() string {
 	foot := ""
 	if s.details != nil && s.err == nil {
 		foot = st.Dim.Render(fmt.Sprintf("%3.0f%% · line %d of %d", s.vp.ScrollPercent()*100, s.vp.YOffset()+1, s.vp.TotalLineCount()))
+	}
+	if f := s.search.footer(); f != "" {
+		foot = line1(s.width, f)
+		if s.search.typing {
+			foot = f
+		}
 	}
 	return cutLines(bar, s.width) + "\n\n" + padLines(body, max(s.height-3, 1)) + "\n" + foot
 }
