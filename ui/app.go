@@ -63,11 +63,16 @@ type model struct {
 	watch    bool
 	watchGen int
 
+	// cmd is the ":" command line; quitArmed is set by a first ctrl+c that
+	// asked before losing typed text.
+	cmd       cmdLine
+	quitArmed bool
+
 	termWidth, termHeight int
 }
 
 func newModel(c common, opts Options) *model {
-	m := &model{common: c, opts: opts, watch: opts.Watch}
+	m := &model{common: c, opts: opts, watch: opts.Watch, cmd: newCmdLine()}
 	m.spin = spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(c.styles.Spinner))
 	m.help = help.New()
 	m.help.Styles = c.styles.Help
@@ -161,7 +166,17 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m *model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	g := m.keys.Global
 	if key.Matches(msg, g.ForceQuit) {
+		if m.confirmForceQuit() {
+			return nil
+		}
 		return tea.Quit
+	}
+	if m.quitArmed {
+		m.quitArmed = false
+		m.status = ""
+	}
+	if m.cmd.active {
+		return m.handleCmdLine(msg)
 	}
 	if m.showHelp {
 		// Any key closes the overlay; q still quits.
@@ -179,6 +194,10 @@ func (m *model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		case key.Matches(msg, g.Help):
 			m.showHelp = true
 			return nil
+		case key.Matches(msg, g.Command):
+			m.cmd.active = true
+			m.cmd.input.SetValue("")
+			return m.cmd.input.Focus()
 		case key.Matches(msg, g.Back) && !top.handlesBack():
 			if len(m.stack) > 1 {
 				m.stack = m.stack[:len(m.stack)-1]
@@ -299,6 +318,9 @@ func (m *model) badges(short bool) string {
 }
 
 func (m *model) statusLine() string {
+	if m.cmd.active {
+		return m.cmd.input.View()
+	}
 	if m.status == "" {
 		return ""
 	}
@@ -314,6 +336,9 @@ func (m *model) statusLine() string {
 // and ? type, so the line offers ctrl+c instead.
 func (m *model) helpLine(top screen) string {
 	g := m.keys.Global
+	if m.cmd.active {
+		return ansi.Truncate(m.help.ShortHelpView(m.cmdLineKeys()), m.termWidth, "…")
+	}
 	var way []key.Binding
 	if top.capturing() {
 		way = []key.Binding{g.ForceQuit}

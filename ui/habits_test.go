@@ -282,3 +282,80 @@ func TestMarkMatches(t *testing.T) {
 }
 
 func slicesEqual(a, b []int) bool { return fmt.Sprint(a) == fmt.Sprint(b) }
+
+func TestParseCommand(t *testing.T) {
+	cases := []struct {
+		line string
+		want cmdResult
+	}{
+		{"q", cmdResult{quit: true}},
+		{" quit ", cmdResult{quit: true}},
+		{"ns shop", cmdResult{ns: &nsChosenMsg{ns: "shop"}}},
+		{"ns all", cmdResult{ns: &nsChosenMsg{all: true}}},
+		{"", cmdResult{}},
+	}
+	for _, c := range cases {
+		got := parseCommand(c.line)
+		if got.quit != c.want.quit || fmt.Sprint(got.ns) != fmt.Sprint(c.want.ns) || got.err {
+			t.Errorf("%q: %+v, want %+v", c.line, got, c.want)
+		}
+	}
+	for _, line := range []string{"ns", "ns a b", "ctx", "ctx prod", "frobnicate"} {
+		if got := parseCommand(line); !got.err || got.status == "" || got.quit || got.ns != nil {
+			t.Errorf("%q: %+v, want an error line", line, got)
+		}
+	}
+}
+
+// TestCommandMode: ":" opens k9s's command line on any screen; :ns switches the
+// release list and goes back to it, :ctx says it is not available, :q quits.
+func TestCommandMode(t *testing.T) {
+	f := newFixture(t)
+	h := newHarness(t, f.client, Options{}, 80, 24)
+	h.press("down", "down", "enter", ":").typeText("ns shop")
+	h.contains(":ns shop", "enter run", "esc cancel").lacks("q quit")
+	h.press("enter").contains("Releases in shop", "api", "cache").lacks("legacy")
+	if len(h.m.stack) != 1 {
+		t.Fatalf("%d screens after :ns", len(h.m.stack))
+	}
+	h.press(":").typeText("ctx").press("enter").contains("not available yet")
+	h.press(":").typeText("q").press("esc")
+	if h.quit {
+		t.Fatal("esc ran the command")
+	}
+	h.press("/").typeText(":q")
+	if h.quit {
+		t.Fatal(": typed into the filter opened the command line")
+	}
+	h.press("esc", ":").typeText("q").press("enter")
+	if !h.quit {
+		t.Fatal(":q did not quit")
+	}
+}
+
+// TestForceQuitAsksInATypedDialog: ctrl+c in a dialog holding typed text asks
+// first; a second ctrl+c quits, any other key goes on with the text kept.
+func TestForceQuitAsksInATypedDialog(t *testing.T) {
+	f := newFixture(t)
+	h := newHarness(t, f.client, Options{}, 80, 24)
+	h.press("down", "down", "enter", "U").typeText("we").press("ctrl+c")
+	if h.quit {
+		t.Fatal("ctrl+c quit at once with typed text in the dialog")
+	}
+	h.contains("Press ctrl+c again to quit")
+	h.typeText("b").contains("> web").lacks("Press ctrl+c again")
+	h.press("ctrl+c")
+	if h.quit {
+		t.Fatal("the first ctrl+c after going on quit")
+	}
+	h.press("ctrl+c")
+	if !h.quit {
+		t.Fatal("a second ctrl+c did not quit")
+	}
+	// Nothing typed: ctrl+c quits at once.
+	h = newHarness(t, f.client, Options{}, 80, 24)
+	h.press("down", "down", "enter", "U", "ctrl+c")
+	if !h.quit {
+		t.Fatal("ctrl+c in an empty dialog did not quit")
+	}
+}

@@ -31,7 +31,9 @@ type SearchKeyMap struct {
 
 // GlobalKeyMap are the keys that work on every screen.
 type GlobalKeyMap struct {
-	Help      key.Binding
+	Help key.Binding
+	// Command opens the ":" command line (:ns NAME, :q), as in k9s.
+	Command   key.Binding
 	Back      key.Binding
 	Quit      key.Binding
 	ForceQuit key.Binding
@@ -138,6 +140,7 @@ func DefaultKeyMap() KeyMap {
 	return KeyMap{
 		Global: GlobalKeyMap{
 			Help:      b(k("?"), "?", "help"),
+			Command:   b(k(":"), ":", "command (:ns NAME, :q)"),
 			Back:      b(k("esc"), "esc", "back"),
 			Quit:      b(k("q"), "q", "quit"),
 			ForceQuit: b(k("ctrl+c"), "ctrl+c", "quit"),
@@ -256,7 +259,7 @@ func (h helpKeys) ShortHelp() []key.Binding { return h.short }
 func (h helpKeys) FullHelp() [][]key.Binding { return h.full }
 
 func (g GlobalKeyMap) bindings() []key.Binding {
-	return []key.Binding{g.Help, g.Back, g.Quit}
+	return []key.Binding{g.Help, g.Back, g.Quit, g.Command}
 }
 
 func (l ListKeyMap) bindings() []key.Binding {
