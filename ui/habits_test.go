@@ -359,3 +359,16 @@ func TestForceQuitAsksInATypedDialog(t *testing.T) {
 		t.Fatal("ctrl+c in an empty dialog did not quit")
 	}
 }
+
+// TestNoDeadKeysListed: d is not offered on the first revision until another is
+// marked, and a plain diff's help has no y.
+func TestNoDeadKeysListed(t *testing.T) {
+	f := newFixture(t)
+	h := newHarness(t, f.client, Options{}, 160, 45)
+	h.press("down", "down", "enter", "home").lacks("d diff", "d: diff").contains("Revision 1:")
+	h.press("space", "down").contains("d diff", "d: diff with the marked one")
+	h = newHarness(t, f.client, Options{}, 160, 45)
+	h.press("down", "down", "enter", "d", "?").contains("next change").lacks("y   roll back", "y roll back")
+	h = newHarness(t, f.client, Options{}, 160, 45)
+	h.press("down", "down", "enter", "home", "enter", "?").contains("reveal/mask").lacks("diff with previous")
+}

@@ -112,11 +112,15 @@ func (s *historyScreen) help() helpKeys {
 	k := s.keys.History
 	rollback, del := s.actionKey(k.Rollback, kube.OpRollback), s.actionKey(k.Delete, kube.OpDeleteRevision)
 	uninstall, fix := s.actionKey(k.Uninstall, kube.OpUninstall), s.actionKey(k.FixStuck, kube.OpFixStuck)
+	diff := k.Diff
+	if sel := s.selected(); sel != nil && s.previous() == nil && (s.mark == 0 || s.mark == sel.Revision) {
+		diff.SetEnabled(false) // the first revision: nothing to compare it with yet
+	}
 	return helpKeys{
-		short: []key.Binding{k.Open, k.Chunks, k.Diff, k.Mark, rollback, del, fix},
+		short: []key.Binding{k.Open, k.Chunks, diff, k.Mark, rollback, del, fix},
 		full: [][]key.Binding{
 			s.keys.List.bindings(),
-			{k.Open, k.Chunks, k.Diff, k.Mark, k.Refresh, k.Verify},
+			{k.Open, k.Chunks, diff, k.Mark, k.Refresh, k.Verify},
 			{rollback, del, uninstall, fix},
 		},
 	}
