@@ -215,13 +215,7 @@ they appear.`,
 			Short: p.short,
 			Args:  exactArgs(1, "one release NAME"),
 			RunE: func(cmd *cobra.Command, args []string) error {
-				if err := o.Complete(args); err != nil {
-					return err
-				}
-				if err := o.Validate(); err != nil {
-					return err
-				}
-				return o.Run(cmd.Context(), r)
+				return runOptions(cmd.Context(), r, o, args)
 			},
 		}
 		sub.Flags().IntVar(&o.revision, "revision", 0, "the revision to print (default: the latest)")

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"runtime/debug"
@@ -57,24 +58,35 @@ func (v BuildVersion) String() string {
 	return fmt.Sprintf("chunkview %s, commit %s, %s", v.Version, commit, v.GoVersion)
 }
 
+// versionOptions are the flags of `version`, in kubectl's shape.
+type versionOptions struct{ format string }
+
+// Complete has nothing to fill in: version takes no arguments.
+func (o *versionOptions) Complete([]string) error { return nil }
+
+// Validate checks -o.
+func (o *versionOptions) Validate() error { return checkFormat(o.format) }
+
+// Run prints the version; it needs no cluster.
+func (o *versionOptions) Run(_ context.Context, r *run) error {
+	v := currentVersion()
+	if o.format != FormatTable {
+		return printStructured(r.stdout, o.format, v)
+	}
+	_, err := fmt.Fprintln(r.stdout, v)
+	return err
+}
+
 func (r *run) versionCommand() *cobra.Command {
-	var format string
+	o := &versionOptions{}
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print chunkview's version, the commit it was built from and the Go version",
 		Args:  exactArgs(0, "no arguments"),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkFormat(format); err != nil {
-				return err
-			}
-			v := currentVersion()
-			if format != FormatTable {
-				return printStructured(r.stdout, format, v)
-			}
-			_, err := fmt.Fprintln(r.stdout, v)
-			return err
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runOptions(cmd.Context(), r, o, args)
 		},
 	}
-	addOutputFlag(cmd, &format)
+	addOutputFlag(cmd, &o.format)
 	return cmd
 }
