@@ -145,7 +145,7 @@ keys Enter
 wait_for "Releases (all namespaces) › payments-api" "Size per revision"
 # Revision 3 rotated the database password: compare it with revision 2.
 keys Up Up
-wait_for "Revision 3:"
+wait_for "Revision 3, "
 keys d
 wait_for "payments-api: revision 2 → 3" "secrets masked"
 deadline=$((SECONDS + timeout))
@@ -199,7 +199,7 @@ wait_for "› payments-api" "read-only: fixing it is off" "? help" "q quit" "esc
 lacks "F: "
 lacks "R rolls back"
 keys Home
-wait_for "Revision 1:"
+wait_for "Revision 1, "
 lacks "R: roll back"
 keys '?'
 wait_for "Keys: payments-api" "esc back"

@@ -365,7 +365,7 @@ func TestForceQuitAsksInATypedDialog(t *testing.T) {
 func TestNoDeadKeysListed(t *testing.T) {
 	f := newFixture(t)
 	h := newHarness(t, f.client, Options{}, 160, 45)
-	h.press("down", "down", "enter", "home").lacks("d diff", "d: diff").contains("Revision 1:")
+	h.press("down", "down", "enter", "home").lacks("d diff", "d: diff").contains("Revision 1, 2026-")
 	h.press("space", "down").contains("d diff", "d: diff with the marked one")
 	h = newHarness(t, f.client, Options{}, 160, 45)
 	h.press("down", "down", "enter", "d", "?").contains("next change").lacks("y   roll back", "y roll back")

@@ -61,7 +61,7 @@ func (s *historyScreen) detailLines() []string {
 		}
 		second = st.Dim.Render(line1(s.width, hint))
 	default:
-		first = line1(s.width, fmt.Sprintf("Revision %d: %s", r.Revision, knownOr(*r, oneLine(r.Summary.Description))))
+		first = line1(s.width, fmt.Sprintf("Revision %d, %s: %s", r.Revision, localTime(r.Updated), knownOr(*r, oneLine(r.Summary.Description))))
 		hint := hints(diff, "enter: values, manifest, notes", "c: chunk layout")
 		if !latest && !ro {
 			hint = hints("R: roll back to this revision", diff, "enter: values, manifest, notes")

@@ -231,6 +231,15 @@ func age(now, t time.Time) string {
 	return fmt.Sprintf("%dy", int(d.Hours()/24/365))
 }
 
+// localTime formats t in the local zone, named, to the minute: a time read off
+// one machine means the same on another.
+func localTime(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.Local().Format("2006-01-02 15:04 MST")
+}
+
 // duration formats a span for sentences: "3h12m", "2d4h".
 func duration(d time.Duration) string {
 	d = d.Round(time.Second)

@@ -356,9 +356,9 @@ func renderSummary(st *Styles, d *kube.Details, now time.Time, readOnly bool) st
 	sum := r.Summary
 	field("Chart", fmt.Sprintf("%s (app version %s)", chartText(r), orDash(sum.AppVersion)))
 	if rls.Info != nil {
-		field("Deployed", fmt.Sprintf("%s (%s ago)", rls.Info.LastDeployed.UTC().Format("2006-01-02 15:04 MST"), age(now, rls.Info.LastDeployed.Time)))
+		field("Deployed", fmt.Sprintf("%s (%s ago)", localTime(rls.Info.LastDeployed.Time), age(now, rls.Info.LastDeployed.Time)))
 		if !rls.Info.FirstDeployed.IsZero() {
-			field("First", rls.Info.FirstDeployed.UTC().Format("2006-01-02 15:04 MST"))
+			field("First", localTime(rls.Info.FirstDeployed.Time))
 		}
 		field("Description", oneLine(rls.Info.Description))
 	}
