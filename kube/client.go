@@ -32,10 +32,12 @@ type Config struct {
 	// keeps them in its system namespace). When empty, records live in the namespace
 	// being looked at.
 	StorageNamespace string
-	// Namespace is the namespace looked at (kubectl's -n, or the context's). With
-	// StorageNamespace set, it narrows listings to releases whose resources live in
-	// it, unless AllNamespaces is set; Connect sets AllNamespaces then unless -n was
-	// given.
+	// Namespace is the namespace looked at (kubectl's -n, or the context's): as in
+	// helm, the release namespace, where the resources live. Listings narrow to
+	// the releases whose resources live in it, unless AllNamespaces is set;
+	// without StorageNamespace their records are looked for in every namespace
+	// the user may list, else in Namespace itself. With StorageNamespace set,
+	// Connect sets AllNamespaces unless -n was given.
 	Namespace string
 	// AllNamespaces looks at every namespace (-A).
 	AllNamespaces bool
