@@ -95,6 +95,7 @@ func (s *revisionScreen) setSize(w, h int) {
 	// The tab bar and a blank line above, a status line below.
 	s.vp.SetWidth(w)
 	s.vp.SetHeight(max(h-3, 1))
+	s.search.input.SetWidth(max(w-4, 10))
 }
 
 func (s *revisionScreen) help() helpKeys {
@@ -160,10 +161,10 @@ func (s *revisionScreen) update(msg tea.Msg) tea.Cmd {
 
 func (s *revisionScreen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := s.keys.Revision
-	if s.details != nil {
-		if cmd, ok := s.search.handleKey(msg, &s.vp, s.rendered[s.key()]); ok {
-			return cmd
-		}
+	// A search may start before the revision is decoded: typed letters must not
+	// fall through to the screen's keys.
+	if cmd, ok := s.search.handleKey(msg, &s.vp, s.rendered[s.key()]); ok {
+		return cmd
 	}
 	tab := s.tab
 	switch {
