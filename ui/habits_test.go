@@ -372,3 +372,16 @@ func TestNoDeadKeysListed(t *testing.T) {
 	h = newHarness(t, f.client, Options{}, 160, 45)
 	h.press("down", "down", "enter", "home", "enter", "?").contains("reveal/mask").lacks("diff with previous")
 }
+
+// TestWrapKeepsToTheWidth: no wrapped line is wider than asked, even where the
+// line would end on a breakpoint character.
+func TestWrapKeepsToTheWidth(t *testing.T) {
+	s := "Resources: 0 added, 0 removed, 1 changed · also changed: values, computed values, chart"
+	for w := 20; w <= 100; w++ {
+		for _, l := range strings.Split(wrap(s, w), "\n") {
+			if ansi.StringWidth(l) > w {
+				t.Errorf("at %d: %q is %d wide", w, l, ansi.StringWidth(l))
+			}
+		}
+	}
+}

@@ -265,7 +265,15 @@ func wrap(s string, width int) string {
 	if width <= 0 {
 		return s
 	}
-	return ansi.Wrap(s, width, " ,;/")
+	out := ansi.Wrap(s, width, " ,;/")
+	for _, l := range strings.Split(out, "\n") {
+		if ansi.StringWidth(l) > width {
+			// ansi.Wrap can keep a breakpoint character past the width
+			// ("values," at 81 of 80): break at spaces only then.
+			return ansi.Wrap(s, width, " ")
+		}
+	}
+	return out
 }
 
 // padLines pads or cuts s to exactly h lines, so a screen's body keeps its height
