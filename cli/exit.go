@@ -18,6 +18,8 @@ const (
 	ExitProblems    = 4
 	ExitRefused     = 5
 	ExitUnreachable = 6
+	// ExitCancelled is the shell's code for a command ended by Ctrl-C (128+SIGINT).
+	ExitCancelled = 130
 )
 
 // exitCodesHelp is the exit code table of `chunkview --help`.
@@ -25,10 +27,11 @@ const exitCodesHelp = `Exit codes:
   0  success
   1  other failure
   2  usage error (unknown command or flag, wrong arguments)
-  3  not found (no such release or revision, or nothing listed)
+  3  not found (no such release or revision)
   4  verify found problems
   5  refused (--read-only, not confirmed, or no terminal and no --yes)
-  6  cluster unreachable, timed out, credentials rejected or access forbidden`
+  6  no kubeconfig, cluster unreachable, timed out, credentials rejected or access forbidden
+  130  cancelled with Ctrl-C at a confirmation prompt: nothing was changed`
 
 // Errors the CLI itself raises, wrapped into the messages it prints.
 var (
@@ -36,6 +39,8 @@ var (
 	ErrUsage = errors.New("usage")
 	// ErrRefused marks an operation that was not confirmed.
 	ErrRefused = errors.New("refused")
+	// ErrCancelled marks a confirmation cancelled with Ctrl-C.
+	ErrCancelled = errors.New("cancelled")
 	// ErrProblems marks a verification that found problems.
 	ErrProblems = errors.New("problems found")
 )
@@ -71,6 +76,8 @@ func exitCode(err error) int {
 		return ExitOK
 	case errors.As(err, &ce):
 		return ce.code
+	case errors.Is(err, ErrCancelled):
+		return ExitCancelled
 	case errors.Is(err, ErrUsage):
 		return ExitUsage
 	case errors.Is(err, kube.ErrReadOnly), errors.Is(err, ErrRefused):
@@ -80,7 +87,7 @@ func exitCode(err error) int {
 	case errors.Is(err, ErrProblems):
 		return ExitProblems
 	case errors.Is(err, kube.ErrUnreachable), errors.Is(err, kube.ErrTimeout),
-		errors.Is(err, kube.ErrUnauthorized), errors.Is(err, kube.ErrForbidden):
+		errors.Is(err, kube.ErrUnauthorized), errors.Is(err, kube.ErrForbidden), errors.Is(err, kube.ErrNoKubeconfig):
 		return ExitUnreachable
 	}
 	return ExitFailure

@@ -31,7 +31,7 @@ func (r *run) rollbackCommand() *cobra.Command {
 		dryRun  bool
 		yes     bool
 		reveal  bool
-		context int
+		unified int
 	)
 	cmd := &cobra.Command{
 		Use:   "rollback NAME [REVISION]",
@@ -57,11 +57,11 @@ only.`,
 					return err
 				}
 			}
-			if context < 0 {
-				return usageErrorf("--context %d: want 0 or more lines", context)
+			if unified < 0 {
+				return usageErrorf("--unified %d: want 0 or more lines", unified)
 			}
-			opts := kube.DiffOptions{Reveal: reveal, Context: context}
-			if context == 0 {
+			opts := kube.DiffOptions{Reveal: reveal, Context: unified}
+			if unified == 0 {
 				opts.Context = -1
 			}
 			if !dryRun {
@@ -95,6 +95,7 @@ only.`,
 					return err
 				}
 			}
+			r.warnRollback(ctx, c, ns, name, rev == 0, latest, plan.To)
 			if dryRun {
 				if table {
 					fmt.Fprintln(r.stdout, "\nDry run: nothing changed.")
@@ -124,6 +125,6 @@ only.`,
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "show what the rollback would change; change nothing")
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "roll back without asking (needed when stdin is not a terminal)")
 	cmd.Flags().BoolVar(&reveal, "reveal", false, "show secrets in the diff as they are instead of masking them")
-	cmd.Flags().IntVar(&context, "context", 3, "unchanged lines shown around each change")
+	cmd.Flags().IntVarP(&unified, "unified", "U", 3, "unchanged lines shown around each change")
 	return cmd
 }
