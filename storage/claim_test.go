@@ -7,6 +7,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/utils/ptr"
 
 	"helm.sh/helm/v3/pkg/release"
 
@@ -121,5 +122,80 @@ func TestClaimKeepsReusedChunk(t *testing.T) {
 				mustHoldOnly(t, secrets, k)
 			})
 		}
+	}
+}
+
+// TestClaimChainOfReuses: chunks left over by an interrupted write of the same
+// record, owned by its index; gc decides to remove them; writer B reuses them and is
+// about to claim them when writer A updates from B's index, reusing them again
+// (named by its old index, and owned by it); gc deletes; B's claim finds them gone
+// and does not write them again, since the index is A's now. A must have claimed
+// them itself: a write claims every chunk it reuses.
+func TestClaimChainOfReuses(t *testing.T) {
+	const name = "chain"
+	k := key(name, 1)
+	cfg := storage.ChunkedSecretsConfig{ChunkSize: faultChunkSize}
+	_, secrets := newNamespace(t)
+	clean := storage.NewDriver(secrets, testOwner, cfg)
+	mustCreate(t, clean, releaseOfChunks(t, name, 1, release.StatusDeployed, 3, faultChunkSize, 1))
+	want := releaseOfChunks(t, name, 1, release.StatusSuperseded, 4, faultChunkSize, 2)
+
+	idx, err := secrets.Get(context.Background(), k, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := metav1.OwnerReference{APIVersion: "v1", Kind: "Secret", Name: k, UID: idx.UID, Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(false)}
+	gz, _, _ := storage.EncodePayload(want)
+	var planted []string
+	for _, s := range storage.Split(gz, faultChunkSize)[1:] {
+		ch := storage.ChunkSecret(testOwner, k, s, time.Now(), &ref)
+		if _, err := secrets.Create(context.Background(), ch, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		planted = append(planted, ch.Name)
+	}
+	los, err := storage.FindLeftovers(t.Context(), secrets, testOwner, time.Nanosecond)
+	if err != nil || len(los) != len(planted) {
+		t.Fatalf("leftovers %d (%v)", len(los), err)
+	}
+	var lo0 []storage.Leftover
+	for _, lo := range los {
+		if lo.Name == planted[0] {
+			lo0 = append(lo0, lo)
+		}
+	}
+
+	// gc: checks the index (I0 does not name planted[0]) and then waits before its delete.
+	checked, goOn, done := make(chan struct{}), make(chan struct{}), make(chan int)
+	gfc := newFaultClient(secrets)
+	gfc.hook = onceBefore("delete", planted[0], func() { close(checked); <-goOn })
+	go func() {
+		n, err := storage.RemoveLeftovers(context.Background(), gfc, lo0)
+		if err != nil {
+			t.Errorf("gc: %v", err)
+		}
+		done <- n
+	}()
+	<-checked
+
+	bfc := newFaultClient(secrets)
+	b := storage.NewDriver(bfc, testOwner, cfg)
+	removed := 0
+	bfc.hook = onceBefore("patch", planted[0], func() {
+		// B has written I1 and is about to claim planted[0]. A updates from I1.
+		time.Sleep(1100 * time.Millisecond) // so A's modifiedAt differs from B's
+		a := storage.NewDriver(secrets, testOwner, cfg)
+		if err := a.Update(k, want); err != nil {
+			t.Errorf("A: %v", err)
+		}
+		close(goOn)
+		removed = <-done
+	})
+	if err := b.Update(k, want); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("gc removed %d", removed)
+	if _, err := storage.NewDriver(secrets, testOwner, storage.ChunkedSecretsConfig{ReadRetry: -1}).Get(k); err != nil {
+		t.Fatalf("the record A wrote does not read: %v", err)
 	}
 }

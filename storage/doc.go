@@ -33,15 +33,19 @@
 //     there. After writing its index, a write claims every chunk it did not create
 //     itself (an ownerReference, or the AnnotationClaim annotation: a change of the
 //     chunk's resourceVersion), and writes again one that disappeared before its
-//     claim. Every delete of a chunk — an update's old chunks, a delete's, the
+//     claim while its index is still the current one. Every delete of a chunk — an update's old chunks, a delete's, the
 //     cleanup of a failed write, gc — carries the UID and resourceVersion read
 //     before an index was seen not to name it, so a chunk claimed since is kept.
 //     gc (RemoveLeftovers) also spares chunks younger than the minimum age: the
 //     chunks an update in flight has created are not claimed.
 //   - No lost update. A driver value remembers the index resourceVersion at which
-//     it read each key (Get, List, Query) or last wrote it; its Update and Delete
-//     of that key carry it as a precondition and fail with ErrConflict when any
-//     writer changed the record since. Expect holds a release to a plan: what a
+//     it read each key (Get, List, Query) or last wrote it, and for each release
+//     value it returned, the version of the read that returned it. An Update of a
+//     value carries the version of its own read as a precondition (Helm writes back
+//     the value it read, changed, sometimes after reading the key again); an Update
+//     of another value, and a Delete, carry the latest. Either fails with
+//     ErrConflict when any writer changed the record since. A driver that never
+//     read the key writes as Helm expects. Expect holds a release to a plan: what a
 //     person confirmed is what runs, or nothing does.
 //   - A failure at any single API call leaves either the old or the new release
 //     readable, and at worst leaves unreferenced chunks that FindLeftovers reports

@@ -38,7 +38,7 @@ func (c *ChunkedSecrets) Get(key string) (*release.Release, error) {
 		}
 		return nil, fmt.Errorf("get: %w", err)
 	}
-	if err := c.reads.observe(idx); err != nil {
+	if err := c.reads.observe(idx, rls); err != nil {
 		return nil, fmt.Errorf("get: %w", err)
 	}
 	return rls, nil
@@ -130,15 +130,14 @@ func (c *ChunkedSecrets) decodeSettledChunks(ctx context.Context, idx *corev1.Se
 		wait = min(2*wait, 400*time.Millisecond)
 		select {
 		case <-ctx.Done():
-			return nil, 0, nil, idx, err
+			return nil, 0, nil, idx, fmt.Errorf("waiting for %q to settle: %w", idx.Name, context.Cause(ctx))
 		case <-time.After(sleep):
 		}
 		fresh, gerr := c.getIndex(ctx, idx.Name)
 		if gerr != nil {
-			if errors.Is(gerr, driver.ErrReleaseNotFound) {
-				return nil, 0, nil, idx, gerr
-			}
-			return nil, 0, nil, idx, err
+			// Not found: deleted meanwhile. Anything else is a failure to read,
+			// not a broken record.
+			return nil, 0, nil, idx, gerr
 		}
 		c.cfg.Log("read: %q: %v; reading again", idx.Name, firstErrLine(err))
 		idx = fresh
@@ -160,16 +159,8 @@ func (c *ChunkedSecrets) List(filter func(*release.Release) bool) ([]*release.Re
 	ctx, cancel := c.opCtx()
 	defer cancel()
 	var out []*release.Release
-	seen := map[string]bool{}
-	deadline := c.readDeadline()
-	err := c.eachIndex(ctx, IndexSelector(c.owner), func(idx *corev1.Secret) error {
-		seen[idx.Name] = true
-		rls, _, idx, err := c.decodeSettled(ctx, idx, deadline)
-		if errors.Is(err, driver.ErrReleaseNotFound) {
-			delete(seen, idx.Name)
-			return nil // deleted while it was read
-		}
-		if err := c.reads.observe(idx); err != nil {
+	seen, err := c.decodeEach(ctx, IndexSelector(c.owner), func(idx *corev1.Secret, rls *release.Release, err error) error {
+		if err := c.reads.observe(idx, rls); err != nil {
 			return err
 		}
 		if err != nil {
@@ -187,6 +178,70 @@ func (c *ChunkedSecrets) List(filter func(*release.Release) bool) ([]*release.Re
 		return nil, fmt.Errorf("list: %w", err)
 	}
 	return out, nil
+}
+
+// decodeEach decodes every index matching sel and calls fn with each record's
+// index, as finally read, and its release or the error that decoding it met. A
+// record that fails for a reason a write in progress explains is set aside, and
+// those set aside are read again together, with backoff, for up to ReadRetry after
+// the first of them failed: one record that stays broken does not use up the wait
+// of the others. A record deleted meanwhile is left out. It returns the keys
+// handed to fn.
+func (c *ChunkedSecrets) decodeEach(ctx context.Context, sel labels.Selector, fn func(*corev1.Secret, *release.Release, error) error) (map[string]bool, error) {
+	seen := map[string]bool{}
+	var pending []*corev1.Secret
+	pendingErr := map[string]error{}
+	err := c.eachIndex(ctx, sel, func(idx *corev1.Secret) error {
+		rls, _, err := c.decodeStats(ctx, idx)
+		if settling(err) && c.cfg.ReadRetry >= 0 {
+			pending = append(pending, idx)
+			pendingErr[idx.Name] = err
+			return nil
+		}
+		seen[idx.Name] = true
+		return fn(idx, rls, err)
+	})
+	if err != nil || len(pending) == 0 {
+		return seen, err
+	}
+	deadline := time.Now().Add(c.cfg.ReadRetry)
+	wait := 20 * time.Millisecond
+	for len(pending) > 0 && time.Now().Before(deadline) {
+		select {
+		case <-ctx.Done():
+			return seen, fmt.Errorf("waiting for %d records to settle: %w", len(pending), context.Cause(ctx))
+		case <-time.After(min(wait, time.Until(deadline))):
+		}
+		wait = min(2*wait, 400*time.Millisecond)
+		var still []*corev1.Secret
+		for _, idx := range pending {
+			fresh, err := c.getIndex(ctx, idx.Name)
+			if errors.Is(err, driver.ErrReleaseNotFound) {
+				continue // deleted meanwhile
+			}
+			if err != nil {
+				return seen, err
+			}
+			rls, _, err := c.decodeStats(ctx, fresh)
+			if settling(err) {
+				still = append(still, fresh)
+				pendingErr[fresh.Name] = err
+				continue
+			}
+			seen[fresh.Name] = true
+			if err := fn(fresh, rls, err); err != nil {
+				return seen, err
+			}
+		}
+		pending = still
+	}
+	for _, idx := range pending {
+		seen[idx.Name] = true
+		if err := fn(idx, nil, pendingErr[idx.Name]); err != nil {
+			return seen, err
+		}
+	}
+	return seen, nil
 }
 
 // skipBroken decides what a listing does with a record that did not decode. A record
@@ -232,16 +287,8 @@ func (c *ChunkedSecrets) Query(lbs map[string]string) ([]*release.Release, error
 	}
 	sel := labels.SelectorFromSet(custom)
 	var out []*release.Release
-	seen := map[string]bool{}
-	deadline := c.readDeadline()
-	err := c.eachIndex(ctx, labels.SelectorFromSet(server), func(idx *corev1.Secret) error {
-		seen[idx.Name] = true
-		rls, _, idx, err := c.decodeSettled(ctx, idx, deadline)
-		if errors.Is(err, driver.ErrReleaseNotFound) {
-			delete(seen, idx.Name)
-			return nil
-		}
-		if err := c.reads.observe(idx); err != nil {
+	seen, err := c.decodeEach(ctx, labels.SelectorFromSet(server), func(idx *corev1.Secret, rls *release.Release, err error) error {
+		if err := c.reads.observe(idx, rls); err != nil {
 			return err
 		}
 		if err != nil {

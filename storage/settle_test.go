@@ -59,44 +59,93 @@ func TestReadRidesOutOriginalWrite(t *testing.T) {
 			if _, err := storage.NewDriver(secrets, testOwner, storage.ChunkedSecretsConfig{ReadRetry: -1}).Get(k); !errors.Is(err, storage.ErrChunkMissing) {
 				t.Fatalf("a read that does not wait, in the window: %v, want ErrChunkMissing", err)
 			}
-			icount := newFaultClient(secrets)
-			cv := storage.NewDriver(icount, testOwner, storage.ChunkedSecretsConfig{ReadRetry: 30 * time.Second})
+			// A Get and a List, each through a driver of its own, start in the
+			// window and must both wait it out.
+			getc, listc := newFaultClient(secrets), newFaultClient(secrets)
+			cfg := storage.ChunkedSecretsConfig{ReadRetry: 30 * time.Second}
 			type result struct {
-				got  []*release.Release
-				errs []error
+				got []*release.Release
+				err error
 			}
-			reads := make(chan result, 1)
+			gets, lists := make(chan result, 1), make(chan result, 1)
 			go func() {
-				var r result
-				g, err := cv.Get(k)
-				r.got, r.errs = append(r.got, g), append(r.errs, err)
-				l, err := cv.List(nil)
-				if len(l) == 1 {
-					r.got = append(r.got, l[0])
-				}
-				r.errs = append(r.errs, err)
-				reads <- r
+				g, err := storage.NewDriver(getc, testOwner, cfg).Get(k)
+				gets <- result{[]*release.Release{g}, err}
 			}()
-			// Let the reader meet the missing chunks at least once, then let the
-			// write finish.
-			waitFor(t, func() bool { return countCalls(icount, "get", k) >= 2 })
+			go func() {
+				l, err := storage.NewDriver(listc, testOwner, cfg).List(nil)
+				lists <- result{l, err}
+			}()
+			// Let both readers meet the missing chunks and read the index again,
+			// then let the write finish.
+			waitFor(t, func() bool { return countCalls(getc, "get", k) >= 2 && countCalls(listc, "get", k) >= 1 })
 			close(resume)
 			if err := <-done; err != nil {
 				t.Fatalf("the original driver's %s: %v", op, err)
 			}
-			r := <-reads
-			for i, err := range r.errs {
-				if err != nil {
-					t.Fatalf("read %d during the write: %v", i, err)
+			for what, ch := range map[string]chan result{"get": gets, "list": lists} {
+				r := <-ch
+				if r.err != nil {
+					t.Fatalf("%s during the write: %v", what, r.err)
 				}
-			}
-			if len(r.got) != 2 {
-				t.Fatalf("the list returned %d releases, want 1", len(r.got)-1)
-			}
-			for _, g := range r.got {
-				mustBeOneOf(t, g, want)
+				if len(r.got) != 1 {
+					t.Fatalf("%s returned %d releases, want 1", what, len(r.got))
+				}
+				mustBeOneOf(t, r.got[0], want)
 			}
 		})
+	}
+}
+
+// TestListWaitsForEachRecord: a list that meets a record that stays broken and one
+// that another writer is still writing waits for the second, however long the
+// first takes to be given up on, returns it, and skips only the broken one.
+func TestListWaitsForEachRecord(t *testing.T) {
+	_, secrets := newNamespace(t)
+	cv := storage.NewDriver(secrets, testOwner, storage.ChunkedSecretsConfig{ChunkSize: faultChunkSize})
+	mustCreate(t, cv, releaseOfChunks(t, "a-broken", 1, release.StatusDeployed, 3, faultChunkSize, 1))
+	names := recordNames(t, secrets, key("a-broken", 1))
+	if err := secrets.Delete(context.Background(), names[1], metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	want := releaseOfChunks(t, "b-writing", 1, release.StatusDeployed, 3, faultChunkSize, 2)
+	k := key("b-writing", 1)
+	ofc := newFaultClient(secrets)
+	inWindow, resume := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	ofc.hook = func(_ int, method, n string) {
+		if method == "create" && strings.HasPrefix(n, k+"-") {
+			once.Do(func() { close(inWindow); <-resume })
+		}
+	}
+	done := make(chan error, 1)
+	go func() {
+		done <- hopstorage.NewChunkedSecrets(ofc, testOwner, hopstorage.ChunkedSecretsConfig{ChunkSize: faultChunkSize}).Create(k, want)
+	}()
+	<-inWindow
+	var logs logRecorder
+	lc := newFaultClient(secrets)
+	lists := make(chan []*release.Release, 1)
+	go func() {
+		l, err := storage.NewDriver(lc, testOwner, storage.ChunkedSecretsConfig{ReadRetry: 3 * time.Second, Log: logs.Log}).List(nil)
+		if err != nil {
+			t.Error(err)
+		}
+		lists <- l
+	}()
+	// The list has set both aside and read both indexes again at least twice.
+	waitFor(t, func() bool { return countCalls(lc, "get", k) >= 2 && countCalls(lc, "get", key("a-broken", 1)) >= 2 })
+	close(resume)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	got := <-lists
+	if len(got) != 1 {
+		t.Fatalf("the list returned %d releases, want the one being written; log: %s", len(got), logs.String())
+	}
+	mustBeOneOf(t, got[0], want)
+	if !strings.Contains(logs.String(), "skipping") || !strings.Contains(logs.String(), "a-broken") {
+		t.Fatalf("the broken record was not reported as skipped: %s", logs.String())
 	}
 }
 

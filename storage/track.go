@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"maps"
 	"sync"
+	"weak"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"helm.sh/helm/v3/pkg/release"
 )
 
 // readSet remembers, for one driver value, the index resourceVersion at which each
@@ -25,17 +28,27 @@ type readSet struct {
 	// chunks holds, by key, the chunk Secrets last decoded for the index at
 	// resourceVersion rv, at the versions they were read at.
 	chunks map[string]seenChunks
+	// values holds, for each release value a read returned or a write stored, the
+	// key and version it stands for (see remember); valuesLive is how many were
+	// live at the last sweep.
+	values     map[weak.Pointer[release.Release]]valueRead
+	valuesLive int
 
 	release string          // the pinned release; "" when not pinned
 	planned map[string]bool // the pinned release's keys: the plan's and our own writes'
 }
+
+// valueRead is what a release value returned by a read, or written, stands for.
+type valueRead struct{ key, rv string }
 
 type seenChunks struct {
 	rv   string
 	refs []chunkRef
 }
 
-func newReadSet() *readSet { return &readSet{rv: map[string]string{}, chunks: map[string]seenChunks{}} }
+func newReadSet() *readSet {
+	return &readSet{rv: map[string]string{}, chunks: map[string]seenChunks{}, values: map[weak.Pointer[release.Release]]valueRead{}}
+}
 
 // sawChunks records the chunks a decode of key's index at rv read.
 func (r *readSet) sawChunks(key, rv string, refs []chunkRef) {
@@ -72,7 +85,8 @@ func (r *readSet) chunksAt(key, rv string) map[string]chunkRef {
 // moved on since.
 func (c *ChunkedSecrets) Expect(release string, records map[string]string) *ChunkedSecrets {
 	cp := *c
-	cp.reads = &readSet{rv: maps.Clone(records), chunks: map[string]seenChunks{}, release: release, planned: map[string]bool{}}
+	cp.reads = newReadSet()
+	cp.reads.rv, cp.reads.release, cp.reads.planned = maps.Clone(records), release, map[string]bool{}
 	if cp.reads.rv == nil {
 		cp.reads.rv = map[string]string{}
 	}
@@ -112,9 +126,10 @@ func releaseOf(idx *corev1.Secret) string {
 	return n
 }
 
-// observe records that idx was read. Unpinned, it only remembers the version. For
-// the pinned release it fails when the record is not the one the plan saw.
-func (r *readSet) observe(idx *corev1.Secret) error {
+// observe records that idx was read, and that rls (when not nil) is the release
+// that read returned. Unpinned, it remembers the version. For the pinned release it
+// fails when the record is not the one the plan saw.
+func (r *readSet) observe(idx *corev1.Secret, rls *release.Release) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.release != "" && releaseOf(idx) == r.release {
@@ -127,7 +142,48 @@ func (r *readSet) observe(idx *corev1.Secret) error {
 		return nil
 	}
 	r.rv[idx.Name] = idx.ResourceVersion
+	r.remember(rls, idx.Name, idx.ResourceVersion)
 	return nil
+}
+
+// remember records that release value rls stands for key at version rv: the
+// version it was read at, or written at. Helm's actions write back the very value a
+// read returned, changed (an upgrade marks the release it read superseded), and
+// may read the key again in between (creating the next revision re-reads the
+// history to prune it): the write must carry the version of the read its data came
+// from, not of the latest read. Values are held weakly, so that a long-lived
+// driver does not keep every release it ever returned.
+func (r *readSet) remember(rls *release.Release, key, rv string) {
+	if rls == nil {
+		return
+	}
+	if len(r.values) >= 2*r.valuesLive+64 {
+		for p := range r.values {
+			if p.Value() == nil {
+				delete(r.values, p)
+			}
+		}
+		r.valuesLive = len(r.values)
+	}
+	r.values[weak.Make(rls)] = valueRead{key: key, rv: rv}
+}
+
+// expectedFor returns the version a write of rls under key must find: the one the
+// read that returned rls found, else the one key was last read or written at.
+func (r *readSet) expectedFor(key string, rls *release.Release) (string, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.release != "" {
+		rv, ok := r.rv[key]
+		return rv, ok
+	}
+	if rls != nil {
+		if v, ok := r.values[weak.Make(rls)]; ok && v.key == key {
+			return v.rv, true
+		}
+	}
+	rv, ok := r.rv[key]
+	return rv, ok
 }
 
 // expected returns the version key was read or written at, if it was.
@@ -138,11 +194,12 @@ func (r *readSet) expected(key string) (string, bool) {
 	return rv, ok
 }
 
-// wrote records a write of key that left its index at rv.
-func (r *readSet) wrote(key, rv string) {
+// wrote records a write of rls under key that left its index at rv.
+func (r *readSet) wrote(key, rv string, rls *release.Release) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.rv[key] = rv
+	r.remember(rls, key, rv)
 	if r.planned != nil {
 		if name, _, ok := ParseKey(key); ok && name == r.release {
 			r.planned[key] = true

@@ -6,6 +6,7 @@ import (
 
 	hopstorage "github.com/operator-framework/helm-operator-plugins/pkg/storage"
 	"helm.sh/helm/v3/pkg/release"
+	helmstorage "helm.sh/helm/v3/pkg/storage"
 	"helm.sh/helm/v3/pkg/storage/driver"
 
 	"github.com/chunkview/chunkview/storage"
@@ -203,4 +204,44 @@ func TestExpect(t *testing.T) {
 			t.Fatalf("history after its own delete: %v", err)
 		}
 	})
+}
+
+// TestNoLostUpdateAfterReRead: Helm's upgrade reads the current release (Last),
+// creates the next revision (with MaxHistory, Storage.Create re-reads the history
+// first), then writes back the value of its first read, marked superseded. A
+// change another writer made between the first read and the re-read must fail that
+// write; a write of the value the re-read returned goes through.
+func TestNoLostUpdateAfterReRead(t *testing.T) {
+	const name = "reread"
+	_, secrets := newNamespace(t)
+	orig := hopstorage.NewChunkedSecrets(secrets, testOwner, hopstorage.ChunkedSecretsConfig{ChunkSize: faultChunkSize})
+	mustCreate(t, orig, releaseOfChunks(t, name, 1, release.StatusDeployed, 2, faultChunkSize, 1))
+	cv := storage.NewDriver(secrets, testOwner, storage.ChunkedSecretsConfig{ChunkSize: faultChunkSize})
+	st := helmstorage.Init(cv)
+	st.MaxHistory = 10
+	current, err := st.Last(name) // first read
+	if err != nil {
+		t.Fatal(err)
+	}
+	theirs := releaseOfChunks(t, name, 1, release.StatusFailed, 2, faultChunkSize, 2)
+	if err := orig.Update(key(name, 1), theirs); err != nil { // another writer, in between
+		t.Fatal(err)
+	}
+	if err := st.Create(releaseOfChunks(t, name, 2, release.StatusPendingUpgrade, 2, faultChunkSize, 3)); err != nil {
+		t.Fatal(err)
+	}
+	current.Info.Status = release.StatusSuperseded
+	err = st.Update(current)
+	if !errors.Is(err, storage.ErrConflict) {
+		t.Fatalf("update of the value read before another writer's change: %v, want ErrConflict", err)
+	}
+	reread, err := st.Get(name, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustBeOneOf(t, reread, theirs)
+	reread.Info.Status = release.StatusSuperseded
+	if err := st.Update(reread); err != nil {
+		t.Fatalf("update of the value read after it: %v", err)
+	}
 }

@@ -301,6 +301,11 @@ func RemoveLeftovers(ctx context.Context, client corev1client.SecretInterface, l
 			errs = append(errs, fmt.Errorf("leftover %q: no UID and resourceVersion to delete it by; run verify again", lo.Name))
 			continue
 		}
+		// The index to check is the one its name belongs to, whatever its labels say.
+		if HashOfChunkName(lo.Key, lo.Name) == "" {
+			errs = append(errs, fmt.Errorf("leftover %q: its name is not a chunk name of key %q, as its labels say; left as it is", lo.Name, lo.Key))
+			continue
+		}
 		if idx, err := client.Get(ctx, lo.Key, metav1.GetOptions{}); err == nil {
 			names, _ := ParseExtraChunks(lo.Key, idx.Data[DataExtraChunks])
 			if contains(names, lo.Name) {

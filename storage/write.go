@@ -81,7 +81,7 @@ func (c *ChunkedSecrets) Create(key string, rls *release.Release) error {
 	for _, r := range created {
 		claims = append(claims, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: r.name}})
 	}
-	c.wrote(key, index.ResourceVersion, created, c.claim(ctx, index, rec, claims, now))
+	c.wrote(key, rls, index.ResourceVersion, created, c.claim(ctx, index, rec, claims, now))
 	c.cfg.Log("created: %q (%d chunks)", key, len(rec.slices))
 	return nil
 }
@@ -182,6 +182,12 @@ func (c *ChunkedSecrets) claim(ctx context.Context, index *corev1.Secret, rec *r
 		}
 		g.Go(func() error {
 			got, err := c.client.Patch(gctx, ch.Name, types.MergePatchType, patch, metav1.PatchOptions{})
+			// A claim not made leaves the chunk to a delete decided before the
+			// write: try again before giving up on it.
+			for wait := 50 * time.Millisecond; err != nil && !apierrors.IsNotFound(err) && wait < 2*time.Second && gctx.Err() == nil; wait *= 2 {
+				time.Sleep(wait)
+				got, err = c.client.Patch(gctx, ch.Name, types.MergePatchType, patch, metav1.PatchOptions{})
+			}
 			switch {
 			case err == nil:
 				claimed.add(chunkRef{name: got.Name, uid: got.UID, rv: got.ResourceVersion})
@@ -220,11 +226,11 @@ func (c *ChunkedSecrets) rewriteChunk(ctx context.Context, index *corev1.Secret,
 	return made
 }
 
-// wrote records a write of rec under key that left the index at indexRV and its
+// wrote records a write of rls under key that left the index at indexRV and its
 // chunks at the versions in refs (later ones win), so that the next update or
 // delete through this driver knows them without reading them again.
-func (c *ChunkedSecrets) wrote(key, indexRV string, refs ...[]chunkRef) {
-	c.reads.wrote(key, indexRV)
+func (c *ChunkedSecrets) wrote(key string, rls *release.Release, indexRV string, refs ...[]chunkRef) {
+	c.reads.wrote(key, indexRV, rls)
 	byName := map[string]chunkRef{}
 	for _, rs := range refs {
 		for _, r := range rs {
@@ -268,14 +274,14 @@ func (c *ChunkedSecrets) Update(key string, rls *release.Release) error {
 	cur, err := c.getIndex(ctx, key)
 	if err != nil {
 		if errors.Is(err, driver.ErrReleaseNotFound) {
-			if _, read := c.reads.expected(key); read {
+			if _, read := c.reads.expectedFor(key, rls); read {
 				return fmt.Errorf("update: %q: %w: it was deleted since it was read", key, ErrConflict)
 			}
 			return err
 		}
 		return fmt.Errorf("update: %w", err)
 	}
-	if want, read := c.reads.expected(key); read && want != cur.ResourceVersion {
+	if want, read := c.reads.expectedFor(key, rls); read && want != cur.ResourceVersion {
 		return fmt.Errorf("update: %q: %w: it was written by another writer since it was read (resourceVersion %s, read at %s)", key, ErrConflict, cur.ResourceVersion, want)
 	}
 	rec, err := c.encode(key, rls)
@@ -303,12 +309,20 @@ func (c *ChunkedSecrets) Update(key string, rls *release.Release) error {
 		stale = nil
 	}
 
-	now := c.now()
+	now, start := c.now(), time.Now()
 	ref := ownerRefTo(cur)
 	created, reused, err := c.writeChunks(ctx, rec, &ref, now)
 	if err != nil {
 		c.removeUnreferenced(ctx, key, created)
 		return fmt.Errorf("update: %q: %w", key, err)
+	}
+
+	// Its new chunks are not claimed after the index write: what keeps gc from them
+	// meanwhile is that they are younger than its minimum age. Past half of it,
+	// give up rather than name chunks gc may have taken.
+	if took := time.Since(start); took > DefaultMinLeftoverAge/2 {
+		c.removeUnreferenced(ctx, key, created)
+		return fmt.Errorf("update: %q: writing its chunks took %s, too long to name them safely; retry", key, took.Round(time.Second))
 	}
 
 	want := c.indexSecret(rec, rls)
@@ -343,16 +357,9 @@ func (c *ChunkedSecrets) Update(key string, rls *release.Release) error {
 		}
 	}
 
-	// Chunks the old index named need no claim: a delete that follows the protocol
-	// reads an index naming them, the old or the new. Reused ones it did not name
-	// may be leftovers that gc or another writer's cleanup is about to remove.
-	var claims []*corev1.Secret
-	for _, ex := range reused {
-		if !contains(oldNames, ex.Name) || !hasRef(ex, cur.UID) {
-			claims = append(claims, ex)
-		}
-	}
-	c.wrote(key, written.ResourceVersion, created, refsOf(reused), c.claim(ctx, written, rec, claims, now))
+	// Every chunk reused is claimed, even one the old index named: a deleter may
+	// have read an index older than that one, one that did not name it.
+	c.wrote(key, rls, written.ResourceVersion, created, refsOf(reused), c.claim(ctx, written, rec, reused, now))
 	c.deleteChunks(ctx, key, stale)
 	c.cfg.Log("updated: %q (%d chunks)", key, len(rec.slices))
 	return nil
