@@ -18,6 +18,7 @@ const (
 	ExitProblems    = 4
 	ExitRefused     = 5
 	ExitUnreachable = 6
+	ExitChanged     = 7
 )
 
 // exitCodesHelp is the exit code table of `chunkview --help`.
@@ -28,7 +29,9 @@ const exitCodesHelp = `Exit codes:
   3  not found (no such release or revision, or nothing listed)
   4  verify found problems
   5  refused (--read-only, not confirmed, or no terminal and no --yes)
-  6  cluster unreachable, timed out, credentials rejected or access forbidden`
+  6  cluster unreachable, timed out, credentials rejected or access forbidden
+  7  the release changed after the plan was shown (another writer): nothing or
+     only what the message says was changed; look again before retrying`
 
 // Errors the CLI itself raises, wrapped into the messages it prints.
 var (
@@ -73,6 +76,9 @@ func exitCode(err error) int {
 		return ce.code
 	case errors.Is(err, ErrUsage):
 		return ExitUsage
+	case errors.Is(err, storage.ErrConflict):
+		// kube.ErrChanged among them: the release moved on under the operation.
+		return ExitChanged
 	case errors.Is(err, kube.ErrReadOnly), errors.Is(err, ErrRefused):
 		return ExitRefused
 	case errors.Is(err, kube.ErrNotFound):

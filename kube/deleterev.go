@@ -26,7 +26,7 @@ func (p *Plan) DeleteRevision(rev int, force bool) (*DeleteRevisionPlan, error) 
 	if rev <= 0 {
 		return nil, fmt.Errorf("delete-revision needs a revision number")
 	}
-	row, err := p.row(rev)
+	row, err := p.Row(rev)
 	if err != nil {
 		return nil, err
 	}

@@ -66,8 +66,8 @@ func (c *Client) plan(ctx context.Context, ns, name string) (*Plan, error) {
 	return NewPlan(ns, rows)
 }
 
-// row returns the plan's row of revision rev (0: the latest).
-func (p *Plan) row(rev int) (RevisionRow, error) {
+// Row returns the plan's row of revision rev (0: the latest).
+func (p *Plan) Row(rev int) (RevisionRow, error) {
 	if rev == 0 {
 		rev = p.Latest
 	}

@@ -67,7 +67,7 @@ func (c *Client) PlanRollback(ctx context.Context, ns, name string, rev int, opt
 // planned decodes revision rev as the plan saw it (the details cache has it by
 // resourceVersion).
 func (c *Client) planned(ctx context.Context, p *Plan, rev int) (*release.Release, error) {
-	row, err := p.row(rev)
+	row, err := p.Row(rev)
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +110,7 @@ func (c *Client) ApplyRollback(ctx context.Context, plan *RollbackPlan) (*Rollba
 	if err := c.check(ctx, "rollback", p); err != nil {
 		return plan, err
 	}
-	latest, err := p.row(plan.From)
+	latest, err := p.Row(plan.From)
 	if err != nil {
 		return plan, err
 	}
