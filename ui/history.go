@@ -319,7 +319,11 @@ func (s *historyScreen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return tea.Batch(cmds...)
 	}
 	if key.Matches(msg, k.Uninstall) && len(s.rows) > 0 {
-		return s.openDialog(uninstallDialog(s.common, s.ns, s.name, len(s.rows)), func() tea.Cmd {
+		p, err := s.plan()
+		if err != nil {
+			return status(shortError(err), true)
+		}
+		return s.openDialog(uninstallDialog(s.common, p), func() tea.Cmd {
 			return pop("Uninstalled " + s.name + ".")
 		})
 	}
@@ -328,7 +332,11 @@ func (s *historyScreen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		if l == nil || !kube.Pending(l.Status) {
 			return status(s.name+" is not pending: there is nothing stuck to fix.", true)
 		}
-		return s.openDialog(fixStuckDialog(s.common, *l, duration(s.now().Sub(l.Updated))), nil)
+		p, err := s.plan()
+		if err != nil {
+			return status(shortError(err), true)
+		}
+		return s.openDialog(fixStuckDialog(s.common, p.Stuck(s.now())), nil)
 	}
 	sel := s.selected()
 	if sel == nil {
@@ -367,11 +375,18 @@ func (s *historyScreen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return push(newRollbackScreen(s.common, s.ns, s.name, sel.Revision))
 	case key.Matches(msg, k.Delete):
-		l := s.latest()
-		return s.openDialog(deleteRevisionDialog(s.common, *sel, l != nil && l.Revision == sel.Revision), nil)
+		p, err := s.plan()
+		if err != nil {
+			return status(shortError(err), true)
+		}
+		return s.openDialog(deleteRevisionDialog(s.common, p, *sel), nil)
 	}
 	return nil
 }
+
+// plan is the release as the screen shows it, for an operation's dialog to hold:
+// the operation applies to exactly that, and is refused if the release moved on.
+func (s *historyScreen) plan() (*kube.Plan, error) { return kube.NewPlan(s.ns, s.rows) }
 
 func (s *historyScreen) openDialog(d *confirmDialog, after func() tea.Cmd) tea.Cmd {
 	d.after = after
