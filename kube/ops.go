@@ -248,25 +248,17 @@ func (c *Client) storageNamespaces(ctx context.Context) ([]string, error) {
 	if ns != "" {
 		return []string{ns}, nil
 	}
-	sel := labels.Set{storage.LabelOwner: c.cfg.Owner}
-	opts := metav1.ListOptions{LabelSelector: labels.SelectorFromSet(sel).String(), Limit: metadataPage}
+	items, err := c.listMeta(ctx, metav1.NamespaceAll, labels.SelectorFromSet(labels.Set{storage.LabelOwner: c.cfg.Owner}))
+	if err != nil {
+		return nil, err
+	}
 	seen := map[string]bool{}
 	var out []string
-	for {
-		list, err := c.md.Resource(secretsGVR).List(ctx, opts)
-		if err != nil {
-			return nil, Explain(err, "list", "secrets", "")
+	for _, m := range items {
+		if !seen[m.Namespace] {
+			seen[m.Namespace] = true
+			out = append(out, m.Namespace)
 		}
-		for _, m := range list.Items {
-			if !seen[m.Namespace] {
-				seen[m.Namespace] = true
-				out = append(out, m.Namespace)
-			}
-		}
-		if list.Continue == "" {
-			break
-		}
-		opts.Continue = list.Continue
 	}
 	sort.Strings(out)
 	return out, nil
