@@ -36,6 +36,8 @@ type historyScreen struct {
 	// perms is what the user may do here, once the API server has said; nil
 	// until then, or when it could not say (the server then decides each action).
 	perms *kube.Permissions
+	// verify follows the last V until every revision has answered.
+	verify *verifyRun
 }
 
 func newHistoryScreen(c common, ns, name string) *historyScreen {
@@ -177,16 +179,37 @@ func (s *historyScreen) updateSelf(msg tea.Msg) tea.Cmd {
 		return s.fill()
 
 	case rowDetailsMsg:
+		var cmds []tea.Cmd
 		for i := range s.rows {
 			r := &s.rows[i]
-			if r.StorageNamespace == msg.ns && r.Key == msg.key && r.ResourceVersion == msg.rv {
-				delete(s.inflight, rowID(*r))
-				s.checked[rowID(*r)] = true
-				if msg.err != nil {
-					s.rowErr[rowID(*r)] = msg.err
-					continue
-				}
-				*r = msg.row
+			if r.StorageNamespace != msg.ns || r.Key != msg.key || r.ResourceVersion != msg.rv {
+				continue
+			}
+			id := rowID(*r)
+			delete(s.inflight, id)
+			if s.verify != nil && msg.verified && s.verify.answer(id, itoa(r.Revision), msg.row, msg.err) {
+				cmds = append(cmds, s.verify.result())
+				s.verify = nil
+			}
+			if msg.err != nil {
+				s.checked[id] = true
+				s.rowErr[id] = msg.err
+				continue
+			}
+			*r = msg.row
+			if r.Writing {
+				cmds = append(cmds, recheck(*r))
+				continue
+			}
+			s.checked[id] = true
+		}
+		return tea.Batch(cmds...)
+
+	case recheckMsg:
+		for _, r := range s.rows {
+			if r.StorageNamespace == msg.ns && r.Key == msg.key && r.ResourceVersion == msg.rv && r.Writing && !s.inflight[rowID(r)] {
+				s.inflight[rowID(r)] = true
+				return fillRow(s.ctx, s.client, r)
 			}
 		}
 		return nil
@@ -309,12 +332,21 @@ func (s *historyScreen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return tea.Batch(s.reload(), loadPermissions(s.ctx, s.client, s.ns))
 	}
 	if key.Matches(msg, k.Verify) {
+		s.verify = newVerifyRun("revision")
 		var cmds []tea.Cmd
 		for _, r := range s.rows {
-			if !s.inflight[rowID(r)] && !r.Broken {
-				s.inflight[rowID(r)] = true
-				cmds = append(cmds, verifyRow(s.ctx, s.client, r))
+			if r.Broken {
+				s.verify.already(itoa(r.Revision))
+				continue
 			}
+			s.verify.ask(rowID(r))
+			s.inflight[rowID(r)] = true
+			cmds = append(cmds, verifyRow(s.ctx, s.client, r))
+		}
+		if len(cmds) == 0 {
+			cmd := s.verify.result()
+			s.verify = nil
+			return cmd
 		}
 		return tea.Batch(cmds...)
 	}

@@ -55,12 +55,15 @@ func loadPermissions(ctx context.Context, c *kube.Client, ns string) tea.Cmd {
 	}
 }
 
-// rowDetailsMsg answers fillRow: the row of one revision record, decoded or
-// checked. Screens match it by storage namespace, key and resourceVersion.
+// rowDetailsMsg answers fillRow and verifyRow: the row of one revision record,
+// decoded or checked. Screens match it by storage namespace, key and
+// resourceVersion.
 type rowDetailsMsg struct {
 	ns, key, rv string
 	row         kube.RevisionRow
 	err         error
+	// verified is set for verifyRow's answers.
+	verified bool
 }
 
 // fillRow fills in what the listing could not tell about one row: rows without a
@@ -70,6 +73,8 @@ func fillRow(ctx context.Context, c *kube.Client, row kube.RevisionRow) tea.Cmd 
 	return func() tea.Msg {
 		msg := rowDetailsMsg{ns: row.StorageNamespace, key: row.Key, rv: row.ResourceVersion}
 		r := row
+		// A row being written is checked afresh.
+		r.Writing, r.Unchecked = false, ""
 		if !r.Known {
 			msg.err = c.FillDetails(ctx, []*kube.RevisionRow{&r})
 		} else {
@@ -84,16 +89,8 @@ func fillRow(ctx context.Context, c *kube.Client, row kube.RevisionRow) tea.Cmd 
 // its chunks: the only way to find a chunk whose bytes were damaged.
 func verifyRow(ctx context.Context, c *kube.Client, row kube.RevisionRow) tea.Cmd {
 	return func() tea.Msg {
-		msg := rowDetailsMsg{ns: row.StorageNamespace, key: row.Key, rv: row.ResourceVersion, row: row}
-		d, err := c.Details(ctx, row)
-		if err != nil {
-			msg.err = err
-			return msg
-		}
-		msg.row.Broken, msg.row.Problem = d.Row.Broken, d.Row.Problem
-		if !msg.row.Known && d.Row.Known {
-			msg.row.Summary, msg.row.Known = d.Row.Summary, true
-		}
+		msg := rowDetailsMsg{ns: row.StorageNamespace, key: row.Key, rv: row.ResourceVersion, row: row, verified: true}
+		msg.row, msg.err = c.VerifyRow(ctx, row)
 		return msg
 	}
 }
