@@ -18,7 +18,7 @@ import (
 // a full last page is followed by an empty one. Listing 2,000 index Secrets among
 // 670 MB of Secrets took 5 requests and 4-5 s in pages of 500, one request and 70 ms
 // without. A page still bounds what one response holds on a huge fleet.
-const metadataPage = 5000
+var metadataPage int64 = 5000
 
 // maxListRestarts bounds how many times a listing whose continue token expired
 // (410 Gone: etcd compacted the revision it was reading at) starts over.

@@ -1,0 +1,9 @@
+package kube
+
+// SetMetadataPage sets the page size of metadata lists for a test and returns
+// what restores it.
+func SetMetadataPage(n int64) (restore func()) {
+	old := metadataPage
+	metadataPage = n
+	return func() { metadataPage = old }
+}
