@@ -95,6 +95,11 @@ var ErrCorrupt = errors.New("corrupt release record")
 // server does not have. It also wraps ErrCorrupt.
 var ErrChunkMissing = fmt.Errorf("%w: chunk missing", ErrCorrupt)
 
+// ErrChunkMismatch is wrapped by the error about a chunk Secret whose content does
+// not match its name (wrong type, no data, a hash that differs). It also wraps
+// ErrCorrupt.
+var ErrChunkMismatch = fmt.Errorf("%w: chunk does not match its name", ErrCorrupt)
+
 // maxExtraChunksBytes bounds the extraChunks list that is parsed. An index Secret
 // cannot hold more than 1 MiB anyway; this keeps a hostile list from costing more than
 // a small, fixed amount before it is rejected.
@@ -202,16 +207,42 @@ func (l *limitedReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// readAll reads r to its end into a buffer of capacity initial, doubled as needed.
-// Unlike bytes.Buffer.Grow, which clears the memory it adds in one step the
-// garbage collector cannot interrupt, make leaves fresh memory from the OS as it
-// is, already zero: for a payload of tens of MB that clearing took a quarter of a
-// Get's CPU, and stalled the collector besides.
-func readAll(r io.Reader, initial int) ([]byte, error) {
-	b := make([]byte, 0, max(initial, 512))
+// hintCap is the most a size hint from an annotation makes a decode allocate
+// before the data has shown it true. Past it, the buffer grows as the data comes.
+const hintCap = 16 << 20
+
+// hintRatio bounds a size hint by the stored bytes: a hint that claims a payload
+// decompresses more than this many times its stored size is not believed up front.
+const hintRatio = 32
+
+// trustedHint returns how much of an annotation's size hint (the JSON length a
+// record claims) a decode may believe, given the bytes the record stores. Even
+// then, decodePayload allocates at most hintCap before the data shows the hint true.
+func trustedHint(hint, stored int64) int64 {
+	return max(0, min(hint, hintRatio*stored))
+}
+
+// readAll reads r to its end into a buffer of capacity initial, grown as needed but
+// never past limit bytes: a reader that yields more than limit fails at that point
+// (limitedReader does), having cost no more than limit plus the buffer before it.
+// When the hint says how much is coming, growth goes there directly, at most four
+// times the buffer in one step. Unlike bytes.Buffer.Grow, which clears the memory
+// it adds in one step the garbage collector cannot interrupt, make leaves fresh
+// memory from the OS as it is, already zero: for a payload of tens of MB that
+// clearing took a quarter of a Get's CPU, and stalled the collector besides.
+func readAll(r io.Reader, initial, hint, limit int64) ([]byte, error) {
+	b := make([]byte, 0, min(max(initial, 512), limit))
 	for {
-		if len(b) == cap(b) { // no hint, or a wrong one: double, as bytes.Buffer does
-			nb := make([]byte, len(b), 2*cap(b))
+		if len(b) == cap(b) {
+			next := 2 * int64(cap(b))
+			if hint > next {
+				next = min(hint, 4*int64(cap(b)))
+			}
+			next = min(next, limit)
+			if next <= int64(cap(b)) {
+				return b, fmt.Errorf("%w: payload decompresses past the bound (%d bytes)", ErrTooLarge, limit-1)
+			}
+			nb := make([]byte, len(b), next)
 			copy(nb, b)
 			b = nb
 		}
@@ -251,13 +282,16 @@ func decodePayload(r io.Reader, maxDecoded, sizeHint int64) (*release.Release, e
 		return nil, fmt.Errorf("%w: not a gzip stream: %v", ErrCorrupt, err)
 	}
 	defer zr.Close()
-	var initial int
+	// The buffer holds the JSON plus one byte, which tells a payload of exactly
+	// maxDecoded bytes from a longer one; a read that would go past fails.
+	var initial, hint int64
 	if sizeHint > 0 && sizeHint <= maxDecoded {
-		initial = int(sizeHint) + bytes.MinRead
+		hint = sizeHint + bytes.MinRead
+		initial = min(hint, hintCap)
 	}
 	// Reading to the end also checks the gzip trailer's CRC of the whole stream, so
 	// a truncated or altered stream is caught even where the JSON would parse.
-	js, err := readAll(&limitedReader{r: zr, n: maxDecoded, in: in}, initial)
+	js, err := readAll(&limitedReader{r: zr, n: maxDecoded, in: in}, initial, hint, maxDecoded+1)
 	if err != nil {
 		if errors.Is(err, ErrTooLarge) {
 			return nil, err

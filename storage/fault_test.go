@@ -218,8 +218,10 @@ func TestRetryAfterFailedWrite(t *testing.T) {
 	newRls := func(t *testing.T) *release.Release {
 		return releaseOfChunks(t, name, 1, release.StatusSuperseded, chunks, faultChunkSize, 2)
 	}
-	// Calls 1..chunks-1 of a create are its chunk creates; of an update, calls
-	// 2..chunks.
+	// Calls 1..chunks-1 of a create are its chunk creates. An update first reads
+	// the index, then the versions of the chunks it will no longer name (this
+	// driver has read none of them), so its chunk creates are calls
+	// chunks+1..2*chunks-1.
 	for _, op := range []string{"create", "update"} {
 		for fail := 1; fail <= chunks; fail++ {
 			if op == "create" && fail == chunks || op == "update" && fail == 1 {
@@ -230,6 +232,9 @@ func TestRetryAfterFailedWrite(t *testing.T) {
 				clean := storage.NewDriver(secrets, testOwner, cfg)
 				fc := newFaultClient(secrets)
 				fc.failAt, fc.after = fail, true
+				if op == "update" {
+					fc.failAt += chunks - 1
+				}
 				faulty := storage.NewDriver(fc, testOwner, cfg)
 				var err error
 				if op == "create" {

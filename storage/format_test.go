@@ -248,7 +248,7 @@ func TestUpdateUnchangedReusesChunks(t *testing.T) {
 	after := versions(t, secrets)
 	for n, rv := range before {
 		if n != k && after[n] != rv {
-			t.Fatalf("chunk %s was rewritten by an update that did not change it", n)
+			t.Fatalf("chunk %s was rewritten by an update that did not change it (%s -> %s)", n, rv, after[n])
 		}
 	}
 	mustHoldOnly(t, secrets, k)

@@ -157,7 +157,7 @@ func (c *ChunkedSecrets) Inspect(ctx context.Context, key string) (*Layout, erro
 	if l.DecodeError != "" {
 		return l, nil
 	}
-	rls, err := c.decode(ctx, idx)
+	rls, err := c.Decode(ctx, idx)
 	if err != nil {
 		if !errors.Is(err, ErrCorrupt) && !errors.Is(err, ErrTooLarge) {
 			return nil, fmt.Errorf("inspect: %w", err)

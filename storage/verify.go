@@ -65,13 +65,14 @@ type Problem struct {
 }
 
 // Leftover is a chunk Secret no index names. RemoveLeftovers deletes it only if it is
-// still the same object (same UID).
+// still the same object at the same version (UID and resourceVersion).
 type Leftover struct {
-	Name    string    `json:"name"`
-	Key     string    `json:"key"`
-	UID     types.UID `json:"uid"`
-	Bytes   int       `json:"bytes"`
-	Created time.Time `json:"created"`
+	Name            string    `json:"name"`
+	Key             string    `json:"key"`
+	UID             types.UID `json:"uid"`
+	ResourceVersion string    `json:"resourceVersion"`
+	Bytes           int       `json:"bytes"`
+	Created         time.Time `json:"created"`
 }
 
 // Report is the result of Verify over one namespace.
@@ -113,6 +114,7 @@ const verifyPage = 16
 type chunkSeen struct {
 	key     string
 	uid     types.UID
+	rv      string
 	bytes   int
 	created time.Time
 	typ     corev1.SecretType
@@ -136,7 +138,7 @@ func Verify(ctx context.Context, client corev1client.SecretInterface, owner stri
 	err := listPages(ctx, client, labels.SelectorFromSet(chunkSel).String(), verifyPage, func(s *corev1.Secret) {
 		data := s.Data[DataChunk]
 		key := s.Labels[LabelKey]
-		cs := &chunkSeen{key: key, uid: s.UID, bytes: dataBytes(s), created: s.CreationTimestamp.Time, typ: s.Type, owners: s.OwnerReferences}
+		cs := &chunkSeen{key: key, uid: s.UID, rv: s.ResourceVersion, bytes: dataBytes(s), created: s.CreationTimestamp.Time, typ: s.Type, owners: s.OwnerReferences}
 		if h := HashOfChunkName(key, s.Name); h != "" && len(data) > 0 && SliceHash(data) == h {
 			cs.hashOK = true
 		}
@@ -200,7 +202,7 @@ func Verify(ctx context.Context, client corev1client.SecretInterface, owner stri
 		return nil, fmt.Errorf("verify: list index Secrets: %w", err)
 	}
 	for _, s := range indexes {
-		rls, err := drv.decode(ctx, s)
+		rls, err := drv.Decode(ctx, s)
 		if err != nil {
 			rep.Problems = append(rep.Problems, Problem{Kind: ProblemDecode, Key: s.Name, Secret: s.Name, Detail: err.Error()})
 			continue
@@ -225,7 +227,7 @@ func Verify(ctx context.Context, client corev1client.SecretInterface, owner stri
 				Detail: fmt.Sprintf("labelled as a chunk but has type %q, not %q; no index names it", c.typ, SecretTypeChunk)})
 			continue
 		}
-		lo := Leftover{Name: name, Key: c.key, UID: c.uid, Bytes: c.bytes, Created: c.created}
+		lo := Leftover{Name: name, Key: c.key, UID: c.uid, ResourceVersion: c.rv, Bytes: c.bytes, Created: c.created}
 		if opts.Now.Sub(c.created) < opts.MinAge {
 			rep.Recent = append(rep.Recent, lo)
 			continue
@@ -271,20 +273,7 @@ func dataBytes(s *corev1.Secret) int {
 }
 
 func listPages(ctx context.Context, client corev1client.SecretInterface, sel string, limit int64, fn func(*corev1.Secret)) error {
-	opts := metav1.ListOptions{LabelSelector: sel, Limit: limit}
-	for {
-		list, err := client.List(ctx, opts)
-		if err != nil {
-			return err
-		}
-		for i := range list.Items {
-			fn(&list.Items[i])
-		}
-		if list.Continue == "" {
-			return nil
-		}
-		opts.Continue = list.Continue
-	}
+	return listAll(ctx, sel, limit, secretLister(client), func(s *corev1.Secret) error { fn(s); return nil })
 }
 
 // FindLeftovers returns the chunk Secrets of owner that no index names and that are
@@ -298,12 +287,20 @@ func FindLeftovers(ctx context.Context, client corev1client.SecretInterface, own
 }
 
 // RemoveLeftovers deletes the given leftovers, each only if it is still the object
-// that was found (UID precondition) and still unreferenced: a chunk that an index has
-// come to name since is kept. It returns how many it removed.
+// that was found, at the version found (UID and resourceVersion preconditions), and
+// still unreferenced: a chunk that an index has come to name since is kept. The
+// versions were read before the index is read here, and every write claims the
+// chunks it reuses after writing its index (AnnotationClaim), so a chunk a write
+// takes up meanwhile is either named by the index read here or changed since, and
+// kept either way. It returns how many it removed.
 func RemoveLeftovers(ctx context.Context, client corev1client.SecretInterface, leftovers []Leftover) (int, error) {
 	removed := 0
 	var errs []error
 	for _, lo := range leftovers {
+		if lo.UID == "" || lo.ResourceVersion == "" {
+			errs = append(errs, fmt.Errorf("leftover %q: no UID and resourceVersion to delete it by; run verify again", lo.Name))
+			continue
+		}
 		if idx, err := client.Get(ctx, lo.Key, metav1.GetOptions{}); err == nil {
 			names, _ := ParseExtraChunks(lo.Key, idx.Data[DataExtraChunks])
 			if contains(names, lo.Name) {
@@ -313,13 +310,13 @@ func RemoveLeftovers(ctx context.Context, client corev1client.SecretInterface, l
 			errs = append(errs, fmt.Errorf("check index %q of leftover %q: %w", lo.Key, lo.Name, err))
 			continue
 		}
-		uid := lo.UID
-		err := client.Delete(ctx, lo.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+		uid, rv := lo.UID, lo.ResourceVersion
+		err := client.Delete(ctx, lo.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid, ResourceVersion: &rv}})
 		switch {
 		case err == nil:
 			removed++
 		case apierrors.IsNotFound(err) || apierrors.IsConflict(err):
-			// Gone already, or replaced by a new object of the same name.
+			// Gone already, claimed by a write, or replaced by a new object.
 		default:
 			errs = append(errs, fmt.Errorf("delete leftover %q: %w", lo.Name, err))
 		}

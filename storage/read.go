@@ -1,0 +1,404 @@
+package storage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"helm.sh/helm/v3/pkg/release"
+	"helm.sh/helm/v3/pkg/storage/driver"
+)
+
+// Get returns the release stored under key.
+func (c *ChunkedSecrets) Get(key string) (*release.Release, error) {
+	c.cfg.Log("get: %q", key)
+	ctx, cancel := c.opCtx()
+	defer cancel()
+	idx, err := c.getIndex(ctx, key)
+	if err != nil {
+		if errors.Is(err, driver.ErrReleaseNotFound) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("get: %w", err)
+	}
+	rls, _, idx, err := c.decodeSettled(ctx, idx, c.readDeadline())
+	if err != nil {
+		if errors.Is(err, driver.ErrReleaseNotFound) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("get: %w", err)
+	}
+	if err := c.reads.observe(idx); err != nil {
+		return nil, fmt.Errorf("get: %w", err)
+	}
+	return rls, nil
+}
+
+// ReadIndex returns the index Secret of key, checked to be one.
+func (c *ChunkedSecrets) ReadIndex(ctx context.Context, key string) (*corev1.Secret, error) {
+	return c.getIndex(ctx, key)
+}
+
+// Decode reads the release an index Secret describes, fetching and checking its
+// chunks. When a chunk is missing or does not match, it re-reads the index and
+// tries again for up to ReadRetry (a write may be in progress).
+func (c *ChunkedSecrets) Decode(ctx context.Context, index *corev1.Secret) (*release.Release, error) {
+	rls, _, _, err := c.decodeSettled(ctx, index, c.readDeadline())
+	return rls, err
+}
+
+// DecodeStats is Decode that also returns the record's summary: the release's chart
+// and versions, its stored (gzip) size and its chunk count.
+func (c *ChunkedSecrets) DecodeStats(ctx context.Context, index *corev1.Secret) (*release.Release, Summary, error) {
+	rls, stored, idx, err := c.decodeSettled(ctx, index, c.readDeadline())
+	if err != nil {
+		return nil, Summary{}, err
+	}
+	sum := SummaryOf(rls)
+	sum.StoredBytes = stored
+	names, _ := ParseExtraChunks(idx.Name, idx.Data[DataExtraChunks])
+	sum.Chunks = 1 + len(names)
+	return rls, sum, nil
+}
+
+func (c *ChunkedSecrets) getIndex(ctx context.Context, key string) (*corev1.Secret, error) {
+	s, err := c.client.Get(ctx, key, metav1.GetOptions{})
+	if err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, driver.ErrReleaseNotFound
+		}
+		return nil, fmt.Errorf("read index Secret %q: %w", key, err)
+	}
+	if s.Type != SecretTypeIndex {
+		return nil, fmt.Errorf("%w: Secret %s has type %q, not %q: it is not a chunked release index (is this Helm's own storage?)",
+			ErrCorrupt, secretRef(s), s.Type, SecretTypeIndex)
+	}
+	return s, nil
+}
+
+func secretRef(s *corev1.Secret) string {
+	if s.Namespace == "" {
+		return strconv.Quote(s.Name)
+	}
+	return strconv.Quote(s.Namespace + "/" + s.Name)
+}
+
+// readDeadline is when a read that started now stops waiting for a write in
+// progress to complete.
+func (c *ChunkedSecrets) readDeadline() time.Time {
+	if c.cfg.ReadRetry < 0 {
+		return time.Time{}
+	}
+	return time.Now().Add(c.cfg.ReadRetry)
+}
+
+// settling reports whether err may come from reading a record while another writer
+// writes it: the original driver writes an index before the chunks it names, and
+// any writer removes chunks an index no longer names.
+func settling(err error) bool {
+	return errors.Is(err, ErrChunkMissing) || errors.Is(err, ErrChunkMismatch)
+}
+
+// decodeSettled decodes idx; while it fails for a reason a write in progress
+// explains, it waits with backoff, reads the index again and retries, until
+// deadline. It returns the index it finally decoded. A record deleted meanwhile
+// yields driver.ErrReleaseNotFound.
+func (c *ChunkedSecrets) decodeSettled(ctx context.Context, idx *corev1.Secret, deadline time.Time) (*release.Release, int64, *corev1.Secret, error) {
+	wait := 20 * time.Millisecond
+	for {
+		rls, n, err := c.decodeStats(ctx, idx)
+		if err == nil || !settling(err) || !time.Now().Before(deadline) {
+			return rls, n, idx, err
+		}
+		sleep := min(wait, time.Until(deadline))
+		wait = min(2*wait, 400*time.Millisecond)
+		select {
+		case <-ctx.Done():
+			return nil, 0, idx, err
+		case <-time.After(sleep):
+		}
+		fresh, gerr := c.getIndex(ctx, idx.Name)
+		if gerr != nil {
+			if errors.Is(gerr, driver.ErrReleaseNotFound) {
+				return nil, 0, idx, gerr
+			}
+			return nil, 0, idx, err
+		}
+		c.cfg.Log("read: %q: %v; reading again", idx.Name, firstErrLine(err))
+		idx = fresh
+	}
+}
+
+func firstErrLine(err error) string {
+	s := err.Error()
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}
+
+// List returns the releases for which filter returns true. Records that cannot be
+// decoded are logged by key and skipped, as Helm's own drivers do.
+func (c *ChunkedSecrets) List(filter func(*release.Release) bool) ([]*release.Release, error) {
+	c.cfg.Log("list")
+	ctx, cancel := c.opCtx()
+	defer cancel()
+	var out []*release.Release
+	seen := map[string]bool{}
+	deadline := c.readDeadline()
+	err := c.eachIndex(ctx, IndexSelector(c.owner), func(idx *corev1.Secret) error {
+		seen[idx.Name] = true
+		rls, _, idx, err := c.decodeSettled(ctx, idx, deadline)
+		if errors.Is(err, driver.ErrReleaseNotFound) {
+			delete(seen, idx.Name)
+			return nil // deleted while it was read
+		}
+		if err := c.reads.observe(idx); err != nil {
+			return err
+		}
+		if err != nil {
+			return skipBroken("list", idx, err, c.cfg.Log)
+		}
+		if filter == nil || filter(rls) {
+			out = append(out, rls)
+		}
+		return nil
+	})
+	if err == nil {
+		err = c.reads.checkComplete("", seen)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list: %w", err)
+	}
+	return out, nil
+}
+
+// skipBroken decides what a listing does with a record that did not decode. A record
+// that is broken (corrupt or over a bound) is logged and skipped, as Helm's own
+// drivers skip what they cannot decode. Any other failure (the server or the
+// connection failed while its chunks were read) fails the listing: skipping would
+// hand Helm a history without that revision, and Helm would then act on the wrong
+// latest revision (an uninstall that purges all but the skipped one and reports
+// success, a rollback that numbers its revision after the wrong one).
+func skipBroken(op string, idx *corev1.Secret, err error, log func(string, ...interface{})) error {
+	if errors.Is(err, ErrCorrupt) || errors.Is(err, ErrTooLarge) {
+		log("%s: skipping %q: %v", op, idx.Name, err)
+		return nil
+	}
+	return fmt.Errorf("read %q: %w", idx.Name, err)
+}
+
+// Query returns the releases whose labels match all of lbs. owner=helm, which Helm
+// hard-codes, means this driver's owner. System labels are matched by the API server,
+// the others against the custom labels in the payload. It returns
+// driver.ErrReleaseNotFound when nothing matches.
+func (c *ChunkedSecrets) Query(lbs map[string]string) ([]*release.Release, error) {
+	c.cfg.Log("query: %d labels", len(lbs))
+	ctx, cancel := c.opCtx()
+	defer cancel()
+	server := labels.Set{LabelOwner: c.owner, LabelType: TypeIndex}
+	custom := labels.Set{}
+	for k, v := range lbs {
+		if errs := validation.IsValidLabelValue(v); len(errs) > 0 {
+			return nil, fmt.Errorf("query: invalid label value %q for %q: %v", v, k, errs)
+		}
+		if k == LabelOwner && v == "helm" {
+			v = c.owner
+		}
+		switch {
+		case !IsSystemLabel(k):
+			custom[k] = v
+		case server[k] != "" && server[k] != v:
+			return nil, driver.ErrReleaseNotFound // e.g. another owner
+		default:
+			server[k] = v
+		}
+	}
+	sel := labels.SelectorFromSet(custom)
+	var out []*release.Release
+	seen := map[string]bool{}
+	deadline := c.readDeadline()
+	err := c.eachIndex(ctx, labels.SelectorFromSet(server), func(idx *corev1.Secret) error {
+		seen[idx.Name] = true
+		rls, _, idx, err := c.decodeSettled(ctx, idx, deadline)
+		if errors.Is(err, driver.ErrReleaseNotFound) {
+			delete(seen, idx.Name)
+			return nil
+		}
+		if err := c.reads.observe(idx); err != nil {
+			return err
+		}
+		if err != nil {
+			return skipBroken("query", idx, err, c.cfg.Log)
+		}
+		if sel.Matches(labels.Set(rls.Labels)) {
+			out = append(out, rls)
+		}
+		return nil
+	})
+	// A query of a release's whole history (its name, nothing narrower) must find
+	// every record a plan was made from.
+	if err == nil && server[LabelName] != "" && len(server) == 3 && len(custom) == 0 {
+		err = c.reads.checkComplete(server[LabelName], seen)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("query: %w", err)
+	}
+	if len(out) == 0 {
+		return nil, driver.ErrReleaseNotFound
+	}
+	return out, nil
+}
+
+// eachIndex calls fn for every index Secret matching sel, a page at a time.
+func (c *ChunkedSecrets) eachIndex(ctx context.Context, sel labels.Selector, fn func(*corev1.Secret) error) error {
+	return listAll(ctx, sel.String(), listPage, c.listSecrets, fn)
+}
+
+// decodeStats reads the release an index describes: it checks the index, fetches
+// the chunks a few at a time, checks each against its name, and decodes the stream
+// under the decompressed-size bound. Errors name the Secret at fault.
+func (c *ChunkedSecrets) decodeStats(ctx context.Context, idx *corev1.Secret) (*release.Release, int64, error) {
+	rls, n, _, err := c.decodeChunks(ctx, idx)
+	return rls, n, err
+}
+
+// decodeChunks is decodeStats that also returns the chunk Secrets it read, at the
+// versions it read them: a delete of the record deletes them at those versions.
+func (c *ChunkedSecrets) decodeChunks(ctx context.Context, idx *corev1.Secret) (*release.Release, int64, []chunkRef, error) {
+	rls, n, refs, err := c.decodeRecord(ctx, idx)
+	if err == nil {
+		c.reads.sawChunks(idx.Name, idx.ResourceVersion, refs)
+	}
+	return rls, n, refs, err
+}
+
+func (c *ChunkedSecrets) decodeRecord(ctx context.Context, idx *corev1.Secret) (*release.Release, int64, []chunkRef, error) {
+	if idx.Type != SecretTypeIndex {
+		return nil, 0, nil, fmt.Errorf("%w: Secret %s has type %q, not %q", ErrCorrupt, secretRef(idx), idx.Type, SecretTypeIndex)
+	}
+	names, err := ParseExtraChunks(idx.Name, idx.Data[DataExtraChunks])
+	if err != nil {
+		return nil, 0, nil, fmt.Errorf("index Secret %s: %w", secretRef(idx), err)
+	}
+	total := 1 + len(names)
+	if c.cfg.MaxReadChunks > 0 && total > c.cfg.MaxReadChunks {
+		return nil, 0, nil, fmt.Errorf("%w: index Secret %s names %d chunks, over the limit of %d (MaxReadChunks)", ErrTooLarge, secretRef(idx), total, c.cfg.MaxReadChunks)
+	}
+	first, ok := idx.Data[DataChunk]
+	if !ok || len(first) == 0 {
+		return nil, 0, nil, fmt.Errorf("%w: index Secret %s has no data.chunk", ErrCorrupt, secretRef(idx))
+	}
+	refs := &chunkRefs{}
+	cs := newChunkStream(ctx, first, names, func(ctx context.Context, i int, name string) ([]byte, error) {
+		s, data, err := c.fetchChunk(ctx, idx, i, total, name)
+		if err == nil {
+			refs.add(chunkRef{name: name, uid: s.UID, rv: s.ResourceVersion})
+		}
+		return data, err
+	})
+	defer cs.Close()
+	var r io.Reader = cs
+	want := idx.Annotations[AnnotationPayloadSHA256]
+	h := newSHA256()
+	if want != "" {
+		r = io.TeeReader(cs, h)
+	}
+	var hint int64
+	if sum, ok := SummaryFromMeta(idx); ok {
+		hint = trustedHint(sum.DecodedBytes, int64(len(first))*int64(total))
+	}
+	rls, err := decodePayload(r, c.cfg.MaxDecodedBytes, hint)
+	if err != nil {
+		if cs.err != nil {
+			return nil, 0, nil, cs.err
+		}
+		return nil, 0, nil, fmt.Errorf("release record %s: %w", secretRef(idx), err)
+	}
+	if want != "" {
+		if got := hexSum(h); got != want {
+			return nil, 0, nil, fmt.Errorf("%w: release record %s: payload SHA-256 %s does not match %s recorded on the index", ErrCorrupt, secretRef(idx), got, want)
+		}
+	}
+	// Helm builds the key from the release's name and revision, so a payload that
+	// names another release is not this record, whatever it holds (for instance a
+	// JSON object with "name" twice, of which decoders keep different ones). Handing
+	// it out would make Helm act on the wrong release.
+	if name, rev, ok := ParseKey(idx.Name); ok && (rls.Name != name || rls.Version != rev) {
+		return nil, 0, nil, fmt.Errorf("%w: release record %s holds release %q revision %d, not the %q revision %d its name says", ErrCorrupt, secretRef(idx), rls.Name, rls.Version, name, rev)
+	}
+	return rls, cs.n, refs.list, nil
+}
+
+// fetchChunk reads and checks chunk i (0-based among the extra chunks) of idx.
+func (c *ChunkedSecrets) fetchChunk(ctx context.Context, idx *corev1.Secret, i, total int, name string) (*corev1.Secret, []byte, error) {
+	ref := strconv.Quote(name)
+	if idx.Namespace != "" {
+		ref = strconv.Quote(idx.Namespace + "/" + name)
+	}
+	pos := fmt.Sprintf("chunk %d of %d, Secret %s", i+2, total, ref)
+	// A chunk is immutable and named by its slice's hash, so every copy of it the
+	// API server holds is the slice its name promises, or fails checkChunk. The first
+	// read takes the server's cached copy (resourceVersion "0": served from its watch
+	// cache, without a read from etcd, which is most of the server's work for a
+	// chunk). A chunk the cache has not seen yet, a copy that fails a check, or a
+	// failed request is read again from etcd, and that read decides.
+	s, err := c.client.Get(ctx, name, metav1.GetOptions{ResourceVersion: "0"})
+	if err == nil {
+		if data, err := checkChunk(s, idx, pos, name); err == nil {
+			return s, data, nil
+		}
+	}
+	if ctx.Err() != nil {
+		return nil, nil, fmt.Errorf("read %s: %w", pos, context.Cause(ctx))
+	}
+	s, err = c.client.Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, nil, fmt.Errorf("%w: %s, named by index %s, does not exist", ErrChunkMissing, pos, secretRef(idx))
+		}
+		return nil, nil, fmt.Errorf("read %s: %w", pos, err)
+	}
+	data, err := checkChunk(s, idx, pos, name)
+	return s, data, err
+}
+
+// chunkRefs collects the chunks a decode read, from its fetching goroutines.
+type chunkRefs struct {
+	mu   sync.Mutex
+	list []chunkRef
+}
+
+func (r *chunkRefs) add(ref chunkRef) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.list = append(r.list, ref)
+}
+
+// checkChunk returns the slice chunk Secret s holds, checked against its name.
+func checkChunk(s, idx *corev1.Secret, pos, name string) ([]byte, error) {
+	if s.Type != SecretTypeChunk {
+		return nil, fmt.Errorf("%w: %s has type %q, not %q", ErrChunkMismatch, pos, s.Type, SecretTypeChunk)
+	}
+	data, ok := s.Data[DataChunk]
+	if !ok || len(data) == 0 {
+		return nil, fmt.Errorf("%w: %s has no data.chunk", ErrChunkMismatch, pos)
+	}
+	if len(data) > MaxSecretDataBytes {
+		return nil, fmt.Errorf("%w: %s holds %d bytes, more than a Secret can", ErrChunkMismatch, pos, len(data))
+	}
+	if got, want := SliceHash(data), name[len(idx.Name)+1:]; got != want {
+		return nil, fmt.Errorf("%w: %s: its %d bytes hash to %s, not %s as its name says", ErrChunkMismatch, pos, len(data), got, want)
+	}
+	return data, nil
+}
