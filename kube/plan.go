@@ -133,24 +133,12 @@ func (c *Client) check(ctx context.Context, op string, p *Plan) error {
 }
 
 // pinned returns the driver an operation on p runs through: one driver value, held
-// to the plan's records, that records what it wrote.
+// to the plan's records (storage's Expect: a read that finds the release moved on,
+// and a write over a record that changed, fail with storage.ErrConflict), that
+// keeps what it wrote.
 func (c *Client) pinned(ctx context.Context, p *Plan) *planDriver {
 	d := c.Driver(p.StorageNamespace).WithContext(ctx)
-	return &planDriver{ChunkedSecrets: expect(d, p.Release, maps.Clone(p.Records))}
-}
-
-// expect holds d to release's records at the given resourceVersions: a read that
-// finds the release moved on, and a write over a record that changed, fail with
-// storage.ErrConflict.
-func expect(d *storage.ChunkedSecrets, release string, records map[string]string) *storage.ChunkedSecrets {
-	// The storage driver gains Expect on main; until then the check before the
-	// action is all there is.
-	if e, ok := any(d).(interface {
-		Expect(string, map[string]string) *storage.ChunkedSecrets
-	}); ok {
-		return e.Expect(release, records)
-	}
-	return d
+	return &planDriver{ChunkedSecrets: d.Expect(p.Release, maps.Clone(p.Records))}
 }
 
 // planDriver is the driver under an operation: it keeps the writes that succeeded,
