@@ -8,7 +8,6 @@ import (
 	"maps"
 	"path"
 	"slices"
-	"strconv"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -518,15 +517,7 @@ func leaveOrphan(ctx context.Context, c *Cluster, cfg storage.ChunkedSecretsConf
 		return nil, errors.New("orphan: cert-manager 1.16.0 fits one slice; raise its size")
 	}
 	o := &Orphan{Namespace: OLMNamespace, Owner: OLMOwner, Key: orphanKey, Name: storage.ChunkName(orphanKey, parts[1])}
-	chunk := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: o.Name, Labels: map[string]string{
-			storage.LabelOwner: o.Owner, storage.LabelKey: o.Key, storage.LabelType: storage.TypeChunk,
-			storage.LabelCreatedAt: strconv.FormatInt(when.Unix(), 10),
-		}},
-		Type:      storage.SecretTypeChunk,
-		Immutable: ptr.To(true),
-		Data:      map[string][]byte{storage.DataChunk: parts[1]},
-	}
+	chunk := storage.ChunkSecret(o.Owner, o.Key, parts[1], when, nil)
 	c.store.mu.Lock()
 	clock := c.store.now
 	c.store.now = func() time.Time { return when }

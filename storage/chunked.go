@@ -228,11 +228,12 @@ func (c *ChunkedSecrets) indexSecret(rec *record, rls *release.Release) *corev1.
 	}
 }
 
-// chunkSecret is the one constructor of a chunk Secret: slice data of key, stored
-// under name, owned by the index ref points at when ref is set.
-func (c *ChunkedSecrets) chunkSecret(key, name string, data []byte, now time.Time, ref *metav1.OwnerReference) *corev1.Secret {
+// ChunkSecret is the one constructor of a chunk Secret: slice data of key, written
+// by owner at created, named after the slice's hash, immutable, and owned by the
+// index ref points at when ref is set.
+func ChunkSecret(owner, key string, data []byte, created time.Time, ref *metav1.OwnerReference) *corev1.Secret {
 	s := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: chunkLabels(c.owner, key, now)},
+		ObjectMeta: metav1.ObjectMeta{Name: ChunkName(key, data), Labels: chunkLabels(owner, key, created)},
 		Type:       SecretTypeChunk,
 		Immutable:  ptr.To(true),
 		Data:       map[string][]byte{DataChunk: data},

@@ -7,7 +7,6 @@ import (
 	"io"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -33,7 +32,7 @@ import (
 // S, reads W3's index and finds S's chunks there (W2's) and reuses them; W2's index
 // write then conflicts and W2 removes the chunks it created, which the index it
 // reads (W3's) does not name; then W1's index write lands, naming them. Without the
-// check after the index write, W1's record names chunks that are gone.
+// claim after the index write, W1's record names chunks that are gone.
 func TestRaceSharedChunkSurvivesLoserCleanup(t *testing.T) {
 	const name = "shared"
 	k := key(name, 1)
@@ -140,87 +139,40 @@ func TestRaceDeleteSparesNewRecord(t *testing.T) {
 }
 
 // TestRaceSameContent: many writers store one key at once, half of them the same
-// content (so they share chunk Secrets), creating and updating it. Every operation
-// succeeds or fails cleanly (ErrReleaseExists, ErrConflict), and at every step and
-// at the end the key reads as one of the contents written; gc then leaves exactly
-// the record.
+// content (so they share chunk Secrets), creating, updating and deleting it, while
+// readers read it and gc removes what it found left over before the race. Every
+// operation succeeds or fails cleanly (ErrReleaseExists, ErrConflict, not found),
+// every read returns one of the contents written or finds no record, and at the
+// end the key reads as one of them; gc then leaves exactly the record.
 //
-// Readers during the race are counted, not failed: an update that removes the
-// chunks its old record no longer names can race with a writer of the same key
-// that has just found one of those very chunks (same bytes, same name) and reused
-// it. That writer checks its reused chunks after its index write and writes back any
-// that went (ensureChunks), so the record heals, but a reader in between sees a
-// chunk missing. Deletes are left out for the same reason: their sweep can remove a
-// chunk a concurrent create of the same content reused, after that create checked
-// it. Closing the window needs a claim on reused chunks (a PATCH before the index
-// write) and deletes conditional on each chunk's resourceVersion.
+// A read that meets a missing chunk fails the test: a chunk that a writer reuses is
+// claimed after its index is written, and every delete carries the version it saw,
+// so no writer's cleanup, update or delete takes a chunk another index names.
 func TestRaceSameContent(t *testing.T) {
 	const name = "same"
 	k := key(name, 1)
-	cfg := storage.ChunkedSecretsConfig{ChunkSize: faultChunkSize}
 	_, secrets := newNamespace(t)
-	clean := storage.NewDriver(secrets, testOwner, cfg)
 	contents := []*release.Release{
 		releaseOfChunks(t, name, 1, release.StatusDeployed, 3, faultChunkSize, 1),
 		releaseOfChunks(t, name, 1, release.StatusSuperseded, 4, faultChunkSize, 2),
 	}
-	const writers, rounds = 6, 8
-	var (
-		wg       sync.WaitGroup
-		mu       sync.Mutex
-		outcomes = map[string]int{}
-		torn     atomic.Int64
-	)
-	for w := range writers {
-		d := storage.NewDriver(secrets, testOwner, cfg)
-		wg.Go(func() {
-			for r := range rounds {
-				rls := contents[(w+r)%2]
-				var err error
-				op := []string{"create", "update", "update"}[(w*2+r)%3]
-				switch op {
-				case "create":
-					err = d.Create(k, rls)
-				case "update":
-					err = d.Update(k, rls)
-				}
-				outcome := op + ": ok"
-				switch {
-				case err == nil:
-				case err == driver.ErrReleaseExists:
-					outcome = op + ": exists"
-				case err == driver.ErrReleaseNotFound && op == "update":
-					outcome = op + ": not created yet"
-				case errors.Is(err, storage.ErrConflict):
-					outcome = op + ": conflict"
-				default:
-					t.Errorf("writer %d %s: %v", w, op, err)
-				}
-				mu.Lock()
-				outcomes[outcome]++
-				mu.Unlock()
-				// A reader never sees a release no writer wrote.
-				if got, err := clean.Get(k); err == nil {
-					if !sameRelease(got, contents[0]) && !sameRelease(got, contents[1]) {
-						t.Errorf("read a release that no writer wrote")
-					}
-				} else if errors.Is(err, storage.ErrChunkMissing) {
-					torn.Add(1)
-				} else if err != driver.ErrReleaseNotFound {
-					t.Errorf("a reader during the race: %v", err)
-				}
-			}
-		})
+	// Leftovers of both contents, as interrupted writes leave them, and gc's plan
+	// to remove them, made before the race and applied during it.
+	for _, c := range contents {
+		plantLeftovers(t, secrets, k, c, faultChunkSize)
 	}
-	wg.Wait()
-	t.Logf("outcomes: %v; reads that met a reused chunk being removed (healed after): %d", outcomes, torn.Load())
-	got := getOrNil(t, clean, k)
-	if got != nil {
-		mustBeOneOf(t, got, contents...)
+	plan, err := storage.FindLeftovers(t.Context(), secrets, testOwner, time.Nanosecond)
+	if err != nil {
+		t.Fatal(err)
 	}
+	r := runRace(t, secrets, k, raceSetup{
+		cvWriters: 6, rounds: 8, cvContents: contents, gcPlan: plan,
+	})
+	t.Logf("outcomes: %v; reads: %d", r.outcomes, r.reads)
+	final := raceFinal(t, secrets, k, append([]*release.Release{nil}, contents...)...)
 	mustAllReadable(t, secrets, testOwner)
 	mustRemoveLeftovers(t, secrets, testOwner)
-	if got != nil {
+	if final != nil {
 		mustHoldOnly(t, secrets, k)
 	} else {
 		mustHoldOnly(t, secrets)

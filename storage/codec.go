@@ -222,27 +222,35 @@ func trustedHint(hint, stored int64) int64 {
 	return max(0, min(hint, hintRatio*stored))
 }
 
-// readAll reads r to its end into a buffer of capacity initial, grown as needed but
-// never past limit bytes: a reader that yields more than limit fails at that point
-// (limitedReader does), having cost no more than limit plus the buffer before it.
-// When the hint says how much is coming, growth goes there directly, at most four
-// times the buffer in one step. Unlike bytes.Buffer.Grow, which clears the memory
-// it adds in one step the garbage collector cannot interrupt, make leaves fresh
-// memory from the OS as it is, already zero: for a payload of tens of MB that
-// clearing took a quarter of a Get's CPU, and stalled the collector besides.
+// segmentSize is the size of the pieces a payload of unknown length is read into
+// once it is past what its hint (or hintCap) covered.
+const segmentSize = 4 << 20
+
+// readAll reads r to its end. It reads into one buffer of capacity initial, grown
+// as needed up to the hint (or hintCap): when the hint says how much is coming,
+// growth goes there directly, at most four times the buffer in one step. Past that,
+// the length is unknown and the payload may be a bomb, so it reads into fixed
+// segments, never past limit bytes in all, and joins them only at the end: a reader
+// that yields more than limit fails (limitedReader does) having cost about limit,
+// where doubling one buffer would cost half as much again.
+//
+// Unlike bytes.Buffer.Grow, which clears the memory it adds in one step the
+// garbage collector cannot interrupt, make leaves fresh memory from the OS as it
+// is, already zero: for a payload of tens of MB that clearing took a quarter of a
+// Get's CPU, and stalled the collector besides.
 func readAll(r io.Reader, initial, hint, limit int64) ([]byte, error) {
 	b := make([]byte, 0, min(max(initial, 512), limit))
+	growTo := min(max(hint, hintCap), limit)
 	for {
 		if len(b) == cap(b) {
+			if int64(cap(b)) >= growTo {
+				break
+			}
 			next := 2 * int64(cap(b))
 			if hint > next {
 				next = min(hint, 4*int64(cap(b)))
 			}
-			next = min(next, limit)
-			if next <= int64(cap(b)) {
-				return b, fmt.Errorf("%w: payload decompresses past the bound (%d bytes)", ErrTooLarge, limit-1)
-			}
-			nb := make([]byte, len(b), next)
+			nb := make([]byte, len(b), min(next, growTo))
 			copy(nb, b)
 			b = nb
 		}
@@ -255,6 +263,35 @@ func readAll(r io.Reader, initial, hint, limit int64) ([]byte, error) {
 			return b, err
 		}
 	}
+	segs := [][]byte{b}
+	total := int64(len(b))
+	for {
+		room := min(segmentSize, limit-total)
+		if room <= 0 {
+			return nil, fmt.Errorf("%w: payload decompresses past the bound (%d bytes)", ErrTooLarge, limit-1)
+		}
+		seg := make([]byte, 0, room)
+		var err error
+		for len(seg) < cap(seg) && err == nil {
+			var n int
+			n, err = r.Read(seg[len(seg):cap(seg)])
+			seg = seg[:len(seg)+n]
+		}
+		segs = append(segs, seg)
+		total += int64(len(seg))
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	out := make([]byte, 0, total)
+	for i, seg := range segs {
+		out = append(out, seg...)
+		segs[i] = nil
+	}
+	return out, nil
 }
 
 // DecodePayload decompresses and decodes a payload read from r. It reads at most

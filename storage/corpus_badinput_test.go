@@ -84,7 +84,14 @@ func TestBadInputCorpus(t *testing.T) {
 			rls, err := d.Get(c.Key())
 			runtime.ReadMemStats(&after)
 			allocated := int64(after.TotalAlloc - before.TotalAlloc)
-			if c.Bomb {
+			switch {
+			case c.AtBound:
+				// Refused at the bound on decompressed size: about the bound.
+				t.Logf("decoding the bomb allocated %d MiB (bound %d MiB)", allocated>>20, storage.DefaultMaxDecodedBytes>>20)
+				if allocated > storage.DefaultMaxDecodedBytes*5/4 {
+					t.Errorf("decoding the bomb allocated %d MiB; want about the %d MiB bound at most", allocated>>20, storage.DefaultMaxDecodedBytes>>20)
+				}
+			case c.Bomb:
 				t.Logf("decoding the bomb allocated %d MiB", allocated>>20)
 				if allocated > 64<<20 {
 					t.Errorf("decoding the bomb allocated %d MiB; want a few tens at most", allocated>>20)

@@ -29,9 +29,20 @@ func (c *ChunkedSecrets) Delete(key string) (*release.Release, error) {
 		}
 		return nil, fmt.Errorf("delete: %w", err)
 	}
-	rls, _, refs, err := c.decodeChunks(ctx, idx)
+	rls, _, refs, settled, err := c.decodeSettledChunks(ctx, idx, c.readDeadline())
 	if err != nil {
+		if errors.Is(err, driver.ErrReleaseNotFound) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("delete: %w", err)
+	}
+	if settled.ResourceVersion != idx.ResourceVersion {
+		// Another writer was writing it: delete what it wrote only if this driver
+		// had not read the record before.
+		if want, read := c.reads.expected(key); read && want != settled.ResourceVersion {
+			return nil, fmt.Errorf("delete: %q: %w: it was written by another writer since it was read", key, ErrConflict)
+		}
+		idx = settled
 	}
 	if err := c.deleteRecord(ctx, idx, refs); err != nil {
 		if errors.Is(err, driver.ErrReleaseNotFound) {

@@ -25,17 +25,45 @@
 //
 // # Guarantees beyond the original driver
 //
-//   - Writes put chunks before the index that names them, so a key never resolves to
-//     an index whose chunks are not all there; an index is replaced with a
-//     resourceVersion precondition and the chunks it stops naming are removed only
-//     afterwards. A failure at any single API call leaves either the old or the new
-//     release readable, and at worst leaves unreferenced chunks that FindLeftovers
-//     reports and RemoveLeftovers deletes.
+// They hold with other writers on the same keys — the original driver among them —
+// unless a guarantee says otherwise.
+//
+//   - No torn record from chunkview's writes. Writes put chunks before the index
+//     that names them, so a key never resolves to an index whose chunks are not all
+//     there. After writing its index, a write claims every chunk it did not create
+//     itself (an ownerReference, or the AnnotationClaim annotation: a change of the
+//     chunk's resourceVersion), and writes again one that disappeared before its
+//     claim. Every delete of a chunk — an update's old chunks, a delete's, the
+//     cleanup of a failed write, gc — carries the UID and resourceVersion read
+//     before an index was seen not to name it, so a chunk claimed since is kept.
+//     gc (RemoveLeftovers) also spares chunks younger than the minimum age: the
+//     chunks an update in flight has created are not claimed.
+//   - No lost update. A driver value remembers the index resourceVersion at which
+//     it read each key (Get, List, Query) or last wrote it; its Update and Delete
+//     of that key carry it as a precondition and fail with ErrConflict when any
+//     writer changed the record since. Expect holds a release to a plan: what a
+//     person confirmed is what runs, or nothing does.
+//   - A failure at any single API call leaves either the old or the new release
+//     readable, and at worst leaves unreferenced chunks that FindLeftovers reports
+//     and RemoveLeftovers deletes.
+//   - Reads ride out a write in progress: a chunk missing or not matching its index
+//     makes a read wait, read the index again and retry for up to ReadRetry (2 s by
+//     default) before it reports the record broken. The original driver writes an
+//     index before its chunks, and deletes old chunks before it rewrites the index;
+//     a read in that window waits for it.
 //   - Identical slices of one release share one chunk Secret.
 //   - Every slice read is checked against the hash in its name, chunk names must
 //     belong to their own key, the decompressed size is bounded and chunks are fetched
-//     a few at a time, so memory stays bounded whatever is stored.
+//     a few at a time, so memory stays bounded whatever is stored: a payload over
+//     MaxDecodedBytes is refused having cost about that bound, whatever its
+//     compression ratio, and a size hint in an annotation is believed only up to a
+//     small cap until the data shows it true.
+//   - Lists are paged and start over when their continue token expires (410 Gone).
 //   - List, Get and Query return the same custom labels: those from the payload.
+//
+// What chunkview cannot prevent: the original driver updates an index with no
+// precondition and deletes a key's chunks by label, so its own writes overwrite
+// whatever another writer stored meanwhile, chunkview's included.
 //
 // chunkview also records a summary of the release (chart, versions, sizes, a SHA-256
 // of the whole gzip stream) as annotations on the index Secrets it writes. The format

@@ -114,25 +114,31 @@ func settling(err error) bool {
 // deadline. It returns the index it finally decoded. A record deleted meanwhile
 // yields driver.ErrReleaseNotFound.
 func (c *ChunkedSecrets) decodeSettled(ctx context.Context, idx *corev1.Secret, deadline time.Time) (*release.Release, int64, *corev1.Secret, error) {
+	rls, n, _, idx, err := c.decodeSettledChunks(ctx, idx, deadline)
+	return rls, n, idx, err
+}
+
+// decodeSettledChunks is decodeSettled that also returns the chunks it read.
+func (c *ChunkedSecrets) decodeSettledChunks(ctx context.Context, idx *corev1.Secret, deadline time.Time) (*release.Release, int64, []chunkRef, *corev1.Secret, error) {
 	wait := 20 * time.Millisecond
 	for {
-		rls, n, err := c.decodeStats(ctx, idx)
+		rls, n, refs, err := c.decodeChunks(ctx, idx)
 		if err == nil || !settling(err) || !time.Now().Before(deadline) {
-			return rls, n, idx, err
+			return rls, n, refs, idx, err
 		}
 		sleep := min(wait, time.Until(deadline))
 		wait = min(2*wait, 400*time.Millisecond)
 		select {
 		case <-ctx.Done():
-			return nil, 0, idx, err
+			return nil, 0, nil, idx, err
 		case <-time.After(sleep):
 		}
 		fresh, gerr := c.getIndex(ctx, idx.Name)
 		if gerr != nil {
 			if errors.Is(gerr, driver.ErrReleaseNotFound) {
-				return nil, 0, idx, gerr
+				return nil, 0, nil, idx, gerr
 			}
-			return nil, 0, idx, err
+			return nil, 0, nil, idx, err
 		}
 		c.cfg.Log("read: %q: %v; reading again", idx.Name, firstErrLine(err))
 		idx = fresh

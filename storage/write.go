@@ -98,7 +98,7 @@ func (c *ChunkedSecrets) writeChunks(ctx context.Context, rec *record, ref *meta
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(fetchWindow)
 	for i, name := range names {
-		s := c.chunkSecret(rec.key, name, slices[i], now, ref)
+		s := ChunkSecret(c.owner, rec.key, slices[i], now, ref)
 		g.Go(func() error {
 			made, ex, err := c.createChunk(gctx, s)
 			mu.Lock()
@@ -206,7 +206,7 @@ func (c *ChunkedSecrets) rewriteChunk(ctx context.Context, index *corev1.Secret,
 		return
 	}
 	c.cfg.Log("write: %q: chunk Secret %q disappeared before it was claimed; writing it again", rec.key, name)
-	if _, _, err := c.createChunk(ctx, c.chunkSecret(rec.key, name, rec.slice(name), now, ref)); err != nil {
+	if _, _, err := c.createChunk(ctx, ChunkSecret(c.owner, rec.key, rec.slice(name), now, ref)); err != nil {
 		c.cfg.Log("write: %q: chunk Secret %q could not be written again: %v", rec.key, name, err)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -62,8 +63,11 @@ type Case struct {
 	Secret string
 	// WithVictim stores the healthy release Victim beside the case.
 	WithVictim bool
-	// Bomb marks the case whose memory use is measured.
+	// Bomb marks the cases whose memory use is measured.
 	Bomb bool
+	// AtBound marks a bomb the ratio guard lets through: it is refused at the
+	// absolute bound on decompressed size, and costs about that bound.
+	AtBound bool
 	// Unlisted is true when the record is not an index of Owner by its labels, so
 	// listings do not show it at all.
 	Unlisted bool
@@ -194,6 +198,23 @@ func Cases() []*Case {
 				fmt.Fprintf(zw, `{"name":%q,"version":1,"info":{"status":"deployed"},"config":{"password":%q},"manifest":"`, c.Name, PlantedSecret)
 				block := bytes.Repeat([]byte("a"), 1<<20)
 				for range 256 {
+					_, _ = zw.Write(block)
+				}
+				_, _ = zw.Write([]byte(`"}`))
+				_ = zw.Close()
+				return record(c.Name, buf.Bytes(), buf.Len()/4+1), nil
+			}},
+		{Name: "repeated-random-block", Doc: "A JSON document that starts like a release and runs on with one random 1 KiB block repeated: 160 MiB, compressed about 200:1 (under the ratio guard) into four chunks.",
+			Problem: storage.ProblemDecode, Bomb: true, AtBound: true, build: func(c *Case) ([]*corev1.Secret, error) {
+				var buf bytes.Buffer
+				zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+				fmt.Fprintf(zw, `{"name":%q,"version":1,"info":{"status":"deployed"},"config":{"password":%q},"manifest":"`, c.Name, PlantedSecret)
+				rng := rand.New(rand.NewPCG(1, 2))
+				block := make([]byte, 1<<10)
+				for i := range block {
+					block[i] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"[rng.IntN(62)]
+				}
+				for range 160 << 10 {
 					_, _ = zw.Write(block)
 				}
 				_, _ = zw.Write([]byte(`"}`))
