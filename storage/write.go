@@ -76,13 +76,12 @@ func (c *ChunkedSecrets) Create(key string, rls *release.Release) error {
 			return fmt.Errorf("create: %q: write index Secret: %w (its chunks may be left over: run verify)", key, err)
 		}
 	}
-	c.reads.wrote(key, index.ResourceVersion)
 	// The chunks written above have no owner yet, and the reused ones another.
 	claims := reused
 	for _, r := range created {
 		claims = append(claims, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: r.name}})
 	}
-	c.claim(ctx, index, rec, claims, now)
+	c.wrote(key, index.ResourceVersion, created, c.claim(ctx, index, rec, claims, now))
 	c.cfg.Log("created: %q (%d chunks)", key, len(rec.slices))
 	return nil
 }
@@ -160,19 +159,20 @@ func (c *ChunkedSecrets) createChunk(ctx context.Context, s *corev1.Secret) (cre
 // and written again here, or kept, since its delete carries the version it saw as a
 // precondition. Failures are logged; verify reports a chunk without owner, and a
 // missing one.
-func (c *ChunkedSecrets) claim(ctx context.Context, index *corev1.Secret, rec *record, chunks []*corev1.Secret, now time.Time) {
+func (c *ChunkedSecrets) claim(ctx context.Context, index *corev1.Secret, rec *record, chunks []*corev1.Secret, now time.Time) []chunkRef {
 	if len(chunks) == 0 {
-		return
+		return nil
 	}
 	ref := ownerRefTo(index)
 	adopt, err := json.Marshal(map[string]any{"metadata": map[string]any{"ownerReferences": []metav1.OwnerReference{ref}}})
 	if err != nil {
-		return
+		return nil
 	}
 	mark, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{AnnotationClaim: index.ResourceVersion}}})
 	if err != nil {
-		return
+		return nil
 	}
+	var claimed chunkRefs
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(fetchWindow)
 	for _, ch := range chunks {
@@ -181,11 +181,14 @@ func (c *ChunkedSecrets) claim(ctx context.Context, index *corev1.Secret, rec *r
 			patch = mark
 		}
 		g.Go(func() error {
-			_, err := c.client.Patch(gctx, ch.Name, types.MergePatchType, patch, metav1.PatchOptions{})
+			got, err := c.client.Patch(gctx, ch.Name, types.MergePatchType, patch, metav1.PatchOptions{})
 			switch {
 			case err == nil:
+				claimed.add(chunkRef{name: got.Name, uid: got.UID, rv: got.ResourceVersion})
 			case apierrors.IsNotFound(err):
-				c.rewriteChunk(gctx, index, rec, ch.Name, &ref, now)
+				if made := c.rewriteChunk(gctx, index, rec, ch.Name, &ref, now); made != nil {
+					claimed.add(chunkRef{name: made.Name, uid: made.UID, rv: made.ResourceVersion})
+				}
 			default:
 				c.cfg.Log("write: %q: chunk Secret %q could not be claimed: %v", rec.key, ch.Name, err)
 			}
@@ -193,22 +196,54 @@ func (c *ChunkedSecrets) claim(ctx context.Context, index *corev1.Secret, rec *r
 		})
 	}
 	_ = g.Wait()
+	return claimed.list
 }
 
 // rewriteChunk writes again a chunk that disappeared before the write whose index
 // names it could claim it, as long as that index is still the one written: once
 // another writer has replaced it, the chunks are that writer's business (the
 // original driver, for one, fails its update on a chunk that already exists).
-func (c *ChunkedSecrets) rewriteChunk(ctx context.Context, index *corev1.Secret, rec *record, name string, ref *metav1.OwnerReference, now time.Time) {
+func (c *ChunkedSecrets) rewriteChunk(ctx context.Context, index *corev1.Secret, rec *record, name string, ref *metav1.OwnerReference, now time.Time) *corev1.Secret {
 	cur, err := c.client.Get(ctx, index.Name, metav1.GetOptions{})
 	if err != nil || cur.ResourceVersion != index.ResourceVersion {
 		c.cfg.Log("write: %q: chunk Secret %q disappeared, and the index has changed since: left to its writer", rec.key, name)
-		return
+		return nil
 	}
 	c.cfg.Log("write: %q: chunk Secret %q disappeared before it was claimed; writing it again", rec.key, name)
-	if _, _, err := c.createChunk(ctx, ChunkSecret(c.owner, rec.key, rec.slice(name), now, ref)); err != nil {
+	made, reused, err := c.createChunk(ctx, ChunkSecret(c.owner, rec.key, rec.slice(name), now, ref))
+	if err != nil {
 		c.cfg.Log("write: %q: chunk Secret %q could not be written again: %v", rec.key, name, err)
 	}
+	if made == nil {
+		made = reused
+	}
+	return made
+}
+
+// wrote records a write of rec under key that left the index at indexRV and its
+// chunks at the versions in refs (later ones win), so that the next update or
+// delete through this driver knows them without reading them again.
+func (c *ChunkedSecrets) wrote(key, indexRV string, refs ...[]chunkRef) {
+	c.reads.wrote(key, indexRV)
+	byName := map[string]chunkRef{}
+	for _, rs := range refs {
+		for _, r := range rs {
+			byName[r.name] = r
+		}
+	}
+	all := make([]chunkRef, 0, len(byName))
+	for _, r := range byName {
+		all = append(all, r)
+	}
+	c.reads.sawChunks(key, indexRV, all)
+}
+
+func refsOf(secrets []*corev1.Secret) []chunkRef {
+	out := make([]chunkRef, len(secrets))
+	for i, s := range secrets {
+		out[i] = chunkRef{name: s.Name, uid: s.UID, rv: s.ResourceVersion}
+	}
+	return out
 }
 
 // sameRecord reports whether the stored index got holds the record want describes.
@@ -307,7 +342,6 @@ func (c *ChunkedSecrets) Update(key string, rls *release.Release) error {
 			return fmt.Errorf("update: %q: write index Secret: %w (new chunks may be left over: run verify)", key, err)
 		}
 	}
-	c.reads.wrote(key, written.ResourceVersion)
 
 	// Chunks the old index named need no claim: a delete that follows the protocol
 	// reads an index naming them, the old or the new. Reused ones it did not name
@@ -318,7 +352,7 @@ func (c *ChunkedSecrets) Update(key string, rls *release.Release) error {
 			claims = append(claims, ex)
 		}
 	}
-	c.claim(ctx, written, rec, claims, now)
+	c.wrote(key, written.ResourceVersion, created, refsOf(reused), c.claim(ctx, written, rec, claims, now))
 	c.deleteChunks(ctx, key, stale)
 	c.cfg.Log("updated: %q (%d chunks)", key, len(rec.slices))
 	return nil
