@@ -269,3 +269,73 @@ func TestRollbackCaughtDuringAction(t *testing.T) {
 		t.Errorf("a rollback stopped by a conflict changed the cluster:\nbefore %v\nafter  %v", before, after)
 	}
 }
+
+// TestApplyCostsOneCheck measures what applying a plan costs: the check that the
+// release is as planned is one metadata list, sent before anything else.
+func TestApplyCostsOneCheck(t *testing.T) {
+	ctx := t.Context()
+	ns := cluster.Namespace(t)
+	planSeed(t, ns)
+	wire := &wireLog{}
+	c := connect(t, adminKubeconfig(t, ns), []string{"-n", ns, "--owner", planOwner, "--chunk-size", "16384"}, func(o *kube.Options) { o.WrapConfig = wire.install })
+	metaLists := func(reqs []wireRequest) int {
+		n := 0
+		for _, r := range reqs {
+			if r.Method == http.MethodGet && strings.HasSuffix(r.Path, "/secrets") && strings.Contains(r.Accept, "PartialObjectMetadataList") {
+				n++
+			}
+		}
+		return n
+	}
+	for _, step := range []struct {
+		name  string
+		plan  func() (apply func() error)
+		lists int // metadata lists the apply sends
+	}{
+		{"fix-stuck", func() func() error {
+			p, err := c.PlanFixStuck(ctx, ns, planRelease)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return func() error { return c.ApplyFixStuck(ctx, p, kube.FixMarkFailed) }
+		}, 1},
+		{"rollback", func() func() error {
+			p, err := c.PlanRollback(ctx, ns, planRelease, 2, kube.DiffOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The check, and the look for revisions still marked deployed after.
+			return func() error { _, err := c.ApplyRollback(ctx, p); return err }
+		}, 2},
+		{"delete-revision", func() func() error {
+			p, err := c.PlanDeleteRevision(ctx, ns, planRelease, 1, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return func() error { return c.ApplyDeleteRevision(ctx, p) }
+		}, 1},
+		{"uninstall", func() func() error {
+			p, err := c.PlanUninstall(ctx, ns, planRelease, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return func() error { _, err := c.ApplyUninstall(ctx, p); return err }
+		}, 1},
+	} {
+		wire.Reset()
+		apply := step.plan()
+		planned := len(wire.Requests())
+		wire.Reset()
+		if err := apply(); err != nil {
+			t.Fatalf("%s: %v", step.name, err)
+		}
+		reqs := wire.Requests()
+		if len(reqs) == 0 || !strings.Contains(reqs[0].Accept, "PartialObjectMetadataList") || !strings.Contains(reqs[0].Query, "name%3D"+planRelease) {
+			t.Errorf("%s: the first request is %v, want the metadata list that checks the plan", step.name, reqs[0])
+		}
+		if n := metaLists(reqs); n != step.lists {
+			t.Errorf("%s: %d metadata lists, want %d: %v", step.name, n, step.lists, reqs)
+		}
+		t.Logf("%s: plan %d requests, apply %d requests (%d mutating, %d metadata lists)", step.name, planned, len(reqs), len(wire.Mutating()), metaLists(reqs))
+	}
+}
