@@ -91,7 +91,14 @@ func (c *Client) CheckHealth(ctx context.Context, rows []*RevisionRow) error {
 	for _, r := range writing {
 		r.Writing, r.Unchecked = false, ""
 	}
-	return errors.Join(err, c.checkPresence(ctx, writing, false))
+	err = errors.Join(err, c.checkPresence(ctx, writing, false))
+	for _, r := range writing {
+		if r.Writing {
+			// Written again meanwhile: another writer is busy with it.
+			r.Unchecked = "its chunks are still missing and its index was written again moments ago: another writer is storing it; look again in a moment"
+		}
+	}
+	return err
 }
 
 // VerifyRow decodes a row's revision whatever its summary says, which reads all its
@@ -128,9 +135,20 @@ func (c *Client) judge(r *RevisionRow) {
 // missing are decoded at once, even those just written.
 func (c *Client) checkPresence(ctx context.Context, rows []*RevisionRow, wait bool) error {
 	var need []*RevisionRow
+	var errs []error
 	for _, r := range rows {
 		switch {
 		case r.Broken || r.Checked || r.Writing:
+		case !r.Known && !wait:
+			// Another tool's record, being written when FillDetails decoded it:
+			// decoded again now.
+			v, err := c.VerifyRow(ctx, *r)
+			if err != nil {
+				r.Unchecked = "it could not be decoded: " + firstLine(err.Error(), 200)
+				errs = append(errs, err)
+				continue
+			}
+			*r = v
 		case !r.Known:
 			r.Unchecked = "its chunk count is not recorded on its index (another tool wrote it) and it was not decoded"
 		case r.Summary.Chunks <= 1:
@@ -140,16 +158,15 @@ func (c *Client) checkPresence(ctx context.Context, rows []*RevisionRow, wait bo
 		}
 	}
 	if len(need) == 0 {
-		return nil
+		return errors.Join(errs...)
 	}
 	have, err := c.chunkCounts(ctx, need)
 	if err != nil {
 		for _, r := range need {
 			r.Unchecked = "its chunk Secrets could not be listed: " + firstLine(err.Error(), 200)
 		}
-		return err
+		return errors.Join(append(errs, err)...)
 	}
-	var errs []error
 	for _, r := range need {
 		found, want := have[r.StorageNamespace+"/"+r.Key], r.Summary.Chunks-1
 		if found >= want {

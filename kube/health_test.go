@@ -127,12 +127,14 @@ func TestHealthDuringAnotherWrite(t *testing.T) {
 	hop := originalDriver(ns, healthOwner, 16<<10)
 	cv := storage.NewDriver(secrets(ns), healthOwner, storage.ChunkedSecretsConfig{ChunkSize: 16 << 10})
 	seed(t, hop, makeRelease("theirs", ns, 1, release.StatusDeployed, 40_000))
+	seed(t, hop, makeRelease("gone", ns, 1, release.StatusDeployed, 40_000))
 	seed(t, cv, makeRelease("returns", ns, 1, release.StatusDeployed, 40_000))
 	seed(t, cv, makeRelease("stays", ns, 1, release.StatusDeployed, 40_000))
 	// The moment of the write: the indexes are there, one chunk of each is not yet.
 	theirsChunk := takeChunk(t, ns, storage.RecordKey("theirs", 1))
 	returnsChunk := takeChunk(t, ns, storage.RecordKey("returns", 1))
 	takeChunk(t, ns, storage.RecordKey("stays", 1))
+	takeChunk(t, ns, storage.RecordKey("gone", 1))
 
 	c := connect(t, adminKubeconfig(t, ns), []string{"-n", ns, "--owner", healthOwner}, nil)
 	rows := healthRows(t, c)
@@ -171,9 +173,15 @@ func TestHealthDuringAnotherWrite(t *testing.T) {
 		back <- err
 	}()
 	start := time.Now()
-	returns, stays := rows["returns"], rows["stays"]
-	if err := c.CheckHealth(ctx, []*kube.RevisionRow{returns, stays}); err != nil {
+	returns, stays, gone := rows["returns"], rows["stays"], rows["gone"]
+	if err := c.FillDetails(ctx, []*kube.RevisionRow{gone}); err != nil || !gone.Writing {
+		t.Fatalf("gone, another tool's record mid-write: writing %v, %v", gone.Writing, err)
+	}
+	if err := c.CheckHealth(ctx, []*kube.RevisionRow{returns, stays, gone}); err != nil {
 		t.Fatal(err)
+	}
+	if !gone.Broken || gone.Writing || !strings.Contains(gone.Problem, "does not exist") {
+		t.Errorf("gone, another tool's record whose chunk never came: broken %v writing %v problem %q (%s)", gone.Broken, gone.Writing, gone.Problem, gone.Unchecked)
 	}
 	took := time.Since(start)
 	if err := <-back; err != nil {
