@@ -49,8 +49,9 @@ func listAll[T any](ctx context.Context, page listPage[T]) ([]T, error) {
 				return out, nil
 			}
 		}
-		if !apierrors.IsResourceExpired(err) || restarts >= maxListRestarts {
-			if apierrors.IsResourceExpired(err) {
+		expired := apierrors.IsResourceExpired(err) || apierrors.IsGone(err)
+		if !expired || restarts >= maxListRestarts {
+			if expired {
 				return nil, fmt.Errorf("the listing was restarted %d times and its continue token expired each time (the cluster changes faster than it can be listed): retry: %w", restarts, err)
 			}
 			return nil, err
