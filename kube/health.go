@@ -221,6 +221,23 @@ func (c *Client) chunkCounts(ctx context.Context, rows []*RevisionRow) (map[stri
 		}
 	}
 	items, err := c.listMeta(ctx, ns, sel)
+	if ns == metav1.NamespaceAll && errors.Is(err, ErrForbidden) {
+		// The rows come from the namespaces the user may read (see Releases): one
+		// list in each of those instead.
+		items, err = nil, nil
+		done := map[string]bool{}
+		for _, r := range rows {
+			if done[r.StorageNamespace] {
+				continue
+			}
+			done[r.StorageNamespace] = true
+			more, lerr := c.listMeta(ctx, r.StorageNamespace, sel)
+			if lerr != nil {
+				return nil, lerr
+			}
+			items = append(items, more...)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
