@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -39,7 +40,11 @@ func (r *run) confirm(yes bool, c confirmation) error {
 	} else {
 		fmt.Fprintf(r.stderr, "To %s, type the release name (%s): ", c.what, c.want)
 	}
-	line, err := r.readLine()
+	line, err := r.readAnswer()
+	if errors.Is(err, ErrCancelled) {
+		fmt.Fprintln(r.stderr)
+		return fmt.Errorf("%w: nothing was changed", ErrCancelled)
+	}
 	if err != nil && line == "" {
 		fmt.Fprintln(r.stderr)
 		return fmt.Errorf("%w: no answer; nothing was changed", ErrRefused)
@@ -56,6 +61,33 @@ func (r *run) confirm(yes bool, c confirmation) error {
 		return fmt.Errorf("%w: typed %q, not %q; nothing was changed", ErrRefused, answer, c.want)
 	}
 	return nil
+}
+
+// readAnswer reads one line from stdin, or returns ErrCancelled when the command's
+// context ends first: Ctrl-C at a prompt cancels instead of being echoed while the
+// next line typed becomes the answer.
+func (r *run) readAnswer() (string, error) {
+	ctx := r.ctx
+	if ctx == nil {
+		return r.readLine()
+	}
+	type answer struct {
+		line string
+		err  error
+	}
+	ch := make(chan answer, 1)
+	go func() {
+		line, err := r.readLine()
+		ch <- answer{line, err}
+	}()
+	select {
+	case a := <-ch:
+		return a.line, a.err
+	case <-ctx.Done():
+		// The read goes on until stdin gives a line or closes; nothing more
+		// is asked after a cancel, so nothing reads r.in meanwhile.
+		return "", ErrCancelled
+	}
 }
 
 // readLine reads one line from stdin, keeping the reader for later questions.

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -8,12 +9,66 @@ import (
 	"github.com/chunkview/chunkview/kube"
 )
 
+// diffOptions are the flags and arguments of `diff`, in kubectl's shape:
+// Complete, Validate, Run.
+type diffOptions struct {
+	name     string
+	from, to int
+	format   string
+	reveal   bool
+	unified  int
+	// unifiedSet is whether -U was given: -U 0 shows no context, while the
+	// default is revdiff's.
+	unifiedSet bool
+}
+
+// Complete reads the release name and the two revisions from args.
+func (o *diffOptions) Complete(args []string) error {
+	o.name = args[0]
+	var err error
+	if o.from, err = revisionArg(args[1], "FROM"); err != nil {
+		return err
+	}
+	if o.to, err = revisionArg(args[2], "TO"); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Validate checks the flags before anything is read.
+func (o *diffOptions) Validate() error {
+	if err := checkFormat(o.format); err != nil {
+		return err
+	}
+	if o.unifiedSet && o.unified < 0 {
+		return usageErrorf("--unified %d: want 0 or more lines", o.unified)
+	}
+	return nil
+}
+
+// Run compares the revisions and prints the comparison.
+func (o *diffOptions) Run(ctx context.Context, r *run) error {
+	ctxLines := o.unified
+	if o.unifiedSet && o.unified == 0 {
+		ctxLines = -1 // revdiff: negative shows none
+	}
+	c, ns, err := r.connectTo(ctx, o.name)
+	if err != nil {
+		return err
+	}
+	res, err := c.Diff(ctx, ns, o.name, o.from, o.to, kube.DiffOptions{Reveal: o.reveal, Context: ctxLines})
+	if err != nil {
+		return err
+	}
+	if o.format != FormatTable {
+		return printStructured(r.stdout, o.format, res)
+	}
+	_, err = io.WriteString(r.stdout, res.Unified())
+	return err
+}
+
 func (r *run) diffCommand() *cobra.Command {
-	var (
-		format  string
-		reveal  bool
-		context int
-	)
+	o := &diffOptions{}
 	cmd := &cobra.Command{
 		Use:   "diff NAME FROM TO",
 		Short: "Compare two revisions of a release: resources, values, chart, hooks, notes",
@@ -26,45 +81,17 @@ masked value shows as a token that changes when the value changes.
 resources and hooks (key, kind, namespace, name, change, diff), and the values,
 computedValues, chart and notes sections (name, diff).`,
 		Example: `  chunkview diff my-release 3 4
-  chunkview diff my-release 1 4 --context 0 -o json`,
+  chunkview diff my-release 1 4 -U 0 -o json`,
 		Args: exactArgs(3, "a release NAME and two revisions FROM and TO"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkFormat(format); err != nil {
-				return err
-			}
-			from, err := revisionArg(args[1], "FROM")
-			if err != nil {
-				return err
-			}
-			to, err := revisionArg(args[2], "TO")
-			if err != nil {
-				return err
-			}
-			if cmd.Flags().Changed("context") && context < 0 {
-				return usageErrorf("--context %d: want 0 or more lines", context)
-			}
-			ctxLines := context
-			if cmd.Flags().Changed("context") && context == 0 {
-				ctxLines = -1 // revdiff: negative shows none
-			}
-			ctx, name := cmd.Context(), args[0]
-			c, ns, err := r.connectTo(ctx, name)
-			if err != nil {
-				return err
-			}
-			res, err := c.Diff(ctx, ns, name, from, to, kube.DiffOptions{Reveal: reveal, Context: ctxLines})
-			if err != nil {
-				return err
-			}
-			if format != FormatTable {
-				return printStructured(r.stdout, format, res)
-			}
-			_, err = io.WriteString(r.stdout, res.Unified())
-			return err
+			o.unifiedSet = cmd.Flags().Changed("unified")
+			return runOptions(cmd.Context(), r, o, args)
 		},
 	}
-	addOutputFlag(cmd, &format)
-	cmd.Flags().BoolVar(&reveal, "reveal", false, "show secrets as they are instead of masking them")
-	cmd.Flags().IntVar(&context, "context", 3, "unchanged lines shown around each change")
+	addOutputFlag(cmd, &o.format)
+	cmd.Flags().BoolVar(&o.reveal, "reveal", false, "show secrets as they are instead of masking them")
+	// -U/--unified as in diff and git: --context is the kubeconfig context, as on
+	// every other command.
+	cmd.Flags().IntVarP(&o.unified, "unified", "U", 3, "unchanged lines shown around each change")
 	return cmd
 }

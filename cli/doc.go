@@ -1,28 +1,31 @@
 // Package cli is chunkview's non-interactive front end: the cobra command tree with
-// one subcommand per release operation (ls, history, inspect, diff, verify, gc,
-// rollback, uninstall, delete-revision, fix-stuck). It calls kube and prints tables,
-// JSON or YAML; it never exits the process. main builds an App, calls Run and exits
-// with the code Run returns.
+// one subcommand per release operation (ls, history, get, inspect, diff, verify, gc,
+// rollback, uninstall, delete-revision, fix-stuck), plus version and completion.
+// It calls kube and prints tables, JSON or YAML; it never exits the process. main
+// builds an App, calls Run and exits with the code Run returns. Read-only commands
+// have kubectl's shape: an options struct with Complete, Validate and Run.
 //
 // # Exit codes
 //
 //	0  success
 //	1  any other failure (the API server refused a write, a bug)
 //	2  usage error: unknown command or flag, wrong arguments, bad flag value
-//	3  not found: no such release or revision, or nothing listed
+//	3  not found: no such release or revision (an empty ls is not an error)
 //	4  verify found problems in the stored records
 //	5  refused: --read-only, a destructive command not confirmed, or no terminal
 //	   to confirm on and no --yes
-//	6  the cluster could not be used: unreachable, timed out, credentials rejected,
-//	   or access forbidden
+//	6  the cluster could not be used: no kubeconfig, unreachable, timed out,
+//	   credentials rejected, or access forbidden
 //	7  the release changed after the plan was shown, or while the operation ran
 //	   (kube.ErrChanged: another operator, helm or chunkview wrote it); the
 //	   message says whether anything was changed. Look at the release again
 //	   before deciding to retry
+//	130 cancelled with Ctrl-C at a confirmation prompt; nothing was changed
 //
 // # Output
 //
-// Every subcommand takes -o table|json|yaml. Tables are for people. JSON and YAML
+// Every subcommand takes -o table|json|yaml; ls and history also take -o wide and
+// -o name (the index Secrets, as kubectl names them). Tables are for people. JSON and YAML
 // come from the same structs (Releases, History, Inspection, VerifyResult, GCResult,
 // RollbackResult, UninstallResult, DeleteRevisionResult, StuckResult, and for diff
 // revdiff.Result); their field names are part of chunkview's interface and change

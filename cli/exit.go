@@ -19,6 +19,8 @@ const (
 	ExitRefused     = 5
 	ExitUnreachable = 6
 	ExitChanged     = 7
+	// ExitCancelled is the shell's code for a command ended by Ctrl-C (128+SIGINT).
+	ExitCancelled = 130
 )
 
 // exitCodesHelp is the exit code table of `chunkview --help`.
@@ -26,12 +28,13 @@ const exitCodesHelp = `Exit codes:
   0  success
   1  other failure
   2  usage error (unknown command or flag, wrong arguments)
-  3  not found (no such release or revision, or nothing listed)
+  3  not found (no such release or revision)
   4  verify found problems
   5  refused (--read-only, not confirmed, or no terminal and no --yes)
-  6  cluster unreachable, timed out, credentials rejected or access forbidden
+  6  no kubeconfig, cluster unreachable, timed out, credentials rejected or access forbidden
   7  the release changed after the plan was shown (another writer): nothing or
-     only what the message says was changed; look again before retrying`
+     only what the message says was changed; look again before retrying
+  130  cancelled with Ctrl-C at a confirmation prompt: nothing was changed`
 
 // Errors the CLI itself raises, wrapped into the messages it prints.
 var (
@@ -39,6 +42,8 @@ var (
 	ErrUsage = errors.New("usage")
 	// ErrRefused marks an operation that was not confirmed.
 	ErrRefused = errors.New("refused")
+	// ErrCancelled marks a confirmation cancelled with Ctrl-C.
+	ErrCancelled = errors.New("cancelled")
 	// ErrProblems marks a verification that found problems.
 	ErrProblems = errors.New("problems found")
 )
@@ -74,6 +79,8 @@ func exitCode(err error) int {
 		return ExitOK
 	case errors.As(err, &ce):
 		return ce.code
+	case errors.Is(err, ErrCancelled):
+		return ExitCancelled
 	case errors.Is(err, ErrUsage):
 		return ExitUsage
 	case errors.Is(err, storage.ErrConflict):
@@ -86,7 +93,7 @@ func exitCode(err error) int {
 	case errors.Is(err, ErrProblems):
 		return ExitProblems
 	case errors.Is(err, kube.ErrUnreachable), errors.Is(err, kube.ErrTimeout),
-		errors.Is(err, kube.ErrUnauthorized), errors.Is(err, kube.ErrForbidden):
+		errors.Is(err, kube.ErrUnauthorized), errors.Is(err, kube.ErrForbidden), errors.Is(err, kube.ErrNoKubeconfig):
 		return ExitUnreachable
 	}
 	return ExitFailure

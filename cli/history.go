@@ -56,7 +56,11 @@ func revisionItem(r kube.RevisionRow) RevisionItem {
 }
 
 func (r *run) historyCommand() *cobra.Command {
-	var format string
+	var (
+		format    string
+		max       int
+		noHeaders bool
+	)
 	cmd := &cobra.Command{
 		Use:     "history NAME",
 		Aliases: []string{"hist"},
@@ -69,8 +73,11 @@ writing (another writer is storing it right now) or unchecked (with the reason).
   chunkview history my-extension --profile olmv1 -o json`,
 		Args: exactArgs(1, "one release NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkFormat(format); err != nil {
+			if err := checkListFormat(format); err != nil {
 				return err
+			}
+			if max < 0 {
+				return usageErrorf("--max %d: want 0 (all) or more", max)
 			}
 			ctx, name := cmd.Context(), args[0]
 			c, ns, err := r.connectTo(ctx, name)
@@ -81,6 +88,7 @@ writing (another writer is storing it right now) or unchecked (with the reason).
 			if err != nil {
 				return err
 			}
+			rows = lastRevisions(rows, max)
 			ptrs := make([]*kube.RevisionRow, len(rows))
 			for i := range rows {
 				ptrs[i] = &rows[i]
@@ -95,11 +103,24 @@ writing (another writer is storing it right now) or unchecked (with the reason).
 			for _, row := range rows {
 				out.Revisions = append(out.Revisions, revisionItem(row))
 			}
-			if format != FormatTable {
+			switch {
+			case format == FormatName:
+				for _, it := range out.Revisions {
+					fmt.Fprintln(r.stdout, secretName(it.Key))
+				}
+				return nil
+			case !isTable(format):
 				return printStructured(r.stdout, format, out)
 			}
+			wide := format == FormatWide
 			tw := newTable(r.stdout)
-			row(tw, "REVISION", "UPDATED", "STATUS", "CHART", "APP VERSION", "CHUNKS", "SIZE", "HEALTH", "DESCRIPTION")
+			if !noHeaders {
+				head := []any{"REVISION", "UPDATED", "STATUS", "CHART", "APP VERSION", "CHUNKS", "SIZE", "HEALTH", "DESCRIPTION"}
+				if wide {
+					head = append(head, "STORAGE NS", "INDEX SECRET")
+				}
+				row(tw, head...)
+			}
 			for _, it := range out.Revisions {
 				chart, app, chunks, desc := chartName(it.Chart, it.ChartVersion), orDash(it.AppVersion), fmt.Sprint(it.Chunks), it.Description
 				if it.Chunks == 0 {
@@ -111,11 +132,17 @@ writing (another writer is storing it right now) or unchecked (with the reason).
 				case !it.Checked:
 					desc = "not checked: " + it.Unchecked
 				}
-				row(tw, it.Revision, timestamp(it.Updated), it.Status, chart, app, chunks, size(it.StoredBytes), health(it.Broken, it.Checked, it.Writing), desc)
+				c := []any{it.Revision, timestamp(it.Updated), it.Status, chart, app, chunks, size(it.StoredBytes), health(it.Broken, it.Checked, it.Writing), desc}
+				if wide {
+					c = append(c, out.StorageNamespace, it.Key)
+				}
+				row(tw, c...)
 			}
 			return tw.Flush()
 		},
 	}
-	addOutputFlag(cmd, &format)
+	addListOutputFlag(cmd, &format)
+	cmd.Flags().IntVar(&max, "max", 256, "show at most this many revisions, the newest (0: all), as helm's history")
+	cmd.Flags().BoolVar(&noHeaders, "no-headers", false, "leave the table's header line out")
 	return cmd
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -116,13 +117,77 @@ func inspection(ns string, l *storage.Layout) Inspection {
 	return in
 }
 
+// inspectOptions are the flags and argument of `inspect`, in kubectl's shape:
+// Complete, Validate, Run.
+type inspectOptions struct {
+	name       string
+	format     string
+	rev        int
+	showValues bool
+	reveal     bool
+}
+
+// Complete takes the release name from args.
+func (o *inspectOptions) Complete(args []string) error {
+	o.name = args[0]
+	return nil
+}
+
+// Validate checks the flags before anything is read.
+func (o *inspectOptions) Validate() error {
+	if err := checkFormat(o.format); err != nil {
+		return err
+	}
+	if o.rev < 0 {
+		return usageErrorf("--revision %d is not a revision number", o.rev)
+	}
+	if o.reveal && !o.showValues {
+		return usageErrorf("--reveal only applies with --values")
+	}
+	return nil
+}
+
+// Run reads the revision's layout and prints it.
+func (o *inspectOptions) Run(ctx context.Context, r *run) error {
+	c, ns, err := r.connectTo(ctx, o.name)
+	if err != nil {
+		return err
+	}
+	row, err := c.Revision(ctx, ns, o.name, o.rev)
+	if err != nil {
+		return err
+	}
+	l, err := c.Layout(ctx, ns, o.name, row.Revision)
+	if err != nil {
+		return err
+	}
+	out := inspection(row.StorageNamespace, l)
+	var valuesYAML string
+	if o.showValues {
+		if l.Decoded == nil {
+			return fmt.Errorf("revision %d of %q cannot be read, so its values cannot be shown: %s", l.Revision, o.name, l.DecodeError)
+		}
+		data := l.Decoded.Config
+		if !o.reveal {
+			data = revdiff.MaskValues(data)
+		}
+		if data == nil {
+			data = map[string]any{}
+		}
+		out.Values = &Values{Masked: !o.reveal, Data: data}
+		if valuesYAML, err = revdiff.ValuesYAML(l.Decoded.Config, o.reveal); err != nil {
+			return err
+		}
+	}
+	if o.format != FormatTable {
+		return printStructured(r.stdout, o.format, out)
+	}
+	r.printInspection(out, valuesYAML)
+	return nil
+}
+
 func (r *run) inspectCommand() *cobra.Command {
-	var (
-		format     string
-		rev        int
-		showValues bool
-		reveal     bool
-	)
+	o := &inspectOptions{}
 	cmd := &cobra.Command{
 		Use:   "inspect NAME",
 		Short: "Show how a revision is stored: its Secrets, sizes and what takes the space",
@@ -137,57 +202,13 @@ could store the release at all; and which parts of the release take the space.
   chunkview inspect my-release --revision 3 --values`,
 		Args: exactArgs(1, "one release NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkFormat(format); err != nil {
-				return err
-			}
-			if rev < 0 {
-				return usageErrorf("--revision %d is not a revision number", rev)
-			}
-			if reveal && !showValues {
-				return usageErrorf("--reveal only applies with --values")
-			}
-			ctx, name := cmd.Context(), args[0]
-			c, ns, err := r.connectTo(ctx, name)
-			if err != nil {
-				return err
-			}
-			row, err := c.Revision(ctx, ns, name, rev)
-			if err != nil {
-				return err
-			}
-			l, err := c.Layout(ctx, ns, name, row.Revision)
-			if err != nil {
-				return err
-			}
-			out := inspection(row.StorageNamespace, l)
-			var valuesYAML string
-			if showValues {
-				if l.Decoded == nil {
-					return fmt.Errorf("revision %d of %q cannot be read, so its values cannot be shown: %s", l.Revision, name, l.DecodeError)
-				}
-				data := l.Decoded.Config
-				if !reveal {
-					data = revdiff.MaskValues(data)
-				}
-				if data == nil {
-					data = map[string]any{}
-				}
-				out.Values = &Values{Masked: !reveal, Data: data}
-				if valuesYAML, err = revdiff.ValuesYAML(l.Decoded.Config, reveal); err != nil {
-					return err
-				}
-			}
-			if format != FormatTable {
-				return printStructured(r.stdout, format, out)
-			}
-			r.printInspection(out, valuesYAML)
-			return nil
+			return runOptions(cmd.Context(), r, o, args)
 		},
 	}
-	addOutputFlag(cmd, &format)
-	cmd.Flags().IntVar(&rev, "revision", 0, "revision to inspect (default: the latest)")
-	cmd.Flags().BoolVar(&showValues, "values", false, "also show the user-supplied values (secrets masked)")
-	cmd.Flags().BoolVar(&reveal, "reveal", false, "with --values, show secrets as they are")
+	addOutputFlag(cmd, &o.format)
+	cmd.Flags().IntVar(&o.rev, "revision", 0, "revision to inspect (default: the latest)")
+	cmd.Flags().BoolVar(&o.showValues, "values", false, "also show the user-supplied values (secrets masked)")
+	cmd.Flags().BoolVar(&o.reveal, "reveal", false, "with --values, show secrets as they are")
 	return cmd
 }
 

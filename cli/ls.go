@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/storage"
 )
 
 // Releases is the output of `ls`.
@@ -69,7 +70,10 @@ func releaseItem(rr kube.ReleaseRow) ReleaseItem {
 }
 
 func (r *run) lsCommand() *cobra.Command {
-	var format string
+	var (
+		format string
+		f      lsFilter
+	)
 	cmd := &cobra.Command{
 		Use:     "ls",
 		Aliases: []string{"list"},
@@ -83,10 +87,15 @@ revision are there. HEALTH says what was found: ok, broken (cannot be decoded, o
 chunk Secrets missing; listed anyway), writing (another writer is storing it right
 now) or unchecked (with the reason in -o json). verify decodes every chunk.`,
 		Example: `  chunkview ls -A
+  chunkview ls -n monitoring --failed --pending
+  chunkview ls -A -f '^pay' -q
   chunkview ls --profile olmv1 -o json`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkFormat(format); err != nil {
+			if err := checkListFormat(format); err != nil {
+				return err
+			}
+			if err := f.validate(); err != nil {
 				return err
 			}
 			c, err := r.connect(cmd.Context())
@@ -116,9 +125,9 @@ now) or unchecked (with the reason in -o json). verify decodes every chunk.`,
 			out := Releases{Releases: []ReleaseItem{}}
 			for _, rr := range rows {
 				it := releaseItem(rr)
-				// With one storage namespace, -n narrows by the release's own
-				// namespace, which records of other tools reveal only once decoded.
-				if cfg.StorageNamespace != "" && !cfg.AllNamespaces && cfg.Namespace != "" && rr.Latest.Known && it.Namespace != cfg.Namespace {
+				// -n narrows by the release's own namespace, which records of
+				// other tools reveal only once decoded.
+				if !cfg.AllNamespaces && cfg.Namespace != "" && rr.Latest.Known && it.Namespace != cfg.Namespace {
 					continue
 				}
 				out.Releases = append(out.Releases, it)
@@ -132,17 +141,32 @@ now) or unchecked (with the reason in -o json). verify decodes every chunk.`,
 				}
 				return a.Name < b.Name
 			})
-			if len(out.Releases) == 0 {
-				return fmt.Errorf("%w: %s", kube.ErrNotFound, r.nothingFound(cfg))
+			listed := len(out.Releases)
+			out.Releases = f.apply(out.Releases)
+			if listed == 0 {
+				// An empty list is an answer, as in helm; where ls looked and
+				// what to try goes to stderr.
+				fmt.Fprintf(r.stderr, "Note: %s\n", r.nothingFound(cfg))
 			}
-			if format != FormatTable {
+			switch {
+			case f.short:
+				for _, it := range out.Releases {
+					fmt.Fprintln(r.stdout, it.Name)
+				}
+			case format == FormatName:
+				for _, it := range out.Releases {
+					fmt.Fprintln(r.stdout, secretName(storage.RecordKey(it.Name, it.Revision)))
+				}
+			case isTable(format):
+				r.printReleases(out, format == FormatWide, f.noHeaders)
+			default:
 				return printStructured(r.stdout, format, out)
 			}
-			r.printReleases(out)
 			return nil
 		},
 	}
-	addOutputFlag(cmd, &format)
+	addListOutputFlag(cmd, &format)
+	f.addFlags(cmd)
 	return cmd
 }
 
@@ -164,10 +188,26 @@ func (r *run) nothingFound(cfg kube.Config) string {
 	return fmt.Sprintf("no releases with owner %q in %s; %s", cfg.Owner, where, hint)
 }
 
-func (r *run) printReleases(out Releases) {
+// printReleases prints the table; the STORAGE NS column only when some release's
+// records live outside its namespace, or wide.
+func (r *run) printReleases(out Releases, wide, noHeaders bool) {
 	now := r.now()
 	tw := newTable(r.stdout)
-	row(tw, "NAMESPACE", "NAME", "REVISION", "STATUS", "CHART", "APP VERSION", "UPDATED", "CHUNKS", "SIZE", "REVISIONS", "HEALTH")
+	storageNS := wide || mixedNamespaces(out.Releases)
+	cells := func(it ReleaseItem, rest ...any) []any {
+		c := []any{it.Namespace}
+		if storageNS {
+			c = append(c, it.StorageNamespace)
+		}
+		return append(c, rest...)
+	}
+	if !noHeaders {
+		head := cells(ReleaseItem{Namespace: "NAMESPACE", StorageNamespace: "STORAGE NS"}, "NAME", "REVISION", "STATUS", "CHART", "APP VERSION", "UPDATED", "CHUNKS", "SIZE", "REVISIONS", "HEALTH")
+		if wide {
+			head = append(head, "LAST DEPLOYED")
+		}
+		row(tw, head...)
+	}
 	var broken []ReleaseItem
 	for _, it := range out.Releases {
 		chart, app, chunks := "?", "?", "?"
@@ -178,8 +218,12 @@ func (r *run) printReleases(out Releases) {
 			chart, app, chunks = "<broken>", "-", "-"
 			broken = append(broken, it)
 		}
-		row(tw, it.Namespace, it.Name, it.Revision, it.Status, chart, app, age(now, it.Updated), chunks, size(it.StoredBytes), it.Revisions,
+		c := cells(it, it.Name, it.Revision, it.Status, chart, app, age(now, it.Updated), chunks, size(it.StoredBytes), it.Revisions,
 			health(it.Broken, it.Checked, it.Writing))
+		if wide {
+			c = append(c, timestamp(it.Updated))
+		}
+		row(tw, c...)
 	}
 	tw.Flush()
 	for _, it := range broken {

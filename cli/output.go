@@ -90,12 +90,13 @@ func age(now, t time.Time) string {
 	return duration.HumanDuration(d)
 }
 
-// timestamp renders t in local time, to the second.
+// timestamp renders t in local time, to the second, with the zone so that a time
+// read off one machine means the same on another.
 func timestamp(t time.Time) string {
 	if t.IsZero() {
 		return "-"
 	}
-	return t.Local().Format("2006-01-02 15:04:05")
+	return t.Local().Format("2006-01-02 15:04:05 MST")
 }
 
 // orDash returns s, or "-" when s is empty.

@@ -31,7 +31,7 @@ func (r *run) rollbackCommand() *cobra.Command {
 		dryRun  bool
 		yes     bool
 		reveal  bool
-		context int
+		unified int
 	)
 	cmd := &cobra.Command{
 		Use:   "rollback NAME [REVISION]",
@@ -59,11 +59,11 @@ the exit code is 7.`,
 					return err
 				}
 			}
-			if context < 0 {
-				return usageErrorf("--context %d: want 0 or more lines", context)
+			if unified < 0 {
+				return usageErrorf("--unified %d: want 0 or more lines", unified)
 			}
-			opts := kube.DiffOptions{Reveal: reveal, Context: context}
-			if context == 0 {
+			opts := kube.DiffOptions{Reveal: reveal, Context: unified}
+			if unified == 0 {
 				opts.Context = -1
 			}
 			if !dryRun {
@@ -93,6 +93,7 @@ the exit code is 7.`,
 					return err
 				}
 			}
+			r.warnRollback(plan, rev == 0)
 			if dryRun {
 				if table {
 					fmt.Fprintln(r.stdout, "\nDry run: nothing changed.")
@@ -124,6 +125,6 @@ the exit code is 7.`,
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "show what the rollback would change; change nothing")
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "roll back without asking (needed when stdin is not a terminal)")
 	cmd.Flags().BoolVar(&reveal, "reveal", false, "show secrets in the diff as they are instead of masking them")
-	cmd.Flags().IntVar(&context, "context", 3, "unchanged lines shown around each change")
+	cmd.Flags().IntVarP(&unified, "unified", "U", 3, "unchanged lines shown around each change")
 	return cmd
 }

@@ -91,6 +91,8 @@ type run struct {
 	stderr io.Writer
 	in     *bufio.Reader
 
+	// ctx is the running command's context, for prompts to stop at Ctrl-C.
+	ctx        context.Context
 	opts       *kube.Options
 	flags      *pflag.FlagSet
 	demo       bool
@@ -140,6 +142,7 @@ func (a *App) Command(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command 
 			}
 			return usageErrorf("%s", msg)
 		},
+		PersistentPreRun: func(cmd *cobra.Command, _ []string) { r.ctx = cmd.Context() },
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if a.TUI == nil {
 				return usageErrorf("the interactive view is not part of this build: run a command such as `chunkview ls` (see --help)")
@@ -151,6 +154,8 @@ func (a *App) Command(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command 
 			return a.TUI(cmd.Context(), c, r.session())
 		},
 	}
+	root.Version = currentVersion().String()
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -161,12 +166,12 @@ func (a *App) Command(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command 
 	r.opts.AddFlags(pf)
 	r.flags = pf
 	pf.BoolVar(&r.demo, "demo", false, "use an in-memory demo cluster with sample releases instead of a kubeconfig")
-	root.CompletionOptions.HiddenDefaultCmd = true
 
 	root.AddCommand(
 		r.lsCommand(),
 		r.historyCommand(),
 		r.inspectCommand(),
+		r.getCommand(),
 		r.diffCommand(),
 		r.verifyCommand(),
 		r.gcCommand(),
@@ -174,7 +179,10 @@ func (a *App) Command(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command 
 		r.uninstallCommand(),
 		r.deleteRevisionCommand(),
 		r.fixStuckCommand(),
+		r.versionCommand(),
 	)
+	r.addCompletion(root)
+	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {
 		c.SilenceErrors, c.SilenceUsage = true, true
 	}
@@ -228,15 +236,21 @@ func (r *run) connect(ctx context.Context) (*kube.Client, error) {
 	return c, nil
 }
 
-// locate returns the namespace to look release name up in. With -A (and records
-// beside their releases) it finds the one namespace that holds the release.
+// locate returns the namespace whose records hold release name. Without a storage
+// namespace, it finds the one namespace that holds the release in view: of the
+// release namespace -n names, or with -A of any.
 func (r *run) locate(ctx context.Context, c *kube.Client, name string) (string, error) {
 	cfg := c.Config()
-	if cfg.StorageNamespace != "" || !cfg.AllNamespaces {
+	if cfg.StorageNamespace != "" {
 		return cfg.Namespace, nil
 	}
 	rows, err := c.Releases(ctx)
 	if err != nil && !errors.Is(err, kube.ErrPartial) {
+		if !cfg.AllNamespaces {
+			// Where the records of a release usually are: the call that
+			// follows says what went wrong, if anything.
+			return cfg.Namespace, nil
+		}
 		return "", err
 	}
 	var found []string
@@ -246,6 +260,13 @@ func (r *run) locate(ctx context.Context, c *kube.Client, name string) (string, 
 		}
 	}
 	sort.Strings(found)
+	if !cfg.AllNamespaces {
+		// -n is the release namespace: its records may live in another one.
+		if len(found) == 1 {
+			return found[0], nil
+		}
+		return cfg.Namespace, nil
+	}
 	switch len(found) {
 	case 0:
 		return "", fmt.Errorf("%w: no release %q with owner %q in any namespace; if it was stored by another tool, try --owner, --storage-namespace or --profile olmv1",

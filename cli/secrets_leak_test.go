@@ -71,7 +71,7 @@ func TestSecretsMaskedEverywhere(t *testing.T) {
 			{"inspect", "leaky", "--values"},
 			{"inspect", "leaky", "--values", "--revision", "1"},
 			{"diff", "leaky", "1", "2"},
-			{"diff", "leaky", "2", "1", "--context", "0"},
+			{"diff", "leaky", "2", "1", "--unified", "0"},
 			{"rollback", "leaky", "1", "--dry-run"},
 			{"verify", "--decode"},
 		} {
@@ -99,6 +99,31 @@ func TestSecretsMaskedEverywhere(t *testing.T) {
 					t.Errorf("%v -o %s does not reveal %s:\n%s", tc.args, format, w, r)
 				}
 			}
+		}
+	}
+	// helm get's parts, masked unless --reveal.
+	for _, args := range [][]string{
+		{"get", "values", "leaky"}, {"get", "values", "leaky", "--all"}, {"get", "values", "leaky", "-o", "json"},
+		{"get", "values", "leaky", "-a", "-o", "yaml", "--revision", "1"},
+		{"get", "manifest", "leaky"}, {"get", "notes", "leaky"}, {"get", "hooks", "leaky"}, {"get", "all", "leaky"},
+		{"get", "all", "leaky", "--revision", "1"},
+	} {
+		r := e.run(args...)
+		runs++
+		mustCode(t, r, cli.ExitOK)
+		if s := shown(r); len(s) > 0 {
+			t.Errorf("%v shows %v:\n%s", args, s, r)
+		}
+		if args[1] != "hooks" && !strings.Contains(r.stdout, "masked:") { // the chart has no hooks
+			t.Errorf("%v prints nothing masked:\n%s", args, r)
+		}
+	}
+	for _, part := range []string{"values", "manifest", "notes", "all"} {
+		r := e.run("get", part, "leaky", "--reveal")
+		runs++
+		mustCode(t, r, cli.ExitOK)
+		if !strings.Contains(r.stdout, leakPassword(2)) {
+			t.Errorf("get %s --reveal does not reveal:\n%s", part, r)
 		}
 	}
 	// A failing command does not quote the release either.

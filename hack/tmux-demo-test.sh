@@ -3,7 +3,8 @@
 # `BINARY --demo` in a detached 120x40 tmux session, types keys, and checks what the
 # screen shows at each step (the release list with a demo release and a broken row,
 # a history, a chunk layout marking a missing chunk, a diff with a masked secret,
-# and a clean quit). Each check polls the pane until the text shows or a timeout
+# a clean quit; then at 80x24 read-only, the footer and hints; then Ctrl-C at a CLI
+# confirmation prompt). Each check polls the pane until the text shows or a timeout
 # passes, so it neither sleeps blindly nor depends on the machine's speed.
 #
 # On failure it prints what was expected and the captured screen, and exits 1. The
@@ -144,7 +145,7 @@ keys Enter
 wait_for "Releases (all namespaces) › payments-api" "Size per revision"
 # Revision 3 rotated the database password: compare it with revision 2.
 keys Up Up
-wait_for "Revision 3:"
+wait_for "Revision 3, "
 keys d
 wait_for "payments-api: revision 2 → 3" "secrets masked"
 deadline=$((SECONDS + timeout))
@@ -180,6 +181,57 @@ until [[ -s $tmpdir/status ]]; do
 done
 status=$(<"$tmpdir/status")
 [[ $status == 0 ]] || fail "chunkview exited with status $status"
+
+passed
+step="80 columns, read-only"
+# A second session, at 80x24 with --read-only: the footer keeps ? and q, and no
+# hint offers R, X or F.
+session=narrow
+rm -f "$tmpdir/status"
+tm new-session -d -s "$session" -x 80 -y 24 -e TERM=xterm-256color \
+	"$(printf '%q --demo --read-only; echo $? > %q' "$bin" "$tmpdir/status")"
+wait_for "READ-ONLY" "payments-api" "? help" "q quit"
+keys G
+wait_for "◔ payments-api has been pending-upgrade" "read-only: fixing it is off"
+lacks "F to fix"
+keys Enter
+wait_for "› payments-api" "read-only: fixing it is off" "? help" "q quit" "esc back"
+lacks "F: "
+lacks "R rolls back"
+keys Home
+wait_for "Revision 1, "
+lacks "R: roll back"
+keys '?'
+wait_for "Keys: payments-api" "esc back"
+lacks "roll back here"
+lacks "fix stuck"
+# q quits from the overlay too.
+keys q
+deadline=$((SECONDS + timeout))
+until [[ -s $tmpdir/status ]]; do
+	((SECONDS < deadline)) || fail "chunkview did not exit after q at 80 columns"
+	sleep 0.1
+done
+
+passed
+step="Ctrl-C at a CLI prompt"
+# A confirmation waits on the terminal; Ctrl-C cancels it with exit 130 and
+# nothing changes (the next line typed does not become the answer).
+session=prompt
+rm -f "$tmpdir/status"
+tm new-session -d -s "$session" -x 120 -y 40 -e TERM=xterm-256color \
+	"$(printf '%q --demo rollback podinfo 2; echo $? > %q' "$bin" "$tmpdir/status")"
+wait_for "Proceed to roll podinfo back to revision 2? [y/N]:"
+keys C-c
+deadline=$((SECONDS + timeout))
+until [[ -s $tmpdir/status ]]; do
+	((SECONDS < deadline)) || fail "chunkview still waits for an answer after Ctrl-C"
+	sleep 0.1
+done
+status=$(<"$tmpdir/status")
+[[ $status == 130 ]] || fail "Ctrl-C at the prompt exited with status $status, want 130"
+wait_for "cancelled: nothing was changed"
+lacks "Rolled podinfo back"
 
 passed
 echo "ok: chunkview --demo passed the terminal walk-through"

@@ -32,10 +32,12 @@ type Config struct {
 	// keeps them in its system namespace). When empty, records live in the namespace
 	// being looked at.
 	StorageNamespace string
-	// Namespace is the namespace looked at (kubectl's -n, or the context's). With
-	// StorageNamespace set, it narrows listings to releases whose resources live in
-	// it, unless AllNamespaces is set; Connect sets AllNamespaces then unless -n was
-	// given.
+	// Namespace is the namespace looked at (kubectl's -n, or the context's): as in
+	// helm, the release namespace, where the resources live. Listings narrow to
+	// the releases whose resources live in it, unless AllNamespaces is set;
+	// without StorageNamespace their records are looked for in every namespace
+	// the user may list, else in Namespace itself. With StorageNamespace set,
+	// Connect sets AllNamespaces unless -n was given.
 	Namespace string
 	// AllNamespaces looks at every namespace (-A).
 	AllNamespaces bool
@@ -189,9 +191,20 @@ func rowOf(m *metav1.PartialObjectMetadata) RevisionRow {
 // may read instead (the context's and those of --namespaces) and returns their rows
 // with a *PartialError that says what was left out.
 func (c *Client) Releases(ctx context.Context) ([]ReleaseRow, error) {
-	metas, err := c.listIndexMeta(ctx, c.listNamespace(), nil)
+	// -n names the release namespace, as in helm. Without a storage namespace the
+	// records usually live in it, but may live elsewhere (an operator in one
+	// namespace installing into another): look everywhere and narrow below, or,
+	// when that is forbidden, where they usually are.
+	ns, across := c.listNamespace(), c.cfg.StorageNamespace == "" && !c.cfg.AllNamespaces && c.cfg.Namespace != ""
+	if across {
+		ns = metav1.NamespaceAll
+	}
+	metas, err := c.listIndexMeta(ctx, ns, nil)
+	if err != nil && across && errors.Is(err, ErrForbidden) {
+		metas, err = c.listIndexMeta(ctx, c.cfg.Namespace, nil)
+	}
 	var partial error
-	if err != nil && c.listNamespace() == metav1.NamespaceAll && errors.Is(err, ErrForbidden) {
+	if err != nil && !across && ns == metav1.NamespaceAll && errors.Is(err, ErrForbidden) {
 		metas = nil
 		partial = c.eachReadable(err, func(ns string) error {
 			m, err := c.listIndexMeta(ctx, ns, nil)
@@ -222,15 +235,14 @@ func (c *Client) Releases(ctx context.Context) ([]ReleaseRow, error) {
 			rr.Latest = row
 		}
 	}
-	// With a storage namespace, records of every release namespace live together:
-	// narrow to the namespace in view by where the latest revision's resources live.
-	// A release is judged as a whole, never by revision, so that its count and
-	// latest revision stay right; one whose namespace is not known yet is kept.
-	narrow := c.cfg.StorageNamespace != "" && !c.cfg.AllNamespaces && c.cfg.Namespace != ""
+	// Narrow to the namespace in view by where the latest revision's resources
+	// live. A release is judged as a whole, never by revision, so that its count
+	// and latest revision stay right.
+	narrow := !c.cfg.AllNamespaces && c.cfg.Namespace != ""
 	out := make([]ReleaseRow, 0, len(byRelease))
 	for _, rr := range byRelease {
 		c.applyCached(&rr.Latest)
-		if ns := rr.Latest.Summary.Namespace; narrow && rr.Latest.Known && ns != "" && ns != c.cfg.Namespace {
+		if narrow && !c.inView(rr.Latest) {
 			continue
 		}
 		out = append(out, *rr)
@@ -243,6 +255,16 @@ func (c *Client) Releases(ctx context.Context) ([]ReleaseRow, error) {
 		return a.Name < b.Name
 	})
 	return out, partial
+}
+
+// inView reports whether a release whose latest revision is r belongs to the
+// namespace looked at. One whose release namespace is not known yet belongs to the
+// namespace that holds its records, or, with a storage namespace, to any.
+func (c *Client) inView(r RevisionRow) bool {
+	if ns := r.Summary.Namespace; r.Known && ns != "" {
+		return ns == c.cfg.Namespace
+	}
+	return c.cfg.StorageNamespace != "" || r.StorageNamespace == c.cfg.Namespace
 }
 
 // History lists the revisions of one release, oldest first, from index metadata.

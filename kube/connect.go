@@ -2,6 +2,7 @@ package kube
 
 import (
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -171,14 +172,43 @@ func (o *Options) Connect() (*Client, error) {
 
 // restConfig returns the REST config from the flags, wrapped by wrap.
 func (o *Options) restConfig() (*rest.Config, error) {
+	if err := o.checkKubeconfig(); err != nil {
+		return nil, err
+	}
 	rc, err := o.Flags.ToRESTConfig()
 	if err != nil {
 		if clientcmd.IsEmptyConfig(err) {
-			return nil, fmt.Errorf("no kubeconfig found: set --kubeconfig or KUBECONFIG, or try `chunkview --demo`: %w", err)
+			return nil, ErrNoKubeconfig
 		}
 		return nil, fmt.Errorf("load kubeconfig: %w", err)
 	}
 	return rc, nil
+}
+
+// checkKubeconfig returns ErrNoKubeconfig when no kubeconfig file exists where
+// kubectl looks (--kubeconfig, else KUBECONFIG's files, else ~/.kube/config), and
+// neither --server nor an in-cluster service account says where the cluster is.
+// --kubeconfig /nope and KUBECONFIG=/nope then fail alike.
+func (o *Options) checkKubeconfig() error {
+	if o.Flags.APIServer != nil && *o.Flags.APIServer != "" {
+		return nil
+	}
+	var files []string
+	if o.Flags.KubeConfig != nil && *o.Flags.KubeConfig != "" {
+		files = []string{*o.Flags.KubeConfig}
+	} else {
+		rules := clientcmd.NewDefaultClientConfigLoadingRules()
+		files = rules.GetLoadingPrecedence()
+		if _, err := rest.InClusterConfig(); err == nil {
+			return nil
+		}
+	}
+	for _, f := range files {
+		if _, err := os.Stat(f); err == nil {
+			return nil
+		}
+	}
+	return ErrNoKubeconfig
 }
 
 // wrap returns a copy of rc with chunkview's wrappers: the test hook nearest the

@@ -23,6 +23,10 @@ var (
 	ErrUnreachable  = errors.New("API server unreachable")
 	ErrTimeout      = errors.New("request timed out")
 	ErrReadOnly     = errors.New("read-only mode")
+	// ErrNoKubeconfig is returned when no kubeconfig file names a cluster to
+	// reach: client-go would otherwise try localhost:8080 and report that
+	// unreachable.
+	ErrNoKubeconfig = errors.New("no kubeconfig found (KUBECONFIG, ~/.kube/config); try --demo")
 )
 
 // forbiddenRE finds, in the message of a Forbidden answer from the API server's

@@ -94,9 +94,10 @@ func TestRollbackAndUninstall(t *testing.T) {
 	for _, rc := range plan.Diff.Resources {
 		changes[rc.Key] = rc.Change
 	}
-	// The chart's templates name no namespace, so neither do the keys.
-	if changes["ConfigMap//web-extra"] != revdiff.Added || changes["ConfigMap//web-config"] != revdiff.Changed ||
-		changes["Secret//web-db"] != revdiff.Changed {
+	// The chart's templates name no namespace: the keys name the release's, where
+	// Helm creates them.
+	if changes["ConfigMap/"+f.ns+"/web-extra"] != revdiff.Added || changes["ConfigMap/"+f.ns+"/web-config"] != revdiff.Changed ||
+		changes["Secret/"+f.ns+"/web-db"] != revdiff.Changed {
 		t.Errorf("rollback 3 -> 2 changes %v", changes)
 	}
 	if u := plan.Diff.Unified(); strings.Contains(u, "s3cr3t-web") {

@@ -297,7 +297,7 @@ func (m *masker) prepare(rel *release.Release) (*side, error) {
 	if rel.Info != nil {
 		s.notes = withNewline(rel.Info.Notes)
 	}
-	for _, res := range SplitManifest(rel.Manifest) {
+	for _, res := range ReleaseResources(rel.Manifest, rel.Namespace) {
 		s.resources = append(s.resources, item{
 			key: res.Key, kind: res.Kind, namespace: res.Namespace, name: res.Name,
 			doc: m.maskDoc(res.Manifest),

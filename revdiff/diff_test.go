@@ -67,7 +67,7 @@ func TestDiffOrdering(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{
-		"added ConfigMap//new",
+		"added ConfigMap/new",
 		"added Deployment/ns/new",
 		"removed ConfigMap/ns/b-removed",
 		"changed ConfigMap/ns/a-changed",

@@ -14,9 +14,9 @@ import (
 
 // Resource is one document of a rendered manifest.
 type Resource struct {
-	// Key identifies the resource across revisions: "Kind/namespace/name", with
-	// empty parts for what the document does not say. A key seen again in the
-	// same manifest gets "#2", "#3", ... in order of appearance.
+	// Key identifies the resource across revisions: "Kind/namespace/name", or
+	// "Kind/name" without a namespace, as kubectl names objects. A key seen again
+	// in the same manifest gets "#2", "#3", ... in order of appearance.
 	Key       string `json:"key"`
 	Kind      string `json:"kind"`
 	Namespace string `json:"namespace"`
@@ -33,7 +33,16 @@ type Resource struct {
 // Documents with nothing but blank lines and comments are dropped. Kind, namespace
 // and name come from the document's kind and metadata; a document that does not
 // parse, or lacks them, gets empty ones.
-func SplitManifest(manifest string) []Resource {
+func SplitManifest(manifest string) []Resource { return splitManifest(manifest, "") }
+
+// ReleaseResources is SplitManifest for the manifest of a release installed in
+// namespace: a namespaced resource whose template leaves its namespace out gets
+// the release's, where Helm creates it. Kinds known to be cluster-scoped keep none.
+func ReleaseResources(manifest, namespace string) []Resource {
+	return splitManifest(manifest, namespace)
+}
+
+func splitManifest(manifest, namespace string) []Resource {
 	var out []Resource
 	seen := map[string]int{}
 	for _, doc := range splitDocs(manifest) {
@@ -53,11 +62,31 @@ func SplitManifest(manifest string) []Resource {
 			r.Name, _ = head.Metadata.Name.(string)
 			r.Namespace, _ = head.Metadata.Namespace.(string)
 		}
-		r.Key = uniqueKey(seen, r.Kind+"/"+r.Namespace+"/"+r.Name)
+		if r.Namespace == "" && namespace != "" && r.Kind != "" && !clusterScoped[r.Kind] {
+			r.Namespace = namespace
+		}
+		key := r.Kind + "/" + r.Name
+		if r.Namespace != "" {
+			key = r.Kind + "/" + r.Namespace + "/" + r.Name
+		}
+		r.Key = uniqueKey(seen, key)
 		out = append(out, r)
 	}
 	slices.SortStableFunc(out, func(a, b Resource) int { return strings.Compare(a.Key, b.Key) })
 	return out
+}
+
+// clusterScoped are the kinds of Kubernetes and of common operators that have no
+// namespace. Other kinds are taken as namespaced, as most custom resources are.
+var clusterScoped = map[string]bool{
+	"Namespace": true, "Node": true, "PersistentVolume": true, "ClusterRole": true,
+	"ClusterRoleBinding": true, "CustomResourceDefinition": true, "StorageClass": true,
+	"PriorityClass": true, "ValidatingWebhookConfiguration": true, "MutatingWebhookConfiguration": true,
+	"ValidatingAdmissionPolicy": true, "ValidatingAdmissionPolicyBinding": true, "APIService": true,
+	"IngressClass": true, "RuntimeClass": true, "CSIDriver": true, "CSINode": true,
+	"VolumeAttachment": true, "CertificateSigningRequest": true, "FlowSchema": true,
+	"PriorityLevelConfiguration": true, "PodSecurityPolicy": true, "ClusterIssuer": true,
+	"ClusterPolicy": true, "ClusterExtension": true, "ClusterCatalog": true,
 }
 
 // uniqueKey returns key, or key#n for its n-th appearance.

@@ -30,7 +30,7 @@ metadata:
   name: web-config
 `,
 			want: []res{
-				{"ConfigMap//web-config", "ConfigMap", "", "web-config", "web/templates/configmap.yaml"},
+				{"ConfigMap/web-config", "ConfigMap", "", "web-config", "web/templates/configmap.yaml"},
 				{"Service/prod/web", "Service", "prod", "web", "web/templates/service.yaml"},
 			},
 		},
@@ -38,34 +38,34 @@ metadata:
 			name:     "separator variants: trailing space, tab, comment on the marker line",
 			manifest: "--- \nkind: A\nmetadata: {name: a}\n---\t\nkind: B\nmetadata: {name: b}\n--- # Source: c.yaml\nkind: C\nmetadata: {name: c}\n",
 			want: []res{
-				{"A//a", "A", "", "a", ""},
-				{"B//b", "B", "", "b", ""},
-				{"C//c", "C", "", "c", "c.yaml"},
+				{"A/a", "A", "", "a", ""},
+				{"B/b", "B", "", "b", ""},
+				{"C/c", "C", "", "c", "c.yaml"},
 			},
 		},
 		{
 			name:     "empty and comment-only documents are dropped",
 			manifest: "---\n---\n\n---\n# Source: empty.yaml\n---\nkind: A\nmetadata:\n  name: a\n---\n   \n",
-			want:     []res{{"A//a", "A", "", "a", ""}},
+			want:     []res{{"A/a", "A", "", "a", ""}},
 		},
 		{
 			name:     "no leading separator, no trailing newline",
 			manifest: "kind: A\nmetadata:\n  name: a",
-			want:     []res{{"A//a", "A", "", "a", ""}},
+			want:     []res{{"A/a", "A", "", "a", ""}},
 		},
 		{
 			name:     "documents without metadata or kind, and one that does not parse",
 			manifest: "kind: List\nitems: []\n---\nfoo: bar\n---\nkind: [unclosed\n",
 			want: []res{
-				{"//", "", "", "", ""},
-				{"//#2", "", "", "", ""},
-				{"List//", "List", "", "", ""},
+				{"/", "", "", "", ""},
+				{"/#2", "", "", "", ""},
+				{"List/", "List", "", "", ""},
 			},
 		},
 		{
 			name:     "duplicate keys get a suffix in order of appearance",
 			manifest: "kind: A\nmetadata: {name: x}\ndata: {n: \"1\"}\n---\nkind: A\nmetadata: {name: x}\ndata: {n: \"2\"}\n",
-			want:     []res{{"A//x", "A", "", "x", ""}, {"A//x#2", "A", "", "x", ""}},
+			want:     []res{{"A/x", "A", "", "x", ""}, {"A/x#2", "A", "", "x", ""}},
 		},
 		{
 			name:     "non-string name is ignored",
@@ -75,12 +75,12 @@ metadata:
 		{
 			name:     "indented dashes are content, not separators",
 			manifest: "kind: A\nmetadata: {name: a}\ndata:\n  x: |\n    ---\n    --- y\n",
-			want:     []res{{"A//a", "A", "", "a", ""}},
+			want:     []res{{"A/a", "A", "", "a", ""}},
 		},
 		{
 			name:     "CRLF line ends",
 			manifest: "---\r\nkind: A\r\nmetadata:\r\n  name: a\r\n---\r\nkind: B\r\nmetadata:\r\n  name: b\r\n",
-			want:     []res{{"A//a", "A", "", "a", ""}, {"B//b", "B", "", "b", ""}},
+			want:     []res{{"A/a", "A", "", "a", ""}, {"B/b", "B", "", "b", ""}},
 		},
 		{name: "empty manifest", manifest: "", want: nil},
 	}

@@ -260,7 +260,7 @@ func TestScrubSkipsNameLikeValues(t *testing.T) {
 	if strings.Contains(out, "Zx9-PLANTED-pw") {
 		t.Fatalf("the password leaked into the diff:\n%s", out)
 	}
-	if !strings.Contains(out, "ConfigMap//payments-api") || !strings.Contains(out, "db2/payments") {
+	if !strings.Contains(out, "ConfigMap/payments-api") || !strings.Contains(out, "db2/payments") {
 		t.Fatalf("a name-like masked value (the user name) masked ordinary text elsewhere:\n%s", out)
 	}
 }

@@ -63,11 +63,16 @@ type model struct {
 	watch    bool
 	watchGen int
 
+	// cmd is the ":" command line; quitArmed is set by a first ctrl+c that
+	// asked before losing typed text.
+	cmd       cmdLine
+	quitArmed bool
+
 	termWidth, termHeight int
 }
 
 func newModel(c common, opts Options) *model {
-	m := &model{common: c, opts: opts, watch: opts.Watch}
+	m := &model{common: c, opts: opts, watch: opts.Watch, cmd: newCmdLine()}
 	m.spin = spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(c.styles.Spinner))
 	m.help = help.New()
 	m.help.Styles = c.styles.Help
@@ -161,7 +166,17 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m *model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	g := m.keys.Global
 	if key.Matches(msg, g.ForceQuit) {
+		if m.confirmForceQuit() {
+			return nil
+		}
 		return tea.Quit
+	}
+	if m.quitArmed {
+		m.quitArmed = false
+		m.status = ""
+	}
+	if m.cmd.active {
+		return m.handleCmdLine(msg)
 	}
 	if m.showHelp {
 		// Any key closes the overlay; q still quits.
@@ -179,6 +194,10 @@ func (m *model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		case key.Matches(msg, g.Help):
 			m.showHelp = true
 			return nil
+		case key.Matches(msg, g.Command):
+			m.cmd.active = true
+			m.cmd.input.SetValue("")
+			return m.cmd.input.Focus()
 		case key.Matches(msg, g.Back) && !top.handlesBack():
 			if len(m.stack) > 1 {
 				m.stack = m.stack[:len(m.stack)-1]
@@ -238,15 +257,42 @@ func (m *model) render() string {
 	return strings.Join([]string{m.header(), body, m.statusLine(), m.helpLine(top)}, "\n")
 }
 
+// header is the app name, the breadcrumb and the badges. When they do not fit,
+// the read-only badge shortens, then the breadcrumb loses its first parts before
+// the last one: the screen shown, with the release name, stays.
 func (m *model) header() string {
 	st := m.styles
-	left := st.AppName.Render("chunkview")
 	var crumbs []string
 	for _, s := range m.stack {
 		crumbs = append(crumbs, s.title())
 	}
-	left += st.Crumb.Render(strings.Join(crumbs, " › "))
+	right := m.badges(false)
+	if lipgloss.Width(st.AppName.Render("chunkview")+st.Crumb.Render(strings.Join(crumbs, " › ")))+lipgloss.Width(right) >= m.termWidth {
+		// Short badges before a shorter breadcrumb.
+		right = m.badges(true)
+	}
+	var left string
+	for k := range crumbs {
+		cs := crumbs[k:]
+		if k > 0 {
+			cs = append([]string{"…"}, cs...)
+		}
+		left = st.AppName.Render("chunkview") + st.Crumb.Render(strings.Join(cs, " › "))
+		if lipgloss.Width(left)+lipgloss.Width(right) < m.termWidth {
+			break
+		}
+	}
+	gap := m.termWidth - lipgloss.Width(left) - lipgloss.Width(right)
+	if gap < 1 {
+		left = ansi.Truncate(left, max(m.termWidth-lipgloss.Width(right)-1, 10), "…")
+		gap = max(m.termWidth-lipgloss.Width(left)-lipgloss.Width(right), 0)
+	}
+	return ansi.Truncate(left+st.Header.Render(strings.Repeat(" ", gap))+right, m.termWidth, "…")
+}
 
+// badges are the header's right side: loading, watch, demo, read-only, context.
+func (m *model) badges(short bool) string {
+	st := m.styles
 	var badges []string
 	if m.anyBusy() {
 		badges = append(badges, st.Spinner.Render(m.spin.View()+" loading "))
@@ -258,21 +304,23 @@ func (m *model) header() string {
 		badges = append(badges, st.BadgeDemo.Render("DEMO"))
 	}
 	if m.readOnly() {
-		badges = append(badges, st.BadgeReadOnly.Render("READ-ONLY: actions off"))
+		if short {
+			badges = append(badges, st.BadgeReadOnly.Render("READ-ONLY"))
+		} else {
+			badges = append(badges, st.BadgeReadOnly.Render("READ-ONLY: actions off"))
+		}
 	}
 	right := strings.Join(badges, "")
-	if m.opts.ContextName != "" {
+	if m.opts.ContextName != "" && !short {
 		right = st.HeaderInfo.Render("ctx "+m.opts.ContextName) + right
 	}
-	gap := m.termWidth - lipgloss.Width(left) - lipgloss.Width(right)
-	if gap < 1 {
-		left = ansi.Truncate(left, max(m.termWidth-lipgloss.Width(right)-1, 10), "…")
-		gap = max(m.termWidth-lipgloss.Width(left)-lipgloss.Width(right), 0)
-	}
-	return ansi.Truncate(left+st.Header.Render(strings.Repeat(" ", gap))+right, m.termWidth, "")
+	return right
 }
 
 func (m *model) statusLine() string {
+	if m.cmd.active {
+		return m.cmd.input.View()
+	}
 	if m.status == "" {
 		return ""
 	}
@@ -283,19 +331,56 @@ func (m *model) statusLine() string {
 	return m.styles.OK.Render(text)
 }
 
+// helpLine is the screen's keys, as many as fit, then the way out: help, quit and
+// back are always shown, whatever the width. While a screen takes typed text, q
+// and ? type, so the line offers ctrl+c instead.
 func (m *model) helpLine(top screen) string {
-	h := top.help()
-	short := append(append([]key.Binding(nil), h.short...), m.keys.Global.Help, m.keys.Global.Quit)
-	if len(m.stack) > 1 && !top.capturing() && !top.handlesBack() {
-		short = append(short, m.keys.Global.Back)
+	g := m.keys.Global
+	if m.cmd.active {
+		return ansi.Truncate(m.help.ShortHelpView(m.cmdLineKeys()), m.termWidth, "…")
 	}
-	return ansi.Truncate(m.help.ShortHelpView(short), m.termWidth, "…")
+	var way []key.Binding
+	if top.capturing() {
+		way = []key.Binding{g.ForceQuit}
+	} else {
+		way = []key.Binding{g.Help, g.Quit}
+		if len(m.stack) > 1 && !top.handlesBack() {
+			way = append(way, g.Back)
+		}
+	}
+	tail := m.help.ShortHelpView(way)
+	sep := m.help.Styles.ShortSeparator.Inline(true).Render(m.help.ShortSeparator)
+	room := m.termWidth - lipgloss.Width(tail) - lipgloss.Width(sep)
+	short := top.help().short
+	if len(short) == 0 || room < 8 {
+		return ansi.Truncate(tail, m.termWidth, "…")
+	}
+	return fitShortHelp(m.help, short, room) + sep + tail
 }
 
+// fitShortHelp renders as many of bindings as fit in width, then " …" when some
+// were left out. The help bubble's own cut adds items past its width when the
+// ellipsis has no room, so the cut is made here.
+func fitShortHelp(hm help.Model, bindings []key.Binding, width int) string {
+	hm.SetWidth(0)
+	if full := hm.ShortHelpView(bindings); lipgloss.Width(full) <= width {
+		return full
+	}
+	ellipsis := " " + hm.Styles.Ellipsis.Inline(true).Render(hm.Ellipsis)
+	for n := len(bindings) - 1; n > 0; n-- {
+		if v := hm.ShortHelpView(bindings[:n]); lipgloss.Width(v)+lipgloss.Width(ellipsis) <= width {
+			return v + ellipsis
+		}
+	}
+	return ansi.Truncate(hm.ShortHelpView(bindings[:1]), width, "…")
+}
+
+// helpOverlay lists the screen's keys in columns, the global ones (help, back,
+// quit) first so that a small terminal keeps them.
 func (m *model) helpOverlay(top screen) string {
 	st := m.styles
 	h := top.help()
-	cols := append(append([][]key.Binding(nil), h.full...), m.keys.Global.bindings())
+	cols := append([][]key.Binding{m.keys.Global.bindings()}, h.full...)
 	title := st.Title.Render("Keys: " + top.title())
 	note := st.Dim.Render("Press any key to close this help.")
 	full := m.help.FullHelpView(cols)

@@ -113,7 +113,7 @@ func (s *chunksScreen) rerender() {
 	}
 }
 
-func (s *chunksScreen) view() string { return s.vp.View() }
+func (s *chunksScreen) view() string { return viewMarked(&s.vp) }
 
 var layoutColumns = []column{
 	{title: "SECRET", width: 14, flex: 2},

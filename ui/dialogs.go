@@ -183,44 +183,75 @@ func (d *confirmDialog) view() string {
 	st := d.styles
 	width := min(d.width-4, 72)
 	inner := width - 4
-	var b strings.Builder
-	b.WriteString(wrap(d.body, inner))
+	var lines []string
+	add := func(text string) { lines = append(lines, strings.Split(text, "\n")...) }
+	add(wrap(d.body, inner))
+	selected := -1
 	for i, c := range d.choices {
-		b.WriteString("\n\n")
+		add("")
 		mark := "  "
 		label := fmt.Sprintf("%d. %s", i+1, c.label)
 		if i == d.cursor {
 			mark = st.Cursor.Render("▶ ")
 			label = st.Selected.Render(label)
+			selected = len(lines)
 		}
-		b.WriteString(mark + label)
+		add(mark + label)
 		if i == d.cursor && c.warning != "" {
-			b.WriteString("\n" + st.Warning.Render(wrap("⚠ "+c.warning, inner)))
+			add(st.Warning.Render(wrap("⚠ "+c.warning, inner)))
 		}
 	}
-	b.WriteString("\n\n")
+	var foot strings.Builder
 	switch d.state {
 	case dialogAsking:
 		if d.want != "" {
-			b.WriteString(st.Prompt.Render(fmt.Sprintf("Type the release name (%s) to confirm:", d.want)) + "\n")
-			b.WriteString(d.input.View())
+			foot.WriteString(st.Prompt.Render(fmt.Sprintf("Type the release name (%s) to confirm:", d.want)) + "\n")
+			foot.WriteString(d.input.View())
 			if d.hint != "" {
-				b.WriteString("\n" + st.Warning.Render(wrap(d.hint, inner)))
+				foot.WriteString("\n" + st.Warning.Render(wrap(d.hint, inner)))
 			}
 		} else {
-			b.WriteString(st.Prompt.Render("Proceed? y: yes · esc: cancel"))
+			foot.WriteString(st.Prompt.Render("Proceed? y: yes · esc: cancel"))
 		}
 	case dialogRunning:
-		b.WriteString(st.Dim.Render("Working… (the cluster is being changed; wait for the result)"))
+		foot.WriteString(st.Dim.Render(wrap("Working… (the cluster is being changed; wait for the result)", inner)))
 	case dialogDone:
 		if d.err != nil {
-			b.WriteString(st.renderError(d.err, inner))
+			foot.WriteString(st.renderError(d.err, inner))
 		} else {
-			b.WriteString(st.OK.Render(wrap("✓ "+d.result, inner)))
+			foot.WriteString(st.OK.Render(wrap("✓ "+d.result, inner)))
 		}
-		b.WriteString("\n" + st.Dim.Render("enter: close"))
+		foot.WriteString("\n" + st.Dim.Render("enter: close"))
 	}
-	return st.dialogBox(d.heading, b.String(), width)
+	// The box must fit the screen with its buttons: the text above them gives
+	// way, keeping the selected choice in view.
+	footLines := strings.Count(foot.String(), "\n") + 1
+	room := d.height - st.Dialog.GetVerticalFrameSize() - 2 - 1 - footLines
+	lines = windowLines(lines, max(room, 1), selected)
+	return st.dialogBox(d.heading, strings.Join(lines, "\n")+"\n\n"+foot.String(), width)
+}
+
+// windowLines returns at most n of lines, a window that shows line keep (-1: the
+// first ones), with "…" in place of the first or last line shown when lines
+// continue above or below it.
+func windowLines(lines []string, n, keep int) []string {
+	if len(lines) <= n {
+		return lines
+	}
+	start := 0
+	if keep >= 0 {
+		// The selected line and the two after it (its warning) in view, and
+		// never under the "…" that marks the lines above.
+		start = max(0, min(keep+3-n, keep-1, len(lines)-n))
+	}
+	out := append([]string(nil), lines[start:start+n]...)
+	if start > 0 {
+		out[0] = "…"
+	}
+	if start+n < len(lines) && n > 1 {
+		out[n-1] = "…"
+	}
+	return out
 }
 
 // deniedDialog says why the user may not run op (why wraps kube.ErrForbidden), in
@@ -268,7 +299,7 @@ func deleteRevisionDialog(c common, p *kube.Plan, row kube.RevisionRow) *confirm
 func fixStuckDialog(c common, sp *kube.StuckPlan) *confirmDialog {
 	fixes := []kube.StuckFix{kube.FixMarkFailed, kube.FixDeletePending}
 	row := sp.Stuck.Row
-	body := fmt.Sprintf("Revision %d of %s has been %s for %s. Helm refuses to upgrade or roll back a release while a revision is pending. If the operation that wrote it is gone (a killed helm, a restarted operator), pick a way out:",
+	body := fmt.Sprintf("Revision %d of %s has been %s for %s. Helm refuses to upgrade a release while a revision is pending (a rollback runs, but leaves the pending revision behind). If the operation that wrote it is gone (a killed helm, a restarted operator), pick a way out:",
 		row.Revision, row.Name, row.Status, duration(sp.Stuck.For))
 	d := newConfirmDialog(c, actionFixStuck, sp.Namespace, row.Name, row.Revision, "Fix stuck release "+row.Name, body)
 	d.choices = []choice{

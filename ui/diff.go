@@ -36,14 +36,19 @@ type diffScreen struct {
 
 	vp      viewport.Model
 	anchors []int
-	width0  int // the width the content was rendered at
+	// cur is the index of the change last jumped to; -1 before the first jump.
+	cur int
+	// leftPending, in rollback mode, names the pending latest revision the
+	// rollback will leave behind, to warn before y.
+	leftPending string
+	width0      int // the width the content was rendered at
 }
 
 func newDiffScreen(c common, ns, name string, from, to int) *diffScreen {
 	vp := viewport.New()
 	vp.KeyMap = c.keys.Scroll.viewportKeys()
 	vp.MouseWheelEnabled = false
-	return &diffScreen{common: c, ns: ns, name: name, from: from, to: to, results: map[bool]*revdiff.Result{}, vp: vp}
+	return &diffScreen{common: c, ns: ns, name: name, from: from, to: to, results: map[bool]*revdiff.Result{}, vp: vp, cur: -1}
 }
 
 // newRollbackScreen shows what rolling back to revision rev would change, and
@@ -105,7 +110,12 @@ func (s *diffScreen) help() helpKeys {
 	if s.rollback && s.state == dialogAsking {
 		short = append([]key.Binding{k.Confirm}, short...)
 	}
-	return helpKeys{short: short, full: [][]key.Binding{{k.NextChange, k.PrevChange, k.Reveal, k.Confirm}, s.keys.Scroll.bindings()}}
+	own := []key.Binding{k.NextChange, k.PrevChange, k.Reveal}
+	if s.rollback {
+		// y answers the rollback's question; a plain diff has none.
+		own = append(own, k.Confirm)
+	}
+	return helpKeys{short: short, full: [][]key.Binding{own, s.keys.Scroll.bindings()}}
 }
 
 func (s *diffScreen) update(msg tea.Msg) tea.Cmd {
@@ -164,31 +174,43 @@ func (s *diffScreen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	return scrollViewport(msg, s.keys.Scroll, &s.vp)
 }
 
-// jump scrolls to the next (dir 1) or previous (dir -1) change.
+// jump scrolls to the next (dir 1) or previous (dir -1) change. The change
+// jumped to is remembered: the last ones cannot scroll to the top of the view,
+// and the counter must still reach them.
 func (s *diffScreen) jump(dir int) {
-	y := s.vp.YOffset()
-	if dir > 0 {
-		for _, a := range s.anchors {
-			if a > y {
-				s.vp.SetYOffset(a)
-				return
-			}
-		}
+	next := s.currentChange() // 1-based current: the next one's index
+	if dir < 0 {
+		next -= 2
+	}
+	switch {
+	case next >= len(s.anchors):
+		return
+	case next < 0:
+		s.cur = 0
+		s.vp.GotoTop()
 		return
 	}
-	for i := len(s.anchors) - 1; i >= 0; i-- {
-		if s.anchors[i] < y {
-			s.vp.SetYOffset(s.anchors[i])
-			return
-		}
-	}
-	s.vp.GotoTop()
+	s.cur = next
+	s.vp.SetYOffset(s.anchors[next])
 }
 
-// currentChange returns the number of the change at the top of the view (1-based;
-// 0 before the first).
+// currentChange returns the number of the change in view (1-based; 0 at the top
+// before any jump): the one jumped to while it is on screen, else the first on
+// screen, else the last above it.
 func (s *diffScreen) currentChange() int {
-	y := s.vp.YOffset()
+	y, h := s.vp.YOffset(), s.vp.Height()
+	if s.cur < 0 && y == 0 {
+		return 0 // not started: n goes to the first
+	}
+	visible := func(i int) bool { return s.anchors[i] >= y && s.anchors[i] < y+h }
+	if s.cur >= 0 && s.cur < len(s.anchors) && visible(s.cur) {
+		return s.cur + 1
+	}
+	for i := range s.anchors {
+		if visible(i) {
+			return i + 1
+		}
+	}
 	n := 0
 	for i, a := range s.anchors {
 		if a <= y {
@@ -305,7 +327,7 @@ func countChanges(cs []revdiff.ResourceChange) (added, removed, changed int) {
 
 func (s *diffScreen) view() string {
 	st := s.styles
-	body := s.vp.View()
+	body := viewMarked(&s.vp)
 	if s.loading && len(s.results) == 0 {
 		body = st.Dim.Render(fmt.Sprintf("Comparing revisions of %s…", s.name))
 		if s.rollback {
@@ -316,7 +338,11 @@ func (s *diffScreen) view() string {
 	var foot []string
 	if !s.rollback {
 		if len(s.anchors) > 0 {
-			foot = append(foot, st.Dim.Render(fmt.Sprintf("change %d of %d · n/N jump", s.currentChange(), len(s.anchors))))
+			if n := s.currentChange(); n > 0 {
+				foot = append(foot, st.Dim.Render(fmt.Sprintf("change %d of %d · n/N jump", n, len(s.anchors))))
+			} else {
+				foot = append(foot, st.Dim.Render(fmt.Sprintf("%s · n: the first", plural(len(s.anchors), "change", "changes"))))
+			}
 		} else {
 			foot = append(foot, "")
 		}
@@ -349,5 +375,12 @@ func (s *diffScreen) rollbackFooter() []string {
 	for len(lines) < 2 {
 		lines = append(lines, "")
 	}
-	return []string{rule, st.Warning.Render(lines[0]), st.Warning.Render(line1(s.width, strings.Join(lines[1:], " "))), st.Prompt.Render("y: roll back · esc: cancel")}
+	first, second := st.Warning.Render(lines[0]), st.Warning.Render(line1(s.width, strings.Join(lines[1:], " ")))
+	if s.leftPending != "" {
+		// Helm's rollback supersedes the deployed revision only: say so
+		// before y, in place of the question's second half.
+		first = st.Warning.Render(line1(s.width, fmt.Sprintf("Roll back %s from revision %d to revision %d, written as revision %d?", s.name, s.plan.From, s.plan.To, s.plan.From+1)))
+		second = st.ErrorBold.Render(line1(s.width, "⚠ "+s.leftPending))
+	}
+	return []string{rule, first, second, st.Prompt.Render("y: roll back · esc: cancel")}
 }

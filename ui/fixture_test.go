@@ -34,6 +34,9 @@ var testNow = time.Date(2026, 11, 2, 12, 0, 0, 0, time.UTC)
 func TestMain(m *testing.M) {
 	// Masked tokens in golden files must not change from run to run.
 	revdiff.SetMaskKey([]byte("chunkview ui tests"))
+	// Times show in the local zone: golden files are drawn in UTC wherever
+	// they run.
+	time.Local = time.UTC
 	os.Exit(m.Run())
 }
 

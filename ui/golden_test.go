@@ -37,7 +37,8 @@ func keys(k ...string) func(h *harness) { return func(h *harness) { h.press(k...
 var goldenCases = []goldenCase{
 	{name: "releases"},
 	{name: "releases_all_namespaces", steps: func(h *harness) { h.press("n", "enter") }},
-	{name: "releases_filter", steps: func(h *harness) { h.press("/").typeText("wrk") }},
+	{name: "releases_filter", steps: func(h *harness) { h.press("/").typeText("ork") }},
+	{name: "releases_filter_fuzzy", steps: func(h *harness) { h.press("/").typeText("~wrk") }},
 	{name: "releases_filtered", steps: func(h *harness) { h.press("/").typeText("web").press("enter") }},
 	{name: "releases_namespace_picker", steps: keys("n")},
 	{name: "releases_stuck_selected", steps: keys("G")},

@@ -6,7 +6,6 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/chunkview/chunkview/kube"
 )
@@ -115,11 +114,15 @@ func (s *historyScreen) help() helpKeys {
 	k := s.keys.History
 	rollback, del := s.actionKey(k.Rollback, kube.OpRollback), s.actionKey(k.Delete, kube.OpDeleteRevision)
 	uninstall, fix := s.actionKey(k.Uninstall, kube.OpUninstall), s.actionKey(k.FixStuck, kube.OpFixStuck)
+	diff := k.Diff
+	if sel := s.selected(); sel != nil && s.previous() == nil && (s.mark == 0 || s.mark == sel.Revision) {
+		diff.SetEnabled(false) // the first revision: nothing to compare it with yet
+	}
 	return helpKeys{
-		short: []key.Binding{k.Open, k.Chunks, k.Diff, k.Mark, rollback, del, fix},
+		short: []key.Binding{k.Open, k.Chunks, diff, k.Mark, rollback, del, fix},
 		full: [][]key.Binding{
 			s.keys.List.bindings(),
-			{k.Open, k.Chunks, k.Diff, k.Mark, k.Refresh, k.Verify},
+			{k.Open, k.Chunks, diff, k.Mark, k.Refresh, k.Verify},
 			{rollback, del, uninstall, fix},
 		},
 	}
@@ -405,7 +408,11 @@ func (s *historyScreen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		if sel.Broken {
 			return status(fmt.Sprintf("Revision %d cannot be read, so it cannot be rolled back to.", sel.Revision), true)
 		}
-		return push(newRollbackScreen(s.common, s.ns, s.name, sel.Revision))
+		rs := newRollbackScreen(s.common, s.ns, s.name, sel.Revision)
+		if l := s.latest(); l != nil && kube.Pending(l.Status) {
+			rs.leftPending = fmt.Sprintf("Revision %d stays %s under the new one: F in the history fixes it first.", l.Revision, l.Status)
+		}
+		return push(rs)
 	case key.Matches(msg, k.Delete):
 		p, err := s.plan()
 		if err != nil {
@@ -427,15 +434,17 @@ func (s *historyScreen) openDialog(d *confirmDialog, after func() tea.Cmd) tea.C
 	return d.init()
 }
 
+// historyColumns are the history's columns: the growth bar goes first when room
+// runs short, then the app version and the chart.
 var historyColumns = []column{
 	{title: "REV", width: 4, right: true},
 	{title: "STATUS", width: 17},
-	{title: "CHART", width: 14, flex: 1, prio: 2},
-	{title: "APP", width: 7, prio: 1},
-	{title: "AGE", width: 4, right: true, prio: 4},
-	{title: "CHUNKS", width: 6, right: true, prio: 3},
+	{title: "CHART", width: 14, flex: 1, prio: 3},
+	{title: "APP", width: 7, prio: 2},
+	{title: "AGE", width: 4, right: true, prio: 5},
+	{title: "CHUNKS", width: 6, right: true, prio: 4},
 	{title: "SIZE", width: 8, right: true, prio: 6},
-	{title: "GROWTH", width: 10, prio: 5},
+	{title: "GROWTH", width: 10, prio: 1},
 	{title: "DESCRIPTION", width: 12, flex: 3},
 }
 
@@ -518,140 +527,4 @@ func (s *historyScreen) tableView() string {
 	}
 	lines = append(lines, s.detailLines()...)
 	return strings.Join(lines, "\n")
-}
-
-// trendLines draw the stored size per revision as a sparkline, and warn when the
-// recent growth will cross the driver's write limit within a few revisions.
-func (s *historyScreen) trendLines() []string {
-	st := s.styles
-	var values []int64
-	var points []sizePoint
-	for _, r := range s.rows {
-		if r.Known && r.Summary.StoredBytes > 0 {
-			values = append(values, r.Summary.StoredBytes)
-			points = append(points, sizePoint{rev: r.Revision, bytes: r.Summary.StoredBytes})
-		} else {
-			values = append(values, -1)
-		}
-	}
-	sparkWidth := max(s.width/3, 8)
-	if len(values) > sparkWidth {
-		values = values[len(values)-sparkWidth:]
-	}
-	first := "Size per revision " + st.Spark.Render(sparkline(values))
-	if len(points) > 0 {
-		first += fmt.Sprintf("  %s → %s", size(points[0].bytes), size(points[len(points)-1].bytes))
-	}
-	cfg := s.client.Config().Driver
-	chunkSize := int64(chunkSizeOf(s.client))
-	limit := int64(cfg.MaxWriteChunks) * chunkSize
-	g := projectGrowth(points, limit)
-	if len(points) >= 2 {
-		first += fmt.Sprintf(" (%s%s per revision lately)", sign(g.perRevision), size(int64(abs(g.perRevision))))
-	}
-	var second string
-	switch {
-	case cfg.MaxWriteChunks == 0:
-		second = st.Dim.Render("No write limit set (--max-write-chunks 0): growth only adds chunk Secrets, each under 1 MiB.")
-	case g.revisionsLeft == 0:
-		second = st.ErrorBold.Render(fmt.Sprintf("✗ Over the write limit: %s > %d chunks × %s. The driver will refuse the next upgrade.", size(g.last), cfg.MaxWriteChunks, size(chunkSize)))
-	case g.warn():
-		second = st.Warning.Render(fmt.Sprintf("⚠ In %s at this rate (revision %d) it outgrows the write limit, %d chunks × %s = %s.",
-			plural(g.revisionsLeft, "upgrade", "upgrades"), s.latest().Revision+g.revisionsLeft, cfg.MaxWriteChunks, size(chunkSize), size(limit)))
-	default:
-		second = st.Dim.Render(fmt.Sprintf("Write limit %d chunks × %s = %s; not in reach at the recent rate.", cfg.MaxWriteChunks, size(chunkSize), size(limit)))
-	}
-	return []string{cutLines(first, s.width), cutLines(second, s.width)}
-}
-
-func sign(f float64) string {
-	if f < 0 {
-		return "-"
-	}
-	return "+"
-}
-
-func abs(f float64) float64 {
-	if f < 0 {
-		return -f
-	}
-	return f
-}
-
-// detailLines describe the selected revision: what is wrong and which key fixes
-// it, or its description and the keys that go further.
-func (s *historyScreen) detailLines() []string {
-	st := s.styles
-	r := s.selected()
-	var first, second, third string
-	if s.err != nil {
-		first = st.Error.Render(line1(s.width, "✗ Refresh failed, showing the last history: "+shortError(s.err)))
-	}
-	if r == nil {
-		return []string{first, second, third}
-	}
-	latest := s.latest() != nil && s.latest().Revision == r.Revision
-	err := s.rowErr[rowID(*r)]
-	switch {
-	case first != "":
-	case err != nil:
-		first = st.Error.Render(line1(s.width, "✗ "+shortError(err)))
-	case r.Broken:
-		first = st.ErrorBold.Render(line1(s.width, fmt.Sprintf("✗ Revision %d cannot be read: %s", r.Revision, oneLine(r.Problem))))
-		second = st.Dim.Render(line1(s.width, "  c: see which Secret is missing or damaged · X: delete this revision's record · R on a good revision: roll back to it"))
-	case kube.Pending(r.Status) && latest:
-		first = st.Warning.Render(line1(s.width, fmt.Sprintf("◔ %s for %s: Helm will refuse upgrades and rollbacks until it completes.", r.Status, duration(s.now().Sub(r.Updated)))))
-		second = st.Dim.Render(line1(s.width, "  F: ways out of a stuck release (mark failed, or delete the pending revision)"))
-	case r.Status == "failed":
-		first = st.Error.Render(line1(s.width, fmt.Sprintf("✗ Revision %d failed: %s", r.Revision, oneLine(r.Summary.Description))))
-		second = st.Dim.Render(line1(s.width, "  select a good revision and press R to roll back to it · d: what changed"))
-	default:
-		first = line1(s.width, fmt.Sprintf("Revision %d: %s", r.Revision, knownOr(*r, oneLine(r.Summary.Description))))
-		if !latest {
-			second = st.Dim.Render(line1(s.width, "  R: roll back to this revision · d: diff with the one before · enter: values, manifest, notes"))
-		} else {
-			second = st.Dim.Render(line1(s.width, "  d: diff with the one before · enter: values, manifest, notes · c: chunk layout"))
-		}
-	}
-	if s.mark != 0 {
-		third = st.Marked.Render(line1(s.width, fmt.Sprintf("◆ revision %d marked: d compares it with the selected revision · space unmarks", s.mark)))
-	} else if s.readOnly() {
-		third = st.Dim.Render(line1(s.width, "read-only: rollback, delete, uninstall and fixes are off"))
-	} else if d := s.deniedLine(); d != "" {
-		third = st.Warning.Render(line1(s.width, d))
-	}
-	return []string{first, second, third}
-}
-
-// deniedLine names the actions the user may not run here and the permissions they
-// lack; "" when every action may run or it is not known yet.
-func (s *historyScreen) deniedLine() string {
-	if s.perms == nil {
-		return ""
-	}
-	var keys []string
-	seen := map[string]bool{}
-	var verbs []string
-	for _, a := range s.historyOps() {
-		missing := s.perms.Missing(a.op)
-		if len(missing) == 0 {
-			continue
-		}
-		keys = append(keys, a.key.Help().Key)
-		for _, v := range missing {
-			if !seen[v] {
-				seen[v] = true
-				verbs = append(verbs, v)
-			}
-		}
-	}
-	if len(keys) == 0 {
-		return ""
-	}
-	long := fmt.Sprintf("⊘ %s off: you may not %s secrets in %s (press one for details)",
-		strings.Join(keys, " "), strings.Join(verbs, ", "), s.perms.Namespace)
-	if ansi.StringWidth(long) <= s.width {
-		return long
-	}
-	return fmt.Sprintf("⊘ %s off: your rights on secrets in %s fall short; press one for why", strings.Join(keys, " "), s.perms.Namespace)
 }

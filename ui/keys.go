@@ -17,11 +17,23 @@ type KeyMap struct {
 	Chunks   ChunksKeyMap
 	Diff     DiffKeyMap
 	Dialog   DialogKeyMap
+	Search   SearchKeyMap
+}
+
+// SearchKeyMap are the keys of a / search in a text view.
+type SearchKeyMap struct {
+	Start  key.Binding
+	Go     key.Binding
+	Cancel key.Binding
+	Next   key.Binding
+	Prev   key.Binding
 }
 
 // GlobalKeyMap are the keys that work on every screen.
 type GlobalKeyMap struct {
-	Help      key.Binding
+	Help key.Binding
+	// Command opens the ":" command line (:ns NAME, :q), as in k9s.
+	Command   key.Binding
 	Back      key.Binding
 	Quit      key.Binding
 	ForceQuit key.Binding
@@ -92,6 +104,8 @@ type RevisionKeyMap struct {
 	AllValues key.Binding
 	Chunks    key.Binding
 	Diff      key.Binding
+	// Copy puts the text of the tab shown on the clipboard (OSC 52).
+	Copy key.Binding
 }
 
 // ChunksKeyMap are the keys of the chunk layout.
@@ -126,6 +140,7 @@ func DefaultKeyMap() KeyMap {
 	return KeyMap{
 		Global: GlobalKeyMap{
 			Help:      b(k("?"), "?", "help"),
+			Command:   b(k(":"), ":", "command (:ns NAME, :q)"),
 			Back:      b(k("esc"), "esc", "back"),
 			Quit:      b(k("q"), "q", "quit"),
 			ForceQuit: b(k("ctrl+c"), "ctrl+c", "quit"),
@@ -185,6 +200,7 @@ func DefaultKeyMap() KeyMap {
 			AllValues: b(k("a"), "a", "user/all values"),
 			Chunks:    b(k("c"), "c", "chunk layout"),
 			Diff:      b(k("d"), "d", "diff with previous"),
+			Copy:      b(k("y"), "y", "copy the tab's text"),
 		},
 		Chunks: ChunksKeyMap{
 			Refresh: b(k("r"), "r", "refresh"),
@@ -194,6 +210,13 @@ func DefaultKeyMap() KeyMap {
 			PrevChange: b(k("N", "["), "N/[", "previous change"),
 			Reveal:     b(k("v"), "v", "reveal/mask secrets"),
 			Confirm:    b(k("y"), "y", "roll back"),
+		},
+		Search: SearchKeyMap{
+			Start:  b(k("/"), "/", "search"),
+			Go:     b(k("enter"), "enter", "go to match"),
+			Cancel: b(k("esc"), "esc", "clear search"),
+			Next:   b(k("n"), "n", "next match"),
+			Prev:   b(k("N"), "N", "previous match"),
 		},
 		Dialog: DialogKeyMap{
 			Confirm: b(k("y"), "y", "yes"),
@@ -236,7 +259,7 @@ func (h helpKeys) ShortHelp() []key.Binding { return h.short }
 func (h helpKeys) FullHelp() [][]key.Binding { return h.full }
 
 func (g GlobalKeyMap) bindings() []key.Binding {
-	return []key.Binding{g.Help, g.Back, g.Quit}
+	return []key.Binding{g.Help, g.Back, g.Quit, g.Command}
 }
 
 func (l ListKeyMap) bindings() []key.Binding {

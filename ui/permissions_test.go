@@ -34,7 +34,7 @@ func TestPermissionsDisableActions(t *testing.T) {
 		t.Fatalf("the history did not learn the user's permissions: top %T", h.top())
 	}
 	h.contains("⊘ R X U F off: you may not create, update, patch, delete, deletecollection secrets in default")
-	h.contains("roll back here (denied)")
+	h.press("?").contains("roll back here (denied)").press("esc")
 	f.cluster.ResetRequests()
 	for _, tc := range []struct{ key, heading, needs, key2 string }{
 		{"R", "rollback worker: not permitted", "rollback needs permission to create, update, patch, delete secrets in namespace default", "rollback needs permission"},

@@ -9,7 +9,6 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
-	"github.com/sahilm/fuzzy"
 
 	"github.com/chunkview/chunkview/kube"
 )
@@ -57,7 +56,7 @@ type releasesScreen struct {
 func newReleasesScreen(c common) *releasesScreen {
 	f := newTextInput()
 	f.Prompt = "/"
-	f.Placeholder = "filter by name, namespace, chart or status"
+	f.Placeholder = "part of a name; ~ first for fuzzy on name, namespace, chart, status"
 	s := &releasesScreen{common: c, filter: f, inflight: map[string]bool{}}
 	s.viewName = namespaceView(c.client)
 	return s
@@ -262,26 +261,6 @@ func (s *releasesScreen) setRows(rows []kube.ReleaseRow) {
 	s.clamp()
 }
 
-// refilter applies the fuzzy filter, best matches first.
-func (s *releasesScreen) refilter() {
-	q := strings.TrimSpace(s.filter.Value())
-	s.shown = s.shown[:0]
-	if q == "" {
-		for i := range s.items {
-			s.shown = append(s.shown, i)
-		}
-		return
-	}
-	hay := make([]string, len(s.items))
-	for i, it := range s.items {
-		l := it.row.Latest
-		hay[i] = fmt.Sprintf("%s/%s %s %s", releaseNamespace(l), l.Name, chartText(l), l.Status)
-	}
-	for _, m := range fuzzy.Find(q, hay) {
-		s.shown = append(s.shown, m.Index)
-	}
-}
-
 func (s *releasesScreen) clamp() {
 	s.cursor = max(0, min(s.cursor, len(s.shown)-1))
 	s.offset = scrollWindow(s.cursor, s.offset, s.tableHeight(), len(s.shown))
@@ -438,19 +417,6 @@ func moveCursor(msg tea.KeyPressMsg, l ListKeyMap, cursor *int, n, page int) boo
 	return true
 }
 
-var releaseColumns = []column{
-	{title: "NAMESPACE", width: 10, flex: 1, prio: 3},
-	{title: "NAME", width: 12, flex: 2},
-	{title: "REV", width: 3, right: true, prio: 4},
-	{title: "STATUS", width: 17},
-	{title: "CHART", width: 12, flex: 1, prio: 2},
-	{title: "APP", width: 7, prio: 1},
-	{title: "AGE", width: 4, right: true, prio: 5},
-	{title: "CHUNKS", width: 6, right: true, prio: 4},
-	{title: "SIZE", width: 8, right: true, prio: 6},
-	{title: "LARGEST", width: 10, prio: 3},
-}
-
 func (s *releasesScreen) view() string {
 	if s.picker != nil {
 		s.picker.setSize(s.width, s.height)
@@ -485,7 +451,7 @@ func (s *releasesScreen) tableView() string {
 		return st.Dim.Render(wrap(text, s.width))
 	}
 
-	cols := fitColumns(releaseColumns, s.width)
+	cols := fitColumns(columnsFor(s.items), s.width)
 	lines = append(lines, renderHeader(cols, &st.TableHeader))
 	chunkSize := chunkSizeOf(s.client)
 	end := min(s.offset+s.tableHeight(), len(s.shown))
@@ -504,16 +470,17 @@ func (s *releasesScreen) tableView() string {
 		}
 		largest, ok := largestSecret(l, chunkSize, s.layouts)
 		cells := map[string]cell{
-			"NAMESPACE": plain(releaseNamespace(l)),
-			"NAME":      plain(l.Name),
-			"REV":       plain(itoa(l.Revision)),
-			"STATUS":    status,
-			"CHART":     plain(chartText(l)),
-			"APP":       plain(knownOr(l, l.Summary.AppVersion)),
-			"AGE":       plain(age(s.now(), l.Updated)),
-			"CHUNKS":    plain(knownOr(l, itoa(l.Summary.Chunks))),
-			"SIZE":      plain(knownOr(l, size(l.Summary.StoredBytes))),
-			"LARGEST":   st.shareCell(largest, ok, shareWidth),
+			"NAMESPACE":  plain(releaseNamespace(l)),
+			"STORAGE NS": plain(l.StorageNamespace),
+			"NAME":       plain(l.Name),
+			"REV":        plain(itoa(l.Revision)),
+			"STATUS":     status,
+			"CHART":      plain(chartText(l)),
+			"APP":        plain(knownOr(l, l.Summary.AppVersion)),
+			"AGE":        plain(age(s.now(), l.Updated)),
+			"CHUNKS":     plain(knownOr(l, itoa(l.Summary.Chunks))),
+			"SIZE":       plain(knownOr(l, size(l.Summary.StoredBytes))),
+			"LARGEST":    st.shareCell(largest, ok, shareWidth),
 		}
 		gutter := "  "
 		if i == s.cursor {
@@ -527,50 +494,4 @@ func (s *releasesScreen) tableView() string {
 	}
 	lines = append(lines, s.detailLines()...)
 	return strings.Join(lines, "\n")
-}
-
-// detailLines describe the selected release below the table: what is wrong with
-// it and the key that leads to the fix, or its chart and description. The last
-// line is the filter.
-func (s *releasesScreen) detailLines() []string {
-	st := s.styles
-	var first, second string
-	if s.err != nil {
-		first = st.Error.Render(line1(s.width, "✗ Refresh failed, showing the last list: "+shortError(s.err)))
-	}
-	if it := s.selected(); it != nil && first == "" {
-		l := it.row.Latest
-		switch {
-		case it.err != nil:
-			first = st.Error.Render(line1(s.width, "✗ "+shortError(it.err)))
-		case l.Broken:
-			first = st.ErrorBold.Render(line1(s.width, fmt.Sprintf("✗ %s revision %d %s", l.Name, l.Revision, problemLine(l))))
-			second = st.Dim.Render(line1(s.width, "  c: which Secret is at fault · enter: history, to roll back or delete the revision"))
-		case kube.Pending(l.Status):
-			first = st.Warning.Render(line1(s.width, fmt.Sprintf("◔ %s has been %s for %s; if no Helm operation is running, it is stuck.", l.Name, l.Status, duration(s.now().Sub(l.Updated)))))
-			second = st.Dim.Render(line1(s.width, "  enter: history, then F to fix the stuck release"))
-		case l.Status == "failed":
-			first = st.Error.Render(line1(s.width, fmt.Sprintf("✗ %s failed: %s", l.Name, oneLine(l.Summary.Description))))
-			second = st.Dim.Render(line1(s.width, "  enter: history, then R on a good revision to roll back"))
-		case l.Known:
-			first = st.Dim.Render(line1(s.width, fmt.Sprintf("%s · app %s · %s · %s", chartText(l), orDash(l.Summary.AppVersion), plural(it.row.Revisions, "revision", "revisions"), oneLine(l.Summary.Description))))
-		}
-	}
-	filter := ""
-	switch {
-	case s.filtering:
-		filter = s.filter.View()
-	case s.filter.Value() != "":
-		filter = st.Accent.Render(fmt.Sprintf("filter: %s (%d of %d; esc clears)", s.filter.Value(), len(s.shown), len(s.items)))
-	default:
-		filter = st.Dim.Render(fmt.Sprintf("%d releases", len(s.items)))
-		if s.partial != nil {
-			filter = st.Warning.Render(line1(s.width, fmt.Sprintf("⚠ %d releases, from %s only: other namespaces may not be read (--namespaces names more)",
-				len(s.items), strings.Join(s.partial.Read, ", "))))
-		}
-		if n := len(s.inflight); n > 0 {
-			filter += st.Dim.Render(fmt.Sprintf(" · reading %d…", n))
-		}
-	}
-	return []string{first, second, filter}
 }

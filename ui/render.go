@@ -231,6 +231,15 @@ func age(now, t time.Time) string {
 	return fmt.Sprintf("%dy", int(d.Hours()/24/365))
 }
 
+// localTime formats t in the local zone, named, to the minute: a time read off
+// one machine means the same on another.
+func localTime(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.Local().Format("2006-01-02 15:04 MST")
+}
+
 // duration formats a span for sentences: "3h12m", "2d4h".
 func duration(d time.Duration) string {
 	d = d.Round(time.Second)
@@ -256,7 +265,15 @@ func wrap(s string, width int) string {
 	if width <= 0 {
 		return s
 	}
-	return ansi.Wrap(s, width, " ,;/")
+	out := ansi.Wrap(s, width, " ,;/")
+	for _, l := range strings.Split(out, "\n") {
+		if ansi.StringWidth(l) > width {
+			// ansi.Wrap can keep a breakpoint character past the width
+			// ("values," at 81 of 80): break at spaces only then.
+			return ansi.Wrap(s, width, " ")
+		}
+	}
+	return out
 }
 
 // padLines pads or cuts s to exactly h lines, so a screen's body keeps its height
@@ -275,12 +292,13 @@ func padLines(s string, h int) string {
 	return strings.Join(lines, "\n")
 }
 
-// cutLines cuts every line of s to width cells.
+// cutLines cuts every line of s to width cells, marking each cut with "…" so
+// that no text ends where the terminal does without saying it goes on.
 func cutLines(s string, width int) string {
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
 		if ansi.StringWidth(l) > width {
-			lines[i] = ansi.Truncate(l, width, "")
+			lines[i] = ansi.Truncate(l, width, "…")
 		}
 	}
 	return strings.Join(lines, "\n")

@@ -9,6 +9,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/release"
 
@@ -36,6 +37,8 @@ type renderKey struct {
 	tab    revisionTab
 	reveal bool
 	all    bool
+	// readOnly leaves the keys that change the cluster out of the hints.
+	readOnly bool
 }
 
 // renderedMsg carries a tab's text, rendered off the update loop: colouring a
@@ -62,13 +65,15 @@ type revisionScreen struct {
 	rendered  map[renderKey]string
 	rendering map[renderKey]bool
 	vp        viewport.Model
+	search    textSearch
 }
 
 func newRevisionScreen(c common, row kube.RevisionRow) *revisionScreen {
 	vp := viewport.New()
 	vp.KeyMap = c.keys.Scroll.viewportKeys()
 	vp.MouseWheelEnabled = false
-	return &revisionScreen{common: c, row: row, rendered: map[renderKey]string{}, rendering: map[renderKey]bool{}, vp: vp}
+	return &revisionScreen{common: c, row: row, rendered: map[renderKey]string{}, rendering: map[renderKey]bool{}, vp: vp,
+		search: newTextSearch(c.styles, c.keys.Search)}
 }
 
 func (s *revisionScreen) init() tea.Cmd {
@@ -80,36 +85,46 @@ func (s *revisionScreen) title() string { return "revision " + itoa(s.row.Revisi
 
 func (s *revisionScreen) busy() bool { return s.loading || s.rendering[s.key()] }
 
-func (s *revisionScreen) capturing() bool { return false }
+func (s *revisionScreen) capturing() bool { return s.search.typing }
 
-func (s *revisionScreen) handlesBack() bool { return false }
+// handlesBack: esc clears a search before it leaves the screen.
+func (s *revisionScreen) handlesBack() bool { return s.search.active() }
 
 func (s *revisionScreen) setSize(w, h int) {
 	s.common.setSize(w, h)
 	// The tab bar and a blank line above, a status line below.
 	s.vp.SetWidth(w)
 	s.vp.SetHeight(max(h-3, 1))
+	s.search.input.SetWidth(max(w-4, 10))
 }
 
 func (s *revisionScreen) help() helpKeys {
 	k := s.keys.Revision
+	if s.search.active() {
+		b := s.search.bindings()
+		return helpKeys{short: b, full: [][]key.Binding{b, s.keys.Scroll.bindings()}}
+	}
 	short := []key.Binding{k.NextTab, k.Reveal}
 	if s.tab == tabValues {
 		short = append(short, k.AllValues)
 	}
-	short = append(short, k.Chunks, k.Diff)
+	diff := k.Diff
+	if s.row.Revision <= 1 {
+		diff.SetEnabled(false) // nothing before revision 1
+	}
+	short = append(short, s.keys.Search.Start, k.Copy, k.Chunks, diff)
 	return helpKeys{
 		short: short,
 		full: [][]key.Binding{
 			{k.NextTab, k.PrevTab, k.Summary, k.Values, k.Manifest, k.Notes, k.Hooks},
-			{k.Reveal, k.AllValues, k.Chunks, k.Diff},
+			{k.Reveal, k.AllValues, s.keys.Search.Start, k.Copy, k.Chunks, diff},
 			s.keys.Scroll.bindings(),
 		},
 	}
 }
 
 func (s *revisionScreen) key() renderKey {
-	rk := renderKey{tab: s.tab}
+	rk := renderKey{tab: s.tab, readOnly: s.readOnly()}
 	switch s.tab {
 	case tabValues:
 		rk.reveal, rk.all = s.reveal, s.allValues
@@ -135,7 +150,7 @@ func (s *revisionScreen) update(msg tea.Msg) tea.Cmd {
 		delete(s.rendering, msg.rk)
 		s.rendered[msg.rk] = msg.text
 		if msg.rk == s.key() {
-			s.vp.SetContent(msg.text)
+			s.search.apply(&s.vp, msg.text)
 		}
 		return nil
 	case tea.KeyPressMsg:
@@ -146,8 +161,19 @@ func (s *revisionScreen) update(msg tea.Msg) tea.Cmd {
 
 func (s *revisionScreen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := s.keys.Revision
+	// A search may start before the revision is decoded: typed letters must not
+	// fall through to the screen's keys.
+	if cmd, ok := s.search.handleKey(msg, &s.vp, s.rendered[s.key()]); ok {
+		return cmd
+	}
 	tab := s.tab
 	switch {
+	case key.Matches(msg, k.Copy):
+		text, ok := s.rendered[s.key()]
+		if !ok {
+			return nil
+		}
+		return copyText(ansi.Strip(text), tabNames[s.tab]+" of revision "+itoa(s.row.Revision), s.reveal)
 	case key.Matches(msg, k.NextTab):
 		tab = (s.tab + 1) % tabCount
 	case key.Matches(msg, k.PrevTab):
@@ -207,7 +233,7 @@ func scrollViewport(msg tea.KeyPressMsg, k ScrollKeyMap, vp *viewport.Model) tea
 func (s *revisionScreen) show() tea.Cmd {
 	rk := s.key()
 	if text, ok := s.rendered[rk]; ok {
-		s.vp.SetContent(text)
+		s.search.apply(&s.vp, text)
 		return nil
 	}
 	if s.details == nil || s.rendering[rk] {
@@ -226,7 +252,7 @@ func (s *revisionScreen) show() tea.Cmd {
 func renderTab(st *Styles, d *kube.Details, rk renderKey, now time.Time) string {
 	rls := d.Release
 	if rk.tab == tabSummary {
-		return renderSummary(st, d, now)
+		return renderSummary(st, d, now, rk.readOnly)
 	}
 	if rls == nil {
 		return st.Error.Render("✗ This revision cannot be decoded: "+oneLine(d.Row.Problem)) + "\n\n" +
@@ -303,7 +329,7 @@ func renderHooks(st *Styles, hooks []*release.Hook, reveal bool, masked string) 
 	return b.String()
 }
 
-func renderSummary(st *Styles, d *kube.Details, now time.Time) string {
+func renderSummary(st *Styles, d *kube.Details, now time.Time, readOnly bool) string {
 	r := d.Row
 	var b strings.Builder
 	field := func(name, value string) {
@@ -320,16 +346,20 @@ func renderSummary(st *Styles, d *kube.Details, now time.Time) string {
 	if r.Broken || d.Release == nil {
 		b.WriteString("\n" + st.ErrorBold.Render("✗ This revision cannot be read.") + "\n")
 		b.WriteString(st.Error.Render(wrap(oneLine(r.Problem), 100)) + "\n\n")
-		b.WriteString(st.Dim.Render("c: the chunk layout shows which Secret is missing or damaged.\nFrom the history, X deletes this revision's record, or R on a good revision rolls back to it.") + "\n")
+		fix := "\nFrom the history, X deletes this revision's record, or R on a good revision rolls back to it."
+		if readOnly {
+			fix = "\nDeleting the record or rolling back is off (read-only)."
+		}
+		b.WriteString(st.Dim.Render("c: the chunk layout shows which Secret is missing or damaged."+fix) + "\n")
 		return b.String()
 	}
 	rls := d.Release
 	sum := r.Summary
 	field("Chart", fmt.Sprintf("%s (app version %s)", chartText(r), orDash(sum.AppVersion)))
 	if rls.Info != nil {
-		field("Deployed", fmt.Sprintf("%s (%s ago)", rls.Info.LastDeployed.UTC().Format("2006-01-02 15:04 MST"), age(now, rls.Info.LastDeployed.Time)))
+		field("Deployed", fmt.Sprintf("%s (%s ago)", localTime(rls.Info.LastDeployed.Time), age(now, rls.Info.LastDeployed.Time)))
 		if !rls.Info.FirstDeployed.IsZero() {
-			field("First", rls.Info.FirstDeployed.UTC().Format("2006-01-02 15:04 MST"))
+			field("First", localTime(rls.Info.FirstDeployed.Time))
 		}
 		field("Description", oneLine(rls.Info.Description))
 	}
@@ -393,11 +423,17 @@ func (s *revisionScreen) view() string {
 	case s.rendering[s.key()]:
 		body = st.Dim.Render("Rendering…")
 	default:
-		body = s.vp.View()
+		body = viewMarked(&s.vp)
 	}
 	foot := ""
 	if s.details != nil && s.err == nil {
 		foot = st.Dim.Render(fmt.Sprintf("%3.0f%% · line %d of %d", s.vp.ScrollPercent()*100, s.vp.YOffset()+1, s.vp.TotalLineCount()))
+	}
+	if f := s.search.footer(); f != "" {
+		foot = line1(s.width, f)
+		if s.search.typing {
+			foot = f
+		}
 	}
 	return cutLines(bar, s.width) + "\n\n" + padLines(body, max(s.height-3, 1)) + "\n" + foot
 }

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -91,15 +93,49 @@ func TestReleasesRowErrorMarksOnlyThatRow(t *testing.T) {
 func TestReleasesFilter(t *testing.T) {
 	f := newFixture(t)
 	h := newHarness(t, f.client, Options{}, 120, 40)
-	h.press("/").typeText("wrk")
+	// A substring of the name, any case; a fuzzy match needs ~.
+	h.press("/").typeText("wrk").lacks("worker")
+	h.press("enter").contains("filter: wrk (0 of 4; esc clears)")
+	h.press("esc")
+	h.press("/").typeText("~wrk")
 	h.contains("worker").lacks("legacy", "old-tool")
-	h.press("enter").contains("filter: wrk (1 of 4; esc clears)")
-	// q is a letter while typing, not quit.
+	h.press("esc")
+	h.press("/").typeText("ORK")
+	h.contains("worker").lacks("legacy", "old-tool")
+	h.press("enter").contains("filter: ORK (1 of 4; esc clears)")
+	// q is a letter while typing, not quit, and the footer does not offer it.
 	h.press("/").typeText("q")
 	if h.quit {
 		t.Fatal("q typed into the filter quit the program")
 	}
+	h.lacks("q quit").contains("ctrl+c quit")
 	h.press("esc").contains("legacy", "web", "worker", "4 releases")
+}
+
+// TestMatchReleasesKeepsOrder: the filter keeps the list's order, for a substring
+// and for a fuzzy match alike, and matches a substring on the name only.
+func TestMatchReleasesKeepsOrder(t *testing.T) {
+	items := []releaseItem{}
+	for _, n := range []string{"ledger", "led-sign", "fraud-model", "payments-api", "old-led"} {
+		items = append(items, releaseItem{row: kube.ReleaseRow{Latest: kube.RevisionRow{Name: n, StorageNamespace: "led", Status: "deployed"}}})
+	}
+	cases := []struct {
+		q    string
+		want []int
+	}{
+		{"", []int{0, 1, 2, 3, 4}},
+		{"led", []int{0, 1, 4}},
+		{"LED", []int{0, 1, 4}},
+		{"del", []int{2}},
+		{"~", []int{0, 1, 2, 3, 4}},
+		{"~frmd", []int{2}},
+		{"~pa", []int{3}},
+	}
+	for _, c := range cases {
+		if got := matchReleases(items, c.q); !slices.Equal(got, c.want) {
+			t.Errorf("%q: %v, want %v", c.q, got, c.want)
+		}
+	}
 }
 
 func TestReleasesSwitchNamespace(t *testing.T) {
@@ -271,7 +307,14 @@ func TestDiffJumps(t *testing.T) {
 	h.press("n", "n").contains("change 2 of 8")
 	h.press("]").contains("change 3 of 8")
 	h.press("N").contains("change 2 of 8")
-	h.press("[", "[").contains("change 0 of 8")
+	h.press("[", "[").contains("change 1 of 8")
+	// The last changes cannot scroll to the top of the view; the counter still
+	// reaches them, one n at a time, and stays at the last.
+	for i := 2; i <= 8; i++ {
+		h.press("n").contains(fmt.Sprintf("change %d of 8", i))
+	}
+	h.press("n").contains("change 8 of 8")
+	h.press("N").contains("change 7 of 8")
 	// A result for other options (revealed) that arrives late is dropped.
 	d.update(diffLoadedMsg{ns: "default", name: "web", from: 3, to: 4, reveal: true, err: errors.New("late")})
 	if d.err != nil {

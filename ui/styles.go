@@ -36,6 +36,9 @@ type Styles struct {
 	Selected    lipgloss.Style
 	Cursor      lipgloss.Style
 	Marked      lipgloss.Style
+	// Match marks what a / search found; CurrentMatch the one n or N went to.
+	Match        lipgloss.Style
+	CurrentMatch lipgloss.Style
 
 	// Release statuses.
 	StatusDeployed   lipgloss.Style
@@ -133,6 +136,8 @@ func DefaultStyles() Styles {
 	s.Selected = base.Bold(true).Foreground(colorWhite)
 	s.Cursor = base.Foreground(colorMagenta).Bold(true)
 	s.Marked = base.Foreground(colorCyan).Bold(true)
+	s.Match = base.Reverse(true)
+	s.CurrentMatch = base.Reverse(true).Bold(true).Foreground(colorYellow)
 
 	s.StatusDeployed = base.Foreground(colorGreen)
 	s.StatusFailed = base.Foreground(colorRed).Bold(true)

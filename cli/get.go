@@ -1,0 +1,230 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"helm.sh/helm/v3/pkg/chartutil"
+	"helm.sh/helm/v3/pkg/release"
+
+	"github.com/chunkview/chunkview/revdiff"
+)
+
+// getPart is what `chunkview get` prints of a revision, as `helm get` does.
+type getPart string
+
+const (
+	getValues   getPart = "values"
+	getManifest getPart = "manifest"
+	getNotes    getPart = "notes"
+	getHooks    getPart = "hooks"
+	getAll      getPart = "all"
+)
+
+// getOptions are the flags and arguments of `chunkview get PART NAME`, in
+// kubectl's shape: Complete fills what the command line leaves out, Validate
+// checks it, Run prints.
+type getOptions struct {
+	part     getPart
+	name     string
+	revision int
+	reveal   bool
+	all      bool // values: the computed values, chart defaults included
+	format   string
+}
+
+// Complete takes the release name from args.
+func (o *getOptions) Complete(args []string) error {
+	o.name = args[0]
+	return nil
+}
+
+// Validate checks the flag values before anything is read.
+func (o *getOptions) Validate() error {
+	if o.revision < 0 {
+		return usageErrorf("--revision %d is not a revision number (1, 2, ...; 0 or none: the latest)", o.revision)
+	}
+	if o.part == getValues {
+		return checkFormat(o.format)
+	}
+	return nil
+}
+
+// Run reads the revision and prints the part.
+func (o *getOptions) Run(ctx context.Context, r *run) error {
+	c, ns, err := r.connectTo(ctx, o.name)
+	if err != nil {
+		return err
+	}
+	row, err := c.Revision(ctx, ns, o.name, o.revision)
+	if err != nil {
+		return err
+	}
+	d, err := c.Details(ctx, row)
+	if err != nil {
+		return err
+	}
+	if d.Release == nil {
+		return fmt.Errorf("revision %d of %s cannot be read: %s; `chunkview verify %s` says which Secret is at fault", row.Revision, o.name, d.Row.Problem, o.name)
+	}
+	if o.part == getValues && o.format != FormatTable {
+		vals, err := o.values(d.Release)
+		if err != nil {
+			return err
+		}
+		if !o.reveal {
+			vals = revdiff.MaskValues(vals)
+		}
+		return printStructured(r.stdout, o.format, vals)
+	}
+	return o.print(r.stdout, d.Release)
+}
+
+// values returns the user-supplied values, or with --all the computed ones.
+func (o *getOptions) values(rls *release.Release) (map[string]any, error) {
+	if !o.all || rls.Chart == nil {
+		return rls.Config, nil
+	}
+	vals, err := chartutil.CoalesceValues(rls.Chart, rls.Config)
+	if err != nil {
+		return nil, fmt.Errorf("compute the values of revision %d: %w", rls.Version, err)
+	}
+	return vals, nil
+}
+
+// print writes the part as helm get prints it.
+func (o *getOptions) print(w io.Writer, rls *release.Release) error {
+	var b strings.Builder
+	valuesText := func(all bool) error {
+		o2 := *o
+		o2.all = all
+		vals, err := o2.values(rls)
+		if err != nil {
+			return err
+		}
+		text, err := revdiff.ValuesYAML(vals, o.reveal)
+		if err != nil {
+			return err
+		}
+		if all {
+			b.WriteString("COMPUTED VALUES:\n")
+		} else {
+			b.WriteString("USER-SUPPLIED VALUES:\n")
+		}
+		if len(vals) == 0 && !all {
+			text = "null\n"
+		}
+		b.WriteString(text)
+		return nil
+	}
+	manifest := func() {
+		m := rls.Manifest
+		if !o.reveal {
+			m = revdiff.MaskManifest(m)
+		}
+		b.WriteString(strings.TrimRight(m, "\n") + "\n")
+	}
+	hooks := func() {
+		for _, h := range rls.Hooks {
+			if h == nil {
+				continue
+			}
+			m := h.Manifest
+			if !o.reveal {
+				m = strings.TrimPrefix(revdiff.MaskManifest(m), "---\n")
+			}
+			fmt.Fprintf(&b, "---\n# Source: %s\n%s\n", h.Path, strings.TrimRight(m, "\n"))
+		}
+	}
+	notes := func() {
+		if n := revdiff.MaskNotes(rls, o.reveal); strings.TrimSpace(n) != "" {
+			b.WriteString("NOTES:\n" + strings.TrimRight(n, "\n") + "\n")
+		}
+	}
+	switch o.part {
+	case getValues:
+		if err := valuesText(o.all); err != nil {
+			return err
+		}
+	case getManifest:
+		manifest()
+	case getNotes:
+		notes()
+	case getHooks:
+		hooks()
+	case getAll:
+		fmt.Fprintf(&b, "NAME: %s\n", rls.Name)
+		if rls.Info != nil {
+			fmt.Fprintf(&b, "LAST DEPLOYED: %s\n", rls.Info.LastDeployed.Local().Format("Mon Jan _2 15:04:05 2006 MST"))
+		}
+		fmt.Fprintf(&b, "NAMESPACE: %s\n", rls.Namespace)
+		if rls.Info != nil {
+			fmt.Fprintf(&b, "STATUS: %s\n", rls.Info.Status)
+		}
+		fmt.Fprintf(&b, "REVISION: %d\n", rls.Version)
+		if rls.Chart != nil && rls.Chart.Metadata != nil {
+			fmt.Fprintf(&b, "CHART: %s\nVERSION: %s\nAPP_VERSION: %s\n", rls.Chart.Metadata.Name, rls.Chart.Metadata.Version, rls.Chart.Metadata.AppVersion)
+		}
+		if err := valuesText(false); err != nil {
+			return err
+		}
+		b.WriteString("\n")
+		if err := valuesText(true); err != nil {
+			return err
+		}
+		b.WriteString("\nHOOKS:\n")
+		hooks()
+		b.WriteString("MANIFEST:\n")
+		manifest()
+		b.WriteString("\n")
+		notes()
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func (r *run) getCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "get values|manifest|notes|hooks|all NAME",
+		Short: "Print what a revision holds, as helm get does: values, manifest, notes, hooks or all",
+		Long: `Print what a revision of a release holds, as helm get prints it: the user-supplied
+values (--all: computed), the rendered manifest, the notes, the hooks, or all of them.
+The latest revision unless --revision. Secrets are masked unless --reveal: Secret
+data, values under keys such as password or token, and those values wherever else
+they appear.`,
+		Example: `  chunkview get values podinfo -n demo
+  chunkview get manifest podinfo --revision 2
+  chunkview get all payments-api --reveal`,
+	}
+	for _, p := range []struct {
+		part  getPart
+		short string
+	}{
+		{getValues, "Print the user-supplied values of a revision (--all: the computed values)"},
+		{getManifest, "Print the rendered manifest of a revision"},
+		{getNotes, "Print the notes of a revision"},
+		{getHooks, "Print the hooks of a revision"},
+		{getAll, "Print everything helm get all prints of a revision"},
+	} {
+		o := &getOptions{part: p.part}
+		sub := &cobra.Command{
+			Use:   string(p.part) + " NAME",
+			Short: p.short,
+			Args:  exactArgs(1, "one release NAME"),
+			RunE: func(cmd *cobra.Command, args []string) error {
+				return runOptions(cmd.Context(), r, o, args)
+			},
+		}
+		sub.Flags().IntVar(&o.revision, "revision", 0, "the revision to print (default: the latest)")
+		sub.Flags().BoolVar(&o.reveal, "reveal", false, "show secrets as they are instead of masking them")
+		if p.part == getValues {
+			sub.Flags().BoolVarP(&o.all, "all", "a", false, "print the computed values: chart defaults merged with the user-supplied ones")
+			addOutputFlag(sub, &o.format)
+		}
+		cmd.AddCommand(sub)
+	}
+	return cmd
+}

@@ -1,0 +1,132 @@
+package cli
+
+import (
+	"regexp"
+
+	"github.com/spf13/cobra"
+
+	"github.com/chunkview/chunkview/kube"
+)
+
+// Output formats of -o that only listings (ls, history) take, as kubectl's get does.
+const (
+	// FormatWide adds the columns a narrow table leaves out.
+	FormatWide = "wide"
+	// FormatName prints the index Secrets, one a line, as kubectl's -o name
+	// does: `kubectl get -n NS $(chunkview ls -o name)` reads them.
+	FormatName = "name"
+)
+
+// addListOutputFlag registers -o on a listing command.
+func addListOutputFlag(cmd *cobra.Command, dst *string) {
+	cmd.Flags().StringVarP(dst, "output", "o", FormatTable, "output format: table, wide, name, json or yaml")
+}
+
+func checkListFormat(f string) error {
+	switch f {
+	case FormatWide, FormatName:
+		return nil
+	}
+	if err := checkFormat(f); err != nil {
+		return usageErrorf("unknown output format -o %q: use table, wide, name, json or yaml", f)
+	}
+	return nil
+}
+
+// isTable reports whether format prints a table.
+func isTable(format string) bool { return format == FormatTable || format == FormatWide }
+
+// secretName is an index Secret as -o name prints it.
+func secretName(key string) string { return "secret/" + key }
+
+// lsFilter is what the flags of `ls` that helm users type keep: by status, by a
+// regular expression on the name, and at most so many.
+type lsFilter struct {
+	deployed, failed, pending, superseded bool
+	filter                                string
+	short, noHeaders                      bool
+	max                                   int
+
+	re *regexp.Regexp
+}
+
+func (f *lsFilter) addFlags(cmd *cobra.Command) {
+	fs := cmd.Flags()
+	fs.BoolVar(&f.deployed, "deployed", false, "show deployed releases (any of the status flags together: all they name)")
+	fs.BoolVar(&f.failed, "failed", false, "show failed releases")
+	fs.BoolVar(&f.pending, "pending", false, "show pending releases (pending-install, pending-upgrade, pending-rollback)")
+	fs.BoolVar(&f.superseded, "superseded", false, "show releases whose latest revision is superseded")
+	fs.StringVarP(&f.filter, "filter", "f", "", "show the releases whose name matches this regular expression (Go syntax, as helm's)")
+	fs.BoolVarP(&f.short, "short", "q", false, "print the release names only, one a line")
+	fs.BoolVar(&f.noHeaders, "no-headers", false, "leave the table's header line out")
+	fs.IntVar(&f.max, "max", 0, "show at most this many releases (0: all)")
+}
+
+func (f *lsFilter) validate() error {
+	if f.max < 0 {
+		return usageErrorf("--max %d: want 0 (all) or more", f.max)
+	}
+	if f.filter != "" {
+		re, err := regexp.Compile(f.filter)
+		if err != nil {
+			return usageErrorf("--filter %q is not a regular expression: %v", f.filter, err)
+		}
+		f.re = re
+	}
+	return nil
+}
+
+// keep reports whether a release row passes the status flags and the filter.
+func (f *lsFilter) keep(it ReleaseItem) bool {
+	if f.re != nil && !f.re.MatchString(it.Name) {
+		return false
+	}
+	if !f.deployed && !f.failed && !f.pending && !f.superseded {
+		return true
+	}
+	switch {
+	case it.Status == "deployed":
+		return f.deployed
+	case it.Status == "failed":
+		return f.failed
+	case it.Status == "superseded":
+		return f.superseded
+	case kube.Pending(it.Status):
+		return f.pending
+	}
+	return false
+}
+
+// apply returns the items kept, at most max of them, in their order.
+func (f *lsFilter) apply(items []ReleaseItem) []ReleaseItem {
+	out := items[:0:0]
+	for _, it := range items {
+		if f.keep(it) {
+			out = append(out, it)
+		}
+	}
+	if f.max > 0 && len(out) > f.max {
+		out = out[:f.max]
+	}
+	return out
+}
+
+// mixedNamespaces reports whether any release's records live outside its own
+// namespace: only then does the table need a STORAGE NS column.
+func mixedNamespaces(items []ReleaseItem) bool {
+	for _, it := range items {
+		if it.StorageNamespace != it.Namespace {
+			return true
+		}
+	}
+	return false
+}
+
+// lastRevisions keeps the newest max revisions of rows (oldest first), as helm's
+// history --max does; max 0 keeps all.
+func lastRevisions(rows []kube.RevisionRow, max int) []kube.RevisionRow {
+	if max > 0 && len(rows) > max {
+		return rows[len(rows)-max:]
+	}
+	return rows
+}

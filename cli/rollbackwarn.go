@@ -1,0 +1,38 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/chunkview/chunkview/kube"
+)
+
+// rollbackWarnings are what a person should know before confirming a rollback
+// from latest to revision to: that the default target is itself a failed
+// revision, and that a pending latest revision stays behind, pending, under the
+// new one (Helm's rollback supersedes the deployed revision only).
+func rollbackWarnings(name string, byDefault bool, latest, target kube.RevisionRow) []string {
+	var out []string
+	if byDefault && target.Status == "failed" {
+		out = append(out, fmt.Sprintf("the default target, revision %d (the one before the latest), is failed; name a good revision to roll back to: `chunkview history %s` lists them", target.Revision, name))
+	}
+	if kube.Pending(latest.Status) {
+		out = append(out, fmt.Sprintf("revision %d is %s: the rollback records a new revision on top and leaves revision %d %s in the history; `chunkview fix-stuck %s` clears it first", latest.Revision, latest.Status, latest.Revision, latest.Status, name))
+	}
+	return out
+}
+
+// warnRollback prints rollbackWarnings on stderr, before the question, about the
+// revisions the plan was made from.
+func (r *run) warnRollback(plan *kube.RollbackPlan, byDefault bool) {
+	latest, err := plan.Row(plan.From)
+	if err != nil {
+		return
+	}
+	target, err := plan.Row(plan.To)
+	if err != nil {
+		return // the rollback itself reports a vanished revision
+	}
+	for _, w := range rollbackWarnings(plan.Release, byDefault, latest, target) {
+		fmt.Fprintf(r.stderr, "Warning: %s\n", w)
+	}
+}

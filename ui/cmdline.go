@@ -1,0 +1,117 @@
+package ui
+
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+)
+
+// cmdLine is k9s's ":" command mode: a line typed at the bottom of the screen.
+// It knows :ns NAME (or :ns all), :q and :ctx, which says how to switch contexts
+// since the view cannot yet.
+type cmdLine struct {
+	input  textinput.Model
+	active bool
+}
+
+func newCmdLine() cmdLine {
+	in := newTextInput()
+	in.Prompt = ":"
+	in.Placeholder = "ns NAME · ns all · q · ctx"
+	return cmdLine{input: in}
+}
+
+// cmdResult is what a command asks of the program.
+type cmdResult struct {
+	quit bool
+	ns   *nsChosenMsg
+	// status is the line to show, and err whether it is an error.
+	status string
+	err    bool
+}
+
+// parseCommand reads one command line.
+func parseCommand(line string) cmdResult {
+	fields := strings.Fields(line)
+	if len(fields) == 0 {
+		return cmdResult{}
+	}
+	switch cmd, args := fields[0], fields[1:]; cmd {
+	case "q", "q!", "quit", "qa", "wq":
+		return cmdResult{quit: true}
+	case "ns", "namespace", "namespaces":
+		switch {
+		case len(args) != 1:
+			return cmdResult{status: "usage: :ns NAME, or :ns all for every namespace", err: true}
+		case args[0] == "all" || args[0] == "-A" || args[0] == "*":
+			return cmdResult{ns: &nsChosenMsg{all: true}}
+		}
+		return cmdResult{ns: &nsChosenMsg{ns: args[0]}}
+	case "ctx", "context", "contexts":
+		return cmdResult{status: "Switching contexts from the view is not available yet: quit (q) and start again with --context NAME.", err: true}
+	case "help", "h":
+		return cmdResult{status: "Commands: :ns NAME (or :ns all) · :q · :ctx", err: false}
+	}
+	return cmdResult{status: "unknown command :" + fields[0] + " (try :ns NAME, :ns all, :q)", err: true}
+}
+
+// cmdLineKeys are the keys shown while a command is typed.
+func (m *model) cmdLineKeys() []key.Binding {
+	return []key.Binding{
+		key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "run")),
+		key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+		m.keys.Global.ForceQuit,
+	}
+}
+
+// handleCmdLine takes the keys while a command is typed.
+func (m *model) handleCmdLine(msg tea.KeyPressMsg) tea.Cmd {
+	switch msg.String() {
+	case "esc":
+		m.cmd.active = false
+		m.cmd.input.Blur()
+		return nil
+	case "enter":
+		m.cmd.active = false
+		m.cmd.input.Blur()
+		res := parseCommand(m.cmd.input.Value())
+		m.cmd.input.SetValue("")
+		switch {
+		case res.quit:
+			return tea.Quit
+		case res.ns != nil:
+			// The namespace is the release list's: go back to it.
+			m.stack = m.stack[:1]
+			m.status = ""
+			ns := *res.ns
+			return func() tea.Msg { return ns }
+		case res.status != "":
+			m.status, m.statusErr = res.status, res.err
+		}
+		return nil
+	}
+	var cmd tea.Cmd
+	m.cmd.input, cmd = m.cmd.input.Update(msg)
+	return cmd
+}
+
+// typedInput is a screen holding text typed by the user that quitting would lose.
+type typedInput interface{ hasTypedInput() bool }
+
+// confirmForceQuit reports whether ctrl+c should ask first: a dialog holds text
+// the user typed. A second ctrl+c quits.
+func (m *model) confirmForceQuit() bool {
+	t, ok := m.top().(typedInput)
+	if !ok || !t.hasTypedInput() || m.quitArmed {
+		return false
+	}
+	m.quitArmed = true
+	m.status, m.statusErr = "Press ctrl+c again to quit: what you typed in the dialog is lost. Any other key goes on.", true
+	return true
+}
+
+func (s *historyScreen) hasTypedInput() bool {
+	return s.dialog != nil && s.dialog.capturing() && s.dialog.input.Value() != ""
+}

@@ -1,0 +1,387 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/storage"
+)
+
+// habitSizes are the sizes the habits of issue 13 are checked at: the smallest
+// that still shows a table, the classic terminal, and a wide one.
+var habitSizes = []struct{ w, h int }{{60, 15}, {80, 24}, {160, 45}}
+
+// habitCases are the views issue 13 changed, for golden files at habitSizes.
+var habitCases = []goldenCase{
+	{name: "releases"},
+	{name: "releases_read_only", client: readOnlyClient, steps: keys("G")},
+	{name: "history_read_only", client: readOnlyClient, steps: keys("G", "enter")},
+	{name: "history_stuck", steps: keys("G", "enter")},
+	{name: "history_first_revision", steps: keys("down", "down", "enter", "home")},
+	{name: "rollback_leaves_pending", steps: keys("G", "enter", "home", "R")},
+	{name: "help", steps: keys("down", "down", "enter", "?")},
+	{name: "dialog_fix_stuck", steps: keys("G", "enter", "F")},
+	{name: "dialog_fix_stuck_second", steps: keys("G", "enter", "F", "down")},
+	{name: "dialog_uninstall", steps: func(h *harness) { h.press("down", "down", "enter", "U").typeText("we") }},
+	{name: "diff_last_change", steps: keys("down", "down", "enter", "d", "n", "n", "n", "n", "n", "n", "n", "n", "n")},
+	{name: "revision_summary", steps: keys("down", "down", "enter", "enter")},
+	{name: "filter_typing", steps: func(h *harness) { h.press("/").typeText("e") }},
+}
+
+// TestGoldenHabits compares the views of issue 13 at 60x15, 80x24 and 160x45.
+// go test ./ui -run TestGoldenHabits -update rewrites them.
+func TestGoldenHabits(t *testing.T) {
+	for _, c := range habitCases {
+		t.Run(c.name, func(t *testing.T) {
+			for _, sz := range habitSizes {
+				t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
+					f := newFixture(t)
+					client := f.client
+					if c.client != nil {
+						client = c.client(f)
+					}
+					h := newHarness(t, client, c.opts, sz.w, sz.h)
+					if c.steps != nil {
+						c.steps(h)
+					}
+					h.golden()
+				})
+			}
+		})
+	}
+}
+
+// TestWayOutAlwaysShown: at every size, on every screen, the footer keeps
+// "? help" and "q quit" (and "esc back" below the list); while text is typed,
+// where q is a letter, it offers ctrl+c instead. No line is wider than the
+// terminal, and a cut line ends in "…".
+func TestWayOutAlwaysShown(t *testing.T) {
+	screens := []struct {
+		name   string
+		keys   []string
+		typed  string
+		nested bool
+	}{
+		{"releases", nil, "", false},
+		{"history", []string{"down", "down", "enter"}, "", true},
+		{"revision", []string{"down", "down", "enter", "enter", "3"}, "", true},
+		{"chunks", []string{"c"}, "", true},
+		{"diff", []string{"down", "down", "enter", "d"}, "", true},
+		{"rollback", []string{"down", "down", "enter", "up", "R"}, "", true},
+		{"filter", []string{"/"}, "x", false},
+		{"uninstall dialog", []string{"down", "down", "enter", "U"}, "w", true},
+	}
+	for _, sc := range screens {
+		for _, sz := range habitSizes {
+			f := newFixture(t)
+			h := newHarness(t, f.client, Options{}, sz.w, sz.h)
+			h.press(sc.keys...)
+			if sc.typed != "" {
+				h.typeText(sc.typed)
+			}
+			lines := strings.Split(strings.TrimRight(h.screen(), "\n"), "\n")
+			foot := lines[len(lines)-1]
+			typing := sc.typed != ""
+			switch {
+			case typing && (strings.Contains(foot, "q quit") || !strings.Contains(foot, "ctrl+c quit")):
+				t.Errorf("%s at %dx%d, typing: footer %q", sc.name, sz.w, sz.h, foot)
+			case !typing && (!strings.Contains(foot, "? help") || !strings.Contains(foot, "q quit")):
+				t.Errorf("%s at %dx%d: footer %q lacks ? help or q quit", sc.name, sz.w, sz.h, foot)
+			case !typing && sc.nested && !strings.Contains(foot, "esc back"):
+				t.Errorf("%s at %dx%d: footer %q lacks esc back", sc.name, sz.w, sz.h, foot)
+			}
+			for i, l := range lines {
+				if w := ansi.StringWidth(l); w > sz.w {
+					t.Errorf("%s at %dx%d: line %d is %d wide", sc.name, sz.w, sz.h, i, w)
+				}
+			}
+		}
+	}
+}
+
+// TestSmallHelpOverlayKeepsWayOut: the ? overlay at 60x15 lists help, back and
+// quit first, so they survive the cut.
+func TestSmallHelpOverlayKeepsWayOut(t *testing.T) {
+	f := newFixture(t)
+	for _, k := range [][]string{{"?"}, {"down", "down", "enter", "?"}, {"down", "down", "enter", "d", "?"}} {
+		h := newHarness(t, f.client, Options{}, 60, 15)
+		h.press(k...).contains("?   help", "esc back", "q   quit")
+	}
+}
+
+// TestDialogsKeepTheirButtons: a dialog never loses its bottom border or its
+// question, however little room there is: its text gives way, marked with "…",
+// and follows the selected choice.
+func TestDialogsKeepTheirButtons(t *testing.T) {
+	f := newFixture(t)
+	for _, sz := range [][2]int{{60, 12}, {60, 15}, {80, 24}} {
+		h := newHarness(t, f.client, Options{}, sz[0], sz[1])
+		h.press("G", "enter", "F")
+		h.contains("Proceed? y: yes · esc: cancel", "╰", "1. Mark revision")
+		if sz[1] < 24 {
+			h.contains("…")
+		}
+		h.press("down").contains("▶ 2. Delete pending revision", "Proceed? y: yes · esc: cancel", "╰")
+
+		h = newHarness(t, f.client, Options{}, sz[0], sz[1])
+		h.press("down", "down", "enter", "U").contains("Type the release name (web) to confirm:", "╰")
+	}
+}
+
+// TestBreadcrumbKeepsTheScreen: when the header is short of room, the
+// breadcrumb gives up its first parts, never the release or screen shown.
+func TestBreadcrumbKeepsTheScreen(t *testing.T) {
+	f := newFixture(t)
+	h := newHarness(t, f.client, Options{Demo: true}, 60, 15)
+	h.press("n", "enter", "down", "down", "enter", "enter")
+	head := strings.Split(h.screen(), "\n")[0]
+	if !strings.Contains(head, "› revision") || !strings.Contains(head, "…") {
+		t.Errorf("header %q", head)
+	}
+	h.press("esc")
+	if head := strings.Split(h.screen(), "\n")[0]; !strings.Contains(head, "web") && !strings.Contains(head, "old-tool") {
+		t.Errorf("header without the release: %q", head)
+	}
+}
+
+// TestReadOnlyOffersNoActions: in read-only mode no hint, help line or overlay
+// offers R, X, U or F.
+func TestReadOnlyOffersNoActions(t *testing.T) {
+	f := newFixture(t)
+	for _, k := range [][]string{
+		{"G"}, {"G", "enter"}, {"G", "enter", "?"}, {"enter"}, {"enter", "?"}, {"down", "down", "enter"}, {"down", "down", "enter", "up"},
+		{"enter", "enter"},
+	} {
+		for _, sz := range habitSizes {
+			h := newHarness(t, readOnlyClient(f), Options{}, sz.w, sz.h)
+			h.press(k...).lacks("F to fix", "F: ", "R: ", "X: ", "press R", "R on", "X deletes", "roll back here", "delete revision", "fix stuck")
+		}
+	}
+}
+
+func TestWindowLines(t *testing.T) {
+	l := []string{"a", "b", "c", "d", "e", "f"}
+	cases := []struct {
+		n, keep int
+		want    string
+	}{
+		{6, -1, "a b c d e f"},
+		{4, -1, "a b c …"},
+		{3, 0, "a b …"},
+		{3, 3, "… d …"},
+		{4, 3, "… d e f"},
+		{4, 1, "a b c …"},
+		{3, 5, "… e f"},
+		{4, 5, "… d e f"},
+	}
+	for _, c := range cases {
+		if got := strings.Join(windowLines(l, c.n, c.keep), " "); got != c.want {
+			t.Errorf("n %d keep %d: %q, want %q", c.n, c.keep, got, c.want)
+		}
+	}
+}
+
+// TestStorageNamespaceColumnOnlyWhenApart: the list shows STORAGE NS only when a
+// release keeps its records outside its own namespace; the bar is the first
+// column to go, NAME never.
+func TestStorageNamespaceColumnOnlyWhenApart(t *testing.T) {
+	item := func(name, ns, storageNS string) releaseItem {
+		return releaseItem{row: kube.ReleaseRow{Latest: kube.RevisionRow{Name: name, StorageNamespace: storageNS, Known: true, Summary: storage.Summary{Namespace: ns}}}}
+	}
+	titles := func(cols []column) string {
+		var out []string
+		for _, c := range cols {
+			out = append(out, c.title)
+		}
+		return strings.Join(out, ",")
+	}
+	beside := []releaseItem{item("a", "demo", "demo"), item("b", "payments", "payments")}
+	apart := append(beside, item("c", "monitoring", "demo"))
+	if got := titles(columnsFor(beside)); strings.Contains(got, "STORAGE NS") {
+		t.Errorf("records beside their releases: %s", got)
+	}
+	if got := titles(columnsFor(apart)); !strings.HasPrefix(got, "NAMESPACE,STORAGE NS,NAME") {
+		t.Errorf("records apart: %s", got)
+	}
+	for w := 160; w >= 40; w-- {
+		got := titles(fitColumns(columnsFor(apart), w))
+		if !strings.Contains(got, "NAME") {
+			t.Fatalf("at %d, NAME dropped: %s", w, got)
+		}
+		if strings.Contains(got, "LARGEST") && !strings.Contains(got, "APP") {
+			t.Errorf("at %d, the bar outlived the app version: %s", w, got)
+		}
+	}
+	for w := 120; w >= 40; w-- {
+		got := titles(fitColumns(historyColumns, w))
+		if strings.Contains(got, "GROWTH") && !strings.Contains(got, "APP") {
+			t.Errorf("history at %d, the bar outlived the app version: %s", w, got)
+		}
+	}
+}
+
+// TestSearchInTextViews: / searches the values, manifest and notes, n and N go
+// from match to match and wrap, esc clears the search and then leaves; while the
+// text is typed, q is a letter.
+func TestSearchInTextViews(t *testing.T) {
+	f := newFixture(t)
+	h := newHarness(t, f.client, Options{}, 80, 24)
+	h.press("down", "down", "enter", "enter", "3", "/").typeText("name: web")
+	if h.quit {
+		t.Fatal("typing quit")
+	}
+	h.contains("/name: web").lacks("q quit")
+	h.press("enter").contains("/name: web: match 1 of ")
+	rs := h.top().(*revisionScreen)
+	n := len(rs.search.lines)
+	if n < 2 {
+		t.Fatalf("%d matches of \"name: web\" in the manifest", n)
+	}
+	first := rs.search.lines[0]
+	h.press("n").contains(fmt.Sprintf("match 2 of %d", n))
+	for i := 2; i < n; i++ {
+		h.press("n")
+	}
+	h.contains(fmt.Sprintf("match %d of %d", n, n))
+	h.press("n").contains(fmt.Sprintf("match 1 of %d (line %d)", n, first+1))
+	h.press("N").contains(fmt.Sprintf("match %d of %d", n, n))
+	// The search holds across tabs.
+	h.press("2").contains("/name: web:")
+	h.press("esc").lacks("/name: web").contains("revision 4")
+	h.press("/").typeText("no such text in here").press("enter").contains("not found")
+	h.press("esc", "esc")
+	if _, ok := h.top().(*revisionScreen); ok {
+		t.Fatal("esc after the search was cleared did not leave the revision")
+	}
+}
+
+// TestCopyShownText: y copies the text of the tab shown, masked as shown.
+func TestCopyShownText(t *testing.T) {
+	f := newFixture(t)
+	h := newHarness(t, f.client, Options{}, 80, 24)
+	h.press("down", "down", "enter", "enter", "2", "y").contains("Copied the Values of revision 4", "secrets masked")
+	h.press("v", "y").contains("secrets REVEALED")
+}
+
+func TestMarkMatches(t *testing.T) {
+	st := DefaultStyles()
+	text, lines := markMatches("Alpha\nbeta ALPHA alpha\ngamma", "alpha", &st.Match)
+	if !slicesEqual(lines, []int{0, 1}) {
+		t.Errorf("lines %v", lines)
+	}
+	if ansi.Strip(text) != "Alpha\nbeta ALPHA alpha\ngamma" {
+		t.Errorf("marking changed the text: %q", ansi.Strip(text))
+	}
+	if _, lines := markMatches("İstanbul\nistanbul", "istanbul", &st.Match); !slicesEqual(lines, []int{1}) {
+		t.Errorf("a line whose lowering changes its length: %v", lines)
+	}
+}
+
+func slicesEqual(a, b []int) bool { return fmt.Sprint(a) == fmt.Sprint(b) }
+
+func TestParseCommand(t *testing.T) {
+	cases := []struct {
+		line string
+		want cmdResult
+	}{
+		{"q", cmdResult{quit: true}},
+		{" quit ", cmdResult{quit: true}},
+		{"ns shop", cmdResult{ns: &nsChosenMsg{ns: "shop"}}},
+		{"ns all", cmdResult{ns: &nsChosenMsg{all: true}}},
+		{"", cmdResult{}},
+	}
+	for _, c := range cases {
+		got := parseCommand(c.line)
+		if got.quit != c.want.quit || fmt.Sprint(got.ns) != fmt.Sprint(c.want.ns) || got.err {
+			t.Errorf("%q: %+v, want %+v", c.line, got, c.want)
+		}
+	}
+	for _, line := range []string{"ns", "ns a b", "ctx", "ctx prod", "frobnicate"} {
+		if got := parseCommand(line); !got.err || got.status == "" || got.quit || got.ns != nil {
+			t.Errorf("%q: %+v, want an error line", line, got)
+		}
+	}
+}
+
+// TestCommandMode: ":" opens k9s's command line on any screen; :ns switches the
+// release list and goes back to it, :ctx says it is not available, :q quits.
+func TestCommandMode(t *testing.T) {
+	f := newFixture(t)
+	h := newHarness(t, f.client, Options{}, 80, 24)
+	h.press("down", "down", "enter", ":").typeText("ns shop")
+	h.contains(":ns shop", "enter run", "esc cancel").lacks("q quit")
+	h.press("enter").contains("Releases in shop", "api", "cache").lacks("legacy")
+	if len(h.m.stack) != 1 {
+		t.Fatalf("%d screens after :ns", len(h.m.stack))
+	}
+	h.press(":").typeText("ctx").press("enter").contains("not available yet")
+	h.press(":").typeText("q").press("esc")
+	if h.quit {
+		t.Fatal("esc ran the command")
+	}
+	h.press("/").typeText(":q")
+	if h.quit {
+		t.Fatal(": typed into the filter opened the command line")
+	}
+	h.press("esc", ":").typeText("q").press("enter")
+	if !h.quit {
+		t.Fatal(":q did not quit")
+	}
+}
+
+// TestForceQuitAsksInATypedDialog: ctrl+c in a dialog holding typed text asks
+// first; a second ctrl+c quits, any other key goes on with the text kept.
+func TestForceQuitAsksInATypedDialog(t *testing.T) {
+	f := newFixture(t)
+	h := newHarness(t, f.client, Options{}, 80, 24)
+	h.press("down", "down", "enter", "U").typeText("we").press("ctrl+c")
+	if h.quit {
+		t.Fatal("ctrl+c quit at once with typed text in the dialog")
+	}
+	h.contains("Press ctrl+c again to quit")
+	h.typeText("b").contains("> web").lacks("Press ctrl+c again")
+	h.press("ctrl+c")
+	if h.quit {
+		t.Fatal("the first ctrl+c after going on quit")
+	}
+	h.press("ctrl+c")
+	if !h.quit {
+		t.Fatal("a second ctrl+c did not quit")
+	}
+	// Nothing typed: ctrl+c quits at once.
+	h = newHarness(t, f.client, Options{}, 80, 24)
+	h.press("down", "down", "enter", "U", "ctrl+c")
+	if !h.quit {
+		t.Fatal("ctrl+c in an empty dialog did not quit")
+	}
+}
+
+// TestNoDeadKeysListed: d is not offered on the first revision until another is
+// marked, and a plain diff's help has no y.
+func TestNoDeadKeysListed(t *testing.T) {
+	f := newFixture(t)
+	h := newHarness(t, f.client, Options{}, 160, 45)
+	h.press("down", "down", "enter", "home").lacks("d diff", "d: diff").contains("Revision 1, 2026-")
+	h.press("space", "down").contains("d diff", "d: diff with the marked one")
+	h = newHarness(t, f.client, Options{}, 160, 45)
+	h.press("down", "down", "enter", "d", "?").contains("next change").lacks("y   roll back", "y roll back")
+	h = newHarness(t, f.client, Options{}, 160, 45)
+	h.press("down", "down", "enter", "home", "enter", "?").contains("reveal/mask").lacks("diff with previous")
+}
+
+// TestWrapKeepsToTheWidth: no wrapped line is wider than asked, even where the
+// line would end on a breakpoint character.
+func TestWrapKeepsToTheWidth(t *testing.T) {
+	s := "Resources: 0 added, 0 removed, 1 changed · also changed: values, computed values, chart"
+	for w := 20; w <= 100; w++ {
+		for _, l := range strings.Split(wrap(s, w), "\n") {
+			if ansi.StringWidth(l) > w {
+				t.Errorf("at %d: %q is %d wide", w, l, ansi.StringWidth(l))
+			}
+		}
+	}
+}
