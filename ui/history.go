@@ -182,40 +182,10 @@ func (s *historyScreen) updateSelf(msg tea.Msg) tea.Cmd {
 		return s.fill()
 
 	case rowDetailsMsg:
-		var cmds []tea.Cmd
-		for i := range s.rows {
-			r := &s.rows[i]
-			if r.StorageNamespace != msg.ns || r.Key != msg.key || r.ResourceVersion != msg.rv {
-				continue
-			}
-			id := rowID(*r)
-			delete(s.inflight, id)
-			if s.verify != nil && msg.verified && s.verify.answer(id, itoa(r.Revision), msg.row, msg.err) {
-				cmds = append(cmds, s.verify.result())
-				s.verify = nil
-			}
-			if msg.err != nil {
-				s.checked[id] = true
-				s.rowErr[id] = msg.err
-				continue
-			}
-			*r = msg.row
-			if r.Writing {
-				cmds = append(cmds, recheck(*r))
-				continue
-			}
-			s.checked[id] = true
-		}
-		return tea.Batch(cmds...)
+		return s.takeRow(msg)
 
 	case recheckMsg:
-		for _, r := range s.rows {
-			if r.StorageNamespace == msg.ns && r.Key == msg.key && r.ResourceVersion == msg.rv && r.Writing && !s.inflight[rowID(r)] {
-				s.inflight[rowID(r)] = true
-				return fillRow(s.ctx, s.client, r)
-			}
-		}
-		return nil
+		return s.recheck(msg)
 
 	case releaseChangedMsg:
 		if msg.ns == s.ns && msg.name == s.name {
@@ -280,24 +250,6 @@ func (s *historyScreen) setRows(rows []kube.RevisionRow) {
 	s.clamp()
 }
 
-// fill asks for the details of every revision that lacks them: the trend needs
-// all their sizes. Revisions with a summary get the cheap chunk check.
-func (s *historyScreen) fill() tea.Cmd {
-	var cmds []tea.Cmd
-	for _, r := range s.rows {
-		id := rowID(r)
-		if s.inflight[id] || s.checked[id] || r.Broken || (r.Known && r.Summary.Chunks <= 1) {
-			continue
-		}
-		if _, failed := s.rowErr[id]; failed {
-			continue
-		}
-		s.inflight[id] = true
-		cmds = append(cmds, fillRow(s.ctx, s.client, r))
-	}
-	return tea.Batch(cmds...)
-}
-
 func (s *historyScreen) latest() *kube.RevisionRow {
 	if len(s.rows) == 0 {
 		return nil
@@ -335,23 +287,7 @@ func (s *historyScreen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return tea.Batch(s.reload(), loadPermissions(s.ctx, s.client, s.ns))
 	}
 	if key.Matches(msg, k.Verify) {
-		s.verify = newVerifyRun("revision")
-		var cmds []tea.Cmd
-		for _, r := range s.rows {
-			if r.Broken {
-				s.verify.already(itoa(r.Revision))
-				continue
-			}
-			s.verify.ask(rowID(r))
-			s.inflight[rowID(r)] = true
-			cmds = append(cmds, verifyRow(s.ctx, s.client, r))
-		}
-		if len(cmds) == 0 {
-			cmd := s.verify.result()
-			s.verify = nil
-			return cmd
-		}
-		return tea.Batch(cmds...)
+		return s.verifyAll()
 	}
 	if key.Matches(msg, k.Uninstall) && len(s.rows) > 0 {
 		p, err := s.plan()

@@ -176,7 +176,7 @@ func (s *releasesScreen) update(msg tea.Msg) tea.Cmd {
 			if msg.err == nil {
 				it.row.Latest = msg.row
 				if msg.row.Writing {
-					cmds = append(cmds, recheck(msg.row))
+					cmds = append(cmds, recheckLater(msg.row))
 				}
 			}
 		}

@@ -73,10 +73,11 @@ func (v *verifyRun) result() tea.Cmd {
 // waits before it is checked again.
 var recheckDelay = kube.WritingWindow
 
-// recheckMsg asks a screen to check a row again that was being written.
+// recheckMsg asks a screen to check a row again that was being written; see
+// recheckLater.
 type recheckMsg struct{ ns, key, rv string }
 
-func recheck(row kube.RevisionRow) tea.Cmd {
+func recheckLater(row kube.RevisionRow) tea.Cmd {
 	msg := recheckMsg{ns: row.StorageNamespace, key: row.Key, rv: row.ResourceVersion}
 	return tea.Tick(recheckDelay, func(time.Time) tea.Msg { return msg })
 }
