@@ -120,6 +120,25 @@ func TestCheckHealth(t *testing.T) {
 		}
 	}
 
+	// Past a few hundred keys the selector would grow too long: the listing takes
+	// every chunk Secret of the owner, still in one request, and counts the same.
+	restore := kube.SetMaxSelectorKeys(0)
+	again := healthRows(t, c)
+	many := []*kube.RevisionRow{again["whole"], again["theirs"]}
+	wire.Reset()
+	if err := c.CheckHealth(ctx, many); err != nil {
+		t.Fatal(err)
+	}
+	restore()
+	if reqs := wire.Requests(); len(reqs) != 1 || strings.Contains(reqs[0].Query, "key+in") || strings.Contains(reqs[0].Query, "key%20in") {
+		t.Errorf("CheckHealth past the selector's bound sent %v, want one list of the owner's chunks", reqs)
+	}
+	for _, r := range many {
+		if !r.Checked || r.Broken {
+			t.Errorf("%s, listed with the owner's chunks: checked %v broken %v (%s)", r.Name, r.Checked, r.Broken, r.Unchecked)
+		}
+	}
+
 	lost := rows["lost"]
 	want := lost.Summary.Chunks - 1
 	if err := c.CheckHealth(ctx, []*kube.RevisionRow{lost}); err != nil {
