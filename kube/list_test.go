@@ -92,6 +92,31 @@ func TestListingReadsMetadataOnly(t *testing.T) {
 	t.Logf("Releases -A over %d releases x %d revisions in %d namespaces (%d index Secrets): %d requests %v, %d response bytes, %d bytes on the wire",
 		listReleases, listRevisions, len(f.namespaces), f.indexes, stats.Total(), stats.Requests(), listBytes, listWire)
 
+	// ls's chunk check of every latest revision chunkview wrote: one more list.
+	var known []*kube.RevisionRow
+	checkRows := make([]kube.RevisionRow, len(rows))
+	for i := range rows {
+		checkRows[i] = rows[i].Latest
+		if checkRows[i].Known {
+			known = append(known, &checkRows[i])
+		}
+	}
+	wire.Reset()
+	before := stats.BytesReceived()
+	if err := c.CheckHealth(ctx, known); err != nil {
+		t.Fatalf("CheckHealth: %v", err)
+	}
+	if reqs := wire.Requests(); len(reqs) != 1 {
+		t.Errorf("CheckHealth of %d rows sent %d requests, want 1: %v", len(known), len(reqs), reqs)
+	}
+	for _, r := range known {
+		if !r.Checked || r.Broken {
+			t.Errorf("%s/%s: checked %v broken %v (%s)", r.StorageNamespace, r.Name, r.Checked, r.Broken, r.Unchecked)
+		}
+	}
+	t.Logf("CheckHealth -A of %d latest revisions: 1 request, %d response bytes", len(known), stats.BytesReceived()-before)
+	wire.Reset()
+
 	for _, r := range rows {
 		id := r.Latest.StorageNamespace + "/" + r.Latest.Name
 		if r.Revisions != listRevisions || r.Latest.Revision != listRevisions || r.Latest.Status != "deployed" {
