@@ -38,7 +38,8 @@ one before it the latest; deleting the only one makes Helm forget the release.
 
 The revision is decoded first, so that only a readable release record is deleted;
 --force deletes a record that cannot be read (see verify). On a terminal it asks
-you to type the release's name; otherwise it needs --yes.`,
+you to type the release's name; otherwise it needs --yes. If the release changed
+after it was shown, nothing is changed and the exit code is 7.`,
 		Example: `  chunkview delete-revision my-release 4
   chunkview delete-revision my-release 4 --force --yes`,
 		Args: exactArgs(2, "a release NAME and a REVISION"),
@@ -61,11 +62,12 @@ you to type the release's name; otherwise it needs --yes.`,
 			if err := c.CheckAllowed(ctx, ns, kube.OpDeleteRevision); err != nil {
 				return err
 			}
-			rows, err := c.History(ctx, ns, name)
+			plan, err := c.PlanDeleteRevision(ctx, ns, name, rev, force)
 			if err != nil {
 				return err
 			}
-			row, err := c.Revision(ctx, ns, name, rev)
+			rows := plan.Rows
+			row, err := plan.Row(rev)
 			if err != nil {
 				return err
 			}
@@ -86,7 +88,7 @@ you to type the release's name; otherwise it needs --yes.`,
 			if err := r.confirm(yes, confirmation{what: fmt.Sprintf("delete revision %d of release %q", rev, name), want: name}); err != nil {
 				return err
 			}
-			if err := c.DeleteRevision(ctx, ns, name, rev, force); err != nil {
+			if err := c.ApplyDeleteRevision(ctx, plan); err != nil {
 				return err
 			}
 			if !table {

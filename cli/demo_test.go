@@ -79,3 +79,57 @@ func TestTUIHook(t *testing.T) {
 		t.Errorf("no hint without a TUI: %s", r)
 	}
 }
+
+// TestDemoHonestHealth: ls and history tell the demo's ledger, whose latest
+// revision lost a chunk Secret, broken, as verify and the TUI do, with the reason;
+// every other row says it was checked.
+func TestDemoHonestHealth(t *testing.T) {
+	t.Parallel()
+	r := runDemo(t, &cli.App{}, "ls", "-A", "-o", "json")
+	mustCode(t, r, cli.ExitOK)
+	var ls cli.Releases
+	decode(t, r, &ls)
+	seen := false
+	for _, it := range ls.Releases {
+		if it.Name == "ledger" {
+			seen = true
+			if !it.Broken || it.Checked || !strings.HasPrefix(it.Problem, "1 of 4 chunk Secrets missing: ") {
+				t.Errorf("ls: ledger broken %v checked %v problem %q; want broken, 1 of 4 chunk Secrets missing", it.Broken, it.Checked, it.Problem)
+			}
+			continue
+		}
+		if it.Broken || !it.Checked || it.Unchecked != "" {
+			t.Errorf("ls: %s/%s broken %v checked %v (%s); want checked and healthy", it.Namespace, it.Name, it.Broken, it.Checked, it.Unchecked)
+		}
+	}
+	if !seen {
+		t.Fatalf("ls -A lists no ledger: %s", r)
+	}
+	r = runDemo(t, &cli.App{}, "ls", "-A")
+	mustCode(t, r, cli.ExitOK)
+	for _, line := range strings.Split(r.stdout, "\n") {
+		if strings.Contains(line, " ledger ") && !strings.HasSuffix(strings.TrimSpace(line), "broken") {
+			t.Errorf("ls table: ledger row %q does not end in HEALTH broken", line)
+		}
+	}
+
+	r = runDemo(t, &cli.App{}, "history", "ledger", "-n", "payments", "-o", "json")
+	mustCode(t, r, cli.ExitOK)
+	var h cli.History
+	decode(t, r, &h)
+	if len(h.Revisions) != 3 {
+		t.Fatalf("history ledger: %s", r)
+	}
+	for _, rev := range h.Revisions[:2] {
+		if rev.Broken || !rev.Checked {
+			t.Errorf("history: ledger revision %d broken %v checked %v; want checked and healthy", rev.Revision, rev.Broken, rev.Checked)
+		}
+	}
+	if l := h.Revisions[2]; !l.Broken || !strings.HasPrefix(l.Problem, "1 of 4 chunk Secrets missing: ") {
+		t.Errorf("history: ledger revision 3 broken %v problem %q", l.Broken, l.Problem)
+	}
+	r = runDemo(t, &cli.App{}, "history", "ledger", "-n", "payments")
+	if !strings.Contains(r.stdout, "HEALTH") || !strings.Contains(r.stdout, "cannot be read: 1 of 4 chunk Secrets missing") {
+		t.Errorf("history table: %s", r)
+	}
+}

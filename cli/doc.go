@@ -8,7 +8,7 @@
 // # Exit codes
 //
 //	0  success
-//	1  any other failure (the API server refused a write, a conflict, a bug)
+//	1  any other failure (the API server refused a write, a bug)
 //	2  usage error: unknown command or flag, wrong arguments, bad flag value
 //	3  not found: no such release or revision (an empty ls is not an error)
 //	4  verify found problems in the stored records
@@ -16,6 +16,10 @@
 //	   to confirm on and no --yes
 //	6  the cluster could not be used: no kubeconfig, unreachable, timed out,
 //	   credentials rejected, or access forbidden
+//	7  the release changed after the plan was shown, or while the operation ran
+//	   (kube.ErrChanged: another operator, helm or chunkview wrote it); the
+//	   message says whether anything was changed. Look at the release again
+//	   before deciding to retry
 //	130 cancelled with Ctrl-C at a confirmation prompt; nothing was changed
 //
 // # Output

@@ -18,6 +18,7 @@ const (
 	ExitProblems    = 4
 	ExitRefused     = 5
 	ExitUnreachable = 6
+	ExitChanged     = 7
 	// ExitCancelled is the shell's code for a command ended by Ctrl-C (128+SIGINT).
 	ExitCancelled = 130
 )
@@ -31,6 +32,8 @@ const exitCodesHelp = `Exit codes:
   4  verify found problems
   5  refused (--read-only, not confirmed, or no terminal and no --yes)
   6  no kubeconfig, cluster unreachable, timed out, credentials rejected or access forbidden
+  7  the release changed after the plan was shown (another writer): nothing or
+     only what the message says was changed; look again before retrying
   130  cancelled with Ctrl-C at a confirmation prompt: nothing was changed`
 
 // Errors the CLI itself raises, wrapped into the messages it prints.
@@ -80,6 +83,9 @@ func exitCode(err error) int {
 		return ExitCancelled
 	case errors.Is(err, ErrUsage):
 		return ExitUsage
+	case errors.Is(err, storage.ErrConflict):
+		// kube.ErrChanged among them: the release moved on under the operation.
+		return ExitChanged
 	case errors.Is(err, kube.ErrReadOnly), errors.Is(err, ErrRefused):
 		return ExitRefused
 	case errors.Is(err, kube.ErrNotFound):

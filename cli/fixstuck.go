@@ -58,7 +58,9 @@ operation with "another operation is in progress".
 
 Without a flag, fix-stuck shows how long the release has been pending and the two
 ways out, each with its warning. --mark-failed marks the pending revision failed;
---delete-pending deletes its record. Either asks for confirmation first.`,
+--delete-pending deletes its record. Either asks for confirmation first, and is
+refused (exit code 7, nothing changed) if the release changed after it was shown:
+the pending operation may have finished meanwhile.`,
 		Example: `  chunkview fix-stuck my-release
   chunkview fix-stuck my-release --mark-failed`,
 		Args: exactArgs(1, "one release NAME"),
@@ -91,14 +93,11 @@ ways out, each with its warning. --mark-failed marks the pending revision failed
 					return err
 				}
 			}
-			latest, err := c.Revision(ctx, ns, name, 0)
+			plan, err := c.PlanFixStuck(ctx, ns, name)
 			if err != nil {
 				return err
 			}
-			st, err := c.StuckInfo(ctx, ns, name)
-			if err != nil {
-				return err
-			}
+			latest, st := plan.Rows[len(plan.Rows)-1], plan.Stuck
 			out := StuckResult{Release: name, StorageNamespace: latest.StorageNamespace, Revision: latest.Revision, Status: latest.Status, Fixes: fixes}
 			if st != nil {
 				out.Stuck = true
@@ -146,7 +145,7 @@ ways out, each with its warning. --mark-failed marks the pending revision failed
 			if err := r.confirm(yes, confirmation{what: what, want: "y"}); err != nil {
 				return err
 			}
-			if err := c.FixStuck(ctx, ns, name, fix); err != nil {
+			if err := c.ApplyFixStuck(ctx, plan, fix); err != nil {
 				return err
 			}
 			out.Applied = string(fix)

@@ -34,13 +34,19 @@ type RevisionItem struct {
 	StoredBytes int64 `json:"storedBytes"`
 	// Key is the index Secret's name.
 	Key string `json:"key"`
-	// Broken is set when the revision could not be decoded; Problem says why.
+	// Broken is set when the revision could not be decoded or misses chunk
+	// Secrets; Problem says why.
 	Broken  bool   `json:"broken"`
 	Problem string `json:"problem,omitempty"`
+	// Checked, Unchecked and Writing are as in ReleaseItem.
+	Checked   bool   `json:"checked"`
+	Unchecked string `json:"unchecked,omitempty"`
+	Writing   bool   `json:"writing,omitempty"`
 }
 
 func revisionItem(r kube.RevisionRow) RevisionItem {
-	it := RevisionItem{Revision: r.Revision, Status: r.Status, Updated: r.Updated, Key: r.Key, Broken: r.Broken, Problem: r.Problem}
+	it := RevisionItem{Revision: r.Revision, Status: r.Status, Updated: r.Updated, Key: r.Key, Broken: r.Broken, Problem: r.Problem,
+		Checked: r.Checked, Unchecked: r.Unchecked, Writing: r.Writing}
 	if r.Known {
 		s := r.Summary
 		it.Chart, it.ChartVersion, it.AppVersion, it.Description = s.Chart, s.ChartVersion, s.AppVersion, s.Description
@@ -59,6 +65,10 @@ func (r *run) historyCommand() *cobra.Command {
 		Use:     "history NAME",
 		Aliases: []string{"hist"},
 		Short:   "List the stored revisions of a release",
+		Long: `List the stored revisions of a release, oldest first, from Secret metadata;
+revisions written by another tool are decoded. One more metadata list checks that
+every revision's chunk Secrets are there: HEALTH is ok, broken (with the reason),
+writing (another writer is storing it right now) or unchecked (with the reason).`,
 		Example: `  chunkview history my-release -n team-a
   chunkview history my-extension --profile olmv1 -o json`,
 		Args: exactArgs(1, "one release NAME"),
@@ -86,6 +96,9 @@ func (r *run) historyCommand() *cobra.Command {
 			if err := c.FillDetails(ctx, ptrs); err != nil {
 				fmt.Fprintf(r.stderr, "Warning: some revisions could not be decoded: %s\n", message(err))
 			}
+			if err := c.CheckHealth(ctx, ptrs); err != nil {
+				fmt.Fprintf(r.stderr, "Warning: the chunk Secrets of some revisions could not be checked (marked unchecked): %s\n", message(err))
+			}
 			out := History{Release: name, StorageNamespace: rows[0].StorageNamespace, Revisions: make([]RevisionItem, 0, len(rows))}
 			for _, row := range rows {
 				out.Revisions = append(out.Revisions, revisionItem(row))
@@ -102,7 +115,7 @@ func (r *run) historyCommand() *cobra.Command {
 			wide := format == FormatWide
 			tw := newTable(r.stdout)
 			if !noHeaders {
-				head := []any{"REVISION", "UPDATED", "STATUS", "CHART", "APP VERSION", "CHUNKS", "SIZE", "DESCRIPTION"}
+				head := []any{"REVISION", "UPDATED", "STATUS", "CHART", "APP VERSION", "CHUNKS", "SIZE", "HEALTH", "DESCRIPTION"}
 				if wide {
 					head = append(head, "STORAGE NS", "INDEX SECRET")
 				}
@@ -113,10 +126,13 @@ func (r *run) historyCommand() *cobra.Command {
 				if it.Chunks == 0 {
 					chart, app, chunks = "?", "?", "?"
 				}
-				if it.Broken {
+				switch {
+				case it.Broken:
 					chart, app, chunks, desc = "<broken>", "-", "-", "cannot be read: "+it.Problem
+				case !it.Checked:
+					desc = "not checked: " + it.Unchecked
 				}
-				c := []any{it.Revision, timestamp(it.Updated), it.Status, chart, app, chunks, size(it.StoredBytes), desc}
+				c := []any{it.Revision, timestamp(it.Updated), it.Status, chart, app, chunks, size(it.StoredBytes), health(it.Broken, it.Checked, it.Writing), desc}
 				if wide {
 					c = append(c, out.StorageNamespace, it.Key)
 				}

@@ -38,9 +38,17 @@ type ReleaseItem struct {
 	StoredBytes int64 `json:"storedBytes"`
 	// Revisions is the number of revisions stored.
 	Revisions int `json:"revisions"`
-	// Broken is set when the latest revision could not be decoded; Problem says why.
+	// Broken is set when the latest revision could not be decoded or misses chunk
+	// Secrets; Problem says why.
 	Broken  bool   `json:"broken"`
 	Problem string `json:"problem,omitempty"`
+	// Checked is set when the latest revision's chunk Secrets were all found (or it
+	// was decoded whole). A revision neither checked nor broken was not checked:
+	// Unchecked says why, and Writing is set when another writer seems to be
+	// storing it right now.
+	Checked   bool   `json:"checked"`
+	Unchecked string `json:"unchecked,omitempty"`
+	Writing   bool   `json:"writing,omitempty"`
 }
 
 func releaseItem(rr kube.ReleaseRow) ReleaseItem {
@@ -48,7 +56,7 @@ func releaseItem(rr kube.ReleaseRow) ReleaseItem {
 	it := ReleaseItem{
 		Name: r.Name, Namespace: r.StorageNamespace, StorageNamespace: r.StorageNamespace,
 		Revision: r.Revision, Status: r.Status, Updated: r.Updated, Revisions: rr.Revisions,
-		Broken: r.Broken, Problem: r.Problem,
+		Broken: r.Broken, Problem: r.Problem, Checked: r.Checked, Unchecked: r.Unchecked, Writing: r.Writing,
 	}
 	if r.Known {
 		s := r.Summary
@@ -74,7 +82,10 @@ func (r *run) lsCommand() *cobra.Command {
 
 The listing reads Secret metadata only; revisions stored without chunkview's summary
 annotations (written by another tool) are decoded to fill in chart, versions and
-sizes. A revision that cannot be decoded is marked broken and listed anyway.`,
+sizes. One more metadata list checks that the chunk Secrets of every latest
+revision are there. HEALTH says what was found: ok, broken (cannot be decoded, or
+chunk Secrets missing; listed anyway), writing (another writer is storing it right
+now) or unchecked (with the reason in -o json). verify decodes every chunk.`,
 		Example: `  chunkview ls -A
   chunkview ls -n monitoring --failed --pending
   chunkview ls -A -f '^pay' -q
@@ -106,6 +117,9 @@ sizes. A revision that cannot be decoded is marked broken and listed anyway.`,
 			}
 			if err := c.FillDetails(ctx, todo); err != nil {
 				fmt.Fprintf(r.stderr, "Warning: some releases could not be decoded, their chart and size are not shown: %s\n", message(err))
+			}
+			if err := c.CheckHealth(ctx, todo); err != nil {
+				fmt.Fprintf(r.stderr, "Warning: the chunk Secrets of some releases could not be checked (marked unchecked): %s\n", message(err))
 			}
 			cfg := c.Config()
 			out := Releases{Releases: []ReleaseItem{}}
@@ -188,7 +202,7 @@ func (r *run) printReleases(out Releases, wide, noHeaders bool) {
 		return append(c, rest...)
 	}
 	if !noHeaders {
-		head := cells(ReleaseItem{Namespace: "NAMESPACE", StorageNamespace: "STORAGE NS"}, "NAME", "REVISION", "STATUS", "CHART", "APP VERSION", "UPDATED", "CHUNKS", "SIZE", "REVISIONS")
+		head := cells(ReleaseItem{Namespace: "NAMESPACE", StorageNamespace: "STORAGE NS"}, "NAME", "REVISION", "STATUS", "CHART", "APP VERSION", "UPDATED", "CHUNKS", "SIZE", "REVISIONS", "HEALTH")
 		if wide {
 			head = append(head, "LAST DEPLOYED")
 		}
@@ -204,7 +218,8 @@ func (r *run) printReleases(out Releases, wide, noHeaders bool) {
 			chart, app, chunks = "<broken>", "-", "-"
 			broken = append(broken, it)
 		}
-		c := cells(it, it.Name, it.Revision, it.Status, chart, app, age(now, it.Updated), chunks, size(it.StoredBytes), it.Revisions)
+		c := cells(it, it.Name, it.Revision, it.Status, chart, app, age(now, it.Updated), chunks, size(it.StoredBytes), it.Revisions,
+			health(it.Broken, it.Checked, it.Writing))
 		if wide {
 			c = append(c, timestamp(it.Updated))
 		}
@@ -215,6 +230,24 @@ func (r *run) printReleases(out Releases, wide, noHeaders bool) {
 		fmt.Fprintf(r.stderr, "Warning: revision %d of %s/%s cannot be read (%s); run `chunkview verify %s -n %s` for details\n",
 			it.Revision, it.StorageNamespace, it.Name, it.Problem, it.Name, it.StorageNamespace)
 	}
+	for _, it := range out.Releases {
+		if !it.Broken && !it.Checked {
+			fmt.Fprintf(r.stderr, "Warning: revision %d of %s/%s was not checked: %s\n", it.Revision, it.StorageNamespace, it.Name, it.Unchecked)
+		}
+	}
+}
+
+// health is a revision's HEALTH column: what the check of its chunk Secrets found.
+func health(broken, checked, writing bool) string {
+	switch {
+	case broken:
+		return "broken"
+	case checked:
+		return "ok"
+	case writing:
+		return "writing"
+	}
+	return "unchecked"
 }
 
 // chartName renders a chart as Helm does: name-version.

@@ -90,6 +90,12 @@ func (e *env) runTTY(input string, args ...string) result {
 // runApp runs app with the connection flags to the test cluster added to args.
 func (e *env) runApp(app *cli.App, input string, args ...string) result {
 	e.t.Helper()
+	return e.runAppIn(app, strings.NewReader(input), args...)
+}
+
+// runAppIn is runApp reading stdin from in.
+func (e *env) runAppIn(app *cli.App, in io.Reader, args ...string) result {
+	e.t.Helper()
 	if app.IsTerminal == nil {
 		app.IsTerminal = func(io.Reader) bool { return false }
 	}
@@ -101,7 +107,7 @@ func (e *env) runApp(app *cli.App, input string, args ...string) result {
 	ctx, cancel := context.WithTimeout(e.t.Context(), 60*time.Second)
 	defer cancel()
 	var out, errb bytes.Buffer
-	code := app.Run(ctx, full, strings.NewReader(input), &out, &errb)
+	code := app.Run(ctx, full, in, &out, &errb)
 	return result{stdout: out.String(), stderr: errb.String(), code: code}
 }
 

@@ -42,7 +42,9 @@ again and recorded as a new revision.
 
 It first shows what would change (the latest revision compared with REVISION,
 secrets masked unless --reveal) and asks for confirmation. --dry-run shows the plan
-only.`,
+only. What was shown is what runs: if the release changed after it was shown (a
+revision added, deleted or rewritten by another writer), nothing is changed and
+the exit code is 7.`,
 		Example: `  chunkview rollback my-release --dry-run
   chunkview rollback my-release 3 --yes`,
 		Args: rangeArgs(1, 2, "a release NAME and optionally a REVISION"),
@@ -83,11 +85,7 @@ only.`,
 			if err != nil {
 				return err
 			}
-			latest, err := c.Revision(ctx, ns, name, 0)
-			if err != nil {
-				return err
-			}
-			out := RollbackResult{Release: name, StorageNamespace: latest.StorageNamespace, From: plan.From, To: plan.To, Diff: plan.Diff}
+			out := RollbackResult{Release: name, StorageNamespace: plan.StorageNamespace, From: plan.From, To: plan.To, Diff: plan.Diff}
 			table := format == FormatTable
 			if table {
 				fmt.Fprintf(r.stdout, "Rollback of %s: from revision %d (latest) to the content of revision %d, recorded as a new revision.\n\n", name, plan.From, plan.To)
@@ -95,7 +93,7 @@ only.`,
 					return err
 				}
 			}
-			r.warnRollback(ctx, c, ns, name, rev == 0, latest, plan.To)
+			r.warnRollback(plan, rev == 0)
 			if dryRun {
 				if table {
 					fmt.Fprintln(r.stdout, "\nDry run: nothing changed.")
@@ -106,7 +104,9 @@ only.`,
 			if err := r.confirm(yes, confirmation{what: fmt.Sprintf("roll %s back to revision %d", name, plan.To), want: "y"}); err != nil {
 				return err
 			}
-			done, err := c.Rollback(ctx, ns, name, plan.To, opts)
+			// What was shown and confirmed is what runs: the plan is refused if the
+			// release moved on meanwhile.
+			done, err := c.ApplyRollback(ctx, plan)
 			if err != nil {
 				return err
 			}

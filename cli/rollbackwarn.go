@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/chunkview/chunkview/kube"
@@ -22,13 +21,18 @@ func rollbackWarnings(name string, byDefault bool, latest, target kube.RevisionR
 	return out
 }
 
-// warnRollback prints rollbackWarnings on stderr, before the question.
-func (r *run) warnRollback(ctx context.Context, c *kube.Client, ns, name string, byDefault bool, latest kube.RevisionRow, to int) {
-	target, err := c.Revision(ctx, ns, name, to)
+// warnRollback prints rollbackWarnings on stderr, before the question, about the
+// revisions the plan was made from.
+func (r *run) warnRollback(plan *kube.RollbackPlan, byDefault bool) {
+	latest, err := plan.Row(plan.From)
+	if err != nil {
+		return
+	}
+	target, err := plan.Row(plan.To)
 	if err != nil {
 		return // the rollback itself reports a vanished revision
 	}
-	for _, w := range rollbackWarnings(name, byDefault, latest, target) {
+	for _, w := range rollbackWarnings(plan.Release, byDefault, latest, target) {
 		fmt.Fprintf(r.stderr, "Warning: %s\n", w)
 	}
 }

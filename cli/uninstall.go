@@ -35,7 +35,9 @@ func (r *run) uninstallCommand() *cobra.Command {
 its resources are deleted (hooks run), and so are all its revision records, unless
 --keep-history marks it uninstalled and keeps them.
 
-On a terminal it asks you to type the release's name; otherwise it needs --yes.`,
+On a terminal it asks you to type the release's name; otherwise it needs --yes.
+If the release changed after it was shown (a revision added, deleted or rewritten
+by another writer), nothing is changed and the exit code is 7.`,
 		Example: `  chunkview uninstall my-release -n team-a
   chunkview uninstall my-release --keep-history --yes`,
 		Args: exactArgs(1, "one release NAME"),
@@ -54,10 +56,11 @@ On a terminal it asks you to type the release's name; otherwise it needs --yes.`
 			if err := c.CheckAllowed(ctx, ns, kube.OpUninstall); err != nil {
 				return err
 			}
-			rows, err := c.History(ctx, ns, name)
+			plan, err := c.PlanUninstall(ctx, ns, name, keepHistory)
 			if err != nil {
 				return err
 			}
+			rows := plan.Rows
 			latest := rows[len(rows)-1]
 			d, err := c.Details(ctx, latest)
 			if err != nil {
@@ -80,7 +83,7 @@ On a terminal it asks you to type the release's name; otherwise it needs --yes.`
 			if err := r.confirm(yes, confirmation{what: fmt.Sprintf("uninstall release %q", name), want: name}); err != nil {
 				return err
 			}
-			res, err := c.Uninstall(ctx, ns, name, keepHistory)
+			res, err := c.ApplyUninstall(ctx, plan)
 			if err != nil {
 				return err
 			}

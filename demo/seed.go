@@ -8,6 +8,7 @@ import (
 	"maps"
 	"path"
 	"slices"
+	"strconv"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -472,6 +473,20 @@ func damage(ctx context.Context, c *Cluster, f *Fleet, ns, name string, revision
 		}
 	}
 	rev.Damage, rev.DamagedSecret = d, victim
+	// The damage is old news, not a write in progress: the record was last written
+	// when the revision was deployed, long before the chunk went (see
+	// kube.WritingWindow).
+	if rev.Release != nil && rev.Release.Info != nil {
+		idx, err := secrets.Get(ctx, rev.Key, metav1.GetOptions{})
+		if err != nil {
+			return fmt.Errorf("damage %s: %w", rev.Key, err)
+		}
+		at := strconv.FormatInt(rev.Release.Info.LastDeployed.Unix(), 10)
+		idx.Labels[storage.LabelCreatedAt], idx.Labels[storage.LabelModifiedAt] = at, at
+		if _, err := secrets.Update(ctx, idx, metav1.UpdateOptions{}); err != nil {
+			return fmt.Errorf("damage %s: date the index: %w", rev.Key, err)
+		}
+	}
 	return nil
 }
 

@@ -49,6 +49,9 @@ type Config struct {
 	// ReadOnly refuses every mutating operation. The connection enforces it too; see
 	// ReadOnlyTransport.
 	ReadOnly bool
+	// DetailsCacheBytes bounds the decoded revisions kept for reuse, by decoded
+	// size: DefaultDetailsCacheBytes when zero, none when negative.
+	DetailsCacheBytes int64
 	// Now returns the current time; nil means time.Now. Ages are measured from it:
 	// which unreferenced chunks are old enough to be leftovers, and how long a
 	// release has been stuck.
@@ -62,17 +65,6 @@ const DefaultOwner = "helm"
 // secretsGVR is the resource the metadata client lists.
 var secretsGVR = corev1.SchemeGroupVersion.WithResource("secrets")
 
-// metadataPage is the page size of metadata lists: none. A list of index metadata
-// (about 1 KB a Secret) is asked for in one request, which an API server of 1.31 or
-// later answers from its watch cache, in memory. Pages look cheaper and are not: the
-// first page comes from the cache, but every continued page is read from etcd, which
-// scans all the Secrets past the continue key, the payloads of every release and
-// every chunk included, to filter them by label, and a full last page is followed by
-// an empty one. Listing 2,000 index Secrets among 670 MB of Secrets took 5 requests
-// and 4-5 s in pages of 500, one request and 70 ms without. The loops that read the
-// lists still follow a continue token, should a server send one.
-const metadataPage = 0
-
 // Client is a connection to one cluster with chunkview's configuration.
 type Client struct {
 	cfg   Config
@@ -80,8 +72,8 @@ type Client struct {
 	md    metadata.Interface
 	kubes KubeClientFactory
 
-	mu      sync.Mutex
-	details map[string]*Details // by storage namespace/key@resourceVersion
+	// cache holds decoded revisions by storage namespace/key@resourceVersion.
+	cache *detailsCache
 }
 
 // New returns a Client over the given clients. kubes builds the Helm kube client that
@@ -90,7 +82,11 @@ func New(cs kubernetes.Interface, md metadata.Interface, kubes KubeClientFactory
 	if cfg.Owner == "" {
 		cfg.Owner = DefaultOwner
 	}
-	return &Client{cfg: cfg, cs: cs, md: md, kubes: kubes, details: map[string]*Details{}}
+	size := cfg.DetailsCacheBytes
+	if size == 0 {
+		size = DefaultDetailsCacheBytes
+	}
+	return &Client{cfg: cfg, cs: cs, md: md, kubes: kubes, cache: newDetailsCache(size)}
 }
 
 func (c *Client) now() time.Time {
@@ -112,9 +108,7 @@ func (c *Client) Clientset() kubernetes.Interface { return c.cs }
 // WithNamespace returns a copy of c looking at namespace ns ("" with all set: every
 // namespace). The details cache is shared.
 func (c *Client) WithNamespace(ns string, all bool) *Client {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	cp := &Client{cfg: c.cfg, cs: c.cs, md: c.md, kubes: c.kubes, details: c.details}
+	cp := &Client{cfg: c.cfg, cs: c.cs, md: c.md, kubes: c.kubes, cache: c.cache}
 	cp.cfg.Namespace, cp.cfg.AllNamespaces = ns, all
 	return cp
 }
@@ -151,25 +145,13 @@ func (c *Client) Driver(ns string) *storage.ChunkedSecrets {
 }
 
 // listIndexMeta lists index Secret metadata matching extra labels through the
-// metadata API, in one request (see metadataPage): no Secret data crosses the wire.
+// metadata API (see listMeta): no Secret data crosses the wire.
 func (c *Client) listIndexMeta(ctx context.Context, ns string, extra labels.Set) ([]metav1.PartialObjectMetadata, error) {
 	sel := labels.Set{storage.LabelOwner: c.cfg.Owner, storage.LabelType: storage.TypeIndex}
 	for k, v := range extra {
 		sel[k] = v
 	}
-	opts := metav1.ListOptions{LabelSelector: labels.SelectorFromSet(sel).String(), Limit: metadataPage}
-	var out []metav1.PartialObjectMetadata
-	for {
-		list, err := c.md.Resource(secretsGVR).Namespace(ns).List(ctx, opts)
-		if err != nil {
-			return nil, Explain(err, "list", "secrets", ns)
-		}
-		out = append(out, list.Items...)
-		if list.Continue == "" {
-			return out, nil
-		}
-		opts.Continue = list.Continue
-	}
+	return c.listMeta(ctx, ns, labels.SelectorFromSet(sel))
 }
 
 // rowOf reads a revision row off index metadata.
@@ -190,13 +172,8 @@ func rowOf(m *metav1.PartialObjectMetadata) RevisionRow {
 			r.Revision = rev
 		}
 	}
-	r.Updated = m.CreationTimestamp.Time
-	for _, l := range []string{storage.LabelModifiedAt, storage.LabelCreatedAt} {
-		if sec, err := strconv.ParseInt(m.Labels[l], 10, 64); err == nil && sec > 0 {
-			r.Updated = time.Unix(sec, 0)
-			break
-		}
-	}
+	r.Written = writtenAt(m)
+	r.Updated = r.Written
 	if s, ok := storage.SummaryFromMeta(m); ok {
 		r.Summary, r.Known = s, true
 		if !s.LastDeployed.IsZero() {
@@ -347,13 +324,11 @@ func (c *Client) applyCached(r *RevisionRow) {
 	if r.Known {
 		return
 	}
-	c.mu.Lock()
-	d, ok := c.details[cacheKey(r.StorageNamespace, r.Key, r.ResourceVersion)]
-	c.mu.Unlock()
+	d, ok := c.cache.get(cacheKey(r.StorageNamespace, r.Key, r.ResourceVersion))
 	if ok {
 		// A revision that failed to decode stays unknown: it has no summary to show.
 		r.Summary, r.Known = d.Row.Summary, d.Row.Known
-		r.Broken, r.Problem = d.Row.Broken, d.Row.Problem
+		r.Broken, r.Problem, r.Checked = d.Row.Broken, d.Row.Problem, d.Row.Checked
 	}
 }
 
@@ -363,9 +338,7 @@ func (c *Client) applyCached(r *RevisionRow) {
 // failures to reach the server.
 func (c *Client) Details(ctx context.Context, row RevisionRow) (*Details, error) {
 	ck := cacheKey(row.StorageNamespace, row.Key, row.ResourceVersion)
-	c.mu.Lock()
-	d, ok := c.details[ck]
-	c.mu.Unlock()
+	d, ok := c.cache.get(ck)
 	if ok && row.ResourceVersion != "" {
 		return d, nil
 	}
@@ -383,7 +356,8 @@ func (c *Client) Details(ctx context.Context, row RevisionRow) (*Details, error)
 		return d, nil
 	}
 	d = &Details{Row: row}
-	d.Row.ResourceVersion = idx.ResourceVersion
+	d.Row.ResourceVersion, d.Row.Written = idx.ResourceVersion, writtenAt(idx)
+	d.Row.Checked, d.Row.Writing, d.Row.Unchecked = false, false, ""
 	rls, sum, err := drv.DecodeStats(ctx, idx)
 	switch {
 	case err == nil:
@@ -392,15 +366,18 @@ func (c *Client) Details(ctx context.Context, row RevisionRow) (*Details, error)
 			sum.StoredBytes, sum.DecodedBytes, sum.PayloadSHA256 = d.Row.Summary.StoredBytes, d.Row.Summary.DecodedBytes, d.Row.Summary.PayloadSHA256
 		}
 		d.Row.Summary, d.Row.Known, d.Release = sum, true, rls
-		d.Row.Broken, d.Row.Problem = false, ""
+		d.Row.Broken, d.Row.Problem, d.Row.Checked = false, "", true
 	case errors.Is(err, storage.ErrCorrupt) || errors.Is(err, storage.ErrTooLarge):
 		d.Row.Broken, d.Row.Problem = true, err.Error()
+		if errors.Is(err, storage.ErrChunkMissing) && c.beingWritten(d.Row.Written) {
+			// Another writer may be storing the chunks now, under this very index
+			// resourceVersion: not a verdict to keep.
+			return d, nil
+		}
 	default:
 		return nil, Explain(err, "get", "secrets", row.StorageNamespace)
 	}
-	c.mu.Lock()
-	c.details[cacheKey(row.StorageNamespace, row.Key, d.Row.ResourceVersion)] = d
-	c.mu.Unlock()
+	c.cache.add(cacheKey(row.StorageNamespace, row.Key, d.Row.ResourceVersion), d)
 	return d, nil
 }
 
@@ -430,6 +407,8 @@ func (c *Client) FillDetails(ctx context.Context, rows []*RevisionRow) error {
 				return
 			}
 			r.Summary, r.Known, r.Broken, r.Problem = d.Row.Summary, d.Row.Known, d.Row.Broken, d.Row.Problem
+			r.Checked, r.Written = d.Row.Checked, d.Row.Written
+			c.judge(r)
 		}()
 	}
 	wg.Wait()

@@ -12,6 +12,8 @@ import (
 	"syscall"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/chunkview/chunkview/storage"
 )
 
 // Sentinel errors that Explain wraps, so callers can pick an exit code or a message.
@@ -118,3 +120,15 @@ func isConnErr(err error) bool {
 	s := err.Error()
 	return strings.Contains(s, "connection refused") || strings.Contains(s, "no such host") || strings.Contains(s, "connection reset")
 }
+
+// ErrChanged is wrapped by the error of an operation refused or stopped because the
+// release changed after its plan was made: a revision was added, deleted or
+// rewritten by another writer. It wraps storage.ErrConflict. Read the release again
+// before deciding anew; never retry blindly.
+var ErrChanged error = errChanged{}
+
+type errChanged struct{}
+
+func (errChanged) Error() string { return "the release changed while you were looking" }
+
+func (errChanged) Unwrap() error { return storage.ErrConflict }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -22,6 +23,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
@@ -407,3 +409,16 @@ func mustContain(t *testing.T, s string, subs ...string) {
 
 // deleteNow is the options of a plain delete.
 var deleteNow = metav1.DeleteOptions{}
+
+// backdate makes the index of key look written long ago (at baseTime), as the
+// records of a cluster that has run for a while are: a chunk lost from it is then
+// a broken record at once, not one that another writer may still be storing (see
+// kube.WritingWindow).
+func backdate(t *testing.T, ns, key string) {
+	t.Helper()
+	at := strconv.FormatInt(baseTime.Unix(), 10)
+	patch := fmt.Sprintf(`{"metadata":{"labels":{%q:%q,%q:%q}}}`, storage.LabelCreatedAt, at, storage.LabelModifiedAt, at)
+	if _, err := secrets(ns).Patch(t.Context(), key, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+		t.Fatalf("backdate %s/%s: %v", ns, key, err)
+	}
+}

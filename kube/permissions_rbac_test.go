@@ -221,6 +221,33 @@ func TestRBACAllNamespacesScoped(t *testing.T) {
 	mustContain(t, err.Error(), "may not list secrets across all namespaces", home, other, "also refused: "+closed, "--namespaces")
 	t.Logf("-A as a namespace-scoped user: %v", err)
 
+	// The chunk check of rows of both namespaces, refused across all namespaces,
+	// looks in each readable one.
+	var revs []*kube.RevisionRow
+	for _, ns := range []string{home, other} {
+		seed(t, storage.NewDriver(secrets(ns), rbacOwner, storage.ChunkedSecretsConfig{ChunkSize: 16 << 10}), history("big", ns, 3, 60_000)...)
+		h, err := c.History(ctx, ns, "big")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range h {
+			if h[i].Summary.Chunks > 1 {
+				revs = append(revs, &h[i])
+			}
+		}
+	}
+	if len(revs) != 6 {
+		t.Fatalf("%d revisions of several chunks, want 3 in each namespace", len(revs))
+	}
+	if err := c.CheckHealth(ctx, revs); err != nil {
+		t.Errorf("CheckHealth -A as a namespace-scoped user: %v", err)
+	}
+	for _, r := range revs {
+		if !r.Checked || r.Broken {
+			t.Errorf("%s/%s v%d: checked %v broken %v (%s)", r.StorageNamespace, r.Name, r.Revision, r.Checked, r.Broken, r.Unchecked)
+		}
+	}
+
 	// Verify and gc -A look in the readable namespaces too, skip the refused one,
 	// and say so. Each namespace holds one leftover chunk (rbacSeed).
 	reps, err := c.Verify(ctx, "", false)

@@ -23,9 +23,20 @@ type RevisionRow struct {
 	Summary storage.Summary `json:"summary"`
 	// Known reports whether Summary has been filled (from annotations or a decode).
 	Known bool `json:"known"`
-	// Broken is set when the revision could not be decoded; Problem says why.
+	// Broken is set when the revision could not be decoded or misses chunk
+	// Secrets; Problem says why.
 	Broken  bool   `json:"broken,omitempty"`
 	Problem string `json:"problem,omitempty"`
+	// Checked is set once the revision's chunk Secrets were found all there (from
+	// metadata, see CheckHealth) or it was decoded whole. A row neither Checked
+	// nor Broken was not checked; Unchecked says why.
+	Checked   bool   `json:"checked"`
+	Unchecked string `json:"unchecked,omitempty"`
+	// Writing is set when chunks are missing but the index was written moments
+	// ago (see WritingWindow): another writer is probably storing the record.
+	Writing bool `json:"writing,omitempty"`
+	// Written is when the index was last written, from its labels.
+	Written time.Time `json:"-"`
 	// ResourceVersion of the index, used to key cached details.
 	ResourceVersion string `json:"-"`
 }

@@ -89,10 +89,7 @@ func (d *confirmDialog) update(msg tea.Msg) (cmd tea.Cmd, closed bool) {
 		}
 		d.state = dialogDone
 		d.result, d.err = msg.text, msg.err
-		if msg.err != nil {
-			return status(shortError(msg.err), true), false
-		}
-		return tea.Batch(status(msg.text, false), releaseChanged(d.ns, d.name)), false
+		return afterAction(msg), false
 	case tea.KeyPressMsg:
 		return d.handleKey(msg)
 	}
@@ -266,45 +263,49 @@ func deniedDialog(c common, ns, name, op string, why error) *confirmDialog {
 	return d
 }
 
-// uninstallDialog asks to type the release name before uninstalling it.
-func uninstallDialog(c common, ns, name string, revisions int) *confirmDialog {
-	d := newConfirmDialog(c, actionUninstall, ns, name, 0, "Uninstall "+name,
-		fmt.Sprintf("Helm uninstalls %s: it deletes the release's resources (running its delete hooks) and all %d revision records. This cannot be undone.", name, revisions))
-	d.run = func(int) tea.Cmd { return runUninstall(c.ctx, c.client, ns, name) }
+// uninstallDialog asks to type the release name before uninstalling it. It holds
+// the plan it shows: the release as the screen read it.
+func uninstallDialog(c common, p *kube.Plan) *confirmDialog {
+	d := newConfirmDialog(c, actionUninstall, p.Namespace, p.Release, 0, "Uninstall "+p.Release,
+		fmt.Sprintf("Helm uninstalls %s: it deletes the release's resources (running its delete hooks) and all %d revision records. This cannot be undone.", p.Release, len(p.Rows)))
+	plan := p.Uninstall(false)
+	d.run = func(int) tea.Cmd { return runUninstall(c.ctx, c.client, plan) }
 	return d.typed()
 }
 
 // deleteRevisionDialog asks to type the release name before deleting one
-// revision's record.
-func deleteRevisionDialog(c common, row kube.RevisionRow, latest bool) *confirmDialog {
+// revision's record, of the release as plan p shows it.
+func deleteRevisionDialog(c common, p *kube.Plan, row kube.RevisionRow) *confirmDialog {
 	body := fmt.Sprintf("Deletes the record of revision %d of %s: its index Secret and its chunk Secrets. The release's resources stay as they are.", row.Revision, row.Name)
-	if latest {
+	if p.Latest == row.Revision {
 		body += " This is the latest revision: Helm will then see the one before as the latest."
 	}
 	force := row.Broken
 	if force {
 		body += " It cannot be decoded, so it is deleted without being read (--force)."
 	}
-	d := newConfirmDialog(c, actionDelete, row.StorageNamespace, row.Name, row.Revision, fmt.Sprintf("Delete revision %d of %s", row.Revision, row.Name), body)
-	d.run = func(int) tea.Cmd {
-		return runDeleteRevision(c.ctx, c.client, row.StorageNamespace, row.Name, row.Revision, force)
+	d := newConfirmDialog(c, actionDelete, p.Namespace, row.Name, row.Revision, fmt.Sprintf("Delete revision %d of %s", row.Revision, row.Name), body)
+	plan, err := p.DeleteRevision(row.Revision, force)
+	if err != nil {
+		d.state, d.err = dialogDone, err
+		return d
 	}
+	d.run = func(int) tea.Cmd { return runDeleteRevision(c.ctx, c.client, plan) }
 	return d.typed()
 }
 
 // fixStuckDialog offers the two ways out of a pending release, each with its
-// warning.
-func fixStuckDialog(c common, row kube.RevisionRow, pendingFor string) *confirmDialog {
+// warning, for the release as plan sp shows it.
+func fixStuckDialog(c common, sp *kube.StuckPlan) *confirmDialog {
 	fixes := []kube.StuckFix{kube.FixMarkFailed, kube.FixDeletePending}
+	row := sp.Stuck.Row
 	body := fmt.Sprintf("Revision %d of %s has been %s for %s. Helm refuses to upgrade a release while a revision is pending (a rollback runs, but leaves the pending revision behind). If the operation that wrote it is gone (a killed helm, a restarted operator), pick a way out:",
-		row.Revision, row.Name, row.Status, pendingFor)
-	d := newConfirmDialog(c, actionFixStuck, row.StorageNamespace, row.Name, row.Revision, "Fix stuck release "+row.Name, body)
+		row.Revision, row.Name, row.Status, duration(sp.Stuck.For))
+	d := newConfirmDialog(c, actionFixStuck, sp.Namespace, row.Name, row.Revision, "Fix stuck release "+row.Name, body)
 	d.choices = []choice{
 		{label: fmt.Sprintf("Mark revision %d failed (%s)", row.Revision, kube.FixMarkFailed), warning: kube.FixMarkFailed.Warning()},
 		{label: fmt.Sprintf("Delete pending revision %d (%s)", row.Revision, kube.FixDeletePending), warning: kube.FixDeletePending.Warning()},
 	}
-	d.run = func(i int) tea.Cmd {
-		return runFixStuck(c.ctx, c.client, row.StorageNamespace, row.Name, row.Revision, fixes[i])
-	}
+	d.run = func(i int) tea.Cmd { return runFixStuck(c.ctx, c.client, sp, fixes[i]) }
 	return d
 }

@@ -145,10 +145,7 @@ func (s *diffScreen) update(msg tea.Msg) tea.Cmd {
 		}
 		s.state = dialogDone
 		s.result, s.actErr = msg.text, msg.err
-		if msg.err != nil {
-			return status(shortError(msg.err), true)
-		}
-		return tea.Batch(status(msg.text, false), releaseChanged(s.ns, s.name))
+		return afterAction(msg)
 	case tea.KeyPressMsg:
 		return s.handleKey(msg)
 	}
@@ -172,7 +169,7 @@ func (s *diffScreen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		s.state = dialogRunning
-		return runRollback(s.ctx, s.client, s.ns, s.name, s.plan.To)
+		return runRollback(s.ctx, s.client, s.plan)
 	}
 	return scrollViewport(msg, s.keys.Scroll, &s.vp)
 }

@@ -76,7 +76,7 @@ func (h *harness) feed(msg tea.Msg, fromCmd bool) {
 			h.run(c)
 		}
 		return
-	case spinner.TickMsg, watchTickMsg:
+	case spinner.TickMsg, watchTickMsg, recheckMsg:
 		if fromCmd {
 			return
 		}

@@ -35,6 +35,8 @@ type historyScreen struct {
 	// perms is what the user may do here, once the API server has said; nil
 	// until then, or when it could not say (the server then decides each action).
 	perms *kube.Permissions
+	// verify follows the last V until every revision has answered.
+	verify *verifyRun
 }
 
 func newHistoryScreen(c common, ns, name string) *historyScreen {
@@ -180,19 +182,10 @@ func (s *historyScreen) updateSelf(msg tea.Msg) tea.Cmd {
 		return s.fill()
 
 	case rowDetailsMsg:
-		for i := range s.rows {
-			r := &s.rows[i]
-			if r.StorageNamespace == msg.ns && r.Key == msg.key && r.ResourceVersion == msg.rv {
-				delete(s.inflight, rowID(*r))
-				s.checked[rowID(*r)] = true
-				if msg.err != nil {
-					s.rowErr[rowID(*r)] = msg.err
-					continue
-				}
-				*r = msg.row
-			}
-		}
-		return nil
+		return s.takeRow(msg)
+
+	case recheckMsg:
+		return s.recheck(msg)
 
 	case releaseChangedMsg:
 		if msg.ns == s.ns && msg.name == s.name {
@@ -257,24 +250,6 @@ func (s *historyScreen) setRows(rows []kube.RevisionRow) {
 	s.clamp()
 }
 
-// fill asks for the details of every revision that lacks them: the trend needs
-// all their sizes. Revisions with a summary get the cheap chunk check.
-func (s *historyScreen) fill() tea.Cmd {
-	var cmds []tea.Cmd
-	for _, r := range s.rows {
-		id := rowID(r)
-		if s.inflight[id] || s.checked[id] || r.Broken || (r.Known && r.Summary.Chunks <= 1) {
-			continue
-		}
-		if _, failed := s.rowErr[id]; failed {
-			continue
-		}
-		s.inflight[id] = true
-		cmds = append(cmds, fillRow(s.ctx, s.client, r))
-	}
-	return tea.Batch(cmds...)
-}
-
 func (s *historyScreen) latest() *kube.RevisionRow {
 	if len(s.rows) == 0 {
 		return nil
@@ -312,17 +287,14 @@ func (s *historyScreen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return tea.Batch(s.reload(), loadPermissions(s.ctx, s.client, s.ns))
 	}
 	if key.Matches(msg, k.Verify) {
-		var cmds []tea.Cmd
-		for _, r := range s.rows {
-			if !s.inflight[rowID(r)] && !r.Broken {
-				s.inflight[rowID(r)] = true
-				cmds = append(cmds, verifyRow(s.ctx, s.client, r))
-			}
-		}
-		return tea.Batch(cmds...)
+		return s.verifyAll()
 	}
 	if key.Matches(msg, k.Uninstall) && len(s.rows) > 0 {
-		return s.openDialog(uninstallDialog(s.common, s.ns, s.name, len(s.rows)), func() tea.Cmd {
+		p, err := s.plan()
+		if err != nil {
+			return status(shortError(err), true)
+		}
+		return s.openDialog(uninstallDialog(s.common, p), func() tea.Cmd {
 			return pop("Uninstalled " + s.name + ".")
 		})
 	}
@@ -331,7 +303,11 @@ func (s *historyScreen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		if l == nil || !kube.Pending(l.Status) {
 			return status(s.name+" is not pending: there is nothing stuck to fix.", true)
 		}
-		return s.openDialog(fixStuckDialog(s.common, *l, duration(s.now().Sub(l.Updated))), nil)
+		p, err := s.plan()
+		if err != nil {
+			return status(shortError(err), true)
+		}
+		return s.openDialog(fixStuckDialog(s.common, p.Stuck(s.now())), nil)
 	}
 	sel := s.selected()
 	if sel == nil {
@@ -374,11 +350,18 @@ func (s *historyScreen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return push(rs)
 	case key.Matches(msg, k.Delete):
-		l := s.latest()
-		return s.openDialog(deleteRevisionDialog(s.common, *sel, l != nil && l.Revision == sel.Revision), nil)
+		p, err := s.plan()
+		if err != nil {
+			return status(shortError(err), true)
+		}
+		return s.openDialog(deleteRevisionDialog(s.common, p, *sel), nil)
 	}
 	return nil
 }
+
+// plan is the release as the screen shows it, for an operation's dialog to hold:
+// the operation applies to exactly that, and is refused if the release moved on.
+func (s *historyScreen) plan() (*kube.Plan, error) { return kube.NewPlan(s.ns, s.rows) }
 
 func (s *historyScreen) openDialog(d *confirmDialog, after func() tea.Cmd) tea.Cmd {
 	d.after = after

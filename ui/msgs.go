@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"time"
@@ -54,12 +55,15 @@ func loadPermissions(ctx context.Context, c *kube.Client, ns string) tea.Cmd {
 	}
 }
 
-// rowDetailsMsg answers fillRow: the row of one revision record, decoded or
-// checked. Screens match it by storage namespace, key and resourceVersion.
+// rowDetailsMsg answers fillRow and verifyRow: the row of one revision record,
+// decoded or checked. Screens match it by storage namespace, key and
+// resourceVersion.
 type rowDetailsMsg struct {
 	ns, key, rv string
 	row         kube.RevisionRow
 	err         error
+	// verified is set for verifyRow's answers.
+	verified bool
 }
 
 // fillRow fills in what the listing could not tell about one row: rows without a
@@ -69,6 +73,8 @@ func fillRow(ctx context.Context, c *kube.Client, row kube.RevisionRow) tea.Cmd 
 	return func() tea.Msg {
 		msg := rowDetailsMsg{ns: row.StorageNamespace, key: row.Key, rv: row.ResourceVersion}
 		r := row
+		// A row being written is checked afresh.
+		r.Writing, r.Unchecked = false, ""
 		if !r.Known {
 			msg.err = c.FillDetails(ctx, []*kube.RevisionRow{&r})
 		} else {
@@ -83,16 +89,8 @@ func fillRow(ctx context.Context, c *kube.Client, row kube.RevisionRow) tea.Cmd 
 // its chunks: the only way to find a chunk whose bytes were damaged.
 func verifyRow(ctx context.Context, c *kube.Client, row kube.RevisionRow) tea.Cmd {
 	return func() tea.Msg {
-		msg := rowDetailsMsg{ns: row.StorageNamespace, key: row.Key, rv: row.ResourceVersion, row: row}
-		d, err := c.Details(ctx, row)
-		if err != nil {
-			msg.err = err
-			return msg
-		}
-		msg.row.Broken, msg.row.Problem = d.Row.Broken, d.Row.Problem
-		if !msg.row.Known && d.Row.Known {
-			msg.row.Summary, msg.row.Known = d.Row.Summary, true
-		}
+		msg := rowDetailsMsg{ns: row.StorageNamespace, key: row.Key, rv: row.ResourceVersion, row: row, verified: true}
+		msg.row, msg.err = c.VerifyRow(ctx, row)
 		return msg
 	}
 }
@@ -214,58 +212,74 @@ type actionDoneMsg struct {
 	err      error
 }
 
-func runRollback(ctx context.Context, c *kube.Client, ns, name string, rev int) tea.Cmd {
+// runRollback applies the rollback plan the screen showed, and nothing else.
+func runRollback(ctx context.Context, c *kube.Client, plan *kube.RollbackPlan) tea.Cmd {
 	return func() tea.Msg {
-		msg := actionDoneMsg{kind: actionRollback, ns: ns, name: name, rev: rev}
-		plan, err := c.Rollback(ctx, ns, name, rev, kube.DiffOptions{})
+		msg := actionDoneMsg{kind: actionRollback, ns: plan.Namespace, name: plan.Release, rev: plan.To}
+		done, err := c.ApplyRollback(ctx, plan)
 		if err != nil {
 			msg.err = err
 			return msg
 		}
-		msg.text = fmt.Sprintf("Rolled back %s to revision %d: revision %d created.", name, plan.To, plan.NewRevision)
+		msg.text = fmt.Sprintf("Rolled back %s to revision %d: revision %d created.", plan.Release, done.To, done.NewRevision)
 		return msg
 	}
 }
 
-func runUninstall(ctx context.Context, c *kube.Client, ns, name string) tea.Cmd {
+func runUninstall(ctx context.Context, c *kube.Client, plan *kube.UninstallPlan) tea.Cmd {
 	return func() tea.Msg {
-		msg := actionDoneMsg{kind: actionUninstall, ns: ns, name: name}
-		if _, err := c.Uninstall(ctx, ns, name, false); err != nil {
+		msg := actionDoneMsg{kind: actionUninstall, ns: plan.Namespace, name: plan.Release}
+		if _, err := c.ApplyUninstall(ctx, plan); err != nil {
 			msg.err = err
 			return msg
 		}
-		msg.text = fmt.Sprintf("Uninstalled %s: its resources and all its revision records were deleted.", name)
+		msg.text = fmt.Sprintf("Uninstalled %s: its resources and all its revision records were deleted.", plan.Release)
 		return msg
 	}
 }
 
-func runDeleteRevision(ctx context.Context, c *kube.Client, ns, name string, rev int, force bool) tea.Cmd {
+func runDeleteRevision(ctx context.Context, c *kube.Client, plan *kube.DeleteRevisionPlan) tea.Cmd {
 	return func() tea.Msg {
-		msg := actionDoneMsg{kind: actionDelete, ns: ns, name: name, rev: rev}
-		if err := c.DeleteRevision(ctx, ns, name, rev, force); err != nil {
+		msg := actionDoneMsg{kind: actionDelete, ns: plan.Namespace, name: plan.Release, rev: plan.Revision}
+		if err := c.ApplyDeleteRevision(ctx, plan); err != nil {
 			msg.err = err
 			return msg
 		}
-		msg.text = fmt.Sprintf("Deleted the record of revision %d of %s (its index and chunk Secrets).", rev, name)
+		msg.text = fmt.Sprintf("Deleted the record of revision %d of %s (its index and chunk Secrets).", plan.Revision, plan.Release)
 		return msg
 	}
 }
 
-func runFixStuck(ctx context.Context, c *kube.Client, ns, name string, rev int, fix kube.StuckFix) tea.Cmd {
+func runFixStuck(ctx context.Context, c *kube.Client, plan *kube.StuckPlan, fix kube.StuckFix) tea.Cmd {
 	return func() tea.Msg {
-		msg := actionDoneMsg{kind: actionFixStuck, ns: ns, name: name, rev: rev}
-		if err := c.FixStuck(ctx, ns, name, fix); err != nil {
+		rev := plan.Stuck.Row.Revision
+		msg := actionDoneMsg{kind: actionFixStuck, ns: plan.Namespace, name: plan.Release, rev: rev}
+		if err := c.ApplyFixStuck(ctx, plan, fix); err != nil {
 			msg.err = err
 			return msg
 		}
 		switch fix {
 		case kube.FixMarkFailed:
-			msg.text = fmt.Sprintf("Revision %d of %s is now marked failed; the next upgrade or rollback can proceed.", rev, name)
+			msg.text = fmt.Sprintf("Revision %d of %s is now marked failed; the next upgrade or rollback can proceed.", rev, plan.Release)
 		default:
-			msg.text = fmt.Sprintf("Deleted pending revision %d of %s; the previous revision is the latest again.", rev, name)
+			msg.text = fmt.Sprintf("Deleted pending revision %d of %s; the previous revision is the latest again.", rev, plan.Release)
 		}
 		return msg
 	}
+}
+
+// afterAction is what a screen does once an operation answered: on success, or
+// when the release turned out to have changed under the plan (kube.ErrChanged:
+// nothing or part of it was applied), every screen showing the release reads it
+// again. The user decides anew from what it shows; nothing is retried.
+func afterAction(msg actionDoneMsg) tea.Cmd {
+	if msg.err == nil {
+		return tea.Batch(status(msg.text, false), releaseChanged(msg.ns, msg.name))
+	}
+	if errors.Is(msg.err, kube.ErrChanged) {
+		return tea.Batch(status(shortError(msg.err), true), releaseChanged(msg.ns, msg.name))
+	}
+	return status(shortError(msg.err), true)
 }
 
 // releaseChangedMsg tells every screen that a release's records changed, so the

@@ -49,6 +49,8 @@ type releasesScreen struct {
 	filter    textinput.Model
 	filtering bool
 	picker    *nsPicker
+	// verify follows the last V until every row has answered.
+	verify *verifyRun
 }
 
 func newReleasesScreen(c common) *releasesScreen {
@@ -157,16 +159,36 @@ func (s *releasesScreen) update(msg tea.Msg) tea.Cmd {
 		return s.fillVisible()
 
 	case rowDetailsMsg:
+		var cmds []tea.Cmd
 		for i := range s.items {
 			it := &s.items[i]
 			l := it.row.Latest
-			if l.StorageNamespace == msg.ns && l.Key == msg.key && l.ResourceVersion == msg.rv {
-				delete(s.inflight, it.id())
-				it.filled = true
-				it.err = msg.err
-				if msg.err == nil {
-					it.row.Latest = msg.row
+			if l.StorageNamespace != msg.ns || l.Key != msg.key || l.ResourceVersion != msg.rv {
+				continue
+			}
+			delete(s.inflight, it.id())
+			if s.verify != nil && msg.verified && s.verify.answer(it.id(), l.StorageNamespace+"/"+l.Name, msg.row, msg.err) {
+				cmds = append(cmds, s.verify.result())
+				s.verify = nil
+			}
+			it.filled = true
+			it.err = msg.err
+			if msg.err == nil {
+				it.row.Latest = msg.row
+				if msg.row.Writing {
+					cmds = append(cmds, recheckLater(msg.row))
 				}
+			}
+		}
+		return tea.Batch(cmds...)
+
+	case recheckMsg:
+		for i := range s.items {
+			it := &s.items[i]
+			l := it.row.Latest
+			if l.StorageNamespace == msg.ns && l.Key == msg.key && l.ResourceVersion == msg.rv && l.Writing && !s.inflight[it.id()] {
+				s.inflight[it.id()] = true
+				return fillRow(s.ctx, s.client, l)
 			}
 		}
 		return nil
@@ -248,15 +270,24 @@ func (s *releasesScreen) clamp() {
 // and the chunk check read metadata only, so a chunk whose bytes were damaged
 // shows only once its data is read.
 func (s *releasesScreen) verifyVisible() tea.Cmd {
+	s.verify = newVerifyRun("release")
 	var cmds []tea.Cmd
 	end := min(s.offset+s.tableHeight(), len(s.shown))
 	for _, idx := range s.shown[s.offset:end] {
 		it := &s.items[idx]
-		if s.inflight[it.id()] || it.row.Latest.Broken {
+		l := it.row.Latest
+		if l.Broken {
+			s.verify.already(l.StorageNamespace + "/" + l.Name)
 			continue
 		}
+		s.verify.ask(it.id())
 		s.inflight[it.id()] = true
-		cmds = append(cmds, verifyRow(s.ctx, s.client, it.row.Latest))
+		cmds = append(cmds, verifyRow(s.ctx, s.client, l))
+	}
+	if len(cmds) == 0 {
+		cmd := s.verify.result()
+		s.verify = nil
+		return cmd
 	}
 	return tea.Batch(cmds...)
 }

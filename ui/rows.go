@@ -14,6 +14,11 @@ func (s *Styles) statusCell(row kube.RevisionRow) cell {
 	if row.Broken {
 		return styled("✗ BROKEN", &s.StatusBroken)
 	}
+	if row.Writing {
+		// Another writer is storing it (chunks after the index): checked again
+		// shortly rather than called broken.
+		return styled("◌ writing…", &s.StatusPending)
+	}
 	st := row.Status
 	switch {
 	case st == "deployed":

@@ -62,7 +62,7 @@ func TestReleasesFillAndMarkBroken(t *testing.T) {
 	for _, it := range rs.items {
 		byName[it.row.Latest.Name] = it
 	}
-	if l := byName["legacy"].row.Latest; !l.Broken || !strings.Contains(l.Problem, "chunk missing") {
+	if l := byName["legacy"].row.Latest; !l.Broken || !strings.HasPrefix(l.Problem, "1 of 2 chunk Secrets missing: chunk 3 of 3") {
 		t.Errorf("legacy (a chunk deleted) is not marked broken: %+v", l)
 	}
 	if l := byName["old-tool"].row.Latest; !l.Known || l.Summary.Chart != "old-tool" {

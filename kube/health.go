@@ -1,0 +1,249 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
+
+	"github.com/chunkview/chunkview/storage"
+)
+
+// WritingWindow is how long after its index was written a record whose chunks are
+// missing counts as one being written rather than a broken one.
+// helm-operator-plugins writes the index before its chunks, and rewrites it before
+// creating the new ones, so while the operator reconciles a healthy release is, for
+// a moment, an index naming chunks that do not exist yet.
+const WritingWindow = 5 * time.Second
+
+// maxSelectorKeys bounds the keys a chunk listing names in its label selector;
+// past it the listing takes every chunk Secret of the owner instead, still in one
+// request.
+var maxSelectorKeys = 500
+
+// writtenAt returns when a record was last written: its modifiedAt label, else its
+// createdAt label, else the Secret's creation time.
+func writtenAt(m metav1.Object) time.Time {
+	for _, l := range []string{storage.LabelModifiedAt, storage.LabelCreatedAt} {
+		if sec, err := strconv.ParseInt(m.GetLabels()[l], 10, 64); err == nil && sec > 0 {
+			return time.Unix(sec, 0)
+		}
+	}
+	return m.GetCreationTimestamp().Time
+}
+
+// beingWritten reports whether a record written at t may still be being written.
+// A time ahead of the clock by more than the window (a skewed or bogus label) does
+// not count, so that a broken record is always reported in the end.
+func (c *Client) beingWritten(t time.Time) bool {
+	if t.IsZero() {
+		return false
+	}
+	d := c.now().Sub(t)
+	return d < WritingWindow && d > -WritingWindow
+}
+
+// CheckChunks tells whether one revision still has all its chunk Secrets, from
+// metadata alone when its summary counts them: one list of the chunk Secrets
+// labelled with its key. See CheckHealth.
+func (c *Client) CheckChunks(ctx context.Context, row RevisionRow) (RevisionRow, error) {
+	err := c.checkPresence(ctx, []*RevisionRow{&row}, true)
+	return row, err
+}
+
+// CheckHealth tells for each row whether its revision's chunk Secrets are all
+// there, with one list of chunk Secret metadata for all of them, and marks each
+// Checked, Broken (with the reason), or unchecked (with the reason). A row whose
+// chunks are missing but whose index was written moments ago is marked Writing and
+// checked again once WritingWindow has passed, by decoding it. Fewer chunk Secrets than the summary counts is not proof (identical
+// slices share one), so such a row is decoded to decide. Rows without a summary
+// are for FillDetails: decoding is what checks those.
+func (c *Client) CheckHealth(ctx context.Context, rows []*RevisionRow) error {
+	err := c.checkPresence(ctx, rows, true)
+	var writing []*RevisionRow
+	var until time.Time
+	for _, r := range rows {
+		if r.Writing {
+			writing = append(writing, r)
+			if w := r.Written.Add(WritingWindow); w.After(until) {
+				until = w
+			}
+		}
+	}
+	if len(writing) == 0 {
+		return err
+	}
+	if wait := min(until.Sub(c.now()), WritingWindow); wait > 0 {
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return errors.Join(err, ctx.Err())
+		case <-t.C:
+		}
+	}
+	for _, r := range writing {
+		r.Writing, r.Unchecked = false, ""
+	}
+	err = errors.Join(err, c.checkPresence(ctx, writing, false))
+	for _, r := range writing {
+		if r.Writing {
+			// Written again meanwhile: another writer is busy with it.
+			r.Unchecked = "its chunks are still missing and its index was written again moments ago: another writer is storing it; look again in a moment"
+		}
+	}
+	return err
+}
+
+// VerifyRow decodes a row's revision whatever its summary says, which reads all its
+// chunks: the only way to find a chunk whose bytes were damaged. A record found
+// with chunks missing moments after its index was written is marked Writing.
+func (c *Client) VerifyRow(ctx context.Context, row RevisionRow) (RevisionRow, error) {
+	d, err := c.Details(ctx, row)
+	if err != nil {
+		return row, err
+	}
+	row.Broken, row.Problem, row.Checked = d.Row.Broken, d.Row.Problem, d.Row.Checked
+	row.Writing, row.Unchecked, row.Written = false, "", d.Row.Written
+	if !row.Known && d.Row.Known {
+		row.Summary, row.Known = d.Row.Summary, true
+	}
+	c.judge(&row)
+	return row, nil
+}
+
+// judge turns a row found broken for missing chunks, whose index was written
+// moments ago, into one being written: the record is checked again once
+// WritingWindow has passed, and reported broken then if it still is.
+func (c *Client) judge(r *RevisionRow) {
+	if !r.Broken || !strings.Contains(r.Problem, storage.ErrChunkMissing.Error()) || !c.beingWritten(r.Written) {
+		return
+	}
+	r.Broken, r.Writing, r.Checked = false, true, false
+	r.Unchecked = fmt.Sprintf("a chunk Secret is missing, but its index was written %s ago: another writer may be storing it; checking again shortly",
+		c.now().Sub(r.Written).Round(time.Second))
+	r.Problem = ""
+}
+
+// checkPresence is one round of CheckHealth; with wait false, records with chunks
+// missing are decoded at once, even those just written.
+func (c *Client) checkPresence(ctx context.Context, rows []*RevisionRow, wait bool) error {
+	var need []*RevisionRow
+	var errs []error
+	for _, r := range rows {
+		switch {
+		case r.Broken || r.Checked || r.Writing:
+		case !r.Known && !wait:
+			// Another tool's record, being written when FillDetails decoded it:
+			// decoded again now.
+			v, err := c.VerifyRow(ctx, *r)
+			if err != nil {
+				r.Unchecked = "it could not be decoded: " + firstLine(err.Error(), 200)
+				errs = append(errs, err)
+				continue
+			}
+			*r = v
+		case !r.Known:
+			r.Unchecked = "its chunk count is not recorded on its index (another tool wrote it) and it was not decoded"
+		case r.Summary.Chunks <= 1:
+			r.Checked, r.Unchecked = true, ""
+		default:
+			need = append(need, r)
+		}
+	}
+	if len(need) == 0 {
+		return errors.Join(errs...)
+	}
+	have, err := c.chunkCounts(ctx, need)
+	if err != nil {
+		for _, r := range need {
+			r.Unchecked = "its chunk Secrets could not be listed: " + firstLine(err.Error(), 200)
+		}
+		return errors.Join(append(errs, err)...)
+	}
+	for _, r := range need {
+		found, want := have[r.StorageNamespace+"/"+r.Key], r.Summary.Chunks-1
+		if found >= want {
+			r.Checked, r.Unchecked = true, ""
+			continue
+		}
+		missing := fmt.Sprintf("%d of %d chunk Secrets missing", want-found, want)
+		if wait && c.beingWritten(r.Written) {
+			r.Writing = true
+			r.Unchecked = fmt.Sprintf("%s, but its index was written %s ago: another writer may be storing it; checking again shortly", missing, c.now().Sub(r.Written).Round(time.Second))
+			continue
+		}
+		v, err := c.VerifyRow(ctx, *r)
+		switch {
+		case err != nil:
+			r.Unchecked = missing + " and it could not be decoded to be sure: " + firstLine(err.Error(), 200)
+			errs = append(errs, err)
+		case v.Broken && strings.Contains(v.Problem, storage.ErrChunkMissing.Error()):
+			// Which one is missing, as the decode found it.
+			r.Broken, r.Problem, r.Unchecked = true, missing+": "+strings.TrimPrefix(v.Problem, storage.ErrChunkMissing.Error()+": "), ""
+		case v.Writing:
+			r.Writing, r.Written, r.Unchecked = true, v.Written, v.Unchecked
+		case v.Broken:
+			r.Broken, r.Problem, r.Unchecked = true, v.Problem, ""
+		default:
+			// Identical slices share a chunk Secret: all there after all.
+			r.Checked, r.Unchecked = true, ""
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// chunkCounts lists, in one request, the chunk Secrets of the rows' keys, and
+// counts them by storage namespace/key.
+func (c *Client) chunkCounts(ctx context.Context, rows []*RevisionRow) (map[string]int, error) {
+	ns := rows[0].StorageNamespace
+	seen := map[string]bool{}
+	var keys []string
+	for _, r := range rows {
+		if r.StorageNamespace != ns {
+			ns = metav1.NamespaceAll
+		}
+		if !seen[r.Key] {
+			seen[r.Key] = true
+			keys = append(keys, r.Key)
+		}
+	}
+	sel := storage.ChunkSelector(c.cfg.Owner, "")
+	if len(keys) <= maxSelectorKeys {
+		if req, err := labels.NewRequirement(storage.LabelKey, selection.In, keys); err == nil {
+			sel = sel.Add(*req)
+		}
+	}
+	items, err := c.listMeta(ctx, ns, sel)
+	if ns == metav1.NamespaceAll && errors.Is(err, ErrForbidden) {
+		// The rows come from the namespaces the user may read (see Releases): one
+		// list in each of those instead.
+		items, err = nil, nil
+		done := map[string]bool{}
+		for _, r := range rows {
+			if done[r.StorageNamespace] {
+				continue
+			}
+			done[r.StorageNamespace] = true
+			more, lerr := c.listMeta(ctx, r.StorageNamespace, sel)
+			if lerr != nil {
+				return nil, lerr
+			}
+			items = append(items, more...)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]int{}
+	for _, m := range items {
+		out[m.Namespace+"/"+m.Labels[storage.LabelKey]]++
+	}
+	return out, nil
+}

@@ -1,0 +1,89 @@
+package ui
+
+import (
+	tea "charm.land/bubbletea/v2"
+)
+
+// How the history learns the health of its revisions: details or the chunk check
+// for each row (fill), a full decode on V (verifyAll), and a second look at rows
+// another writer was storing (recheck).
+
+// fill asks for the details of every revision that lacks them: the trend needs
+// all their sizes. Revisions with a summary get the cheap chunk check.
+func (s *historyScreen) fill() tea.Cmd {
+	var cmds []tea.Cmd
+	for _, r := range s.rows {
+		id := rowID(r)
+		if s.inflight[id] || s.checked[id] || r.Broken || (r.Known && r.Summary.Chunks <= 1) {
+			continue
+		}
+		if _, failed := s.rowErr[id]; failed {
+			continue
+		}
+		s.inflight[id] = true
+		cmds = append(cmds, fillRow(s.ctx, s.client, r))
+	}
+	return tea.Batch(cmds...)
+}
+
+// takeRow takes the answer of fillRow or verifyRow into its row.
+func (s *historyScreen) takeRow(msg rowDetailsMsg) tea.Cmd {
+	var cmds []tea.Cmd
+	for i := range s.rows {
+		r := &s.rows[i]
+		if r.StorageNamespace != msg.ns || r.Key != msg.key || r.ResourceVersion != msg.rv {
+			continue
+		}
+		id := rowID(*r)
+		delete(s.inflight, id)
+		if s.verify != nil && msg.verified && s.verify.answer(id, itoa(r.Revision), msg.row, msg.err) {
+			cmds = append(cmds, s.verify.result())
+			s.verify = nil
+		}
+		if msg.err != nil {
+			s.checked[id] = true
+			s.rowErr[id] = msg.err
+			continue
+		}
+		*r = msg.row
+		if r.Writing {
+			cmds = append(cmds, recheckLater(*r))
+			continue
+		}
+		s.checked[id] = true
+	}
+	return tea.Batch(cmds...)
+}
+
+// recheck checks again a row another writer was storing.
+func (s *historyScreen) recheck(msg recheckMsg) tea.Cmd {
+	for _, r := range s.rows {
+		if r.StorageNamespace == msg.ns && r.Key == msg.key && r.ResourceVersion == msg.rv && r.Writing && !s.inflight[rowID(r)] {
+			s.inflight[rowID(r)] = true
+			return fillRow(s.ctx, s.client, r)
+		}
+	}
+	return nil
+}
+
+// verifyAll decodes every revision, which reads all their chunks, and ends with a
+// result line once all have answered.
+func (s *historyScreen) verifyAll() tea.Cmd {
+	s.verify = newVerifyRun("revision")
+	var cmds []tea.Cmd
+	for _, r := range s.rows {
+		if r.Broken {
+			s.verify.already(itoa(r.Revision))
+			continue
+		}
+		s.verify.ask(rowID(r))
+		s.inflight[rowID(r)] = true
+		cmds = append(cmds, verifyRow(s.ctx, s.client, r))
+	}
+	if len(cmds) == 0 {
+		cmd := s.verify.result()
+		s.verify = nil
+		return cmd
+	}
+	return tea.Batch(cmds...)
+}

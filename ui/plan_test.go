@@ -1,0 +1,72 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"helm.sh/helm/v3/pkg/release"
+
+	"github.com/chunkview/chunkview/storage"
+)
+
+// moveWeb is another writer storing revision 5 of web behind the screen's back.
+func (f *fixture) moveWeb(t *testing.T) {
+	t.Helper()
+	d := storage.NewDriver(f.cluster.Clientset().CoreV1().Secrets("default"), "helm", storage.ChunkedSecretsConfig{ChunkSize: fixtureChunkSize})
+	if err := d.Create(storage.RecordKey("web", 5), webRelease(5, release.StatusDeployed)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestStaleDialogRefusedAndReloaded: a dialog holds the history it was opened
+// on. When the release moves on before the user confirms, the operation is refused
+// with nothing written, the dialog says why, and the history is read again.
+func TestStaleDialogRefusedAndReloaded(t *testing.T) {
+	f := newFixture(t)
+	h := newHarness(t, f.client, Options{}, 120, 40)
+	h.press("down", "down", "enter", "up", "X")
+	hs := h.top().(*historyScreen)
+	if hs.dialog == nil || len(hs.rows) != 4 {
+		t.Fatalf("no delete dialog over 4 revisions: %+v", hs.dialog)
+	}
+	f.moveWeb(t)
+	writes := f.cluster.Writes()
+	h.typeText("web").press("enter")
+	h.contains("changed while you were looking", "revision 5 (deployed) was added", "Nothing was changed")
+	if n := f.cluster.Writes() - writes; n != 0 {
+		t.Fatalf("a refused delete wrote %d times", n)
+	}
+	if len(hs.rows) != 5 || hs.latest().Revision != 5 {
+		t.Fatalf("the history was not read again: %d rows", len(hs.rows))
+	}
+	if hs.dialog == nil || hs.dialog.state != dialogDone {
+		t.Fatal("the refusal did not stay in its dialog")
+	}
+}
+
+// TestStaleRollbackRefused: the rollback screen applies the plan it shows (4 → 2),
+// not the one the release has by the time the user presses y (5 → 2).
+func TestStaleRollbackRefused(t *testing.T) {
+	f := newFixture(t)
+	h := newHarness(t, f.client, Options{}, 120, 40)
+	h.press("down", "down", "enter", "up", "up", "R")
+	d, ok := h.top().(*diffScreen)
+	if !ok || d.plan == nil || d.plan.From != 4 || d.plan.To != 2 {
+		t.Fatalf("rollback screen %T with plan %+v, want 4 -> 2", h.top(), d)
+	}
+	f.moveWeb(t)
+	writes := f.cluster.Writes()
+	h.press("y")
+	if n := f.cluster.Writes() - writes; n != 0 {
+		t.Fatalf("a stale rollback wrote %d times", n)
+	}
+	if d.actErr == nil || !strings.Contains(d.actErr.Error(), "revision 5 (deployed) was added") {
+		t.Fatalf("rollback error %v", d.actErr)
+	}
+	h.contains("changed while you were looking")
+	h.press("esc")
+	hs := h.top().(*historyScreen)
+	if len(hs.rows) != 5 {
+		t.Fatalf("the history under the rollback was not read again: %d rows", len(hs.rows))
+	}
+}
