@@ -141,7 +141,12 @@ func (c *Client) storageNamespaceFor(ns string) string {
 // Driver returns the chunked driver over the records in storage namespace ns.
 func (c *Client) Driver(ns string) *storage.ChunkedSecrets {
 	cfg := c.cfg.Driver
-	return storage.NewDriver(c.cs.CoreV1().Secrets(c.storageNamespaceFor(ns)), c.cfg.Owner, cfg)
+	sns := c.storageNamespaceFor(ns)
+	if c.md != nil && cfg.Metadata == nil {
+		// The driver reads the versions of chunks it deletes from metadata alone.
+		cfg.Metadata = c.md.Resource(secretsGVR).Namespace(sns)
+	}
+	return storage.NewDriver(c.cs.CoreV1().Secrets(sns), c.cfg.Owner, cfg)
 }
 
 // listIndexMeta lists index Secret metadata matching extra labels through the
