@@ -161,7 +161,10 @@ func (c *Client) listIndexMeta(ctx context.Context, ns string, extra labels.Set)
 
 // rowOf reads a revision row off index metadata.
 func rowOf(m *metav1.PartialObjectMetadata) RevisionRow {
+	names, namesKnown := storage.ChunkNamesFromMeta(m)
 	r := RevisionRow{
+		chunkNames:       names,
+		chunkNamesKnown:  namesKnown,
 		StorageNamespace: m.Namespace,
 		Name:             m.Labels[storage.LabelName],
 		Status:           m.Labels[storage.LabelStatus],

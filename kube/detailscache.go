@@ -89,10 +89,9 @@ func detailsSize(d *Details) int64 {
 	if d == nil || d.Release == nil {
 		return entryOverhead
 	}
-	if n := d.Row.Summary.DecodedBytes; n > 0 {
-		return entryOverhead + n
-	}
-	return entryOverhead + releaseSize(d.Release)
+	// The recorded size is an annotation anyone can write: never count less than
+	// what the release measures.
+	return entryOverhead + max(d.Row.Summary.DecodedBytes, releaseSize(d.Release))
 }
 
 // releaseSize measures the parts of a release that grow: manifest, notes, chart

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"helm.sh/helm/v3/pkg/release"
 	"helm.sh/helm/v3/pkg/storage/driver"
@@ -145,8 +147,12 @@ func (c *Client) pinned(ctx context.Context, p *Plan) *planDriver {
 // so that an operation that fails halfway can say what it did.
 type planDriver struct {
 	*storage.ChunkedSecrets
-	mu     sync.Mutex
-	writes []string
+	mu          sync.Mutex
+	writes      []string
+	createdKeys []string
+	// conflict is set once any call met a release that moved on (see
+	// noteConflict); resources once Helm changed a resource through guard.
+	conflict, resources atomic.Bool
 }
 
 var _ driver.Driver = (*planDriver)(nil)
@@ -161,11 +167,22 @@ func (d *planDriver) wrote(what string, key string) {
 	d.mu.Unlock()
 }
 
+// created reports whether the operation created the record of key.
+func (d *planDriver) created(key string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return slices.Contains(d.createdKeys, key)
+}
+
 // Create stores a new record and keeps that it did.
 func (d *planDriver) Create(key string, rls *release.Release) error {
 	err := d.ChunkedSecrets.Create(key, rls)
+	d.noteConflict(err)
 	if err == nil {
 		d.wrote("created", key)
+		d.mu.Lock()
+		d.createdKeys = append(d.createdKeys, key)
+		d.mu.Unlock()
 	}
 	return err
 }
@@ -173,6 +190,7 @@ func (d *planDriver) Create(key string, rls *release.Release) error {
 // Update replaces a record and keeps that it did.
 func (d *planDriver) Update(key string, rls *release.Release) error {
 	err := d.ChunkedSecrets.Update(key, rls)
+	d.noteConflict(err)
 	if err == nil {
 		d.wrote("updated", key)
 	}
@@ -182,6 +200,7 @@ func (d *planDriver) Update(key string, rls *release.Release) error {
 // Delete removes a record and keeps that it did.
 func (d *planDriver) Delete(key string) (*release.Release, error) {
 	rls, err := d.ChunkedSecrets.Delete(key)
+	d.noteConflict(err)
 	if err == nil {
 		d.wrote("deleted", key)
 	}
@@ -191,6 +210,7 @@ func (d *planDriver) Delete(key string) (*release.Release, error) {
 // ForceDelete removes a record without decoding it and keeps that it did.
 func (d *planDriver) ForceDelete(key string) error {
 	err := d.ChunkedSecrets.ForceDelete(key)
+	d.noteConflict(err)
 	if err == nil {
 		d.wrote("deleted", key)
 	}
@@ -201,10 +221,17 @@ func (d *planDriver) ForceDelete(key string) error {
 func (d *planDriver) done() string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	resources := ""
+	if d.resources.Load() {
+		resources = ", and Helm had changed the release's resources"
+	}
 	if len(d.writes) == 0 {
+		if resources != "" {
+			return "Before it stopped, Helm had changed the release's resources"
+		}
 		return "Nothing was changed"
 	}
-	return "Before it stopped, chunkview had " + strings.Join(d.writes, ", ")
+	return "Before it stopped, chunkview had " + strings.Join(d.writes, ", ") + resources
 }
 
 // explainApply turns the failure of an operation on plan p into a message. A
@@ -212,9 +239,11 @@ func (d *planDriver) done() string {
 // had done by then.
 func (c *Client) explainApply(op string, p *Plan, d *planDriver, err error) error {
 	switch {
-	case errors.Is(err, ErrChanged):
+	case errors.Is(err, ErrChanged) && !d.conflicted():
 		return err
-	case errors.Is(err, storage.ErrConflict), errors.Is(err, driver.ErrReleaseExists):
+	case d.conflicted(), errors.Is(err, storage.ErrConflict), errors.Is(err, driver.ErrReleaseExists):
+		// Helm flattens some errors to text (uninstall's), so the driver's own
+		// record of a conflict decides.
 		// Helm numbers a new revision after the latest it read; ErrReleaseExists
 		// means another writer stored that revision first.
 		return fmt.Errorf("%s of %s stopped: %w (another operator, helm or chunkview wrote it at the same time). %s; nothing was overwritten: look at its history again and retry: %w",

@@ -330,7 +330,9 @@ func TestApplyCostsOneCheck(t *testing.T) {
 			t.Fatalf("%s: %v", step.name, err)
 		}
 		reqs := wire.Requests()
-		if len(reqs) == 0 || !strings.Contains(reqs[0].Accept, "PartialObjectMetadataList") || !strings.Contains(reqs[0].Query, "name%3D"+planRelease) {
+		if len(reqs) == 0 {
+			t.Errorf("%s: no request, want the metadata list that checks the plan first", step.name)
+		} else if !strings.Contains(reqs[0].Accept, "PartialObjectMetadataList") || !strings.Contains(reqs[0].Query, "name%3D"+planRelease) {
 			t.Errorf("%s: the first request is %v, want the metadata list that checks the plan", step.name, reqs[0])
 		}
 		if n := metaLists(reqs); n != step.lists {

@@ -124,6 +124,7 @@ func (c *Client) ApplyRollback(ctx context.Context, plan *RollbackPlan) (*Rollba
 	// turned pending is an operation in flight, though: rolling back over it would
 	// leave two revisions deployed. The guard refuses that case only.
 	cfg.Releases = helmstorage.Init(pendingGuard{Driver: drv, now: c.now})
+	cfg.KubeClient = guard(cfg.KubeClient, drv)
 	// Both revisions were decoded for the plan; the details cache has them.
 	if from, err := c.planned(ctx, p, plan.From); err == nil {
 		if to, err := c.planned(ctx, p, plan.To); err == nil {
@@ -136,7 +137,13 @@ func (c *Client) ApplyRollback(ctx context.Context, plan *RollbackPlan) (*Rollba
 	rb.Version = plan.To
 	rb.MaxHistory = 0
 	if err := rb.Run(p.Release); err != nil {
-		if !errors.Is(err, ErrInProgress) && !errors.Is(err, driver.ErrReleaseExists) && !errors.Is(err, storage.ErrConflict) {
+		// The revision Helm created is left pending-rollback when it stopped
+		// after creating it, a conflict included: mark it failed, or the next
+		// rollback would wait for it as for an operation in flight. One another
+		// writer stored first (ErrReleaseExists) is not ours.
+		if drv.created(storage.RecordKey(p.Release, plan.From+1)) {
+			c.markAbandoned(ctx, p, plan.From+1, plan.To, err)
+		} else if !errors.Is(err, ErrInProgress) && !errors.Is(err, driver.ErrReleaseExists) && !errors.Is(err, storage.ErrConflict) {
 			c.markAbandoned(ctx, p, plan.From+1, plan.To, err)
 		}
 		return plan, c.explainApply("rollback", p, drv, log.explain(err))

@@ -10,6 +10,11 @@ import (
 // alone. Fields that need the payload are filled from chunkview's annotations when
 // the record carries them, otherwise by Details on demand.
 type RevisionRow struct {
+	// chunkNames are the extra chunks the index names, when its metadata records
+	// them (chunkNamesKnown): the health check looks for each by name.
+	chunkNames      []string
+	chunkNamesKnown bool
+
 	// StorageNamespace is where the index and chunk Secrets live.
 	StorageNamespace string `json:"storageNamespace"`
 	Name             string `json:"name"`

@@ -3,10 +3,13 @@ package kube
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/release"
 	helmstorage "helm.sh/helm/v3/pkg/storage"
+
+	"github.com/chunkview/chunkview/storage"
 )
 
 // UninstallPlan is an uninstall as it was shown: the release's revisions and
@@ -66,6 +69,10 @@ func (c *Client) ApplyUninstall(ctx context.Context, plan *UninstallPlan) (*rele
 	}
 	drv := c.pinned(ctx, p)
 	cfg.Releases = helmstorage.Init(drv)
+	// Helm's uninstall logs a failed write of the release's status and goes on to
+	// delete its resources: the guard stops it there when that failure was the
+	// release moving on.
+	cfg.KubeClient = guard(cfg.KubeClient, drv)
 	// A release already uninstalled with its history kept has no resources left
 	// for Helm to delete: only its records go.
 	if latest.Status != release.StatusUninstalled.String() {
@@ -79,7 +86,10 @@ func (c *Client) ApplyUninstall(ctx context.Context, plan *UninstallPlan) (*rele
 	u.KeepHistory = plan.KeepHistory
 	u.DisableHooks = false
 	res, err := u.Run(p.Release)
-	if err != nil {
+	if err != nil || drv.conflicted() {
+		if err == nil {
+			err = fmt.Errorf("%w: the release changed while it was being uninstalled", storage.ErrConflict)
+		}
 		return res, c.explainApply("uninstall", p, drv, log.explain(err))
 	}
 	return res, nil

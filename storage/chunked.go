@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -213,11 +214,19 @@ func (c *ChunkedSecrets) encode(key string, rls *release.Release) (*record, erro
 }
 
 func (c *ChunkedSecrets) indexSecret(rec *record, rls *release.Release) *corev1.Secret {
+	annotations := rec.summary.Annotations()
+	if len(rec.names) > 0 {
+		hashes := make([]string, len(rec.names))
+		for i, n := range rec.names {
+			hashes[i] = n[len(rec.key)+1:]
+		}
+		annotations[AnnotationChunkHashes] = strings.Join(hashes, ",")
+	}
 	return &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:        rec.key,
 			Labels:      indexLabels(c.owner, rec.key, rls),
-			Annotations: rec.summary.Annotations(),
+			Annotations: annotations,
 		},
 		Type:      SecretTypeIndex,
 		Immutable: ptr.To(false),

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"strconv"
+	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -26,6 +27,12 @@ const (
 	AnnotationSummary       = AnnotationPrefix + "summary"
 	AnnotationChunks        = AnnotationPrefix + "chunks"
 	AnnotationPayloadSHA256 = AnnotationPrefix + "payload-sha256"
+	// AnnotationChunkHashes lists the hashes of the index's extra chunks, in
+	// order, comma-separated: with the key, their Secrets' names. A listing can
+	// then check from metadata alone that each chunk the index names exists,
+	// where a count of the Secrets labelled with the key would take a leftover
+	// for a missing one.
+	AnnotationChunkHashes = AnnotationPrefix + "chunk-hashes"
 )
 
 // Annotations of the first layout, one per field, which SummaryFromMeta still reads.
@@ -131,4 +138,33 @@ func SummaryFromMeta(meta metav1.Object) (s Summary, ok bool) {
 func sha256Hex(b []byte) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
+}
+
+// ChunkNamesFromMeta returns the names of the extra chunks an index written by
+// chunkview names, in order, from its metadata alone (AnnotationChunkHashes). ok is
+// false when the index does not record them, or records them wrongly.
+func ChunkNamesFromMeta(meta metav1.Object) (names []string, ok bool) {
+	a := meta.GetAnnotations()
+	chunks, err := strconv.Atoi(a[AnnotationChunks])
+	if err != nil || chunks < 1 {
+		return nil, false
+	}
+	if chunks == 1 {
+		return []string{}, true
+	}
+	list, found := a[AnnotationChunkHashes]
+	if !found {
+		return nil, false
+	}
+	for _, h := range strings.Split(list, ",") {
+		n := meta.GetName() + "-" + h
+		if HashOfChunkName(meta.GetName(), n) == "" {
+			return nil, false
+		}
+		names = append(names, n)
+	}
+	if len(names) != chunks-1 {
+		return nil, false
+	}
+	return names, true
 }

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -133,6 +134,11 @@ func (s *diffScreen) update(msg tea.Msg) tea.Cmd {
 		}
 		s.err = nil
 		if msg.plan != nil {
+			if s.plan != nil && !maps.Equal(s.plan.Records, msg.plan.Records) {
+				// The release moved on: a diff of the old plan, masked or
+				// revealed, no longer shows what would run.
+				clear(s.results)
+			}
 			s.plan = msg.plan
 			s.from = msg.plan.From
 		}

@@ -2,6 +2,7 @@ package ui
 
 import (
 	tea "charm.land/bubbletea/v2"
+	"github.com/chunkview/chunkview/kube"
 )
 
 // How the history learns the health of its revisions: details or the chunk check
@@ -29,6 +30,15 @@ func (s *historyScreen) fill() tea.Cmd {
 // takeRow takes the answer of fillRow or verifyRow into its row.
 func (s *historyScreen) takeRow(msg rowDetailsMsg) tea.Cmd {
 	var cmds []tea.Cmd
+	// A V run counts every answer it asked for, even one whose row was read
+	// again meanwhile, so that it always ends with its result line.
+	if s.verify != nil && msg.verified {
+		id := rowID(kube.RevisionRow{StorageNamespace: msg.ns, Key: msg.key, ResourceVersion: msg.rv})
+		if s.verify.answer(id, itoa(msg.row.Revision), msg.row, msg.err) {
+			cmds = append(cmds, s.verify.result())
+			s.verify = nil
+		}
+	}
 	for i := range s.rows {
 		r := &s.rows[i]
 		if r.StorageNamespace != msg.ns || r.Key != msg.key || r.ResourceVersion != msg.rv {
@@ -36,10 +46,6 @@ func (s *historyScreen) takeRow(msg rowDetailsMsg) tea.Cmd {
 		}
 		id := rowID(*r)
 		delete(s.inflight, id)
-		if s.verify != nil && msg.verified && s.verify.answer(id, itoa(r.Revision), msg.row, msg.err) {
-			cmds = append(cmds, s.verify.result())
-			s.verify = nil
-		}
 		if msg.err != nil {
 			s.checked[id] = true
 			s.rowErr[id] = msg.err

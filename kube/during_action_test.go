@@ -1,0 +1,165 @@
+package kube_test
+
+import (
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+
+	"helm.sh/helm/v3/pkg/release"
+
+	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/storage"
+)
+
+// TestUninstallCaughtDuringAction: the release moves on (helm-operator-plugins
+// rewrites its latest revision) after Helm's uninstall has read the history and
+// before its first write. Helm only logs its failed write of the release's status
+// and would go on deleting resources: chunkview stops it, every resource stays, the
+// operator's record stays, and the error says the release changed.
+func TestUninstallCaughtDuringAction(t *testing.T) {
+	ctx := t.Context()
+	f := &opsFixture{ns: cluster.Namespace(t)}
+	f.kubeconfig = adminKubeconfig(t, f.ns)
+	f.drv = storage.NewDriver(secrets(f.ns), opsOwner, storage.ChunkedSecretsConfig{ChunkSize: 16 << 10})
+	hist := &trigger{match: isDriverList}
+	key := storage.RecordKey("web", 2)
+	second := &trigger{match: func(r *http.Request) bool {
+		return r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/secrets/"+key)
+	}}
+	f.c = connect(t, f.kubeconfig, []string{"--owner", opsOwner, "--chunk-size", "16384"}, func(o *kube.Options) {
+		o.WrapConfig = func(rc *rest.Config) { hist.wrap(rc); second.wrap(rc) }
+	})
+	f.install(t, "web", 2)
+	before := f.releaseResources(t, "web")
+	if len(before) == 0 {
+		t.Fatal("the release has no resources to begin with")
+	}
+	p, err := f.c.PlanUninstall(ctx, f.ns, "web", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := false
+	hist.arm(func() {
+		second.arm(func() {
+			d := originalDriver(f.ns, opsOwner, 16<<10)
+			r, err := d.Get(key)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			r.Info.Status, r.Info.Description = release.StatusFailed, "operator moved it"
+			if err := d.Update(key, r); err != nil {
+				t.Error(err)
+			}
+			moved = true
+		})
+	})
+	_, err = f.c.ApplyUninstall(ctx, p)
+	if !moved {
+		t.Fatal("the release was not moved during the action: the interleaving was not reached")
+	}
+	if !errors.Is(err, kube.ErrChanged) {
+		t.Fatalf("uninstall of a release that moved on during the action: %v, want ErrChanged", err)
+	}
+	if after := f.releaseResources(t, "web"); !slices.Equal(after, before) {
+		t.Fatalf("resources %v after the refused uninstall, want all of %v", after, before)
+	}
+	got, err := originalDriver(f.ns, opsOwner, 16<<10).Get(key)
+	if err != nil {
+		t.Fatalf("the operator's record: %v", err)
+	}
+	if got.Info.Description != "operator moved it" {
+		t.Fatalf("the operator's record was overwritten: %q", got.Info.Description)
+	}
+}
+
+// TestRollbackConflictAfterApply: the release moves on while Helm's rollback
+// applies resources, after it created its revision. The rollback stops, its own
+// revision is marked failed (not left pending, which would hold off every later
+// rollback as an operation in flight), and the error says the resources were
+// changed.
+func TestRollbackConflictAfterApply(t *testing.T) {
+	ctx := t.Context()
+	f := &opsFixture{ns: cluster.Namespace(t)}
+	f.kubeconfig = adminKubeconfig(t, f.ns)
+	f.drv = storage.NewDriver(secrets(f.ns), opsOwner, storage.ChunkedSecretsConfig{ChunkSize: 16 << 10})
+	tr := &trigger{match: func(r *http.Request) bool {
+		return r.Method != http.MethodGet && strings.Contains(r.URL.Path, "/configmaps")
+	}}
+	f.c = connect(t, f.kubeconfig, []string{"--owner", opsOwner, "--chunk-size", "16384"}, func(o *kube.Options) {
+		o.WrapConfig = func(rc *rest.Config) { tr.wrap(rc) }
+	})
+	f.install(t, "web", 3)
+	p, err := f.c.PlanRollback(ctx, f.ns, "web", 1, kube.DiffOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fired := false
+	tr.arm(func() {
+		fired = true
+		d := originalDriver(f.ns, opsOwner, 16<<10)
+		key := storage.RecordKey("web", 3)
+		r, err := d.Get(key)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		r.Info.Description = "touched by operator"
+		if err := d.Update(key, r); err != nil {
+			t.Error(err)
+		}
+	})
+	_, err = f.c.ApplyRollback(ctx, p)
+	if !fired {
+		t.Fatal("the release was not moved during the action")
+	}
+	if !errors.Is(err, kube.ErrChanged) {
+		t.Fatalf("rollback of a release that moved on during the action: %v, want ErrChanged", err)
+	}
+	if !strings.Contains(err.Error(), "resources") {
+		t.Errorf("the error does not say the resources were changed: %v", err)
+	}
+	rows, err := f.c.History(ctx, f.ns, "web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if r.Revision == 4 && r.Status != release.StatusFailed.String() {
+			t.Fatalf("the rollback's own revision 4 is %s, want failed", r.Status)
+		}
+	}
+	if rows[len(rows)-1].Revision != 4 {
+		t.Fatalf("latest revision %d, want the rollback's 4", rows[len(rows)-1].Revision)
+	}
+}
+
+// TestLeftoverDoesNotMaskMissing: a named chunk is missing while a leftover chunk
+// of the same key (an interrupted write's) is there. Counting chunks by their key
+// would call the revision healthy; it is broken, as verify says.
+func TestLeftoverDoesNotMaskMissing(t *testing.T) {
+	ctx := t.Context()
+	ns := cluster.Namespace(t)
+	cv := storage.NewDriver(secrets(ns), healthOwner, storage.ChunkedSecretsConfig{ChunkSize: 16 << 10})
+	seed(t, cv, history("lost", ns, 1, 40_000)...)
+	key := storage.RecordKey("lost", 1)
+	backdate(t, ns, key)
+	s := takeChunk(t, ns, key)
+	s.Name = key + "-leftover0000"
+	s.ResourceVersion, s.UID = "", ""
+	if _, err := secrets(ns).Create(ctx, s, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	c := connect(t, adminKubeconfig(t, ns), []string{"-n", ns, "--owner", healthOwner}, nil)
+	row := healthRows(t, c)["lost"]
+	if err := c.CheckHealth(ctx, []*kube.RevisionRow{row}); err != nil {
+		t.Fatal(err)
+	}
+	if !row.Broken || !strings.Contains(row.Problem, "missing") {
+		t.Fatalf("health: broken=%v problem=%q checked=%v, want broken with a chunk missing", row.Broken, row.Problem, row.Checked)
+	}
+}
