@@ -7,8 +7,10 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/storage"
 )
 
@@ -74,4 +76,47 @@ func TestVerifyAlwaysSaysSo(t *testing.T) {
 	if !strings.Contains(h.screen(), "releases verified") {
 		t.Errorf("V on the release list printed no result:\n%s", h.screen())
 	}
+}
+
+// TestVerifyEndsAfterReload: the history is read again (new resourceVersions)
+// while V's decodes are out; their answers, for rows no longer shown, still end V
+// with its result line.
+func TestVerifyEndsAfterReload(t *testing.T) {
+	f := newFixture(t)
+	h := newHarness(t, f.client, Options{}, 120, 40)
+	h.press("down", "down", "enter")
+	hs := h.top().(*historyScreen)
+	asked := append([]kube.RevisionRow(nil), hs.rows...)
+	hs.verifyAll() // its decodes are answered below, by hand
+	reloaded := append([]kube.RevisionRow(nil), asked...)
+	for i := range reloaded {
+		reloaded[i].ResourceVersion += "1"
+	}
+	hs.setRows(reloaded)
+	var text string
+	for _, r := range asked {
+		if cmd := hs.takeRow(rowDetailsMsg{ns: r.StorageNamespace, key: r.Key, rv: r.ResourceVersion, row: r, verified: true}); cmd != nil {
+			text += statusText(cmd())
+		}
+	}
+	if !strings.Contains(text, "verified") {
+		t.Fatalf("V printed no result once the history was read again: %q", text)
+	}
+}
+
+// statusText returns the status line text a message carries, batches included.
+func statusText(msg tea.Msg) string {
+	switch m := msg.(type) {
+	case statusMsg:
+		return m.text
+	case tea.BatchMsg:
+		var out string
+		for _, c := range m {
+			if c != nil {
+				out += statusText(c())
+			}
+		}
+		return out
+	}
+	return ""
 }
