@@ -137,8 +137,8 @@ func TestDemoHonestHealth(t *testing.T) {
 
 // TestDemoVerifyAndGCTakeTheReleaseNamespace: -n names the releases' namespace
 // for verify and gc as for ls. grafana-dashboards is deployed to monitoring and
-// stored in demo: verify -n monitoring checks its records there, and -n demo
-// leaves them out; -n payments finds the broken ledger and exits 4.
+// stored in demo: verify -n monitoring checks its records there; -n payments
+// finds the broken ledger and exits 4.
 func TestDemoVerifyAndGCTakeTheReleaseNamespace(t *testing.T) {
 	t.Parallel()
 	verify := func(ns string, code int) cli.VerifyResult {
@@ -171,9 +171,9 @@ func TestDemoVerifyAndGCTakeTheReleaseNamespace(t *testing.T) {
 	if got := indexes(mon); got["demo"] != 2 || got["monitoring"] != 0 || !mon.OK {
 		t.Errorf("verify -n monitoring checked %v (ok %v), want grafana-dashboards' 2 records in demo", got, mon.OK)
 	}
-	// podinfo's 4 and web-frontend's 3, not grafana-dashboards'.
-	if got := indexes(verify("demo", cli.ExitOK)); got["demo"] != 7 || len(got) != 1 {
-		t.Errorf("verify -n demo checked %v, want podinfo's and web-frontend's 7 records", got)
+	// What demo holds: podinfo's 4, web-frontend's 3 and grafana-dashboards' 2.
+	if got := indexes(verify("demo", cli.ExitOK)); got["demo"] != 9 || len(got) != 1 {
+		t.Errorf("verify -n demo checked %v, want the 9 records demo holds", got)
 	}
 	pay := verify("payments", cli.ExitProblems)
 	if got := problems(pay); !slices.Contains(got, "missing-chunk ledger") || pay.OK {

@@ -145,9 +145,8 @@ list them, ask, and remove them. Each is removed only if it is still the object 
 was listed and still unreferenced. Chunks younger than --min-age are left alone: they
 probably belong to a write in progress.
 
--n, as in helm, names the namespace of the releases: gc -n NS removes the
-leftovers of the releases in NS wherever their records are stored, and those of
-releases gone from NS's own records.`,
+-n, as in helm, names the namespace of the releases: gc -n NS looks in NS and
+wherever else the records of the releases deployed to NS are stored.`,
 		Example: `  chunkview gc --dry-run -A
   chunkview gc -n team-a --yes`,
 		Args: exactArgs(0, "no arguments"),

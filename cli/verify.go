@@ -178,8 +178,8 @@ every chunk against the hash in its name, the ownerReferences, and leftover chun
 that no index names. --decode also decodes every revision whose chunks are sound.
 
 -n, as in helm, names the namespace of the releases: verify -n NS checks the
-records of the releases in NS wherever they are stored, and the leftovers of
-releases gone from NS's own records.
+records stored in NS and those of the releases deployed to NS wherever they are
+stored.
 
 Each problem comes with a plain explanation of what it means and what to do.
 Exits with code 4 when a problem is found.`,

@@ -34,8 +34,8 @@ func (c *Client) VerifyRelease(ctx context.Context, ns, name string, decode bool
 }
 
 // verifyEach runs storage.Verify with opts in each storage namespace in view. With
-// -n, the namespace looked at is a release namespace, as in helm: it checks the
-// records of the releases in it, wherever they are stored (see verifyInView).
+// -n, the namespace looked at is a release namespace, as in helm: the records of
+// the releases in it are checked wherever they are stored (see verifyInView).
 func (c *Client) verifyEach(ctx context.Context, opts storage.VerifyOptions) ([]NamespaceReport, error) {
 	opts.Config, opts.Now = c.cfg.Driver, c.now()
 	if !c.cfg.AllNamespaces && c.cfg.Namespace != "" {
@@ -140,19 +140,22 @@ func (c *Client) storageNamespaces(ctx context.Context) ([]string, error) {
 	return out, nil
 }
 
-// verifyInView checks the records of the releases whose resources live in the
-// namespace looked at, as Releases finds them, in each storage namespace that holds
-// some. Unreferenced chunks count with their release; those of a release with no
-// index left count where they are: in the namespace looked at, which is always
-// checked when it may hold records (no storage namespace set).
+// verifyInView checks the records in the namespace looked at, as before -n meant
+// the release namespace, and those of the releases whose resources live in it
+// wherever else they are stored: a superset, so that nothing stored in the
+// namespace goes unchecked, and nothing of its releases either. In a storage
+// namespace of its own (--storage-namespace, a profile), only the records of the
+// namespace's releases are checked.
 func (c *Client) verifyInView(ctx context.Context, opts storage.VerifyOptions) ([]NamespaceReport, error) {
-	byNS, err := c.releasesByStorage(ctx, opts.Release)
+	home := ""
+	if c.storageNamespaceFor("") == c.cfg.Namespace {
+		home = c.cfg.Namespace
+	}
+	byNS, err := c.releasesByStorage(ctx, opts.Release, home)
 	if err != nil {
 		return nil, err
 	}
-	home := c.storageNamespaceFor("")
-	strays := opts.Release == "" && home == c.cfg.Namespace
-	if _, ok := byNS[home]; !ok && strays {
+	if home != "" {
 		byNS[home] = nil
 	}
 	nss := make([]string, 0, len(byNS))
@@ -163,8 +166,9 @@ func (c *Client) verifyInView(ctx context.Context, opts storage.VerifyOptions) (
 	out := make([]NamespaceReport, 0, len(nss))
 	for _, ns := range nss {
 		o := opts
-		o.Release, o.Releases = "", append([]string{}, byNS[ns]...)
-		o.Unindexed = strays && ns == home
+		if ns != home {
+			o.Release, o.Releases = "", append([]string{}, byNS[ns]...)
+		}
 		rep, err := storage.Verify(ctx, c.cs.CoreV1().Secrets(ns), c.cfg.Owner, o)
 		if err != nil {
 			return out, Explain(err, "list", "secrets", ns)
@@ -175,14 +179,14 @@ func (c *Client) verifyInView(ctx context.Context, opts storage.VerifyOptions) (
 }
 
 // releasesByStorage returns the names of the releases in view (only release name
-// when set), by the storage namespace that holds their records. Records written
-// without chunkview's summary (by helm-operator-plugins' driver, say) do not say
-// where their release is deployed: it decodes the latest revision of each, wherever
-// it is stored, to know. One that cannot be decoded belongs where its records are,
-// as in Releases, and verify then says what is wrong with it.
-func (c *Client) releasesByStorage(ctx context.Context, name string) (map[string][]string, error) {
+// when set) whose records are stored outside namespace home, by the storage
+// namespace that holds them. Records written without chunkview's summary (by
+// helm-operator-plugins' driver, say) do not say where their release is deployed:
+// it decodes the latest revision of each to know. One that cannot be decoded
+// belongs where its records are, as in Releases.
+func (c *Client) releasesByStorage(ctx context.Context, name, home string) (map[string][]string, error) {
 	rows, err := c.releases(ctx, func(r RevisionRow) bool {
-		return (name == "" || r.Name == name) && (!r.Known || c.inView(r))
+		return r.StorageNamespace != home && (name == "" || r.Name == name) && (!r.Known || c.inView(r))
 	})
 	if err != nil {
 		return nil, err
@@ -197,7 +201,7 @@ func (c *Client) releasesByStorage(ctx context.Context, name string) (map[string
 	out := map[string][]string{}
 	for _, rr := range rows {
 		r := rr.Latest
-		if (name != "" && r.Name != name) || !c.inView(r) {
+		if !c.inView(r) {
 			continue
 		}
 		out[r.StorageNamespace] = append(out[r.StorageNamespace], r.Name)

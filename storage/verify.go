@@ -96,13 +96,8 @@ type VerifyOptions struct {
 	// Releases, when not nil, limits the check to these release names (and Release,
 	// if set): those of a release namespace whose records share this namespace with
 	// others. The indexes are told apart by name after listing, so that a record
-	// without its name label counts too, and so that Unindexed can tell which
-	// releases have none.
+	// without its name label counts too.
 	Releases []string
-	// Unindexed, with Releases, also reports the unreferenced chunks of releases
-	// that have no index in the namespace at all: what an interrupted delete of a
-	// release's last revision leaves, which belongs to no other release.
-	Unindexed bool
 	// Decode also decodes every revision whose chunks are all present and sound.
 	Decode bool
 	// MinAge is how old an unreferenced chunk must be to count as a leftover rather
@@ -172,7 +167,6 @@ func Verify(ctx context.Context, client corev1client.SecretInterface, owner stri
 		}
 	}
 	named := map[string]bool{}
-	indexed := map[string]bool{}
 	idxSel := labels.Set{LabelOwner: owner, LabelType: TypeIndex}
 	if opts.Release != "" && want == nil {
 		idxSel[LabelName] = opts.Release
@@ -182,9 +176,7 @@ func Verify(ctx context.Context, client corev1client.SecretInterface, owner stri
 	err = listPages(ctx, client, labels.SelectorFromSet(idxSel).String(), listPage, func(s *corev1.Secret) {
 		key := s.Name
 		if want != nil {
-			name := releaseOfIndex(s)
-			indexed[name] = true
-			if !want[name] {
+			if !want[releaseOfIndex(s)] {
 				// Another release's record: its chunks are named all the same,
 				// so that they are no one's leftovers.
 				if names, err := ParseExtraChunks(key, s.Data[DataExtraChunks]); err == nil {
@@ -255,7 +247,7 @@ func Verify(ctx context.Context, client corev1client.SecretInterface, owner stri
 		switch {
 		case want != nil:
 			name, _, ok := ParseKey(key)
-			return (ok && want[name]) || (opts.Unindexed && !(ok && indexed[name]))
+			return ok && want[name]
 		case opts.Release != "":
 			return keyOfRelease(key, opts.Release)
 		}
