@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -23,12 +24,85 @@ type DeleteRevisionResult struct {
 	Remaining int `json:"remaining"`
 }
 
+// deleteRevisionOptions are the flags and arguments of `delete-revision`, in
+// kubectl's shape; Run is the shared mutating step.
+type deleteRevisionOptions struct {
+	name, revArg string
+	rev          int
+	format       string
+	yes          bool
+	force        bool
+
+	p   *kube.DeleteRevisionPlan
+	out DeleteRevisionResult
+}
+
+// Complete takes the release name and the revision from args.
+func (o *deleteRevisionOptions) Complete(args []string) error {
+	o.name, o.revArg = args[0], args[1]
+	return nil
+}
+
+// Validate checks the output format and the revision.
+func (o *deleteRevisionOptions) Validate() error {
+	if err := checkFormat(o.format); err != nil {
+		return err
+	}
+	rev, err := revisionArg(o.revArg, "REVISION")
+	if err != nil {
+		return err
+	}
+	o.rev = rev
+	return nil
+}
+
+// Run shows the revision to delete and deletes it once confirmed.
+func (o *deleteRevisionOptions) Run(ctx context.Context, r *run) error { return r.mutate(ctx, o) }
+
+func (o *deleteRevisionOptions) intent() intent {
+	return intent{release: o.name, what: "delete-revision", op: kube.OpDeleteRevision, yes: o.yes}
+}
+
+func (o *deleteRevisionOptions) plan(ctx context.Context, r *run, c *kube.Client, ns string) (*confirmation, error) {
+	p, err := c.PlanDeleteRevision(ctx, ns, o.name, o.rev, o.force)
+	if err != nil {
+		return nil, err
+	}
+	o.p = p
+	rows := p.Rows
+	row, err := p.Row(o.rev)
+	if err != nil {
+		return nil, err
+	}
+	o.out = DeleteRevisionResult{
+		Release: o.name, StorageNamespace: row.StorageNamespace, Revision: o.rev, Key: row.Key, Forced: o.force,
+		WasLatest: rows[len(rows)-1].Revision == o.rev, Remaining: len(rows) - 1,
+	}
+	if o.format == FormatTable {
+		fmt.Fprintf(r.stdout, "Revision %d of %s (%s) is stored in namespace %s under key %s.\n", o.rev, o.name, row.Status, row.StorageNamespace, row.Key)
+		switch {
+		case len(rows) == 1:
+			fmt.Fprintln(r.stdout, "It is the only revision: deleting it makes Helm forget the release, whose resources stay in the cluster unmanaged.")
+		case o.out.WasLatest:
+			fmt.Fprintf(r.stdout, "It is the latest revision: revision %d becomes the latest record, while the resources stay as revision %d left them.\n", rows[len(rows)-2].Revision, o.rev)
+		}
+	}
+	return &confirmation{what: fmt.Sprintf("delete revision %d of release %q", o.rev, o.name), want: o.name}, nil
+}
+
+func (o *deleteRevisionOptions) apply(ctx context.Context, r *run, c *kube.Client) error {
+	if err := c.ApplyDeleteRevision(ctx, o.p); err != nil {
+		return err
+	}
+	if o.format != FormatTable {
+		return printStructured(r.stdout, o.format, o.out)
+	}
+	fmt.Fprintf(r.stdout, "Deleted revision %d of %s; %s left.\n", o.rev, o.name, plural(o.out.Remaining, "revision", "revisions"))
+	return nil
+}
+
 func (r *run) deleteRevisionCommand() *cobra.Command {
-	var (
-		format string
-		yes    bool
-		force  bool
-	)
+	o := &deleteRevisionOptions{}
 	cmd := &cobra.Command{
 		Use:   "delete-revision NAME REVISION",
 		Short: "Delete one revision record (its index and chunk Secrets)",
@@ -44,62 +118,11 @@ after it was shown, nothing is changed and the exit code is 7.`,
   chunkview delete-revision my-release 4 --force --yes`,
 		Args: exactArgs(2, "a release NAME and a REVISION"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkFormat(format); err != nil {
-				return err
-			}
-			rev, err := revisionArg(args[1], "REVISION")
-			if err != nil {
-				return err
-			}
-			if err := r.refuseReadOnly("delete-revision"); err != nil {
-				return err
-			}
-			ctx, name := cmd.Context(), args[0]
-			c, ns, err := r.connectTo(ctx, name)
-			if err != nil {
-				return err
-			}
-			if err := c.CheckAllowed(ctx, ns, kube.OpDeleteRevision); err != nil {
-				return err
-			}
-			plan, err := c.PlanDeleteRevision(ctx, ns, name, rev, force)
-			if err != nil {
-				return err
-			}
-			rows := plan.Rows
-			row, err := plan.Row(rev)
-			if err != nil {
-				return err
-			}
-			out := DeleteRevisionResult{
-				Release: name, StorageNamespace: row.StorageNamespace, Revision: rev, Key: row.Key, Forced: force,
-				WasLatest: rows[len(rows)-1].Revision == rev, Remaining: len(rows) - 1,
-			}
-			table := format == FormatTable
-			if table {
-				fmt.Fprintf(r.stdout, "Revision %d of %s (%s) is stored in namespace %s under key %s.\n", rev, name, row.Status, row.StorageNamespace, row.Key)
-				switch {
-				case len(rows) == 1:
-					fmt.Fprintln(r.stdout, "It is the only revision: deleting it makes Helm forget the release, whose resources stay in the cluster unmanaged.")
-				case out.WasLatest:
-					fmt.Fprintf(r.stdout, "It is the latest revision: revision %d becomes the latest record, while the resources stay as revision %d left them.\n", rows[len(rows)-2].Revision, rev)
-				}
-			}
-			if err := r.confirm(yes, confirmation{what: fmt.Sprintf("delete revision %d of release %q", rev, name), want: name}); err != nil {
-				return err
-			}
-			if err := c.ApplyDeleteRevision(ctx, plan); err != nil {
-				return err
-			}
-			if !table {
-				return printStructured(r.stdout, format, out)
-			}
-			fmt.Fprintf(r.stdout, "Deleted revision %d of %s; %s left.\n", rev, name, plural(out.Remaining, "revision", "revisions"))
-			return nil
+			return runOptions(cmd.Context(), r, o, args)
 		},
 	}
-	addOutputFlag(cmd, &format)
-	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "delete without asking (needed when stdin is not a terminal)")
-	cmd.Flags().BoolVar(&force, "force", false, "delete the record even if it cannot be decoded")
+	addOutputFlag(cmd, &o.format)
+	cmd.Flags().BoolVarP(&o.yes, "yes", "y", false, "delete without asking (needed when stdin is not a terminal)")
+	cmd.Flags().BoolVar(&o.force, "force", false, "delete the record even if it cannot be decoded")
 	return cmd
 }

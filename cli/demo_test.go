@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 
@@ -131,5 +132,74 @@ func TestDemoHonestHealth(t *testing.T) {
 	r = runDemo(t, &cli.App{}, "history", "ledger", "-n", "payments")
 	if !strings.Contains(r.stdout, "HEALTH") || !strings.Contains(r.stdout, "cannot be read: 1 of 4 chunk Secrets missing") {
 		t.Errorf("history table: %s", r)
+	}
+}
+
+// TestDemoVerifyAndGCTakeTheReleaseNamespace: -n names the releases' namespace
+// for verify and gc as for ls. grafana-dashboards is deployed to monitoring and
+// stored in demo: verify -n monitoring checks its records there; -n payments
+// finds the broken ledger and exits 4.
+func TestDemoVerifyAndGCTakeTheReleaseNamespace(t *testing.T) {
+	t.Parallel()
+	verify := func(ns string, code int) cli.VerifyResult {
+		t.Helper()
+		r := runDemo(t, &cli.App{}, "verify", "-n", ns, "-o", "json")
+		mustCode(t, r, code)
+		var out cli.VerifyResult
+		decode(t, r, &out)
+		return out
+	}
+	indexes := func(out cli.VerifyResult) map[string]int {
+		m := map[string]int{}
+		for _, n := range out.Namespaces {
+			m[n.Namespace] += n.Indexes
+		}
+		return m
+	}
+	problems := func(out cli.VerifyResult) []string {
+		var p []string
+		for _, n := range out.Namespaces {
+			for _, pr := range n.Problems {
+				p = append(p, pr.Kind+" "+pr.Release)
+			}
+		}
+		return p
+	}
+
+	mon := verify("monitoring", cli.ExitOK)
+	// grafana-dashboards' two revisions, stored in demo.
+	if got := indexes(mon); got["demo"] != 2 || got["monitoring"] != 0 || !mon.OK {
+		t.Errorf("verify -n monitoring checked %v (ok %v), want grafana-dashboards' 2 records in demo", got, mon.OK)
+	}
+	// What demo holds: podinfo's 4, web-frontend's 3 and grafana-dashboards' 2.
+	if got := indexes(verify("demo", cli.ExitOK)); got["demo"] != 9 || len(got) != 1 {
+		t.Errorf("verify -n demo checked %v, want the 9 records demo holds", got)
+	}
+	pay := verify("payments", cli.ExitProblems)
+	if got := problems(pay); !slices.Contains(got, "missing-chunk ledger") || pay.OK {
+		t.Errorf("verify -n payments: problems %v, want ledger's missing chunk", got)
+	}
+
+	r := runDemo(t, &cli.App{}, "verify", "-n", "payments")
+	mustCode(t, r, cli.ExitProblems)
+	if !strings.Contains(r.stdout, "missing-chunk   ledger") {
+		t.Errorf("verify -n payments does not show the broken ledger: %s", r)
+	}
+	r = runDemo(t, &cli.App{}, "verify", "-n", "monitoring")
+	mustCode(t, r, cli.ExitOK)
+	if !strings.Contains(r.stdout, "Namespace demo: 2 index Secrets") {
+		t.Errorf("verify -n monitoring does not check grafana-dashboards' records: %s", r)
+	}
+
+	r = runDemo(t, &cli.App{}, "gc", "-n", "monitoring", "--dry-run", "-o", "json")
+	mustCode(t, r, cli.ExitOK)
+	var gc cli.GCResult
+	decode(t, r, &gc)
+	var looked []string
+	for _, n := range gc.Namespaces {
+		looked = append(looked, n.Namespace)
+	}
+	if !slices.Contains(looked, "demo") {
+		t.Errorf("gc -n monitoring looked in %v, not where grafana-dashboards is stored (demo)", looked)
 	}
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -8,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/chunkview/chunkview/kube"
-
 	"github.com/chunkview/chunkview/storage"
 )
 
@@ -34,88 +34,130 @@ type GCNamespace struct {
 	Recent []LeftoverItem `json:"recent"`
 }
 
+// gcOptions are the flags of `gc`, in kubectl's shape.
+type gcOptions struct {
+	format string
+	dryRun bool
+	yes    bool
+	minAge time.Duration
+}
+
+// gcHint is what a refused gc can run instead.
+const gcHint = "`chunkview gc --dry-run` lists leftovers without removing them"
+
+// Complete has nothing to fill in: gc takes no arguments.
+func (o *gcOptions) Complete([]string) error { return nil }
+
+// Validate checks the output format and --min-age.
+func (o *gcOptions) Validate() error {
+	if err := checkFormat(o.format); err != nil {
+		return err
+	}
+	if o.minAge < 0 {
+		return usageErrorf("--min-age %s must not be negative", o.minAge)
+	}
+	return nil
+}
+
+// Run lists the leftovers in view and, unless --dry-run, removes them once
+// confirmed: only those listed, each only while still unreferenced.
+func (o *gcOptions) Run(ctx context.Context, r *run) error {
+	if !o.dryRun {
+		if err := r.refuseReadOnly("gc"); err != nil {
+			return fmt.Errorf("%w; %s", err, gcHint)
+		}
+	}
+	c, err := r.connect(ctx)
+	if err != nil {
+		return err
+	}
+	cfg := c.Config()
+	checked := map[string]bool{}
+	mayRemove := func(ns string) error {
+		if o.dryRun || checked[ns] {
+			return nil
+		}
+		checked[ns] = true
+		if err := c.CheckAllowed(ctx, ns, kube.OpGC); err != nil {
+			return fmt.Errorf("%w; %s", err, gcHint)
+		}
+		return nil
+	}
+	narrowed := cfg.StorageNamespace != "" || !cfg.AllNamespaces
+	if narrowed {
+		if err := mayRemove(cfg.Namespace); err != nil {
+			return err
+		}
+	}
+	age := o.minAge
+	if age == 0 {
+		age = time.Nanosecond // zero would mean the default to kube
+	}
+	reps, err := c.FindLeftovers(ctx, age)
+	partial := ""
+	if errors.Is(err, kube.ErrPartial) {
+		partial = message(err)
+		fmt.Fprintf(r.stderr, "Warning: %s\n", partial)
+	} else if err != nil {
+		return err
+	}
+	out := GCResult{DryRun: o.dryRun, Namespaces: []GCNamespace{}, Partial: partial}
+	for _, rep := range reps {
+		out.Found += len(rep.Leftovers)
+		out.Namespaces = append(out.Namespaces, GCNamespace{Namespace: rep.Namespace, Leftovers: leftoverItems(rep.Leftovers), Recent: leftoverItems(rep.Recent)})
+		// -n names the releases' namespace: their records, and so their
+		// leftovers, may be stored in another, checked before asking.
+		if narrowed && len(rep.Leftovers) > 0 && cfg.StorageNamespace == "" {
+			if err := mayRemove(rep.Namespace); err != nil {
+				return err
+			}
+		}
+	}
+	table := o.format == FormatTable
+	if table {
+		r.printLeftovers(out, o.minAge)
+	}
+	if out.Found > 0 && !o.dryRun {
+		if err := r.confirm(o.yes, confirmation{what: fmt.Sprintf("delete %s", plural(out.Found, "leftover chunk Secret", "leftover chunk Secrets")), want: "y"}); err != nil {
+			return err
+		}
+		out.Removed, err = c.RemoveLeftovers(ctx, reps)
+		if table {
+			fmt.Fprintf(r.stdout, "Removed %d of %s.\n", out.Removed, plural(out.Found, "leftover chunk Secret", "leftover chunk Secrets"))
+		}
+		if err != nil {
+			return fmt.Errorf("gc removed %d of %d leftovers: %w", out.Removed, out.Found, err)
+		}
+	}
+	if !table {
+		return printStructured(r.stdout, o.format, out)
+	}
+	return nil
+}
+
 func (r *run) gcCommand() *cobra.Command {
-	var (
-		format string
-		dryRun bool
-		yes    bool
-		minAge time.Duration
-	)
+	o := &gcOptions{}
 	cmd := &cobra.Command{
 		Use:   "gc",
 		Short: "Remove leftover chunk Secrets that no index names",
 		Long: `Find chunk Secrets that no index names (left by an interrupted write or delete),
 list them, ask, and remove them. Each is removed only if it is still the object that
 was listed and still unreferenced. Chunks younger than --min-age are left alone: they
-probably belong to a write in progress.`,
+probably belong to a write in progress.
+
+-n, as in helm, names the namespace of the releases: gc -n NS looks in NS and
+wherever else the records of the releases deployed to NS are stored.`,
 		Example: `  chunkview gc --dry-run -A
   chunkview gc -n team-a --yes`,
 		Args: exactArgs(0, "no arguments"),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkFormat(format); err != nil {
-				return err
-			}
-			if minAge < 0 {
-				return usageErrorf("--min-age %s must not be negative", minAge)
-			}
-			if !dryRun {
-				if err := r.refuseReadOnly("gc"); err != nil {
-					return fmt.Errorf("%w; `chunkview gc --dry-run` lists leftovers without removing them", err)
-				}
-			}
-			c, err := r.connect(cmd.Context())
-			if err != nil {
-				return err
-			}
-			ctx := cmd.Context()
-			if cfg := c.Config(); !dryRun && (cfg.StorageNamespace != "" || !cfg.AllNamespaces) {
-				if err := c.CheckAllowed(ctx, cfg.Namespace, kube.OpGC); err != nil {
-					return fmt.Errorf("%w; `chunkview gc --dry-run` lists leftovers without removing them", err)
-				}
-			}
-			age := minAge
-			if age == 0 {
-				age = time.Nanosecond // zero would mean the default to kube
-			}
-			reps, err := c.FindLeftovers(ctx, age)
-			partial := ""
-			if errors.Is(err, kube.ErrPartial) {
-				partial = message(err)
-				fmt.Fprintf(r.stderr, "Warning: %s\n", partial)
-			} else if err != nil {
-				return err
-			}
-			out := GCResult{DryRun: dryRun, Namespaces: []GCNamespace{}, Partial: partial}
-			for _, rep := range reps {
-				out.Found += len(rep.Leftovers)
-				out.Namespaces = append(out.Namespaces, GCNamespace{Namespace: rep.Namespace, Leftovers: leftoverItems(rep.Leftovers), Recent: leftoverItems(rep.Recent)})
-			}
-			table := format == FormatTable
-			if table {
-				r.printLeftovers(out, minAge)
-			}
-			if out.Found > 0 && !dryRun {
-				if err := r.confirm(yes, confirmation{what: fmt.Sprintf("delete %s", plural(out.Found, "leftover chunk Secret", "leftover chunk Secrets")), want: "y"}); err != nil {
-					return err
-				}
-				out.Removed, err = c.RemoveLeftovers(ctx, reps)
-				if table {
-					fmt.Fprintf(r.stdout, "Removed %d of %s.\n", out.Removed, plural(out.Found, "leftover chunk Secret", "leftover chunk Secrets"))
-				}
-				if err != nil {
-					return fmt.Errorf("gc removed %d of %d leftovers: %w", out.Removed, out.Found, err)
-				}
-			}
-			if !table {
-				return printStructured(r.stdout, format, out)
-			}
-			return nil
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runOptions(cmd.Context(), r, o, args)
 		},
 	}
-	addOutputFlag(cmd, &format)
-	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "list leftovers only; remove nothing")
-	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "remove without asking (needed when stdin is not a terminal)")
-	cmd.Flags().DurationVar(&minAge, "min-age", storage.DefaultMinLeftoverAge, "leave unreferenced chunks younger than this alone")
+	addOutputFlag(cmd, &o.format)
+	cmd.Flags().BoolVar(&o.dryRun, "dry-run", false, "list leftovers only; remove nothing")
+	cmd.Flags().BoolVarP(&o.yes, "yes", "y", false, "remove without asking (needed when stdin is not a terminal)")
+	cmd.Flags().DurationVar(&o.minAge, "min-age", storage.DefaultMinLeftoverAge, "leave unreferenced chunks younger than this alone")
 	return cmd
 }
 

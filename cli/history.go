@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -55,12 +56,70 @@ func revisionItem(r kube.RevisionRow) RevisionItem {
 	return it
 }
 
+// historyOptions are the flags and argument of `history`, in kubectl's shape.
+type historyOptions struct {
+	name      string
+	format    string
+	max       int
+	noHeaders bool
+}
+
+// Complete takes the release name from args.
+func (o *historyOptions) Complete(args []string) error {
+	o.name = args[0]
+	return nil
+}
+
+// Validate checks the output format and --max.
+func (o *historyOptions) Validate() error {
+	if err := checkListFormat(o.format); err != nil {
+		return err
+	}
+	if o.max < 0 {
+		return usageErrorf("--max %d: want 0 (all) or more", o.max)
+	}
+	return nil
+}
+
+// Run lists the release's revisions, checks them and prints them.
+func (o *historyOptions) Run(ctx context.Context, r *run) error {
+	c, ns, err := r.connectTo(ctx, o.name)
+	if err != nil {
+		return err
+	}
+	rows, err := c.History(ctx, ns, o.name)
+	if err != nil {
+		return err
+	}
+	rows = lastRevisions(rows, o.max)
+	ptrs := make([]*kube.RevisionRow, len(rows))
+	for i := range rows {
+		ptrs[i] = &rows[i]
+	}
+	if err := c.FillDetails(ctx, ptrs); err != nil {
+		fmt.Fprintf(r.stderr, "Warning: some revisions could not be decoded: %s\n", message(err))
+	}
+	if err := c.CheckHealth(ctx, ptrs); err != nil {
+		fmt.Fprintf(r.stderr, "Warning: the chunk Secrets of some revisions could not be checked (marked unchecked): %s\n", message(err))
+	}
+	out := History{Release: o.name, StorageNamespace: rows[0].StorageNamespace, Revisions: make([]RevisionItem, 0, len(rows))}
+	for _, row := range rows {
+		out.Revisions = append(out.Revisions, revisionItem(row))
+	}
+	switch {
+	case o.format == FormatName:
+		for _, it := range out.Revisions {
+			fmt.Fprintln(r.stdout, secretName(it.Key))
+		}
+		return nil
+	case !isTable(o.format):
+		return printStructured(r.stdout, o.format, out)
+	}
+	return r.printHistory(out, o.format == FormatWide, o.noHeaders)
+}
+
 func (r *run) historyCommand() *cobra.Command {
-	var (
-		format    string
-		max       int
-		noHeaders bool
-	)
+	o := &historyOptions{}
 	cmd := &cobra.Command{
 		Use:     "history NAME",
 		Aliases: []string{"hist"},
@@ -73,76 +132,41 @@ writing (another writer is storing it right now) or unchecked (with the reason).
   chunkview history my-extension --profile olmv1 -o json`,
 		Args: exactArgs(1, "one release NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkListFormat(format); err != nil {
-				return err
-			}
-			if max < 0 {
-				return usageErrorf("--max %d: want 0 (all) or more", max)
-			}
-			ctx, name := cmd.Context(), args[0]
-			c, ns, err := r.connectTo(ctx, name)
-			if err != nil {
-				return err
-			}
-			rows, err := c.History(ctx, ns, name)
-			if err != nil {
-				return err
-			}
-			rows = lastRevisions(rows, max)
-			ptrs := make([]*kube.RevisionRow, len(rows))
-			for i := range rows {
-				ptrs[i] = &rows[i]
-			}
-			if err := c.FillDetails(ctx, ptrs); err != nil {
-				fmt.Fprintf(r.stderr, "Warning: some revisions could not be decoded: %s\n", message(err))
-			}
-			if err := c.CheckHealth(ctx, ptrs); err != nil {
-				fmt.Fprintf(r.stderr, "Warning: the chunk Secrets of some revisions could not be checked (marked unchecked): %s\n", message(err))
-			}
-			out := History{Release: name, StorageNamespace: rows[0].StorageNamespace, Revisions: make([]RevisionItem, 0, len(rows))}
-			for _, row := range rows {
-				out.Revisions = append(out.Revisions, revisionItem(row))
-			}
-			switch {
-			case format == FormatName:
-				for _, it := range out.Revisions {
-					fmt.Fprintln(r.stdout, secretName(it.Key))
-				}
-				return nil
-			case !isTable(format):
-				return printStructured(r.stdout, format, out)
-			}
-			wide := format == FormatWide
-			tw := newTable(r.stdout)
-			if !noHeaders {
-				head := []any{"REVISION", "UPDATED", "STATUS", "CHART", "APP VERSION", "CHUNKS", "SIZE", "HEALTH", "DESCRIPTION"}
-				if wide {
-					head = append(head, "STORAGE NS", "INDEX SECRET")
-				}
-				row(tw, head...)
-			}
-			for _, it := range out.Revisions {
-				chart, app, chunks, desc := chartName(it.Chart, it.ChartVersion), orDash(it.AppVersion), fmt.Sprint(it.Chunks), it.Description
-				if it.Chunks == 0 {
-					chart, app, chunks = "?", "?", "?"
-				}
-				switch {
-				case it.Broken:
-					chart, app, chunks, desc = "<broken>", "-", "-", "cannot be read: "+it.Problem
-				case !it.Checked:
-					desc = "not checked: " + it.Unchecked
-				}
-				c := []any{it.Revision, timestamp(it.Updated), it.Status, chart, app, chunks, size(it.StoredBytes), health(it.Broken, it.Checked, it.Writing), desc}
-				if wide {
-					c = append(c, out.StorageNamespace, it.Key)
-				}
-				row(tw, c...)
-			}
-			return tw.Flush()
+			return runOptions(cmd.Context(), r, o, args)
 		},
 	}
-	addListOutputFlag(cmd, &format)
-	cmd.Flags().IntVar(&max, "max", 256, "show at most this many revisions, the newest (0: all), as helm's history")
-	cmd.Flags().BoolVar(&noHeaders, "no-headers", false, "leave the table's header line out")
+	addListOutputFlag(cmd, &o.format)
+	cmd.Flags().IntVar(&o.max, "max", 256, "show at most this many revisions, the newest (0: all), as helm's history")
+	cmd.Flags().BoolVar(&o.noHeaders, "no-headers", false, "leave the table's header line out")
 	return cmd
+}
+
+// printHistory prints the revisions as a table; wide adds where each is stored.
+func (r *run) printHistory(out History, wide, noHeaders bool) error {
+	tw := newTable(r.stdout)
+	if !noHeaders {
+		head := []any{"REVISION", "UPDATED", "STATUS", "CHART", "APP VERSION", "CHUNKS", "SIZE", "HEALTH", "DESCRIPTION"}
+		if wide {
+			head = append(head, "STORAGE NS", "INDEX SECRET")
+		}
+		row(tw, head...)
+	}
+	for _, it := range out.Revisions {
+		chart, app, chunks, desc := chartName(it.Chart, it.ChartVersion), orDash(it.AppVersion), fmt.Sprint(it.Chunks), it.Description
+		if it.Chunks == 0 {
+			chart, app, chunks = "?", "?", "?"
+		}
+		switch {
+		case it.Broken:
+			chart, app, chunks, desc = "<broken>", "-", "-", "cannot be read: "+it.Problem
+		case !it.Checked:
+			desc = "not checked: " + it.Unchecked
+		}
+		c := []any{it.Revision, timestamp(it.Updated), it.Status, chart, app, chunks, size(it.StoredBytes), health(it.Broken, it.Checked, it.Writing), desc}
+		if wide {
+			c = append(c, out.StorageNamespace, it.Key)
+		}
+		row(tw, c...)
+	}
+	return tw.Flush()
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sort"
@@ -69,11 +70,93 @@ func releaseItem(rr kube.ReleaseRow) ReleaseItem {
 	return it
 }
 
+// lsOptions are the flags of `ls`, in kubectl's shape.
+type lsOptions struct {
+	format string
+	filter lsFilter
+}
+
+// Complete has nothing to fill in: ls takes no arguments.
+func (o *lsOptions) Complete([]string) error { return nil }
+
+// Validate checks the output format and the filter flags.
+func (o *lsOptions) Validate() error {
+	if err := checkListFormat(o.format); err != nil {
+		return err
+	}
+	return o.filter.validate()
+}
+
+// Run lists the releases in view and prints those the filter keeps.
+func (o *lsOptions) Run(ctx context.Context, r *run) error {
+	c, err := r.connect(ctx)
+	if err != nil {
+		return err
+	}
+	rows, err := c.Releases(ctx)
+	if errors.Is(err, kube.ErrPartial) {
+		// Forbidden to list every namespace: the rows of those it may read,
+		// and a note of what is missing.
+		fmt.Fprintf(r.stderr, "Warning: %s\n", message(err))
+	} else if err != nil {
+		return err
+	}
+	var todo []*kube.RevisionRow
+	for i := range rows {
+		todo = append(todo, &rows[i].Latest)
+	}
+	if err := c.FillDetails(ctx, todo); err != nil {
+		fmt.Fprintf(r.stderr, "Warning: some releases could not be decoded, their chart and size are not shown: %s\n", message(err))
+	}
+	if err := c.CheckHealth(ctx, todo); err != nil {
+		fmt.Fprintf(r.stderr, "Warning: the chunk Secrets of some releases could not be checked (marked unchecked): %s\n", message(err))
+	}
+	cfg := c.Config()
+	out := Releases{Releases: []ReleaseItem{}}
+	for _, rr := range rows {
+		it := releaseItem(rr)
+		// -n narrows by the release's own namespace, which records of
+		// other tools reveal only once decoded.
+		if !cfg.AllNamespaces && cfg.Namespace != "" && rr.Latest.Known && it.Namespace != cfg.Namespace {
+			continue
+		}
+		out.Releases = append(out.Releases, it)
+	}
+	// Sorted as shown: by the release's namespace, which with a storage
+	// namespace is not where the records are.
+	sort.SliceStable(out.Releases, func(i, j int) bool {
+		a, b := out.Releases[i], out.Releases[j]
+		if a.Namespace != b.Namespace {
+			return a.Namespace < b.Namespace
+		}
+		return a.Name < b.Name
+	})
+	listed := len(out.Releases)
+	out.Releases = o.filter.apply(out.Releases)
+	if listed == 0 {
+		// An empty list is an answer, as in helm; where ls looked and
+		// what to try goes to stderr.
+		fmt.Fprintf(r.stderr, "Note: %s\n", r.nothingFound(cfg))
+	}
+	switch {
+	case o.filter.short:
+		for _, it := range out.Releases {
+			fmt.Fprintln(r.stdout, it.Name)
+		}
+	case o.format == FormatName:
+		for _, it := range out.Releases {
+			fmt.Fprintln(r.stdout, secretName(storage.RecordKey(it.Name, it.Revision)))
+		}
+	case isTable(o.format):
+		r.printReleases(out, o.format == FormatWide, o.filter.noHeaders)
+	default:
+		return printStructured(r.stdout, o.format, out)
+	}
+	return nil
+}
+
 func (r *run) lsCommand() *cobra.Command {
-	var (
-		format string
-		f      lsFilter
-	)
+	o := &lsOptions{}
 	cmd := &cobra.Command{
 		Use:     "ls",
 		Aliases: []string{"list"},
@@ -91,82 +174,12 @@ now) or unchecked (with the reason in -o json). verify decodes every chunk.`,
   chunkview ls -A -f '^pay' -q
   chunkview ls --profile olmv1 -o json`,
 		Args: exactArgs(0, "no arguments"),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkListFormat(format); err != nil {
-				return err
-			}
-			if err := f.validate(); err != nil {
-				return err
-			}
-			c, err := r.connect(cmd.Context())
-			if err != nil {
-				return err
-			}
-			ctx := cmd.Context()
-			rows, err := c.Releases(ctx)
-			if errors.Is(err, kube.ErrPartial) {
-				// Forbidden to list every namespace: the rows of those it may read,
-				// and a note of what is missing.
-				fmt.Fprintf(r.stderr, "Warning: %s\n", message(err))
-			} else if err != nil {
-				return err
-			}
-			var todo []*kube.RevisionRow
-			for i := range rows {
-				todo = append(todo, &rows[i].Latest)
-			}
-			if err := c.FillDetails(ctx, todo); err != nil {
-				fmt.Fprintf(r.stderr, "Warning: some releases could not be decoded, their chart and size are not shown: %s\n", message(err))
-			}
-			if err := c.CheckHealth(ctx, todo); err != nil {
-				fmt.Fprintf(r.stderr, "Warning: the chunk Secrets of some releases could not be checked (marked unchecked): %s\n", message(err))
-			}
-			cfg := c.Config()
-			out := Releases{Releases: []ReleaseItem{}}
-			for _, rr := range rows {
-				it := releaseItem(rr)
-				// -n narrows by the release's own namespace, which records of
-				// other tools reveal only once decoded.
-				if !cfg.AllNamespaces && cfg.Namespace != "" && rr.Latest.Known && it.Namespace != cfg.Namespace {
-					continue
-				}
-				out.Releases = append(out.Releases, it)
-			}
-			// Sorted as shown: by the release's namespace, which with a storage
-			// namespace is not where the records are.
-			sort.SliceStable(out.Releases, func(i, j int) bool {
-				a, b := out.Releases[i], out.Releases[j]
-				if a.Namespace != b.Namespace {
-					return a.Namespace < b.Namespace
-				}
-				return a.Name < b.Name
-			})
-			listed := len(out.Releases)
-			out.Releases = f.apply(out.Releases)
-			if listed == 0 {
-				// An empty list is an answer, as in helm; where ls looked and
-				// what to try goes to stderr.
-				fmt.Fprintf(r.stderr, "Note: %s\n", r.nothingFound(cfg))
-			}
-			switch {
-			case f.short:
-				for _, it := range out.Releases {
-					fmt.Fprintln(r.stdout, it.Name)
-				}
-			case format == FormatName:
-				for _, it := range out.Releases {
-					fmt.Fprintln(r.stdout, secretName(storage.RecordKey(it.Name, it.Revision)))
-				}
-			case isTable(format):
-				r.printReleases(out, format == FormatWide, f.noHeaders)
-			default:
-				return printStructured(r.stdout, format, out)
-			}
-			return nil
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runOptions(cmd.Context(), r, o, args)
 		},
 	}
-	addListOutputFlag(cmd, &format)
-	f.addFlags(cmd)
+	addListOutputFlag(cmd, &o.format)
+	o.filter.addFlags(cmd)
 	return cmd
 }
 

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -22,12 +23,86 @@ type UninstallResult struct {
 	Info string `json:"info,omitempty"`
 }
 
+// uninstallOptions are the flags and argument of `uninstall`, in kubectl's shape;
+// Run is the shared mutating step.
+type uninstallOptions struct {
+	name        string
+	format      string
+	yes         bool
+	keepHistory bool
+
+	p   *kube.UninstallPlan
+	out UninstallResult
+}
+
+// Complete takes the release name from args.
+func (o *uninstallOptions) Complete(args []string) error {
+	o.name = args[0]
+	return nil
+}
+
+// Validate checks the output format.
+func (o *uninstallOptions) Validate() error { return checkFormat(o.format) }
+
+// Run shows what the uninstall removes and applies it once confirmed.
+func (o *uninstallOptions) Run(ctx context.Context, r *run) error { return r.mutate(ctx, o) }
+
+func (o *uninstallOptions) intent() intent {
+	return intent{release: o.name, what: "uninstall", op: kube.OpUninstall, yes: o.yes}
+}
+
+func (o *uninstallOptions) plan(ctx context.Context, r *run, c *kube.Client, ns string) (*confirmation, error) {
+	p, err := c.PlanUninstall(ctx, ns, o.name, o.keepHistory)
+	if err != nil {
+		return nil, err
+	}
+	o.p = p
+	rows := p.Rows
+	latest := rows[len(rows)-1]
+	d, err := c.Details(ctx, latest)
+	if err != nil {
+		return nil, err
+	}
+	o.out = UninstallResult{Release: o.name, StorageNamespace: latest.StorageNamespace, Namespace: latest.StorageNamespace, Revisions: len(rows), KeptHistory: o.keepHistory}
+	if d.Release != nil && d.Release.Namespace != "" {
+		o.out.Namespace = d.Release.Namespace
+	}
+	if o.format == FormatTable {
+		fmt.Fprintf(r.stdout, "Release %s: revision %d (%s), resources in namespace %s, %s stored in namespace %s.\n",
+			o.name, latest.Revision, latest.Status, o.out.Namespace, plural(len(rows), "revision", "revisions"), o.out.StorageNamespace)
+		if o.keepHistory {
+			fmt.Fprintln(r.stdout, "Uninstalling deletes its resources and marks it uninstalled; the revision records are kept.")
+		} else {
+			fmt.Fprintln(r.stdout, "Uninstalling deletes its resources and all its revision records. This cannot be undone.")
+		}
+	}
+	return &confirmation{what: fmt.Sprintf("uninstall release %q", o.name), want: o.name}, nil
+}
+
+func (o *uninstallOptions) apply(ctx context.Context, r *run, c *kube.Client) error {
+	res, err := c.ApplyUninstall(ctx, o.p)
+	if err != nil {
+		return err
+	}
+	if res != nil {
+		o.out.Info = res.Info
+	}
+	if o.format != FormatTable {
+		return printStructured(r.stdout, o.format, o.out)
+	}
+	if o.keepHistory {
+		fmt.Fprintf(r.stdout, "Uninstalled %s; its history is kept.\n", o.name)
+	} else {
+		fmt.Fprintf(r.stdout, "Uninstalled %s.\n", o.name)
+	}
+	if o.out.Info != "" {
+		fmt.Fprintln(r.stdout, o.out.Info)
+	}
+	return nil
+}
+
 func (r *run) uninstallCommand() *cobra.Command {
-	var (
-		format      string
-		yes         bool
-		keepHistory bool
-	)
+	o := &uninstallOptions{}
 	cmd := &cobra.Command{
 		Use:   "uninstall NAME",
 		Short: "Uninstall a release with Helm's uninstall: its resources and its records",
@@ -42,70 +117,11 @@ by another writer), nothing is changed and the exit code is 7.`,
   chunkview uninstall my-release --keep-history --yes`,
 		Args: exactArgs(1, "one release NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkFormat(format); err != nil {
-				return err
-			}
-			if err := r.refuseReadOnly("uninstall"); err != nil {
-				return err
-			}
-			ctx, name := cmd.Context(), args[0]
-			c, ns, err := r.connectTo(ctx, name)
-			if err != nil {
-				return err
-			}
-			if err := c.CheckAllowed(ctx, ns, kube.OpUninstall); err != nil {
-				return err
-			}
-			plan, err := c.PlanUninstall(ctx, ns, name, keepHistory)
-			if err != nil {
-				return err
-			}
-			rows := plan.Rows
-			latest := rows[len(rows)-1]
-			d, err := c.Details(ctx, latest)
-			if err != nil {
-				return err
-			}
-			out := UninstallResult{Release: name, StorageNamespace: latest.StorageNamespace, Namespace: latest.StorageNamespace, Revisions: len(rows), KeptHistory: keepHistory}
-			if d.Release != nil && d.Release.Namespace != "" {
-				out.Namespace = d.Release.Namespace
-			}
-			table := format == FormatTable
-			if table {
-				fmt.Fprintf(r.stdout, "Release %s: revision %d (%s), resources in namespace %s, %s stored in namespace %s.\n",
-					name, latest.Revision, latest.Status, out.Namespace, plural(len(rows), "revision", "revisions"), out.StorageNamespace)
-				if keepHistory {
-					fmt.Fprintln(r.stdout, "Uninstalling deletes its resources and marks it uninstalled; the revision records are kept.")
-				} else {
-					fmt.Fprintln(r.stdout, "Uninstalling deletes its resources and all its revision records. This cannot be undone.")
-				}
-			}
-			if err := r.confirm(yes, confirmation{what: fmt.Sprintf("uninstall release %q", name), want: name}); err != nil {
-				return err
-			}
-			res, err := c.ApplyUninstall(ctx, plan)
-			if err != nil {
-				return err
-			}
-			if res != nil {
-				out.Info = res.Info
-			}
-			if !table {
-				return printStructured(r.stdout, format, out)
-			}
-			if keepHistory {
-				fmt.Fprintf(r.stdout, "Uninstalled %s; its history is kept.\n", name)
-			} else {
-				fmt.Fprintf(r.stdout, "Uninstalled %s.\n", name)
-			}
-			if out.Info != "" {
-				fmt.Fprintln(r.stdout, out.Info)
-			}
-			return nil
+			return runOptions(cmd.Context(), r, o, args)
 		},
 	}
-	addOutputFlag(cmd, &format)
-	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "uninstall without asking (needed when stdin is not a terminal)")
-	cmd.Flags().BoolVar(&keepHistory, "keep-history", false, "keep the revision records, marked uninstalled")
+	addOutputFlag(cmd, &o.format)
+	cmd.Flags().BoolVarP(&o.yes, "yes", "y", false, "uninstall without asking (needed when stdin is not a terminal)")
+	cmd.Flags().BoolVar(&o.keepHistory, "keep-history", false, "keep the revision records, marked uninstalled")
 	return cmd
 }

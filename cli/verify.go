@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -93,11 +94,82 @@ func verifyResult(reps []kube.NamespaceReport) VerifyResult {
 	return out
 }
 
+// verifyOptions are the flags and argument of `verify`, in kubectl's shape.
+type verifyOptions struct {
+	name   string
+	format string
+	decode bool
+}
+
+// Complete takes the release name, if any, from args.
+func (o *verifyOptions) Complete(args []string) error {
+	if len(args) == 1 {
+		o.name = args[0]
+	}
+	return nil
+}
+
+// Validate checks the output format.
+func (o *verifyOptions) Validate() error { return checkFormat(o.format) }
+
+// Run checks the records in view, or those of one release, and prints what it
+// found; problems exit with code 4.
+func (o *verifyOptions) Run(ctx context.Context, r *run) error {
+	c, err := r.connect(ctx)
+	if err != nil {
+		return err
+	}
+	var reps []kube.NamespaceReport
+	if o.name != "" {
+		ns, err := r.locate(ctx, c, o.name)
+		if err != nil {
+			return err
+		}
+		if reps, err = c.VerifyRelease(ctx, ns, o.name, o.decode); err != nil {
+			return err
+		}
+		if indexes(reps) == 0 && verifyResult(reps).OK {
+			return fmt.Errorf("%w: no release %q with owner %q in namespace %q; try --owner, --storage-namespace or --profile olmv1",
+				kube.ErrNotFound, o.name, c.Config().Owner, ns)
+		}
+	} else {
+		reps, err = c.Verify(ctx, "", o.decode)
+	}
+	partial := ""
+	if errors.Is(err, kube.ErrPartial) {
+		// Forbidden to list every namespace: those it may read are checked.
+		partial = message(err)
+		fmt.Fprintf(r.stderr, "Warning: %s\n", partial)
+	} else if err != nil {
+		return err
+	}
+	out := verifyResult(reps)
+	out.Partial = partial
+	if o.format != FormatTable {
+		err = printStructured(r.stdout, o.format, out)
+	} else {
+		r.printVerify(out, o.decode)
+	}
+	if err != nil {
+		return err
+	}
+	if !out.OK {
+		return silent(ExitProblems)
+	}
+	return nil
+}
+
+// indexes counts the index Secrets the reports checked.
+func indexes(reps []kube.NamespaceReport) int {
+	n := 0
+	for _, rep := range reps {
+		n += rep.Indexes
+	}
+	return n
+}
+
 func (r *run) verifyCommand() *cobra.Command {
-	var (
-		format string
-		decode bool
-	)
+	o := &verifyOptions{}
 	cmd := &cobra.Command{
 		Use:   "verify [NAME]",
 		Short: "Check stored release records for missing, damaged or leftover Secrets",
@@ -105,64 +177,22 @@ func (r *run) verifyCommand() *cobra.Command {
 every chunk against the hash in its name, the ownerReferences, and leftover chunks
 that no index names. --decode also decodes every revision whose chunks are sound.
 
+-n, as in helm, names the namespace of the releases: verify -n NS checks the
+records stored in NS and those of the releases deployed to NS wherever they are
+stored.
+
 Each problem comes with a plain explanation of what it means and what to do.
 Exits with code 4 when a problem is found.`,
 		Example: `  chunkview verify -A
+  chunkview verify -n monitoring
   chunkview verify my-release --decode`,
 		Args: rangeArgs(0, 1, "at most one release NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkFormat(format); err != nil {
-				return err
-			}
-			c, err := r.connect(cmd.Context())
-			if err != nil {
-				return err
-			}
-			ctx := cmd.Context()
-			name := ""
-			if len(args) == 1 {
-				name = args[0]
-				ns, err := r.locate(ctx, c, name)
-				if err != nil {
-					return err
-				}
-				c = c.WithNamespace(ns, false)
-			}
-			reps, err := c.Verify(ctx, name, decode)
-			partial := ""
-			if errors.Is(err, kube.ErrPartial) {
-				// Forbidden to list every namespace: those it may read are checked.
-				partial = message(err)
-				fmt.Fprintf(r.stderr, "Warning: %s\n", partial)
-			} else if err != nil {
-				return err
-			}
-			out := verifyResult(reps)
-			out.Partial = partial
-			indexes := 0
-			for _, n := range out.Namespaces {
-				indexes += n.Indexes
-			}
-			if name != "" && indexes == 0 && out.OK {
-				return fmt.Errorf("%w: no release %q with owner %q in namespace %q; try --owner, --storage-namespace or --profile olmv1",
-					kube.ErrNotFound, name, c.Config().Owner, c.Config().Namespace)
-			}
-			if format != FormatTable {
-				err = printStructured(r.stdout, format, out)
-			} else {
-				r.printVerify(out, decode)
-			}
-			if err != nil {
-				return err
-			}
-			if !out.OK {
-				return silent(ExitProblems)
-			}
-			return nil
+			return runOptions(cmd.Context(), r, o, args)
 		},
 	}
-	addOutputFlag(cmd, &format)
-	cmd.Flags().BoolVar(&decode, "decode", false, "also decode every revision's payload (reads every chunk)")
+	addOutputFlag(cmd, &o.format)
+	cmd.Flags().BoolVar(&o.decode, "decode", false, "also decode every revision's payload (reads every chunk)")
 	return cmd
 }
 

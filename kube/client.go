@@ -199,6 +199,12 @@ func rowOf(m *metav1.PartialObjectMetadata) RevisionRow {
 // may read instead (the context's and those of --namespaces) and returns their rows
 // with a *PartialError that says what was left out.
 func (c *Client) Releases(ctx context.Context) ([]ReleaseRow, error) {
+	return c.releases(ctx, c.inView)
+}
+
+// releases lists the releases as Releases does; with -n it keeps those whose
+// latest revision keep accepts.
+func (c *Client) releases(ctx context.Context, keep func(RevisionRow) bool) ([]ReleaseRow, error) {
 	// -n names the release namespace, as in helm. Without a storage namespace the
 	// records usually live in it, but may live elsewhere (an operator in one
 	// namespace installing into another): look everywhere and narrow below, or,
@@ -250,7 +256,7 @@ func (c *Client) Releases(ctx context.Context) ([]ReleaseRow, error) {
 	out := make([]ReleaseRow, 0, len(byRelease))
 	for _, rr := range byRelease {
 		c.applyCached(&rr.Latest)
-		if narrow && !c.inView(rr.Latest) {
+		if narrow && !keep(rr.Latest) {
 			continue
 		}
 		out = append(out, *rr)

@@ -5,12 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 	"sync"
-
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 
 	"helm.sh/helm/v3/pkg/action"
 	helmkube "helm.sh/helm/v3/pkg/kube"
@@ -151,117 +147,6 @@ func (c *Client) decodedRevision(ctx context.Context, ns, name string, rev int) 
 		return nil, fmt.Errorf("revision %d of %q cannot be read: %s", row.Revision, name, d.Row.Problem)
 	}
 	return d.Release, nil
-}
-
-// Verify checks the records in view, or those of one release.
-//
-// When listing across all namespaces is forbidden, it checks the namespaces the
-// user may read and returns their reports with a *PartialError (ErrPartial) that
-// names the rest.
-func (c *Client) Verify(ctx context.Context, name string, decode bool) ([]NamespaceReport, error) {
-	return c.verifyEach(ctx, storage.VerifyOptions{Release: name, Decode: decode})
-}
-
-// verifyEach runs storage.Verify with opts in each storage namespace in view.
-func (c *Client) verifyEach(ctx context.Context, opts storage.VerifyOptions) ([]NamespaceReport, error) {
-	opts.Config, opts.Now = c.cfg.Driver, c.now()
-	var out []NamespaceReport
-	err := c.eachStorageNamespace(ctx, func(ns string) error {
-		rep, err := storage.Verify(ctx, c.cs.CoreV1().Secrets(ns), c.cfg.Owner, opts)
-		if err != nil {
-			return Explain(err, "list", "secrets", ns)
-		}
-		out = append(out, NamespaceReport{Namespace: ns, Report: rep})
-		return nil
-	})
-	return out, err
-}
-
-// NamespaceReport is the verification of one storage namespace.
-type NamespaceReport struct {
-	Namespace string `json:"namespace"`
-	*storage.Report
-}
-
-// GC removes leftover chunk Secrets (or with dryRun only lists them) in every
-// storage namespace in view. It returns the leftovers found and how many went.
-func (c *Client) GC(ctx context.Context, dryRun bool) ([]NamespaceReport, int, error) {
-	if !dryRun {
-		if err := c.checkWritable("gc"); err != nil {
-			return nil, 0, err
-		}
-	}
-	reps, err := c.Verify(ctx, "", false)
-	var partial error
-	if errors.Is(err, ErrPartial) {
-		partial, err = err, nil
-	}
-	if err != nil {
-		return reps, 0, err
-	}
-	if dryRun {
-		return reps, 0, partial
-	}
-	removed := 0
-	var errs []error
-	for _, r := range reps {
-		n, err := storage.RemoveLeftovers(ctx, c.cs.CoreV1().Secrets(r.Namespace), r.Leftovers)
-		removed += n
-		if err != nil {
-			errs = append(errs, Explain(err, "delete", "secrets", r.Namespace))
-		}
-	}
-	if len(errs) > 0 {
-		return reps, removed, fmt.Errorf("%w; what was removed is gone for good and the rest is untouched: retry gc (verify lists what is left)", errors.Join(errs...))
-	}
-	return reps, removed, partial
-}
-
-// eachStorageNamespace runs fn in each storage namespace in view, stopping at the
-// first error. When listing across all namespaces is forbidden, it runs fn in the
-// namespaces the user may read instead (the context's and --namespaces), skipping
-// those fn finds forbidden, and returns a *PartialError that names what was left
-// out; it returns the cause when none could be read.
-func (c *Client) eachStorageNamespace(ctx context.Context, fn func(ns string) error) error {
-	nss, err := c.storageNamespaces(ctx)
-	if errors.Is(err, ErrForbidden) && c.listNamespace() == "" {
-		return c.eachReadable(err, fn)
-	}
-	if err != nil {
-		return err
-	}
-	for _, ns := range nss {
-		if err := fn(ns); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// storageNamespaces returns the namespaces that hold records in view: the one
-// looked at, or with -A those holding index or chunk Secrets of the owner. Chunks
-// count on their own, since the leftovers of an interrupted delete of a namespace's
-// last release are all that is left of it. Listing across all namespaces may be
-// forbidden: the error then wraps ErrForbidden.
-func (c *Client) storageNamespaces(ctx context.Context) ([]string, error) {
-	ns := c.listNamespace()
-	if ns != "" {
-		return []string{ns}, nil
-	}
-	items, err := c.listMeta(ctx, metav1.NamespaceAll, labels.SelectorFromSet(labels.Set{storage.LabelOwner: c.cfg.Owner}))
-	if err != nil {
-		return nil, err
-	}
-	seen := map[string]bool{}
-	var out []string
-	for _, m := range items {
-		if !seen[m.Namespace] {
-			seen[m.Namespace] = true
-			out = append(out, m.Namespace)
-		}
-	}
-	sort.Strings(out)
-	return out, nil
 }
 
 func (c *Client) explainOp(op, ns string, err error) error {

@@ -93,6 +93,11 @@ func (r *Report) OK() bool { return len(r.Problems) == 0 }
 type VerifyOptions struct {
 	// Release limits the check to one release name; empty checks all of owner's.
 	Release string
+	// Releases, when not nil, limits the check to these release names (and Release,
+	// if set): those of a release namespace whose records share this namespace with
+	// others. The indexes are told apart by name after listing, so that a record
+	// without its name label counts too.
+	Releases []string
 	// Decode also decodes every revision whose chunks are all present and sound.
 	Decode bool
 	// MinAge is how old an unreferenced chunk must be to count as a leftover rather
@@ -147,18 +152,42 @@ func Verify(ctx context.Context, client corev1client.SecretInterface, owner stri
 	if err != nil {
 		return nil, fmt.Errorf("verify: list chunk Secrets: %w", err)
 	}
+	// Every chunk of the namespace is listed and its hash checked, whichever
+	// releases the report covers.
 	rep.Chunks = len(chunks)
 
+	var want map[string]bool
+	if opts.Releases != nil {
+		want = map[string]bool{}
+		for _, n := range opts.Releases {
+			want[n] = true
+		}
+		if opts.Release != "" {
+			want[opts.Release] = true
+		}
+	}
 	named := map[string]bool{}
 	idxSel := labels.Set{LabelOwner: owner, LabelType: TypeIndex}
-	if opts.Release != "" {
+	if opts.Release != "" && want == nil {
 		idxSel[LabelName] = opts.Release
 	}
 	drv := NewDriver(client, owner, opts.Config)
 	var indexes []*corev1.Secret
 	err = listPages(ctx, client, labels.SelectorFromSet(idxSel).String(), listPage, func(s *corev1.Secret) {
-		rep.Indexes++
 		key := s.Name
+		if want != nil {
+			if !want[releaseOfIndex(s)] {
+				// Another release's record: its chunks are named all the same,
+				// so that they are no one's leftovers.
+				if names, err := ParseExtraChunks(key, s.Data[DataExtraChunks]); err == nil {
+					for _, n := range names {
+						named[n] = true
+					}
+				}
+				return
+			}
+		}
+		rep.Indexes++
 		add := func(kind ProblemKind, secret, format string, args ...any) {
 			rep.Problems = append(rep.Problems, Problem{Kind: kind, Key: key, Secret: secret, Detail: fmt.Sprintf(format, args...)})
 		}
@@ -213,11 +242,22 @@ func Verify(ctx context.Context, client corev1client.SecretInterface, owner stri
 		}
 	}
 
+	// inScope reports whether a chunk of record key belongs to the releases checked.
+	inScope := func(key string) bool {
+		switch {
+		case want != nil:
+			name, _, ok := ParseKey(key)
+			return ok && want[name]
+		case opts.Release != "":
+			return keyOfRelease(key, opts.Release)
+		}
+		return true
+	}
 	for name, c := range chunks {
 		if named[name] {
 			continue
 		}
-		if opts.Release != "" && !keyOfRelease(c.key, opts.Release) {
+		if !inScope(c.key) {
 			continue
 		}
 		if c.typ != SecretTypeChunk {
@@ -244,6 +284,16 @@ func Verify(ctx context.Context, client corev1client.SecretInterface, owner stri
 		return a.Secret < b.Secret
 	})
 	return rep, nil
+}
+
+// releaseOfIndex returns the release an index Secret is a record of: its name
+// label, or the name in its key.
+func releaseOfIndex(s *corev1.Secret) string {
+	if n := s.Labels[LabelName]; n != "" {
+		return n
+	}
+	name, _, _ := ParseKey(s.Name)
+	return name
 }
 
 // keyOfRelease reports whether key is a record key of release name.

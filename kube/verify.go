@@ -1,0 +1,210 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/chunkview/chunkview/storage"
+)
+
+// Verify checks the records in view, or those of one release.
+//
+// When listing across all namespaces is forbidden, it checks the namespaces the
+// user may read and returns their reports with a *PartialError (ErrPartial) that
+// names the rest.
+func (c *Client) Verify(ctx context.Context, name string, decode bool) ([]NamespaceReport, error) {
+	return c.verifyEach(ctx, storage.VerifyOptions{Release: name, Decode: decode})
+}
+
+// VerifyRelease checks the records of release name, looked up in namespace ns (as
+// History looks it up): the namespace a caller located the release's records in.
+func (c *Client) VerifyRelease(ctx context.Context, ns, name string, decode bool) ([]NamespaceReport, error) {
+	sns := c.storageNamespaceFor(ns)
+	rep, err := storage.Verify(ctx, c.cs.CoreV1().Secrets(sns), c.cfg.Owner,
+		storage.VerifyOptions{Release: name, Decode: decode, Config: c.cfg.Driver, Now: c.now()})
+	if err != nil {
+		return nil, Explain(err, "list", "secrets", sns)
+	}
+	return []NamespaceReport{{Namespace: sns, Report: rep}}, nil
+}
+
+// verifyEach runs storage.Verify with opts in each storage namespace in view. With
+// -n, the namespace looked at is a release namespace, as in helm: the records of
+// the releases in it are checked wherever they are stored (see verifyInView).
+func (c *Client) verifyEach(ctx context.Context, opts storage.VerifyOptions) ([]NamespaceReport, error) {
+	opts.Config, opts.Now = c.cfg.Driver, c.now()
+	if !c.cfg.AllNamespaces && c.cfg.Namespace != "" {
+		return c.verifyInView(ctx, opts)
+	}
+	var out []NamespaceReport
+	err := c.eachStorageNamespace(ctx, func(ns string) error {
+		rep, err := storage.Verify(ctx, c.cs.CoreV1().Secrets(ns), c.cfg.Owner, opts)
+		if err != nil {
+			return Explain(err, "list", "secrets", ns)
+		}
+		out = append(out, NamespaceReport{Namespace: ns, Report: rep})
+		return nil
+	})
+	return out, err
+}
+
+// NamespaceReport is the verification of one storage namespace.
+type NamespaceReport struct {
+	Namespace string `json:"namespace"`
+	*storage.Report
+}
+
+// GC removes leftover chunk Secrets (or with dryRun only lists them) in every
+// storage namespace in view. It returns the leftovers found and how many went.
+func (c *Client) GC(ctx context.Context, dryRun bool) ([]NamespaceReport, int, error) {
+	if !dryRun {
+		if err := c.checkWritable("gc"); err != nil {
+			return nil, 0, err
+		}
+	}
+	reps, err := c.Verify(ctx, "", false)
+	var partial error
+	if errors.Is(err, ErrPartial) {
+		partial, err = err, nil
+	}
+	if err != nil {
+		return reps, 0, err
+	}
+	if dryRun {
+		return reps, 0, partial
+	}
+	removed := 0
+	var errs []error
+	for _, r := range reps {
+		n, err := storage.RemoveLeftovers(ctx, c.cs.CoreV1().Secrets(r.Namespace), r.Leftovers)
+		removed += n
+		if err != nil {
+			errs = append(errs, Explain(err, "delete", "secrets", r.Namespace))
+		}
+	}
+	if len(errs) > 0 {
+		return reps, removed, fmt.Errorf("%w; what was removed is gone for good and the rest is untouched: retry gc (verify lists what is left)", errors.Join(errs...))
+	}
+	return reps, removed, partial
+}
+
+// eachStorageNamespace runs fn in each storage namespace in view, stopping at the
+// first error. When listing across all namespaces is forbidden, it runs fn in the
+// namespaces the user may read instead (the context's and --namespaces), skipping
+// those fn finds forbidden, and returns a *PartialError that names what was left
+// out; it returns the cause when none could be read.
+func (c *Client) eachStorageNamespace(ctx context.Context, fn func(ns string) error) error {
+	nss, err := c.storageNamespaces(ctx)
+	if errors.Is(err, ErrForbidden) && c.listNamespace() == "" {
+		return c.eachReadable(err, fn)
+	}
+	if err != nil {
+		return err
+	}
+	for _, ns := range nss {
+		if err := fn(ns); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// storageNamespaces returns the namespaces that hold records in view: the one
+// looked at, or with -A those holding index or chunk Secrets of the owner. Chunks
+// count on their own, since the leftovers of an interrupted delete of a namespace's
+// last release are all that is left of it. Listing across all namespaces may be
+// forbidden: the error then wraps ErrForbidden.
+func (c *Client) storageNamespaces(ctx context.Context) ([]string, error) {
+	ns := c.listNamespace()
+	if ns != "" {
+		return []string{ns}, nil
+	}
+	items, err := c.listMeta(ctx, metav1.NamespaceAll, labels.SelectorFromSet(labels.Set{storage.LabelOwner: c.cfg.Owner}))
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, m := range items {
+		if !seen[m.Namespace] {
+			seen[m.Namespace] = true
+			out = append(out, m.Namespace)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// verifyInView checks the records in the namespace looked at, as before -n meant
+// the release namespace, and those of the releases whose resources live in it
+// wherever else they are stored: a superset, so that nothing stored in the
+// namespace goes unchecked, and nothing of its releases either. In a storage
+// namespace of its own (--storage-namespace, a profile), only the records of the
+// namespace's releases are checked.
+func (c *Client) verifyInView(ctx context.Context, opts storage.VerifyOptions) ([]NamespaceReport, error) {
+	home := ""
+	if c.storageNamespaceFor("") == c.cfg.Namespace {
+		home = c.cfg.Namespace
+	}
+	byNS, err := c.releasesByStorage(ctx, opts.Release, home)
+	if err != nil {
+		return nil, err
+	}
+	if home != "" {
+		byNS[home] = nil
+	}
+	nss := make([]string, 0, len(byNS))
+	for ns := range byNS {
+		nss = append(nss, ns)
+	}
+	sort.Strings(nss)
+	out := make([]NamespaceReport, 0, len(nss))
+	for _, ns := range nss {
+		o := opts
+		if ns != home {
+			o.Release, o.Releases = "", append([]string{}, byNS[ns]...)
+		}
+		rep, err := storage.Verify(ctx, c.cs.CoreV1().Secrets(ns), c.cfg.Owner, o)
+		if err != nil {
+			return out, Explain(err, "list", "secrets", ns)
+		}
+		out = append(out, NamespaceReport{Namespace: ns, Report: rep})
+	}
+	return out, nil
+}
+
+// releasesByStorage returns the names of the releases in view (only release name
+// when set) whose records are stored outside namespace home, by the storage
+// namespace that holds them. Records written without chunkview's summary (by
+// helm-operator-plugins' driver, say) do not say where their release is deployed:
+// it decodes the latest revision of each to know. One that cannot be decoded
+// belongs where its records are, as in Releases.
+func (c *Client) releasesByStorage(ctx context.Context, name, home string) (map[string][]string, error) {
+	rows, err := c.releases(ctx, func(r RevisionRow) bool {
+		return r.StorageNamespace != home && (name == "" || r.Name == name) && (!r.Known || c.inView(r))
+	})
+	if err != nil {
+		return nil, err
+	}
+	var todo []*RevisionRow
+	for i := range rows {
+		if !rows[i].Latest.Known {
+			todo = append(todo, &rows[i].Latest)
+		}
+	}
+	_ = c.FillDetails(ctx, todo) // failures leave a row unknown: see above
+	out := map[string][]string{}
+	for _, rr := range rows {
+		r := rr.Latest
+		if !c.inView(r) {
+			continue
+		}
+		out[r.StorageNamespace] = append(out[r.StorageNamespace], r.Name)
+	}
+	return out, nil
+}
