@@ -163,3 +163,73 @@ func TestLeftoverDoesNotMaskMissing(t *testing.T) {
 		t.Fatalf("health: broken=%v problem=%q checked=%v, want broken with a chunk missing", row.Broken, row.Problem, row.Checked)
 	}
 }
+
+// TestDeleteAndFixCaughtDuringAction: the release moves on after the plan check and
+// before delete-revision or fix-stuck writes: helm-operator-plugins rewrites the
+// very revision the operation is about to delete or mark failed. The write is
+// refused, the operator's record stays as it wrote it, and the error says the
+// release changed.
+func TestDeleteAndFixCaughtDuringAction(t *testing.T) {
+	for _, op := range []string{"delete-revision", "fix-stuck mark-failed", "fix-stuck delete-pending"} {
+		t.Run(op, func(t *testing.T) {
+			ctx := t.Context()
+			ns := cluster.Namespace(t)
+			planSeed(t, ns)
+			key := storage.RecordKey(planRelease, 3) // the pending latest revision
+			tr := &trigger{match: func(r *http.Request) bool {
+				// The operation's driver reading the record, after the plan check
+				// (a metadata list).
+				return r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/secrets/"+key) &&
+					!strings.Contains(r.Header.Get("Accept"), "PartialObjectMetadata")
+			}}
+			c := connect(t, adminKubeconfig(t, ns), []string{"-n", ns, "--owner", planOwner, "--chunk-size", "16384"}, func(o *kube.Options) {
+				o.WrapConfig = tr.wrap
+			})
+			var apply func() error
+			switch op {
+			case "delete-revision":
+				p, err := c.PlanDeleteRevision(ctx, ns, planRelease, 3, false)
+				if err != nil {
+					t.Fatal(err)
+				}
+				apply = func() error { return c.ApplyDeleteRevision(ctx, p) }
+			default:
+				p, err := c.PlanFixStuck(ctx, ns, planRelease)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fix := kube.FixMarkFailed
+				if op == "fix-stuck delete-pending" {
+					fix = kube.FixDeletePending
+				}
+				apply = func() error { return c.ApplyFixStuck(ctx, p, fix) }
+			}
+			moved := false
+			tr.arm(func() {
+				d := originalDriver(ns, planOwner, planChunkSize)
+				r, err := d.Get(key)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				r.Info.Status, r.Info.Description = release.StatusDeployed, "operator finished it"
+				if err := d.Update(key, r); err != nil {
+					t.Error(err)
+				}
+				moved = true
+			})
+			err := apply()
+			if !moved {
+				t.Fatal("the release was not moved during the action: the interleaving was not reached")
+			}
+			mustBeChanged(t, err, "", "Nothing was changed")
+			got, err := originalDriver(ns, planOwner, planChunkSize).Get(key)
+			if err != nil {
+				t.Fatalf("the operator's record: %v", err)
+			}
+			if got.Info.Status != release.StatusDeployed || got.Info.Description != "operator finished it" {
+				t.Fatalf("the operator's record was changed: %s, %q", got.Info.Status, got.Info.Description)
+			}
+		})
+	}
+}
