@@ -129,3 +129,15 @@ func oneLine(s string) string {
 	}
 	return strings.Join(out, "; ")
 }
+
+// warnPartial passes err through, except a *kube.PartialError (listing every
+// namespace was forbidden, and those the user may read were looked at instead):
+// that one is printed as a warning and returned as the note for the output.
+func (r *run) warnPartial(err error) (partial string, _ error) {
+	if errors.Is(err, kube.ErrPartial) {
+		partial = message(err)
+		fmt.Fprintf(r.stderr, "Warning: %s\n", partial)
+		return partial, nil
+	}
+	return "", err
+}

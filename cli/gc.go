@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -94,11 +93,8 @@ func (o *gcOptions) Run(ctx context.Context, r *run) error {
 		age = time.Nanosecond // zero would mean the default to kube
 	}
 	reps, err := c.FindLeftovers(ctx, age)
-	partial := ""
-	if errors.Is(err, kube.ErrPartial) {
-		partial = message(err)
-		fmt.Fprintf(r.stderr, "Warning: %s\n", partial)
-	} else if err != nil {
+	partial, err := r.warnPartial(err)
+	if err != nil {
 		return err
 	}
 	out := GCResult{DryRun: o.dryRun, Namespaces: []GCNamespace{}, Partial: partial}

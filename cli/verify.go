@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -135,12 +134,8 @@ func (o *verifyOptions) Run(ctx context.Context, r *run) error {
 	} else {
 		reps, err = c.Verify(ctx, "", o.decode)
 	}
-	partial := ""
-	if errors.Is(err, kube.ErrPartial) {
-		// Forbidden to list every namespace: those it may read are checked.
-		partial = message(err)
-		fmt.Fprintf(r.stderr, "Warning: %s\n", partial)
-	} else if err != nil {
+	partial, err := r.warnPartial(err)
+	if err != nil {
 		return err
 	}
 	out := verifyResult(reps)

@@ -139,6 +139,12 @@ func (c *Client) decodedRevision(ctx context.Context, ns, name string, rev int) 
 	if err != nil {
 		return nil, err
 	}
+	return c.decodeRow(ctx, name, row)
+}
+
+// decodeRow decodes the revision row shows (through the details cache), failing
+// when it cannot be read.
+func (c *Client) decodeRow(ctx context.Context, name string, row RevisionRow) (*release.Release, error) {
 	d, err := c.Details(ctx, row)
 	if err != nil {
 		return nil, err

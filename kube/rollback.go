@@ -71,14 +71,7 @@ func (c *Client) planned(ctx context.Context, p *Plan, rev int) (*release.Releas
 	if err != nil {
 		return nil, err
 	}
-	d, err := c.Details(ctx, row)
-	if err != nil {
-		return nil, err
-	}
-	if d.Release == nil {
-		return nil, fmt.Errorf("revision %d of %q cannot be read: %s", row.Revision, p.Release, d.Row.Problem)
-	}
-	return d.Release, nil
+	return c.decodeRow(ctx, p.Release, row)
 }
 
 // Rollback plans a rollback to revision rev (0: the one before the latest) and
