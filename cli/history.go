@@ -13,6 +13,13 @@ import (
 // History is the output of `history`.
 type History struct {
 	Release string `json:"release"`
+	// Driver is the store that holds the release's records.
+	Driver string `json:"driver"`
+	// LimitBytes is the most the store holds for one revision (see ReleaseItem).
+	LimitBytes int64 `json:"limitBytes"`
+	// Forecast is where the stored size is heading: at which revision, at the
+	// recent growth, the release will not fit its store.
+	Forecast kube.Growth `json:"forecast"`
 	// StorageNamespace holds the release's index and chunk Secrets.
 	StorageNamespace string `json:"storageNamespace"`
 	// Revisions are oldest first.
@@ -31,9 +38,11 @@ type RevisionItem struct {
 	Updated time.Time `json:"updated,omitzero"`
 	// Chunks is the number of Secrets of the revision (index included).
 	Chunks int `json:"chunks"`
-	// StoredBytes is the revision's gzip stream, all slices.
+	// StoredBytes is what the revision takes in its store (see ReleaseItem).
 	StoredBytes int64 `json:"storedBytes"`
-	// Key is the index Secret's name.
+	// ApplyMethod is Helm 4's apply_method of the revision, if any.
+	ApplyMethod string `json:"applyMethod,omitempty"`
+	// Key is the record's name: the index Secret, or Helm's Secret or ConfigMap.
 	Key string `json:"key"`
 	// Broken is set when the revision could not be decoded or misses chunk
 	// Secrets; Problem says why.
@@ -46,7 +55,7 @@ type RevisionItem struct {
 }
 
 func revisionItem(r kube.RevisionRow) RevisionItem {
-	it := RevisionItem{Revision: r.Revision, Status: r.Status, Updated: r.Updated, Key: r.Key, Broken: r.Broken, Problem: r.Problem,
+	it := RevisionItem{Revision: r.Revision, Status: r.Status, Updated: r.Updated, Key: r.Key, Broken: r.Broken, Problem: r.Problem, ApplyMethod: r.ApplyMethod,
 		Checked: r.Checked, Unchecked: r.Unchecked, Writing: r.Writing}
 	if r.Known {
 		s := r.Summary
@@ -102,14 +111,15 @@ func (o *historyOptions) Run(ctx context.Context, r *run) error {
 	if err := c.CheckHealth(ctx, ptrs); err != nil {
 		fmt.Fprintf(r.stderr, "Warning: the chunk Secrets of some revisions could not be checked (marked unchecked): %s\n", message(err))
 	}
-	out := History{Release: o.name, StorageNamespace: rows[0].StorageNamespace, Revisions: make([]RevisionItem, 0, len(rows))}
+	out := History{Release: o.name, Driver: rows[0].Driver, StorageNamespace: rows[0].StorageNamespace, LimitBytes: rows[0].LimitBytes,
+		Forecast: kube.ForecastRows(rows), Revisions: make([]RevisionItem, 0, len(rows))}
 	for _, row := range rows {
 		out.Revisions = append(out.Revisions, revisionItem(row))
 	}
 	switch {
 	case o.format == FormatName:
 		for _, it := range out.Revisions {
-			fmt.Fprintln(r.stdout, secretName(it.Key))
+			fmt.Fprintln(r.stdout, objectName(out.Driver, it.Key))
 		}
 		return nil
 	case !isTable(o.format):
@@ -168,5 +178,35 @@ func (r *run) printHistory(out History, wide, noHeaders bool) error {
 		}
 		row(tw, c...)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if line := forecastLine(out); line != "" && !noHeaders {
+		fmt.Fprintln(r.stdout)
+		fmt.Fprintln(r.stdout, line)
+	}
+	return nil
+}
+
+// forecastLine says how close the release is to its store's limit, and what to
+// do when it will not fit within a few revisions.
+func forecastLine(h History) string {
+	g := h.Forecast
+	switch {
+	case g.Limit <= 0:
+		return ""
+	case g.RevisionsLeft == 0:
+		return fmt.Sprintf("Over the limit: revision %d takes %s of %s (%s). %s", g.FailsAt, size(g.Last), size(g.Limit), kube.DriverLabel(h.Driver), g.Advice(h.Driver))
+	case g.Warn():
+		return fmt.Sprintf("At %s%s per revision, revision %d will not fit: %s of %s (%.0f%%) now. %s",
+			signed(g.PerRevision), size(int64(max(g.PerRevision, -g.PerRevision))), g.FailsAt, size(g.Last), size(g.Limit), float64(g.Last)*100/float64(g.Limit), g.Advice(h.Driver))
+	}
+	return fmt.Sprintf("Fill %.0f%% of %s; the limit is not in reach at the recent rate.", float64(g.Last)*100/float64(g.Limit), size(g.Limit))
+}
+
+func signed(f float64) string {
+	if f < 0 {
+		return "-"
+	}
+	return "+"
 }

@@ -36,8 +36,15 @@ func checkListFormat(f string) error {
 // isTable reports whether format prints a table.
 func isTable(format string) bool { return format == FormatTable || format == FormatWide }
 
-// secretName is an index Secret as -o name prints it.
-func secretName(key string) string { return "secret/" + key }
+
+// objectName names a record as kubectl does: configmap/KEY for Helm's
+// ConfigMaps driver, secret/KEY otherwise (the index Secret, for chunked).
+func objectName(driver, key string) string {
+	if driver == kube.DriverConfigMap {
+		return "configmap/" + key
+	}
+	return "secret/" + key
+}
 
 // lsFilter is what the flags of `ls` that helm users type keep: by status, by a
 // regular expression on the name, and at most so many.

@@ -21,6 +21,9 @@ type Releases struct {
 // ReleaseItem is one release in `ls`, as of its latest revision.
 type ReleaseItem struct {
 	Name string `json:"name"`
+	// Driver is the store that holds the release: chunked, secret (Helm's
+	// Secrets driver) or configmap (Helm's ConfigMaps driver).
+	Driver string `json:"driver"`
 	// Namespace is where the release's resources live when known, else
 	// StorageNamespace.
 	Namespace string `json:"namespace"`
@@ -35,8 +38,18 @@ type ReleaseItem struct {
 	Updated time.Time `json:"updated,omitzero"`
 	// Chunks is the number of Secrets of the latest revision (index included).
 	Chunks int `json:"chunks"`
-	// StoredBytes is the latest revision's gzip stream, all slices.
+	// StoredBytes is what the latest revision takes in its store: the gzip
+	// stream of all slices (chunked), or data.release (Helm's drivers).
 	StoredBytes int64 `json:"storedBytes"`
+	// LimitBytes is the most the store holds for one revision with the settings
+	// in use: 1 MiB for Helm's drivers, max write chunks × chunk size for
+	// chunked (0: no limit set). Fill is StoredBytes / LimitBytes.
+	LimitBytes int64   `json:"limitBytes"`
+	Fill       float64 `json:"fill"`
+	// ApplyMethod is Helm 4's apply_method of the latest revision, if any.
+	ApplyMethod string `json:"applyMethod,omitempty"`
+	// UnknownFields are fields of the latest revision Helm 3 does not know.
+	UnknownFields []string `json:"unknownFields,omitempty"`
 	// Revisions is the number of revisions stored.
 	Revisions int `json:"revisions"`
 	// Broken is set when the latest revision could not be decoded or misses chunk
@@ -55,7 +68,8 @@ type ReleaseItem struct {
 func releaseItem(rr kube.ReleaseRow) ReleaseItem {
 	r := rr.Latest
 	it := ReleaseItem{
-		Name: r.Name, Namespace: r.StorageNamespace, StorageNamespace: r.StorageNamespace,
+		Name: r.Name, Driver: r.Driver, Namespace: r.StorageNamespace, StorageNamespace: r.StorageNamespace,
+		LimitBytes: r.LimitBytes, Fill: r.Fill(), ApplyMethod: r.ApplyMethod, UnknownFields: r.UnknownFields,
 		Revision: r.Revision, Status: r.Status, Updated: r.Updated, Revisions: rr.Revisions,
 		Broken: r.Broken, Problem: r.Problem, Checked: r.Checked, Unchecked: r.Unchecked, Writing: r.Writing,
 	}
@@ -74,6 +88,9 @@ func releaseItem(rr kube.ReleaseRow) ReleaseItem {
 type lsOptions struct {
 	format string
 	filter lsFilter
+	// nearLimit keeps the releases whose latest revision fills at least this
+	// percentage of its store's limit (0: all).
+	nearLimit float64
 }
 
 // Complete has nothing to fill in: ls takes no arguments.
@@ -83,6 +100,9 @@ func (o *lsOptions) Complete([]string) error { return nil }
 func (o *lsOptions) Validate() error {
 	if err := checkListFormat(o.format); err != nil {
 		return err
+	}
+	if o.nearLimit < 0 || o.nearLimit > 100 {
+		return usageErrorf("--near-limit %g: want a percentage of the store's limit, 1 to 100", o.nearLimit)
 	}
 	return o.filter.validate()
 }
@@ -120,6 +140,9 @@ func (o *lsOptions) Run(ctx context.Context, r *run) error {
 		if !cfg.AllNamespaces && cfg.Namespace != "" && rr.Latest.Known && it.Namespace != cfg.Namespace {
 			continue
 		}
+		if o.nearLimit > 0 && it.Fill*100 < o.nearLimit {
+			continue
+		}
 		out.Releases = append(out.Releases, it)
 	}
 	// Sorted as shown: by the release's namespace, which with a storage
@@ -145,7 +168,7 @@ func (o *lsOptions) Run(ctx context.Context, r *run) error {
 		}
 	case o.format == FormatName:
 		for _, it := range out.Releases {
-			fmt.Fprintln(r.stdout, secretName(storage.RecordKey(it.Name, it.Revision)))
+			fmt.Fprintln(r.stdout, objectName(it.Driver, storage.RecordKey(it.Name, it.Revision)))
 		}
 	case isTable(o.format):
 		r.printReleases(out, o.format == FormatWide, o.filter.noHeaders)
@@ -180,6 +203,8 @@ now) or unchecked (with the reason in -o json). verify decodes every chunk.`,
 	}
 	addListOutputFlag(cmd, &o.format)
 	o.filter.addFlags(cmd)
+	cmd.Flags().Float64Var(&o.nearLimit, "near-limit", 0, "show only releases whose latest revision fills at least this percentage of its store's limit (--near-limit alone: 80)")
+	cmd.Flags().Lookup("near-limit").NoOptDefVal = "80"
 	return cmd
 }
 
@@ -215,7 +240,7 @@ func (r *run) printReleases(out Releases, wide, noHeaders bool) {
 		return append(c, rest...)
 	}
 	if !noHeaders {
-		head := cells(ReleaseItem{Namespace: "NAMESPACE", StorageNamespace: "STORAGE NS"}, "NAME", "REVISION", "STATUS", "CHART", "APP VERSION", "UPDATED", "CHUNKS", "SIZE", "REVISIONS", "HEALTH")
+		head := cells(ReleaseItem{Namespace: "NAMESPACE", StorageNamespace: "STORAGE NS"}, "NAME", "STORE", "REVISION", "STATUS", "CHART", "APP VERSION", "UPDATED", "CHUNKS", "SIZE", "FILL", "REVISIONS", "HEALTH")
 		if wide {
 			head = append(head, "LAST DEPLOYED")
 		}
@@ -231,7 +256,7 @@ func (r *run) printReleases(out Releases, wide, noHeaders bool) {
 			chart, app, chunks = "<broken>", "-", "-"
 			broken = append(broken, it)
 		}
-		c := cells(it, it.Name, it.Revision, it.Status, chart, app, age(now, it.Updated), chunks, size(it.StoredBytes), it.Revisions,
+		c := cells(it, it.Name, kube.DriverLabel(it.Driver), it.Revision, it.Status, chart, app, age(now, it.Updated), chunks, size(it.StoredBytes), fill(it.Fill, it.LimitBytes), it.Revisions,
 			health(it.Broken, it.Checked, it.Writing))
 		if wide {
 			c = append(c, timestamp(it.Updated))
@@ -248,6 +273,14 @@ func (r *run) printReleases(out Releases, wide, noHeaders bool) {
 			fmt.Fprintf(r.stderr, "Warning: revision %d of %s/%s was not checked: %s\n", it.Revision, it.StorageNamespace, it.Name, it.Unchecked)
 		}
 	}
+}
+
+// fill is the FILL column: the share of its store's limit a revision takes.
+func fill(f float64, limit int64) string {
+	if limit <= 0 || f <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f%%", f*100)
 }
 
 // health is a revision's HEALTH column: what the check of its chunk Secrets found.

@@ -7,8 +7,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -19,7 +21,6 @@ import (
 	"k8s.io/client-go/metadata"
 
 	"helm.sh/helm/v3/pkg/release"
-	"helm.sh/helm/v3/pkg/storage/driver"
 
 	"github.com/chunkview/chunkview/storage"
 )
@@ -46,6 +47,10 @@ type Config struct {
 	FallbackNamespaces []string
 	// Driver is the chunked driver's configuration.
 	Driver storage.ChunkedSecretsConfig
+	// Drivers are the stores read (DriverX values, see ParseDrivers). Nil reads
+	// the chunked store alone, as a library caller of the chunked driver expects;
+	// the CLI and the TUI read every store unless --driver or HELM_DRIVER narrow.
+	Drivers []string
 	// ReadOnly refuses every mutating operation. The connection enforces it too; see
 	// ReadOnlyTransport.
 	ReadOnly bool
@@ -170,6 +175,7 @@ func rowOf(m *metav1.PartialObjectMetadata) RevisionRow {
 		Status:           m.Labels[storage.LabelStatus],
 		Key:              m.Name,
 		ResourceVersion:  m.ResourceVersion,
+		Driver:           DriverChunked,
 	}
 	r.Revision, _ = strconv.Atoi(m.Labels[storage.LabelVersion])
 	if name, rev, ok := storage.ParseKey(m.Name); ok {
@@ -191,13 +197,17 @@ func rowOf(m *metav1.PartialObjectMetadata) RevisionRow {
 	return r
 }
 
-// Releases lists the releases in view, one row each with its latest revision. It
-// reads index metadata only; rows of records chunkview did not write have Known
-// false until Details or FillDetails decodes them.
+// Releases lists the releases in view, one row each with its latest revision, from
+// every store the configuration reads (see Config.Drivers). A release held by two
+// stores is two rows. It reads metadata, plus, for Helm's stores, the records of
+// the latest revisions (to learn their chart and size); chunked rows of records
+// chunkview did not write have Known false until Details or FillDetails decodes
+// them.
 //
 // When listing across all namespaces is forbidden, it lists the namespaces the user
 // may read instead (the context's and those of --namespaces) and returns their rows
-// with a *PartialError that says what was left out.
+// with a *PartialError that says what was left out. A store the user may not read
+// at all is skipped when others were read, with a *StoreSkipError.
 func (c *Client) Releases(ctx context.Context) ([]ReleaseRow, error) {
 	return c.releases(ctx, c.inView)
 }
@@ -205,70 +215,62 @@ func (c *Client) Releases(ctx context.Context) ([]ReleaseRow, error) {
 // releases lists the releases as Releases does; with -n it keeps those whose
 // latest revision keep accepts.
 func (c *Client) releases(ctx context.Context, keep func(RevisionRow) bool) ([]ReleaseRow, error) {
-	// -n names the release namespace, as in helm. Without a storage namespace the
-	// records usually live in it, but may live elsewhere (an operator in one
-	// namespace installing into another): look everywhere and narrow below, or,
-	// when that is forbidden, where they usually are.
-	ns, across := c.listNamespace(), c.cfg.StorageNamespace == "" && !c.cfg.AllNamespaces && c.cfg.Namespace != ""
-	if across {
-		ns = metav1.NamespaceAll
-	}
-	metas, err := c.listIndexMeta(ctx, ns, nil)
-	if err != nil && across && errors.Is(err, ErrForbidden) {
-		metas, err = c.listIndexMeta(ctx, c.cfg.Namespace, nil)
-	}
-	var partial error
-	if err != nil && !across && ns == metav1.NamespaceAll && errors.Is(err, ErrForbidden) {
-		metas = nil
-		partial = c.eachReadable(err, func(ns string) error {
-			m, err := c.listIndexMeta(ctx, ns, nil)
-			metas = append(metas, m...)
-			return err
-		})
-		if _, ok := partial.(*PartialError); ok {
+	var (
+		all      []ReleaseRow
+		partials []error
+		skipped  = map[string]error{}
+		read     int
+	)
+	stores := c.stores()
+	for _, s := range stores {
+		rows, err := s.releases(ctx)
+		if errors.Is(err, ErrPartial) {
+			partials = append(partials, err)
 			err = nil
-		} else {
-			err = partial
+		}
+		if err != nil {
+			if len(stores) > 1 && errors.Is(err, ErrForbidden) {
+				skipped[s.name()] = err
+				continue
+			}
+			return nil, err
+		}
+		read++
+		all = append(all, rows...)
+	}
+	if read == 0 {
+		for _, d := range c.drivers() {
+			if err := skipped[d]; err != nil {
+				return nil, err
+			}
 		}
 	}
-	if err != nil {
-		return nil, err
-	}
-	type id struct{ ns, name string }
-	byRelease := map[id]*ReleaseRow{}
-	for i := range metas {
-		row := rowOf(&metas[i])
-		k := id{row.StorageNamespace, row.Name}
-		rr, ok := byRelease[k]
-		if !ok {
-			rr = &ReleaseRow{}
-			byRelease[k] = rr
-		}
-		rr.Revisions++
-		if row.Revision > rr.Latest.Revision {
-			rr.Latest = row
-		}
+	if len(skipped) > 0 {
+		partials = append(partials, &StoreSkipError{Skipped: skipped})
 	}
 	// Narrow to the namespace in view by where the latest revision's resources
 	// live. A release is judged as a whole, never by revision, so that its count
 	// and latest revision stay right.
 	narrow := !c.cfg.AllNamespaces && c.cfg.Namespace != ""
-	out := make([]ReleaseRow, 0, len(byRelease))
-	for _, rr := range byRelease {
+	out := make([]ReleaseRow, 0, len(all))
+	for _, rr := range all {
 		c.applyCached(&rr.Latest)
 		if narrow && !keep(rr.Latest) {
 			continue
 		}
-		out = append(out, *rr)
+		out = append(out, rr)
 	}
-	sort.Slice(out, func(i, j int) bool {
+	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i].Latest, out[j].Latest
 		if a.StorageNamespace != b.StorageNamespace {
 			return a.StorageNamespace < b.StorageNamespace
 		}
-		return a.Name < b.Name
+		if a.Name != b.Name {
+			return a.Name < b.Name
+		}
+		return slices.Index(AllDrivers, a.driver()) < slices.Index(AllDrivers, b.driver())
 	})
-	return out, partial
+	return out, errors.Join(partials...)
 }
 
 // inView reports whether a release whose latest revision is r belongs to the
@@ -281,37 +283,55 @@ func (c *Client) inView(r RevisionRow) bool {
 	return c.cfg.StorageNamespace != "" || r.StorageNamespace == c.cfg.Namespace
 }
 
-// History lists the revisions of one release, oldest first, from index metadata.
+// History lists the revisions of one release, oldest first, from the store that
+// holds it. A release held by more than one of the stores read is refused with
+// ErrAmbiguous: --driver (WithDrivers) picks one.
 func (c *Client) History(ctx context.Context, ns, name string) ([]RevisionRow, error) {
-	sns := c.storageNamespaceFor(ns)
-	metas, err := c.listIndexMeta(ctx, sns, labels.Set{storage.LabelName: name})
-	if err != nil {
-		return nil, err
-	}
-	if len(metas) == 0 {
-		// A record without its name label is listed (its name read from its key)
-		// but not selected by name: look for those before saying there is none.
-		all, err := c.listIndexMeta(ctx, sns, nil)
+	var (
+		found   []RevisionRow
+		holders []string
+		refused error
+	)
+	for _, s := range c.stores() {
+		sns := c.storeNamespaceFor(s.name(), ns)
+		rows, err := s.history(ctx, sns, name)
 		if err != nil {
+			if errors.Is(err, ErrForbidden) && len(c.drivers()) > 1 {
+				refused = err
+				continue
+			}
 			return nil, err
 		}
-		for _, m := range all {
-			if n, _, ok := storage.ParseKey(m.Name); ok && n == name && m.Labels[storage.LabelName] == "" {
-				metas = append(metas, m)
-			}
+		if len(rows) > 0 {
+			found, holders = rows, append(holders, s.name())
 		}
 	}
-	if len(metas) == 0 {
-		return nil, c.notFound(name, sns)
+	switch {
+	case len(holders) > 1:
+		return nil, fmt.Errorf("%w: %q is stored by %s; pass --driver %s (or another) to pick one",
+			ErrAmbiguous, name, strings.Join(holders, " and "), holders[0])
+	case len(holders) == 0 && refused != nil:
+		return nil, refused
+	case len(holders) == 0:
+		return nil, c.notFound(name, c.storageNamespaceFor(ns))
 	}
-	rows := make([]RevisionRow, 0, len(metas))
-	for i := range metas {
-		r := rowOf(&metas[i])
-		c.applyCached(&r)
-		rows = append(rows, r)
+	for i := range found {
+		c.applyCached(&found[i])
 	}
-	sort.Slice(rows, func(i, j int) bool { return rows[i].Revision < rows[j].Revision })
-	return rows, nil
+	sort.Slice(found, func(i, j int) bool { return found[i].Revision < found[j].Revision })
+	return found, nil
+}
+
+// storeNamespaceFor returns where store d keeps the records of a release looked
+// up in namespace ns: Helm's own drivers always keep them beside the release.
+func (c *Client) storeNamespaceFor(d, ns string) string {
+	if d == DriverChunked {
+		return c.storageNamespaceFor(ns)
+	}
+	if ns == "" {
+		return c.cfg.Namespace
+	}
+	return ns
 }
 
 // ErrNotFound is wrapped by errors about a release or revision that has no record.
@@ -332,13 +352,17 @@ type Details struct {
 	Release *release.Release
 }
 
-func cacheKey(ns, key, rv string) string { return ns + "/" + key + "@" + rv }
+// cacheKey keys a decoded revision by store, storage namespace, key and
+// resourceVersion: a ConfigMap and a Secret may share a name.
+func cacheKey(r RevisionRow) string {
+	return r.driver() + ":" + r.StorageNamespace + "/" + r.Key + "@" + r.ResourceVersion
+}
 
 func (c *Client) applyCached(r *RevisionRow) {
 	if r.Known {
 		return
 	}
-	d, ok := c.cache.get(cacheKey(r.StorageNamespace, r.Key, r.ResourceVersion))
+	d, ok := c.cache.get(cacheKey(*r))
 	if ok {
 		// A revision that failed to decode stays unknown: it has no summary to show.
 		r.Summary, r.Known = d.Row.Summary, d.Row.Known
@@ -351,47 +375,19 @@ func (c *Client) applyCached(r *RevisionRow) {
 // yields Details with Row.Broken set and a nil Release, not an error; errors are for
 // failures to reach the server.
 func (c *Client) Details(ctx context.Context, row RevisionRow) (*Details, error) {
-	ck := cacheKey(row.StorageNamespace, row.Key, row.ResourceVersion)
-	d, ok := c.cache.get(ck)
+	d, ok := c.cache.get(cacheKey(row))
 	if ok && row.ResourceVersion != "" {
 		return d, nil
 	}
-	drv := c.Driver(row.StorageNamespace).WithContext(ctx)
-	idx, err := drv.ReadIndex(ctx, row.Key)
+	d, keep, err := c.store(row.driver()).details(ctx, row)
 	if err != nil {
-		if errors.Is(err, driver.ErrReleaseNotFound) {
-			return nil, fmt.Errorf("%w: revision record %s/%s is gone; refresh", ErrNotFound, row.StorageNamespace, row.Key)
-		}
-		if !errors.Is(err, storage.ErrCorrupt) {
-			return nil, Explain(err, "get", "secrets", row.StorageNamespace)
-		}
-		d = &Details{Row: row}
-		d.Row.Broken, d.Row.Problem = true, err.Error()
-		return d, nil
+		return nil, err
 	}
-	d = &Details{Row: row}
-	d.Row.ResourceVersion, d.Row.Written = idx.ResourceVersion, writtenAt(idx)
-	d.Row.Checked, d.Row.Writing, d.Row.Unchecked = false, false, ""
-	rls, sum, err := drv.DecodeStats(ctx, idx)
-	switch {
-	case err == nil:
-		if d.Row.Known {
-			// Keep the recorded sizes; fill what the payload adds.
-			sum.StoredBytes, sum.DecodedBytes, sum.PayloadSHA256 = d.Row.Summary.StoredBytes, d.Row.Summary.DecodedBytes, d.Row.Summary.PayloadSHA256
-		}
-		d.Row.Summary, d.Row.Known, d.Release = sum, true, rls
-		d.Row.Broken, d.Row.Problem, d.Row.Checked = false, "", true
-	case errors.Is(err, storage.ErrCorrupt) || errors.Is(err, storage.ErrTooLarge):
-		d.Row.Broken, d.Row.Problem = true, err.Error()
-		if errors.Is(err, storage.ErrChunkMissing) && c.beingWritten(d.Row.Written) {
-			// Another writer may be storing the chunks now, under this very index
-			// resourceVersion: not a verdict to keep.
-			return d, nil
-		}
-	default:
-		return nil, Explain(err, "get", "secrets", row.StorageNamespace)
+	if keep {
+		k := row
+		k.ResourceVersion = d.Row.ResourceVersion
+		c.cache.add(cacheKey(k), d)
 	}
-	c.cache.add(cacheKey(row.StorageNamespace, row.Key, d.Row.ResourceVersion), d)
 	return d, nil
 }
 
@@ -452,12 +448,5 @@ func (c *Client) Layout(ctx context.Context, ns, name string, rev int) (*storage
 	if err != nil {
 		return nil, err
 	}
-	l, err := c.Driver(row.StorageNamespace).Inspect(ctx, row.Key)
-	if err != nil {
-		if errors.Is(err, driver.ErrReleaseNotFound) {
-			return nil, fmt.Errorf("%w: revision %d of %q disappeared; refresh", ErrNotFound, row.Revision, name)
-		}
-		return nil, Explain(err, "get", "secrets", row.StorageNamespace)
-	}
-	return l, nil
+	return c.store(row.driver()).layout(ctx, row)
 }

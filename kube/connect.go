@@ -49,6 +49,11 @@ type Options struct {
 	// Namespaces are looked at with -A when listing across all namespaces is
 	// forbidden.
 	Namespaces []string
+	// Drivers are the --driver values: the stores to read (see ParseDrivers).
+	Drivers []string
+	// HelmDriver is HELM_DRIVER, read as Helm reads it when --driver is not
+	// given.
+	HelmDriver string
 
 	// Stats, when set, counts requests and bytes on every connection made.
 	Stats *Stats
@@ -62,7 +67,7 @@ type Options struct {
 // NewOptions returns options with kubectl's connection flags.
 func NewOptions() *Options {
 	f := genericclioptions.NewConfigFlags(true)
-	return &Options{Flags: f, Profile: "default"}
+	return &Options{Flags: f, Profile: "default", HelmDriver: os.Getenv("HELM_DRIVER")}
 }
 
 // AddFlags registers the flags on fs.
@@ -77,6 +82,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.MaxReadChunks, "max-read-chunks", 0, "refuse to read releases of more chunks (0: no limit)")
 	fs.IntVar(&o.MaxWriteChunks, "max-write-chunks", 0, "refuse to write releases of more chunks (0: no limit)")
 	fs.BoolVar(&o.ReadOnly, "read-only", false, "refuse every change to the cluster; no mutating request leaves chunkview")
+	fs.StringSliceVar(&o.Drivers, "driver", nil, "stores to read: chunked, secret (Helm's Secrets), configmap (Helm's ConfigMaps); repeated or comma-separated (default: HELM_DRIVER if set, else all)")
 	fs.StringSliceVar(&o.Namespaces, "namespaces", nil, "with -A, when listing across all namespaces is forbidden, namespaces to look in besides the context's (comma-separated)")
 }
 
@@ -101,6 +107,11 @@ func (o *Options) Resolve() (Config, error) {
 	if o.Owner != "" {
 		cfg.Owner = o.Owner
 	}
+	ds, err := ParseDrivers(o.Drivers, o.HelmDriver)
+	if err != nil {
+		return Config{}, err
+	}
+	cfg.Drivers = ds
 	if changed("storage-namespace") || o.StorageNamespace != "" {
 		cfg.StorageNamespace = o.StorageNamespace
 	}

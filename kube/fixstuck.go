@@ -137,6 +137,9 @@ func (c *Client) ApplyFixStuck(ctx context.Context, plan *StuckPlan, fix StuckFi
 	if fix == FixDeletePending {
 		return c.deleteRecord(ctx, "fix-stuck", p, drv, row.Revision, row.Key, false)
 	}
+	if err := c.refuseNewerHelm(ctx, OpFixStuck, p, row.Revision); err != nil {
+		return err
+	}
 	rls, err := drv.Get(row.Key)
 	if err != nil {
 		return c.explainApply("mark failed", p, drv, err)

@@ -31,21 +31,21 @@ func (d *planDriver) conflicted() bool { return d.conflict.Load() }
 
 // Get reads a record, remembering a conflict.
 func (d *planDriver) Get(key string) (*release.Release, error) {
-	rls, err := d.ChunkedSecrets.Get(key)
+	rls, err := d.rd.Get(key)
 	d.noteConflict(err)
 	return rls, err
 }
 
 // List reads records, remembering a conflict.
 func (d *planDriver) List(filter func(*release.Release) bool) ([]*release.Release, error) {
-	rls, err := d.ChunkedSecrets.List(filter)
+	rls, err := d.rd.List(filter)
 	d.noteConflict(err)
 	return rls, err
 }
 
 // Query reads records, remembering a conflict.
 func (d *planDriver) Query(labels map[string]string) ([]*release.Release, error) {
-	rls, err := d.ChunkedSecrets.Query(labels)
+	rls, err := d.rd.Query(labels)
 	d.noteConflict(err)
 	return rls, err
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -25,6 +24,8 @@ type Plan struct {
 	Release string `json:"release"`
 	// Namespace is the namespace the release was looked up in.
 	Namespace string `json:"-"`
+	// Driver is the store that holds the release's records.
+	Driver string `json:"driver"`
 	// StorageNamespace holds the release's records.
 	StorageNamespace string `json:"storageNamespace"`
 	// Records maps each revision's key (its index Secret's name) to the index's
@@ -45,10 +46,10 @@ func NewPlan(ns string, rows []RevisionRow) (*Plan, error) {
 	}
 	rows = append([]RevisionRow(nil), rows...)
 	sort.Slice(rows, func(i, j int) bool { return rows[i].Revision < rows[j].Revision })
-	p := &Plan{Release: rows[0].Name, Namespace: ns, StorageNamespace: rows[0].StorageNamespace, Records: map[string]string{}, Rows: rows}
+	p := &Plan{Release: rows[0].Name, Namespace: ns, Driver: rows[0].driver(), StorageNamespace: rows[0].StorageNamespace, Records: map[string]string{}, Rows: rows}
 	for _, r := range rows {
-		if r.Name != p.Release || r.StorageNamespace != p.StorageNamespace {
-			return nil, fmt.Errorf("revisions of %s/%s and %s/%s cannot be planned together", p.StorageNamespace, p.Release, r.StorageNamespace, r.Name)
+		if r.Name != p.Release || r.StorageNamespace != p.StorageNamespace || r.driver() != p.Driver {
+			return nil, fmt.Errorf("revisions of %s/%s (%s) and %s/%s (%s) cannot be planned together", p.StorageNamespace, p.Release, p.Driver, r.StorageNamespace, r.Name, r.driver())
 		}
 		if r.ResourceVersion == "" {
 			return nil, fmt.Errorf("revision %d of %q has no resourceVersion to hold it to", r.Revision, r.Name)
@@ -120,7 +121,7 @@ func (c *Client) check(ctx context.Context, op string, p *Plan) error {
 	if p == nil || len(p.Rows) == 0 {
 		return fmt.Errorf("%s: no plan to apply", op)
 	}
-	now, err := c.History(ctx, p.Namespace, p.Release)
+	now, err := c.WithDrivers(p.driver()).History(ctx, p.Namespace, p.Release)
 	if errors.Is(err, ErrNotFound) {
 		now, err = nil, nil
 	}
@@ -134,19 +135,26 @@ func (c *Client) check(ctx context.Context, op string, p *Plan) error {
 	return nil
 }
 
-// pinned returns the driver an operation on p runs through: one driver value, held
-// to the plan's records (storage's Expect: a read that finds the release moved on,
-// and a write over a record that changed, fail with storage.ErrConflict), that
-// keeps what it wrote.
+// driver returns the plan's store, chunked when unset.
+func (p *Plan) driver() string {
+	if p.Driver == "" {
+		return DriverChunked
+	}
+	return p.Driver
+}
+
+// pinned returns the driver an operation on p runs through: one driver value of
+// the release's store, held to the plan's records (a read that finds the release
+// moved on, and a write over a record that changed, fail with
+// storage.ErrConflict), that keeps what it wrote.
 func (c *Client) pinned(ctx context.Context, p *Plan) *planDriver {
-	d := c.Driver(p.StorageNamespace).WithContext(ctx)
-	return &planDriver{ChunkedSecrets: d.Expect(p.Release, maps.Clone(p.Records))}
+	return &planDriver{rd: c.store(p.driver()).pinned(ctx, p)}
 }
 
 // planDriver is the driver under an operation: it keeps the writes that succeeded,
 // so that an operation that fails halfway can say what it did.
 type planDriver struct {
-	*storage.ChunkedSecrets
+	rd          recordDriver
 	mu          sync.Mutex
 	writes      []string
 	createdKeys []string
@@ -156,6 +164,9 @@ type planDriver struct {
 }
 
 var _ driver.Driver = (*planDriver)(nil)
+
+// Name is the name of the store's driver.
+func (d *planDriver) Name() string { return d.rd.Name() }
 
 func (d *planDriver) wrote(what string, key string) {
 	rev := key
@@ -176,7 +187,7 @@ func (d *planDriver) created(key string) bool {
 
 // Create stores a new record and keeps that it did.
 func (d *planDriver) Create(key string, rls *release.Release) error {
-	err := d.ChunkedSecrets.Create(key, rls)
+	err := d.rd.Create(key, rls)
 	d.noteConflict(err)
 	if err == nil {
 		d.wrote("created", key)
@@ -189,7 +200,7 @@ func (d *planDriver) Create(key string, rls *release.Release) error {
 
 // Update replaces a record and keeps that it did.
 func (d *planDriver) Update(key string, rls *release.Release) error {
-	err := d.ChunkedSecrets.Update(key, rls)
+	err := d.rd.Update(key, rls)
 	d.noteConflict(err)
 	if err == nil {
 		d.wrote("updated", key)
@@ -199,7 +210,7 @@ func (d *planDriver) Update(key string, rls *release.Release) error {
 
 // Delete removes a record and keeps that it did.
 func (d *planDriver) Delete(key string) (*release.Release, error) {
-	rls, err := d.ChunkedSecrets.Delete(key)
+	rls, err := d.rd.Delete(key)
 	d.noteConflict(err)
 	if err == nil {
 		d.wrote("deleted", key)
@@ -209,7 +220,7 @@ func (d *planDriver) Delete(key string) (*release.Release, error) {
 
 // ForceDelete removes a record without decoding it and keeps that it did.
 func (d *planDriver) ForceDelete(key string) error {
-	err := d.ChunkedSecrets.ForceDelete(key)
+	err := d.rd.ForceDelete(key)
 	d.noteConflict(err)
 	if err == nil {
 		d.wrote("deleted", key)

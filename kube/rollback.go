@@ -49,6 +49,9 @@ func (c *Client) PlanRollback(ctx context.Context, ns, name string, rev int, opt
 	if rev == latest {
 		return nil, fmt.Errorf("revision %d is already the latest of %q", rev, name)
 	}
+	if err := c.refuseNewerHelm(ctx, OpRollback, p, latest, rev); err != nil {
+		return nil, err
+	}
 	from, err := c.planned(ctx, p, latest)
 	if err != nil {
 		return nil, err
@@ -101,6 +104,9 @@ func (c *Client) ApplyRollback(ctx context.Context, plan *RollbackPlan) (*Rollba
 	}
 	p := &plan.Plan
 	if err := c.check(ctx, "rollback", p); err != nil {
+		return plan, err
+	}
+	if err := c.refuseNewerHelm(ctx, OpRollback, p, plan.From, plan.To); err != nil {
 		return plan, err
 	}
 	latest, err := p.Row(plan.From)
@@ -161,7 +167,7 @@ func (c *Client) ApplyRollback(ctx context.Context, plan *RollbackPlan) (*Rollba
 // driver value of its own reads it and writes it back: a change another writer makes
 // in between is a conflict, and the revision is left alone.
 func (c *Client) markAbandoned(ctx context.Context, p *Plan, rev, to int, cause error) {
-	drv := c.Driver(p.StorageNamespace).WithContext(ctx)
+	drv := c.store(p.driver()).driver(ctx, p.StorageNamespace)
 	key := storage.RecordKey(p.Release, rev)
 	rls, err := drv.Get(key)
 	// Helm's own description of the revision it created; anything else is another
@@ -227,7 +233,7 @@ func (g pendingGuard) Query(lbs map[string]string) ([]*release.Release, error) {
 // its job through the operation's own driver. A revision that changed meanwhile (a
 // conflict) is left to whoever changed it.
 func (c *Client) supersedeOlder(ctx context.Context, drv *planDriver, p *Plan) error {
-	rows, err := c.History(ctx, p.Namespace, p.Release)
+	rows, err := c.WithDrivers(p.driver()).History(ctx, p.Namespace, p.Release)
 	if err != nil {
 		return err
 	}

@@ -15,7 +15,11 @@ type RevisionRow struct {
 	chunkNames      []string
 	chunkNamesKnown bool
 
-	// StorageNamespace is where the index and chunk Secrets live.
+	// Driver is the store that holds the record: DriverChunked, DriverSecret or
+	// DriverConfigMap ("" is read as chunked).
+	Driver string `json:"driver"`
+	// StorageNamespace is where the record (index and chunk Secrets, or Helm's
+	// Secret or ConfigMap) lives.
 	StorageNamespace string `json:"storageNamespace"`
 	Name             string `json:"name"`
 	Revision         int    `json:"revision"`
@@ -44,6 +48,32 @@ type RevisionRow struct {
 	Written time.Time `json:"-"`
 	// ResourceVersion of the index, used to key cached details.
 	ResourceVersion string `json:"-"`
+	// LimitBytes is the most one revision may take in its store with the
+	// settings in use (see Client.Limit); 0 when the store sets none.
+	LimitBytes int64 `json:"limitBytes"`
+	// ApplyMethod is Helm 4's apply_method of the revision, when it has one.
+	ApplyMethod string `json:"applyMethod,omitempty"`
+	// UnknownFields are the fields of the record that Helm 3's types do not
+	// know (a record written by a newer Helm), once decoded: an operation that
+	// would rewrite it through Helm 3 refuses.
+	UnknownFields []string `json:"unknownFields,omitempty"`
+}
+
+// driver returns the row's store, chunked when unset.
+func (r RevisionRow) driver() string {
+	if r.Driver == "" {
+		return DriverChunked
+	}
+	return r.Driver
+}
+
+// Fill is the share of its store's limit the revision takes (0 when either is
+// unknown).
+func (r RevisionRow) Fill() float64 {
+	if r.LimitBytes <= 0 || !r.Known || r.Summary.StoredBytes <= 0 {
+		return 0
+	}
+	return float64(r.Summary.StoredBytes) / float64(r.LimitBytes)
 }
 
 // ReleaseRow is one release: its latest revision and how many revisions are stored.

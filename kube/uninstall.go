@@ -31,6 +31,9 @@ func (c *Client) PlanUninstall(ctx context.Context, ns, name string, keepHistory
 	if err != nil {
 		return nil, err
 	}
+	if err := c.refuseNewerHelm(ctx, OpUninstall, p, p.Latest); err != nil {
+		return nil, err
+	}
 	return p.Uninstall(keepHistory), nil
 }
 
@@ -63,6 +66,11 @@ func (c *Client) ApplyUninstall(ctx context.Context, plan *UninstallPlan) (*rele
 		return nil, err
 	}
 	latest := p.Rows[len(p.Rows)-1]
+	// Helm rewrites the latest revision (uninstalling) before it deletes
+	// anything, with or without --keep-history.
+	if err := c.refuseNewerHelm(ctx, OpUninstall, p, latest.Revision); err != nil {
+		return nil, err
+	}
 	cfg, log, err := c.actionConfig(p.StorageNamespace, c.releaseNamespace(ctx, latest))
 	if err != nil {
 		return nil, err

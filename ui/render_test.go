@@ -11,61 +11,6 @@ import (
 	"github.com/chunkview/chunkview/storage"
 )
 
-func TestProjectGrowth(t *testing.T) {
-	const kib = 1 << 10
-	pts := func(sizes ...int64) []sizePoint {
-		var out []sizePoint
-		for i, s := range sizes {
-			out = append(out, sizePoint{rev: i + 1, bytes: s * kib})
-		}
-		return out
-	}
-	for _, tc := range []struct {
-		name     string
-		points   []sizePoint
-		limit    int64
-		left     int
-		perRev   float64
-		wantWarn bool
-	}{
-		{"no revisions", nil, 100 * kib, -1, 0, false},
-		{"one revision", pts(10), 100 * kib, -1, 0, false},
-		{"no limit", pts(10, 20, 30), 0, -1, 10 * kib, false},
-		{"flat", pts(50, 50, 50), 100 * kib, -1, 0, false},
-		{"shrinking", pts(50, 40, 30), 100 * kib, -1, -10 * kib, false},
-		// 30 + 10k > 100 first at k = 8.
-		{"growing, far", pts(10, 20, 30), 100 * kib, 8, 10 * kib, false},
-		// 80 + 10k > 100 first at k = 3.
-		{"growing, near", pts(60, 70, 80), 100 * kib, 3, 10 * kib, true},
-		// Exactly at the limit is still allowed: the next one crosses.
-		{"at the limit", pts(80, 90, 100), 100 * kib, 1, 10 * kib, true},
-		{"over the limit", pts(90, 100, 110), 100 * kib, 0, 10 * kib, true},
-		// Only the last trendWindow revisions count: an old jump is forgotten.
-		{"recent window", pts(1, 90, 90, 90, 91, 92), 100 * kib, 17, 0.5 * kib, false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			g := projectGrowth(tc.points, tc.limit)
-			if g.revisionsLeft != tc.left {
-				t.Errorf("revisionsLeft = %d, want %d", g.revisionsLeft, tc.left)
-			}
-			if d := g.perRevision - tc.perRev; d > 1 || d < -1 {
-				t.Errorf("perRevision = %.1f, want %.1f", g.perRevision, tc.perRev)
-			}
-			if g.warn() != tc.wantWarn {
-				t.Errorf("warn = %v, want %v", g.warn(), tc.wantWarn)
-			}
-		})
-	}
-}
-
-func TestProjectGrowthGaps(t *testing.T) {
-	// Revisions 2 and 3 were deleted: the rate is per revision number.
-	g := projectGrowth([]sizePoint{{1, 10}, {4, 40}}, 100)
-	if g.perRevision < 9.9 || g.perRevision > 10.1 {
-		t.Fatalf("perRevision = %.2f, want 10", g.perRevision)
-	}
-}
-
 func TestLargestSecret(t *testing.T) {
 	lc := newLayoutCache()
 	row := func(stored int64, chunks int) kube.RevisionRow {

@@ -1,0 +1,202 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"sort"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"helm.sh/helm/v3/pkg/storage/driver"
+
+	"github.com/chunkview/chunkview/storage"
+)
+
+// chunkedStore is the chunked format: an index Secret per revision, labelled with
+// the configured owner and type=index, plus its chunk Secrets. Its records live in
+// the storage namespace when one is set (OLMv1's), else beside the release.
+type chunkedStore struct{ c *Client }
+
+var _ store = chunkedStore{}
+
+func (chunkedStore) name() string { return DriverChunked }
+
+// limit is MaxWriteChunks × ChunkSize: 0 when no chunk limit is set.
+func (s chunkedStore) limit() int64 {
+	d := s.c.cfg.Driver
+	size := d.ChunkSize
+	if size == 0 {
+		size = storage.DefaultChunkSize
+	}
+	return int64(d.MaxWriteChunks) * int64(size)
+}
+
+// releases lists index metadata and groups it by release.
+func (s chunkedStore) releases(ctx context.Context) ([]ReleaseRow, error) {
+	c := s.c
+	// -n names the release namespace, as in helm. Without a storage namespace the
+	// records usually live in it, but may live elsewhere (an operator in one
+	// namespace installing into another): look everywhere and narrow later, or,
+	// when that is forbidden, where they usually are.
+	ns, across := c.listNamespace(), c.cfg.StorageNamespace == "" && !c.cfg.AllNamespaces && c.cfg.Namespace != ""
+	if across {
+		ns = metav1.NamespaceAll
+	}
+	metas, err := c.listIndexMeta(ctx, ns, nil)
+	if err != nil && across && errors.Is(err, ErrForbidden) {
+		metas, err = c.listIndexMeta(ctx, c.cfg.Namespace, nil)
+	}
+	var partial error
+	if err != nil && !across && ns == metav1.NamespaceAll && errors.Is(err, ErrForbidden) {
+		metas = nil
+		partial = c.eachReadable(err, func(ns string) error {
+			m, err := c.listIndexMeta(ctx, ns, nil)
+			metas = append(metas, m...)
+			return err
+		})
+		if _, ok := partial.(*PartialError); ok {
+			err = nil
+		} else {
+			err = partial
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]RevisionRow, len(metas))
+	for i := range metas {
+		rows[i] = rowOf(&metas[i])
+		rows[i].LimitBytes = s.limit()
+	}
+	return groupReleases(rows), partial
+}
+
+// history lists the revisions of one release from index metadata.
+func (s chunkedStore) history(ctx context.Context, sns, name string) ([]RevisionRow, error) {
+	c := s.c
+	metas, err := c.listIndexMeta(ctx, sns, labels.Set{storage.LabelName: name})
+	if err != nil {
+		return nil, err
+	}
+	if len(metas) == 0 {
+		// A record without its name label is listed (its name read from its key)
+		// but not selected by name: look for those before saying there is none.
+		all, err := c.listIndexMeta(ctx, sns, nil)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range all {
+			if n, _, ok := storage.ParseKey(m.Name); ok && n == name && m.Labels[storage.LabelName] == "" {
+				metas = append(metas, m)
+			}
+		}
+	}
+	rows := make([]RevisionRow, 0, len(metas))
+	for i := range metas {
+		r := rowOf(&metas[i])
+		r.LimitBytes = s.limit()
+		rows = append(rows, r)
+	}
+	return rows, nil
+}
+
+// details decodes one revision. A revision missing chunks moments after its
+// index was written is not cached: another writer may be storing them now.
+func (s chunkedStore) details(ctx context.Context, row RevisionRow) (*Details, bool, error) {
+	c := s.c
+	drv := c.Driver(row.StorageNamespace).WithContext(ctx)
+	idx, err := drv.ReadIndex(ctx, row.Key)
+	if err != nil {
+		if errors.Is(err, driver.ErrReleaseNotFound) {
+			return nil, false, fmt.Errorf("%w: revision record %s/%s is gone; refresh", ErrNotFound, row.StorageNamespace, row.Key)
+		}
+		if !errors.Is(err, storage.ErrCorrupt) {
+			return nil, false, Explain(err, "get", "secrets", row.StorageNamespace)
+		}
+		d := &Details{Row: row}
+		d.Row.Broken, d.Row.Problem = true, err.Error()
+		return d, false, nil
+	}
+	d := &Details{Row: row}
+	d.Row.ResourceVersion, d.Row.Written = idx.ResourceVersion, writtenAt(idx)
+	d.Row.Checked, d.Row.Writing, d.Row.Unchecked = false, false, ""
+	rls, sum, err := drv.DecodeStats(ctx, idx)
+	switch {
+	case err == nil:
+		if d.Row.Known {
+			// Keep the recorded sizes; fill what the payload adds.
+			sum.StoredBytes, sum.DecodedBytes, sum.PayloadSHA256 = d.Row.Summary.StoredBytes, d.Row.Summary.DecodedBytes, d.Row.Summary.PayloadSHA256
+		}
+		d.Row.Summary, d.Row.Known, d.Release = sum, true, rls
+		d.Row.Broken, d.Row.Problem, d.Row.Checked = false, "", true
+	case errors.Is(err, storage.ErrCorrupt) || errors.Is(err, storage.ErrTooLarge):
+		d.Row.Broken, d.Row.Problem = true, err.Error()
+		if errors.Is(err, storage.ErrChunkMissing) && c.beingWritten(d.Row.Written) {
+			// Another writer may be storing the chunks now, under this very index
+			// resourceVersion: not a verdict to keep.
+			return d, false, nil
+		}
+	default:
+		return nil, false, Explain(err, "get", "secrets", row.StorageNamespace)
+	}
+	return d, true, nil
+}
+
+// layout inspects the index and chunk Secrets of one revision.
+func (s chunkedStore) layout(ctx context.Context, row RevisionRow) (*storage.Layout, error) {
+	l, err := s.c.Driver(row.StorageNamespace).Inspect(ctx, row.Key)
+	if err != nil {
+		if errors.Is(err, driver.ErrReleaseNotFound) {
+			return nil, fmt.Errorf("%w: revision %d of %q disappeared; refresh", ErrNotFound, row.Revision, row.Name)
+		}
+		return nil, Explain(err, "get", "secrets", row.StorageNamespace)
+	}
+	return l, nil
+}
+
+func (s chunkedStore) driver(ctx context.Context, sns string) recordDriver {
+	return s.c.Driver(sns).WithContext(ctx)
+}
+
+// pinned holds the chunked driver to the plan's records (storage's Expect: a read
+// that finds the release moved on, and a write over a record that changed, fail
+// with storage.ErrConflict).
+func (s chunkedStore) pinned(ctx context.Context, p *Plan) recordDriver {
+	return s.c.Driver(p.StorageNamespace).WithContext(ctx).Expect(p.Release, maps.Clone(p.Records))
+}
+
+// groupReleases groups revision rows by release (storage namespace and name) and
+// keeps each one's latest revision and count.
+func groupReleases(rows []RevisionRow) []ReleaseRow {
+	type id struct{ ns, name string }
+	byRelease := map[id]*ReleaseRow{}
+	var order []id
+	for _, row := range rows {
+		k := id{row.StorageNamespace, row.Name}
+		rr, ok := byRelease[k]
+		if !ok {
+			rr = &ReleaseRow{}
+			byRelease[k] = rr
+			order = append(order, k)
+		}
+		rr.Revisions++
+		if row.Revision > rr.Latest.Revision {
+			rr.Latest = row
+		}
+	}
+	out := make([]ReleaseRow, 0, len(order))
+	for _, k := range order {
+		out = append(out, *byRelease[k])
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i].Latest, out[j].Latest
+		if a.StorageNamespace != b.StorageNamespace {
+			return a.StorageNamespace < b.StorageNamespace
+		}
+		return a.Name < b.Name
+	})
+	return out
+}

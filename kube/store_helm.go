@@ -1,0 +1,409 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"helm.sh/helm/v3/pkg/release"
+	"helm.sh/helm/v3/pkg/storage/driver"
+
+	"github.com/chunkview/chunkview/storage"
+)
+
+// helmStore is one of Helm's own drivers: Secrets (type helm.sh/release.v1) or
+// ConfigMaps. Each revision is one object named sh.helm.release.v1.NAME.vN in the
+// release's namespace, labelled name, owner=helm, status and version, whose
+// data.release is base64 of the gzipped release JSON. Helm ignores any storage
+// namespace: its records always live beside the release.
+type helmStore struct {
+	c    *Client
+	kind string // DriverSecret or DriverConfigMap
+}
+
+var _ store = (*helmStore)(nil)
+
+// HelmSecretType is the type of the Secrets Helm's Secrets driver writes.
+const HelmSecretType = corev1.SecretType("helm.sh/release.v1")
+
+// helmDataKey is the data key of the release in Helm's records.
+const helmDataKey = "release"
+
+func (s *helmStore) name() string { return s.kind }
+
+// limit is the API server's limit on one object's data: Helm's record must fit.
+func (s *helmStore) limit() int64 { return storage.HelmRecordLimit }
+
+func (s *helmStore) resource() string {
+	if s.kind == DriverConfigMap {
+		return "configmaps"
+	}
+	return "secrets"
+}
+
+func (s *helmStore) gvr() schema.GroupVersionResource {
+	return corev1.SchemeGroupVersion.WithResource(s.resource())
+}
+
+// fieldSelector keeps Helm's Secrets apart from chunked index Secrets that carry
+// the same owner label.
+func (s *helmStore) fieldSelector() string {
+	if s.kind == DriverConfigMap {
+		return ""
+	}
+	return "type=" + string(HelmSecretType)
+}
+
+func helmSelector(extra labels.Set) string {
+	sel := labels.Set{storage.LabelOwner: HelmOwner}
+	maps.Copy(sel, extra)
+	return labels.SelectorFromSet(sel).String()
+}
+
+// listMeta lists the metadata of the store's records in ns ("" for all) that
+// sel selects: no data crosses the wire.
+func (s *helmStore) listMeta(ctx context.Context, ns, sel string) ([]metav1.PartialObjectMetadata, error) {
+	items, err := listAll(ctx, func(ctx context.Context, cont string) ([]metav1.PartialObjectMetadata, string, error) {
+		opts := metav1.ListOptions{LabelSelector: sel, FieldSelector: s.fieldSelector(), Limit: metadataPage, Continue: cont}
+		list, err := s.c.md.Resource(s.gvr()).Namespace(ns).List(ctx, opts)
+		if err != nil {
+			return nil, "", err
+		}
+		return list.Items, list.Continue, nil
+	})
+	if err != nil {
+		return nil, Explain(err, "list", s.resource(), ns)
+	}
+	return items, nil
+}
+
+// helmObject is one record: its metadata and the value of data.release.
+type helmObject struct {
+	meta metav1.ObjectMeta
+	data []byte
+}
+
+// helmPage bounds a list of whole records: each may hold up to 1 MiB.
+const helmPage = 100
+
+// listRecords lists whole records in ns that sel selects.
+func (s *helmStore) listRecords(ctx context.Context, ns, sel string) ([]helmObject, error) {
+	items, err := listAll(ctx, func(ctx context.Context, cont string) ([]helmObject, string, error) {
+		opts := metav1.ListOptions{LabelSelector: sel, FieldSelector: s.fieldSelector(), Limit: helmPage, Continue: cont}
+		if s.kind == DriverConfigMap {
+			list, err := s.c.cs.CoreV1().ConfigMaps(ns).List(ctx, opts)
+			if err != nil {
+				return nil, "", err
+			}
+			out := make([]helmObject, len(list.Items))
+			for i := range list.Items {
+				out[i] = helmObject{meta: list.Items[i].ObjectMeta, data: []byte(list.Items[i].Data[helmDataKey])}
+			}
+			return out, list.Continue, nil
+		}
+		list, err := s.c.cs.CoreV1().Secrets(ns).List(ctx, opts)
+		if err != nil {
+			return nil, "", err
+		}
+		out := make([]helmObject, len(list.Items))
+		for i := range list.Items {
+			out[i] = helmObject{meta: list.Items[i].ObjectMeta, data: list.Items[i].Data[helmDataKey]}
+		}
+		return out, list.Continue, nil
+	})
+	if err != nil {
+		return nil, Explain(err, "list", s.resource(), ns)
+	}
+	return items, nil
+}
+
+// getRecord reads one whole record.
+func (s *helmStore) getRecord(ctx context.Context, ns, key string) (helmObject, error) {
+	if s.kind == DriverConfigMap {
+		cm, err := s.c.cs.CoreV1().ConfigMaps(ns).Get(ctx, key, metav1.GetOptions{})
+		if err != nil {
+			return helmObject{}, err
+		}
+		return helmObject{meta: cm.ObjectMeta, data: []byte(cm.Data[helmDataKey])}, nil
+	}
+	sec, err := s.c.cs.CoreV1().Secrets(ns).Get(ctx, key, metav1.GetOptions{})
+	if err != nil {
+		return helmObject{}, err
+	}
+	if sec.Type != HelmSecretType {
+		return helmObject{}, fmt.Errorf("%w: Secret %s/%s has type %q, not %s", storage.ErrCorrupt, ns, key, sec.Type, HelmSecretType)
+	}
+	return helmObject{meta: sec.ObjectMeta, data: sec.Data[helmDataKey]}, nil
+}
+
+// rowOf reads a revision row off a record's metadata.
+func (s *helmStore) rowOf(m metav1.Object) RevisionRow {
+	r := RevisionRow{
+		Driver:           s.kind,
+		StorageNamespace: m.GetNamespace(),
+		Name:             m.GetLabels()[storage.LabelName],
+		Status:           m.GetLabels()[storage.LabelStatus],
+		Key:              m.GetName(),
+		ResourceVersion:  m.GetResourceVersion(),
+		LimitBytes:       s.limit(),
+	}
+	r.Revision, _ = strconv.Atoi(m.GetLabels()[storage.LabelVersion])
+	if name, rev, ok := storage.ParseKey(m.GetName()); ok {
+		if r.Name == "" {
+			r.Name = name
+		}
+		if r.Revision == 0 {
+			r.Revision = rev
+		}
+	}
+	r.Written = writtenAt(m)
+	r.Updated = r.Written
+	return r
+}
+
+// summarize fills a row from its record's bytes: the chart's metadata read from
+// the front of the stream when it is there, else a full decode.
+func (s *helmStore) summarize(r *RevisionRow, data []byte) {
+	stored := int64(len(data))
+	if sum, applyMethod, ok := storage.PeekHelmSummary(data); ok {
+		if sum.Namespace == "" {
+			sum.Namespace = r.StorageNamespace
+		}
+		sum.StoredBytes, sum.Chunks = stored, 1
+		r.Summary, r.Known, r.ApplyMethod = sum, true, applyMethod
+		r.Checked, r.Unchecked = true, ""
+		if !sum.LastDeployed.IsZero() {
+			r.Updated = sum.LastDeployed
+		}
+		return
+	}
+	rec, err := storage.DecodeHelmRecord(data, 0)
+	if err != nil {
+		r.Broken, r.Problem = true, err.Error()
+		r.Summary.StoredBytes, r.Summary.Chunks = stored, 1
+		return
+	}
+	s.fromRecord(r, rec, stored)
+}
+
+// fromRecord fills a row from a decoded record.
+func (s *helmStore) fromRecord(r *RevisionRow, rec *storage.HelmRecord, stored int64) {
+	sum := storage.SummaryOf(rec.Release)
+	if sum.Namespace == "" {
+		sum.Namespace = r.StorageNamespace
+	}
+	sum.StoredBytes, sum.DecodedBytes, sum.Chunks = stored, int64(rec.DecodedBytes), 1
+	r.Summary, r.Known = sum, true
+	r.ApplyMethod, r.UnknownFields = rec.ApplyMethod, rec.UnknownFields
+	r.Checked, r.Unchecked, r.Broken, r.Problem = true, "", false, ""
+	if !sum.LastDeployed.IsZero() {
+		r.Updated = sum.LastDeployed
+	}
+}
+
+// listNamespace is where the store's records of the releases in view live.
+func (s *helmStore) listNamespace() string {
+	if s.c.cfg.AllNamespaces || s.c.cfg.Namespace == "" {
+		return metav1.NamespaceAll
+	}
+	return s.c.cfg.Namespace
+}
+
+// releases takes two requests whatever the number of releases: a metadata list
+// of every record, for the count of revisions, then the records not superseded,
+// each read only up to its chart's metadata. A latest revision that the second
+// list missed (superseded, or rewritten in between) is read on its own.
+func (s *helmStore) releases(ctx context.Context) ([]ReleaseRow, error) {
+	ns := s.listNamespace()
+	namespaces := []string{ns}
+	all := helmSelector(nil)
+	metas, err := s.listMeta(ctx, ns, all)
+	var partial error
+	if err != nil && ns == metav1.NamespaceAll && errors.Is(err, ErrForbidden) {
+		metas = nil
+		partial = s.c.eachReadable(err, func(ns string) error {
+			m, err := s.listMeta(ctx, ns, all)
+			metas = append(metas, m...)
+			return err
+		})
+		pe, ok := partial.(*PartialError)
+		if !ok {
+			return nil, partial
+		}
+		namespaces = pe.Read
+	} else if err != nil {
+		return nil, err
+	}
+	rows := make([]RevisionRow, len(metas))
+	for i := range metas {
+		rows[i] = s.rowOf(&metas[i])
+	}
+	out := groupReleases(rows)
+	if len(out) == 0 {
+		return out, partial
+	}
+	byKey := map[string]helmObject{}
+	live := helmSelector(nil) + "," + storage.LabelStatus + "!=" + release.StatusSuperseded.String()
+	for _, ns := range namespaces {
+		recs, err := s.listRecords(ctx, ns, live)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range recs {
+			byKey[r.meta.Namespace+"/"+r.meta.Name] = r
+		}
+	}
+	for i := range out {
+		l := &out[i].Latest
+		rec, ok := byKey[l.StorageNamespace+"/"+l.Key]
+		if !ok {
+			rec, err = s.getRecord(ctx, l.StorageNamespace, l.Key)
+			if apierrors.IsNotFound(err) {
+				// Deleted since the metadata list: shown as it was listed.
+				l.Unchecked = "its record was deleted while it was being listed; refresh"
+				continue
+			}
+			if err != nil {
+				return nil, Explain(err, "get", s.resource(), l.StorageNamespace)
+			}
+		}
+		if rec.meta.ResourceVersion != l.ResourceVersion {
+			*l = s.rowOf(&rec.meta)
+		}
+		s.summarize(l, rec.data)
+	}
+	return out, partial
+}
+
+// history reads every record of one release whole: the history shows each
+// revision's size.
+func (s *helmStore) history(ctx context.Context, sns, name string) ([]RevisionRow, error) {
+	recs, err := s.listRecords(ctx, sns, helmSelector(labels.Set{storage.LabelName: name}))
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]RevisionRow, 0, len(recs))
+	for _, rec := range recs {
+		r := s.rowOf(&rec.meta)
+		s.summarize(&r, rec.data)
+		rows = append(rows, r)
+	}
+	return rows, nil
+}
+
+// details reads and decodes one record.
+func (s *helmStore) details(ctx context.Context, row RevisionRow) (*Details, bool, error) {
+	rec, err := s.getRecord(ctx, row.StorageNamespace, row.Key)
+	if apierrors.IsNotFound(err) {
+		return nil, false, fmt.Errorf("%w: revision record %s %s/%s is gone; refresh", ErrNotFound, s.kind, row.StorageNamespace, row.Key)
+	}
+	d := &Details{Row: row}
+	if errors.Is(err, storage.ErrCorrupt) {
+		d.Row.Broken, d.Row.Problem, d.Row.Checked = true, err.Error(), false
+		return d, false, nil
+	}
+	if err != nil {
+		return nil, false, Explain(err, "get", s.resource(), row.StorageNamespace)
+	}
+	d.Row.ResourceVersion, d.Row.Written = rec.meta.ResourceVersion, writtenAt(&rec.meta)
+	d.Row.Writing = false
+	r, err := storage.DecodeHelmRecord(rec.data, 0)
+	if err != nil {
+		d.Row.Broken, d.Row.Problem, d.Row.Checked = true, err.Error(), false
+		d.Row.Summary.StoredBytes = int64(len(rec.data))
+		return d, true, nil
+	}
+	s.fromRecord(&d.Row, r, int64(len(rec.data)))
+	d.Release = r.Release
+	return d, true, nil
+}
+
+// layout describes the one object that holds a revision, and what takes its room.
+func (s *helmStore) layout(ctx context.Context, row RevisionRow) (*storage.Layout, error) {
+	rec, err := s.getRecord(ctx, row.StorageNamespace, row.Key)
+	if apierrors.IsNotFound(err) {
+		return nil, fmt.Errorf("%w: revision %d of %q disappeared; refresh", ErrNotFound, row.Revision, row.Name)
+	}
+	if err != nil && !errors.Is(err, storage.ErrCorrupt) {
+		return nil, Explain(err, "get", s.resource(), row.StorageNamespace)
+	}
+	typ := string(HelmSecretType)
+	if s.kind == DriverConfigMap {
+		typ = "ConfigMap"
+	}
+	n := len(rec.data)
+	l := &storage.Layout{
+		Key: row.Key, Release: row.Name, Revision: row.Revision, Status: row.Status,
+		Index: storage.SecretInfo{
+			Name: row.Key, Role: "record", Type: typ, Bytes: n,
+			Share: float64(n) / float64(storage.HelmRecordLimit), State: storage.StateOK, HashOK: true, Owned: true,
+			Created: rec.meta.CreationTimestamp.Time, Labels: rec.meta.Labels,
+		},
+		StoredBytes: n, HelmSecretBytes: n, HelmSecretFits: int64(n) <= storage.HelmRecordLimit,
+	}
+	if err != nil {
+		l.Index.State, l.Index.Detail, l.DecodeError = storage.StateCorrupt, err.Error(), err.Error()
+		return l, nil
+	}
+	r, err := storage.DecodeHelmRecord(rec.data, 0)
+	if err != nil {
+		l.Index.State, l.DecodeError = storage.StateCorrupt, err.Error()
+		return l, nil
+	}
+	l.DecodedBytes, l.Decoded, l.Parts = r.DecodedBytes, r.Release, storage.Breakdown(r.Release)
+	return l, nil
+}
+
+// driver returns Helm's own driver for the store over storage namespace sns.
+func (s *helmStore) driver(_ context.Context, sns string) recordDriver {
+	if s.kind == DriverConfigMap {
+		cms := s.c.cs.CoreV1().ConfigMaps(sns)
+		return helmDriver{Driver: driver.NewConfigMaps(cms), del: func(key string) error {
+			return cms.Delete(context.Background(), key, metav1.DeleteOptions{})
+		}}
+	}
+	secs := s.c.cs.CoreV1().Secrets(sns)
+	return helmDriver{Driver: driver.NewSecrets(secs), del: func(key string) error {
+		return secs.Delete(context.Background(), key, metav1.DeleteOptions{})
+	}}
+}
+
+// pinned returns Helm's own driver over a client held to the plan: a read that
+// finds the release moved on fails, and every update and delete carries the
+// planned resourceVersion as a precondition (see pins).
+func (s *helmStore) pinned(_ context.Context, p *Plan) recordDriver {
+	pn := newPins(p.Release, maps.Clone(p.Records))
+	if s.kind == DriverConfigMap {
+		cms := pinConfigMaps(s.c.cs.CoreV1().ConfigMaps(p.StorageNamespace), pn)
+		return helmDriver{Driver: driver.NewConfigMaps(cms), del: func(key string) error {
+			return cms.Delete(context.Background(), key, metav1.DeleteOptions{})
+		}}
+	}
+	secs := pinSecrets(s.c.cs.CoreV1().Secrets(p.StorageNamespace), pn)
+	return helmDriver{Driver: driver.NewSecrets(secs), del: func(key string) error {
+		return secs.Delete(context.Background(), key, metav1.DeleteOptions{})
+	}}
+}
+
+// helmDriver is Helm's driver with a delete that does not decode the record first.
+type helmDriver struct {
+	driver.Driver
+	del func(key string) error
+}
+
+// ForceDelete deletes a record without reading it: for one that cannot be decoded.
+func (d helmDriver) ForceDelete(key string) error {
+	err := d.del(key)
+	if apierrors.IsNotFound(err) {
+		return driver.ErrReleaseNotFound
+	}
+	return err
+}

@@ -1,0 +1,236 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"helm.sh/helm/v3/pkg/storage/driver"
+
+	"github.com/chunkview/chunkview/storage"
+)
+
+// The stores a Helm release record can live in, as --driver and -o json spell them.
+const (
+	// DriverChunked is the chunked format: an index Secret plus chunk Secrets
+	// (helm-operator-plugins, OLMv1).
+	DriverChunked = "chunked"
+	// DriverSecret is Helm's own default driver: one Secret of type
+	// helm.sh/release.v1 per revision.
+	DriverSecret = "secret"
+	// DriverConfigMap is Helm's ConfigMaps driver: one ConfigMap per revision.
+	DriverConfigMap = "configmap"
+)
+
+// AllDrivers are the stores chunkview reads, in the order listings show them.
+var AllDrivers = []string{DriverChunked, DriverSecret, DriverConfigMap}
+
+// HelmOwner is the owner label Helm's own drivers put on every record.
+const HelmOwner = "helm"
+
+// ParseDrivers reads --driver values (repeated or comma-separated) and, when none
+// is given, HELM_DRIVER as Helm reads it: "secret" or "secrets" (Helm's default),
+// "configmap" or "configmaps". Helm's "memory" and "sql" drivers keep nothing
+// chunkview can reach and are refused. Nothing set means every store.
+func ParseDrivers(flags []string, helmDriver string) ([]string, error) {
+	var vals []string
+	src := "--driver"
+	for _, f := range flags {
+		for v := range strings.SplitSeq(f, ",") {
+			if v = strings.TrimSpace(v); v != "" {
+				vals = append(vals, v)
+			}
+		}
+	}
+	if len(vals) == 0 && helmDriver != "" {
+		vals, src = []string{helmDriver}, "HELM_DRIVER"
+	}
+	if len(vals) == 0 {
+		return slices.Clone(AllDrivers), nil
+	}
+	var out []string
+	for _, v := range vals {
+		var d string
+		switch strings.ToLower(v) {
+		case "chunked":
+			d = DriverChunked
+		case "secret", "secrets":
+			d = DriverSecret
+		case "configmap", "configmaps":
+			d = DriverConfigMap
+		case "memory", "sql":
+			return nil, fmt.Errorf("%s %q: Helm's %s driver keeps its records outside the cluster's API, where chunkview cannot read them; use chunked, secret or configmap", src, v, v)
+		default:
+			return nil, fmt.Errorf("%s %q: unknown store; use chunked, secret or configmap (comma-separated or repeated)", src, v)
+		}
+		if !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	// Listing order, whatever order they were given in.
+	slices.SortFunc(out, func(a, b string) int { return slices.Index(AllDrivers, a) - slices.Index(AllDrivers, b) })
+	return out, nil
+}
+
+// DriverLabel is how tables name a store: short, as a column shows it.
+func DriverLabel(d string) string {
+	switch d {
+	case DriverChunked:
+		return "chunked"
+	case DriverSecret:
+		return "secret"
+	case DriverConfigMap:
+		return "cfgmap"
+	}
+	return d
+}
+
+// ErrAmbiguous is wrapped by the error of a command naming a release that more
+// than one store holds: it says which, and that --driver picks one.
+var ErrAmbiguous = errors.New("release held by more than one store")
+
+// store is one place release records are kept. Each has its own file, as Helm has
+// one per driver: store_chunked.go and store_helm.go.
+type store interface {
+	// name is the store's DriverX constant.
+	name() string
+	// releases lists the latest revision of every release the configuration
+	// looks at, with the number of revisions of each. An error wrapping
+	// ErrPartial comes with the rows of the namespaces it could read.
+	releases(ctx context.Context) ([]ReleaseRow, error)
+	// history lists the revisions of one release in storage namespace sns,
+	// oldest first; none is not an error.
+	history(ctx context.Context, sns, name string) ([]RevisionRow, error)
+	// details decodes one revision; keep says whether the result may be cached
+	// (Client.Details caches).
+	details(ctx context.Context, row RevisionRow) (d *Details, keep bool, err error)
+	// layout inspects how one revision is stored.
+	layout(ctx context.Context, row RevisionRow) (*storage.Layout, error)
+	// driver returns the store's Helm driver over storage namespace sns.
+	driver(ctx context.Context, sns string) recordDriver
+	// pinned returns the driver of an operation on p, held to p's records.
+	pinned(ctx context.Context, p *Plan) recordDriver
+	// limit is the most one revision may take in this store, in stored bytes.
+	limit() int64
+}
+
+// recordDriver is a Helm driver that can also delete a record it cannot decode.
+type recordDriver interface {
+	driver.Driver
+	ForceDelete(key string) error
+}
+
+// drivers returns the stores the configuration reads.
+func (c *Client) drivers() []string {
+	if len(c.cfg.Drivers) == 0 {
+		return []string{DriverChunked}
+	}
+	return c.cfg.Drivers
+}
+
+// store returns the implementation of store d.
+func (c *Client) store(d string) store {
+	switch d {
+	case DriverSecret, DriverConfigMap:
+		return &helmStore{c: c, kind: d}
+	}
+	return chunkedStore{c: c}
+}
+
+// stores returns the stores the configuration reads.
+func (c *Client) stores() []store {
+	out := make([]store, 0, 3)
+	for _, d := range c.drivers() {
+		out = append(out, c.store(d))
+	}
+	return out
+}
+
+// WithDrivers returns a copy of c that reads only the stores named (DriverX
+// values); the details cache is shared. A screen opening one release's history
+// narrows to the store its row came from.
+func (c *Client) WithDrivers(ds ...string) *Client {
+	cp := *c
+	cp.cfg.Drivers = slices.Clone(ds)
+	return &cp
+}
+
+// Limit returns the most one revision may take in store d, in stored bytes, with
+// the settings in use: the API server's 1 MiB of data for Helm's Secrets and
+// ConfigMaps, and MaxWriteChunks × ChunkSize for chunked (0: no limit set).
+func (c *Client) Limit(d string) int64 { return c.store(d).limit() }
+
+// storeErrors gathers the stores a listing had to skip, by store, with why.
+type storeErrors map[string]error
+
+// StoreSkipError is the error of a listing that read some stores and had to skip
+// others (a user may read Secrets and not ConfigMaps). The rows of the stores it
+// read come with it.
+type StoreSkipError struct {
+	// Skipped says, per store, why it was skipped.
+	Skipped map[string]error
+}
+
+func (e *StoreSkipError) Error() string {
+	var parts []string
+	for _, d := range AllDrivers {
+		if err, ok := e.Skipped[d]; ok {
+			parts = append(parts, fmt.Sprintf("%s store skipped: %v", d, err))
+		}
+	}
+	return fmt.Sprintf("%s: %s", ErrPartial, strings.Join(parts, "; "))
+}
+
+// Unwrap lets errors.Is find ErrPartial and each store's cause.
+func (e *StoreSkipError) Unwrap() []error {
+	out := []error{ErrPartial}
+	for _, d := range AllDrivers {
+		if err, ok := e.Skipped[d]; ok {
+			out = append(out, err)
+		}
+	}
+	return out
+}
+
+// unknownFieldsRefusal refuses an operation that would rewrite a record whose
+// fields Helm 3's types do not know (a Helm 4 record): Helm 3's actions would
+// silently drop them.
+func unknownFieldsRefusal(op string, row RevisionRow) error {
+	if len(row.UnknownFields) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s refused: revision %d of %q was written by a newer Helm (it has %s, which Helm 3's actions would drop when they rewrite it); nothing was changed: use Helm 4 for it (helm %s %s)",
+		op, row.Revision, row.Name, strings.Join(row.UnknownFields, ", "), helmVerb(op), row.Name)
+}
+
+func helmVerb(op string) string {
+	switch op {
+	case OpRollback:
+		return "rollback"
+	case OpUninstall:
+		return "uninstall"
+	}
+	return "upgrade"
+}
+
+// refuseNewerHelm refuses op when a revision it would rewrite through Helm 3's
+// actions carries fields Helm 3 does not know. The revisions are decoded through
+// the details cache, which the plan's own reads filled.
+func (c *Client) refuseNewerHelm(ctx context.Context, op string, p *Plan, revs ...int) error {
+	for _, rev := range revs {
+		row, err := p.Row(rev)
+		if err != nil {
+			return err
+		}
+		d, err := c.Details(ctx, row)
+		if err != nil {
+			return err
+		}
+		if err := unknownFieldsRefusal(op, d.Row); err != nil {
+			return err
+		}
+	}
+	return nil
+}
