@@ -1,0 +1,317 @@
+package storage
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	kgzip "github.com/klauspost/compress/gzip"
+	corev1 "k8s.io/api/core/v1"
+
+	"helm.sh/helm/v3/pkg/release"
+)
+
+// Helm's own drivers, the Secrets driver and the ConfigMaps driver, store one
+// revision per object, named after the key (sh.helm.release.v1.<name>.v<revision>)
+// and labelled name, owner=helm, status, version, plus createdAt or modifiedAt and the
+// release's custom labels. Both keep the record in data["release"]: base64 (standard
+// alphabet, padded) of the gzip stream (best compression) of the release's JSON. The
+// Secrets driver stores that base64 text as the Secret's data bytes — so the text,
+// not the gzip stream, is what the API server counts and what a client reads back
+// from Secret.Data — and the ConfigMaps driver stores it as the ConfigMap's data
+// string. Records written before Helm compressed them hold base64 of the JSON itself;
+// Helm tells the two apart by the gzip magic bytes.
+const (
+	// HelmDataKey is the data key of a Helm record in its Secret or ConfigMap.
+	HelmDataKey = "release"
+	// SecretTypeHelm is the type of the Secrets Helm's Secrets driver writes.
+	SecretTypeHelm = corev1.SecretType("helm.sh/release.v1")
+	// HelmOwner is the owner label value of the records Helm's drivers write.
+	HelmOwner = "helm"
+)
+
+// HelmRecordLimit is the most bytes data["release"] of a Helm record can hold: the
+// API server refuses a Secret, and a ConfigMap, whose data values (keys not counted;
+// a ConfigMap's binaryData included) add up to more than 1 MiB (MaxSecretSize in
+// k8s.io/api/core/v1; ValidateSecret and ValidateConfigMap check both kinds against
+// it). Helm's record is the only value, and it is base64 text, so the limit applies
+// to the length of that text: the gzip stream inside can be at most 3/4 of it
+// (MaxHelmSecretGzipBytes).
+const HelmRecordLimit = MaxSecretDataBytes
+
+// magicGzip starts every gzip stream; Helm inflates a record only when it finds it.
+var magicGzip = []byte{0x1f, 0x8b, 0x08}
+
+// maxUnknownFields bounds the paths HelmRecord.UnknownFields lists, so that a record
+// made of nothing but unknown keys costs no more than a known one.
+const maxUnknownFields = 64
+
+// HelmRecord is a release decoded from a Helm record, with what Helm 3's types could
+// not hold.
+type HelmRecord struct {
+	// Release is the release as Helm 3 decodes it. Its Labels are nil: Helm's drivers
+	// keep custom labels on the object, not in the record.
+	Release *release.Release
+	// ApplyMethod is the record's apply_method, which Helm 4 writes ("ssa" for
+	// server-side apply, "csa" for client-side) and Helm 3 drops; "" when absent,
+	// which Helm 4 reads as client-side apply.
+	ApplyMethod string
+	// UnknownFields are the JSON paths, sorted, of the record's fields that Helm 3's
+	// types have no place for, such as "apply_method", "info.rollback_revision" or
+	// "chart.templates[].modtime": Helm 3 drops them when it reads the record and
+	// when it writes it back. Array elements show as "[]" and map values as "*". The
+	// list stops at 64 paths.
+	UnknownFields []string
+	// GzipBytes is the length of the gzip stream the record holds; 0 when it holds
+	// uncompressed JSON.
+	GzipBytes int
+	// DecodedBytes is the length of the release's JSON.
+	DecodedBytes int
+}
+
+// DecodeHelmRecord decodes data["release"] of a Helm record, from either of Helm's
+// drivers: base64, then gzip when the gzip magic bytes are there, then JSON. It
+// inflates at most maxDecoded bytes of JSON (DefaultMaxDecodedBytes when
+// maxDecoded <= 0), and refuses, as the chunked format's decode does, a stream
+// that inflates past 8 MiB to more than 256 times its size (a gzip bomb); either
+// error wraps ErrTooLarge. Data that is
+// not base64, gzip or a release's JSON is refused with an error that wraps
+// ErrCorrupt, as is a release without info.
+func DecodeHelmRecord(data []byte, maxDecoded int64) (*HelmRecord, error) {
+	if maxDecoded <= 0 {
+		maxDecoded = DefaultMaxDecodedBytes
+	}
+	if len(data) == 0 {
+		return nil, fmt.Errorf("%w: data.%s is empty", ErrCorrupt, HelmDataKey)
+	}
+	raw := make([]byte, base64.StdEncoding.DecodedLen(len(data)))
+	n, err := base64.StdEncoding.Decode(raw, data)
+	if err != nil {
+		return nil, fmt.Errorf("%w: data.%s is not base64: %v", ErrCorrupt, HelmDataKey, err)
+	}
+	raw = raw[:n]
+	rec := &HelmRecord{}
+	js := raw
+	if len(raw) > len(magicGzip) && bytes.Equal(raw[:len(magicGzip)], magicGzip) {
+		rec.GzipBytes = len(raw)
+		if js, err = inflateBounded(raw, maxDecoded); err != nil {
+			return nil, err
+		}
+	} else if int64(len(js)) > maxDecoded {
+		return nil, fmt.Errorf("%w: uncompressed release JSON is %d bytes, over the %d-byte bound", ErrTooLarge, len(js), maxDecoded)
+	}
+	rec.DecodedBytes = len(js)
+	var rls release.Release
+	if err := json.Unmarshal(js, &rls); err != nil {
+		return nil, fmt.Errorf("%w: release JSON does not decode: %v", ErrCorrupt, err)
+	}
+	if rls.Info == nil {
+		return nil, fmt.Errorf("%w: release JSON has no info", ErrCorrupt)
+	}
+	rec.Release = &rls
+	if rec.UnknownFields, rec.ApplyMethod, err = unknownFields(js); err != nil {
+		return nil, fmt.Errorf("%w: release JSON does not decode: %v", ErrCorrupt, err)
+	}
+	return rec, nil
+}
+
+// inflateBounded inflates the whole gzip stream gz, checking its trailer, into at
+// most limit bytes.
+func inflateBounded(gz []byte, limit int64) ([]byte, error) {
+	in := &countingReader{r: bytes.NewReader(gz)}
+	zr, err := kgzip.NewReader(in)
+	if err != nil {
+		return nil, fmt.Errorf("%w: data.%s is not a gzip stream: %v", ErrCorrupt, HelmDataKey, err)
+	}
+	defer zr.Close()
+	// One byte over the limit tells a stream of exactly limit bytes from a longer
+	// one. Deflate inflates at most about 1032:1, which sizes the first buffer.
+	js, err := readAll(&limitedReader{r: zr, n: limit, in: in}, min(int64(len(gz))*4, hintCap), 0, limit+1)
+	if err != nil {
+		if errors.Is(err, ErrTooLarge) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w: data.%s: gzip stream is truncated or does not check: %v", ErrCorrupt, HelmDataKey, err)
+	}
+	return js, nil
+}
+
+// EncodeHelmRecord returns data["release"] as Helm 3's drivers write it for rls:
+// base64 (standard alphabet) of the gzip stream, at best compression, of the
+// release's JSON, byte for byte what encodeRelease in Helm's
+// pkg/storage/driver/util.go returns. A Secret stores these bytes; a ConfigMap
+// stores them as its string.
+func EncodeHelmRecord(rls *release.Release) ([]byte, error) {
+	if rls == nil {
+		return nil, errors.New("encode helm record: nil release")
+	}
+	js, err := json.Marshal(rls)
+	if err != nil {
+		return nil, fmt.Errorf("encode release %q as JSON: %w", rls.Name, err)
+	}
+	var buf bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := zw.Write(js); err != nil {
+		return nil, fmt.Errorf("compress release %q: %w", rls.Name, err)
+	}
+	if err := zw.Close(); err != nil {
+		return nil, fmt.Errorf("compress release %q: %w", rls.Name, err)
+	}
+	out := make([]byte, base64.StdEncoding.EncodedLen(buf.Len()))
+	base64.StdEncoding.Encode(out, buf.Bytes())
+	return out, nil
+}
+
+// releaseType is the type whose JSON fields unknownFields compares a record with.
+var releaseType = reflect.TypeFor[release.Release]()
+
+var jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
+
+// unknownFields walks the JSON of a release, which json.Unmarshal has already
+// accepted, alongside Helm 3's release type, and returns the paths of the object
+// keys that type has no field for, sorted, and the top-level apply_method. It
+// descends only into values whose type is a struct (through pointers, slices and
+// maps) and decodes no value itself: a value of a type with its own UnmarshalJSON,
+// or of a type that takes any key, is skipped.
+func unknownFields(js []byte) (paths []string, applyMethod string, err error) {
+	seen := map[string]bool{}
+	dec := json.NewDecoder(bytes.NewReader(js))
+	var walk func(t reflect.Type, path string) error
+	walk = func(t reflect.Type, path string) error {
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if reflect.PointerTo(t).Implements(jsonUnmarshaler) || !hasStruct(t) {
+			return skipValue(dec)
+		}
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		d, ok := tok.(json.Delim)
+		if !ok {
+			return nil // null, or a scalar Unmarshal accepted in place of a value
+		}
+		switch {
+		case d == '[' && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array):
+			for dec.More() {
+				if err := walk(t.Elem(), path+"[]"); err != nil {
+					return err
+				}
+			}
+		case d == '{' && t.Kind() == reflect.Map:
+			for dec.More() {
+				if _, err := dec.Token(); err != nil {
+					return err
+				}
+				if err := walk(t.Elem(), joinPath(path, "*")); err != nil {
+					return err
+				}
+			}
+		case d == '{' && t.Kind() == reflect.Struct:
+			for dec.More() {
+				tok, err := dec.Token()
+				if err != nil {
+					return err
+				}
+				key, _ := tok.(string)
+				if f, ok := jsonField(t, key); ok {
+					if err := walk(f.Type, joinPath(path, key)); err != nil {
+						return err
+					}
+					continue
+				}
+				p := joinPath(path, key)
+				if path == "" && key == "apply_method" {
+					if err := dec.Decode(&applyMethod); err != nil {
+						applyMethod = ""
+					}
+				} else if err := skipValue(dec); err != nil {
+					return err
+				}
+				if !seen[p] && len(seen) < maxUnknownFields {
+					seen[p] = true
+					paths = append(paths, p)
+				}
+			}
+		default:
+			// A shape json.Unmarshal would not have accepted: skip what is left.
+			for dec.More() {
+				if err := skipValue(dec); err != nil {
+					return err
+				}
+			}
+		}
+		_, err = dec.Token()
+		return err
+	}
+	if err := walk(releaseType, ""); err != nil {
+		return nil, "", err
+	}
+	slices.Sort(paths)
+	return paths, applyMethod, nil
+}
+
+func joinPath(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// hasStruct reports whether a value of type t can hold a struct whose fields the
+// walk checks, through pointers, slices, arrays and maps. []byte is a string in
+// JSON.
+func hasStruct(t reflect.Type) bool {
+	for {
+		switch t.Kind() {
+		case reflect.Pointer, reflect.Map:
+			t = t.Elem()
+		case reflect.Slice, reflect.Array:
+			if t.Elem().Kind() == reflect.Uint8 {
+				return false
+			}
+			t = t.Elem()
+		case reflect.Struct:
+			return !reflect.PointerTo(t).Implements(jsonUnmarshaler)
+		default:
+			return false
+		}
+	}
+}
+
+// jsonField finds the field of struct t that encoding/json fills from key: by its
+// JSON name, exactly or else ignoring case as encoding/json does, fields of embedded
+// structs included.
+func jsonField(t reflect.Type, key string) (reflect.StructField, bool) {
+	var folded reflect.StructField
+	found := false
+	for _, f := range reflect.VisibleFields(t) {
+		if !f.IsExported() || f.Anonymous && f.Type.Kind() == reflect.Struct {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		if name == key {
+			return f, true
+		}
+		if !found && strings.EqualFold(name, key) {
+			folded, found = f, true
+		}
+	}
+	return folded, found
+}
