@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -240,11 +241,37 @@ func (r *run) connect(ctx context.Context) (*kube.Client, error) {
 // namespace, it finds the one namespace that holds the release in view: of the
 // release namespace -n names, or with -A of any.
 func (r *run) locate(ctx context.Context, c *kube.Client, name string) (string, error) {
+	ns, _, err := r.locateStore(ctx, c, name)
+	return ns, err
+}
+
+// locateStore finds, as locate does, the namespace whose records hold release
+// name, and the store that holds it when exactly one does ("" otherwise: the
+// command that follows asks for --driver if two do).
+func (r *run) locateStore(ctx context.Context, c *kube.Client, name string) (string, string, error) {
 	cfg := c.Config()
-	if cfg.StorageNamespace != "" {
-		return cfg.Namespace, nil
-	}
 	rows, err := c.Releases(ctx)
+	held := map[string]bool{}
+	for _, row := range rows {
+		if row.Latest.Name == name {
+			held[row.Latest.Driver] = true
+		}
+	}
+	store := ""
+	if len(held) == 1 {
+		for d := range held {
+			store = d
+		}
+	}
+	if cfg.StorageNamespace != "" && store != kube.DriverSecret && store != kube.DriverConfigMap {
+		return cfg.Namespace, store, nil
+	}
+	ns, err := r.locateIn(rows, err, cfg, name)
+	return ns, store, err
+}
+
+// locateIn is locate over a listing already made.
+func (r *run) locateIn(rows []kube.ReleaseRow, err error, cfg kube.Config, name string) (string, error) {
 	if err != nil && !errors.Is(err, kube.ErrPartial) {
 		if !cfg.AllNamespaces {
 			// Where the records of a release usually are: the call that
@@ -260,6 +287,9 @@ func (r *run) locate(ctx context.Context, c *kube.Client, name string) (string, 
 		}
 	}
 	sort.Strings(found)
+	// A name two stores hold in one namespace is one place: History asks which
+	// store.
+	found = slices.Compact(found)
 	if !cfg.AllNamespaces {
 		// -n is the release namespace: its records may live in another one.
 		if len(found) == 1 {
@@ -283,9 +313,13 @@ func (r *run) connectTo(ctx context.Context, name string) (*kube.Client, string,
 	if err != nil {
 		return nil, "", err
 	}
-	ns, err := r.locate(ctx, c, name)
+	ns, store, err := r.locateStore(ctx, c, name)
 	if err != nil {
 		return nil, "", err
+	}
+	if store != "" {
+		// The one store that holds it: every step after this talks to it alone.
+		c = c.WithDrivers(store)
 	}
 	return c, ns, nil
 }

@@ -38,11 +38,26 @@ var opVerbs = map[string][]string{
 	OpFixStuck:       {"get", "list", "create", "update", "patch", "delete", "deletecollection"},
 }
 
-// Permissions is what the connection's user may do with Secrets in one storage
-// namespace, as the API server's authorizer answers SelfSubjectAccessReviews.
+// helmOpVerbs are the verbs Helm's own drivers need on their Secrets or
+// ConfigMaps: they read, create, update and delete whole records, one at a time.
+var helmOpVerbs = map[string][]string{
+	OpRollback:       {"get", "list", "create", "update"},
+	OpUninstall:      {"get", "list", "update", "delete"},
+	OpDeleteRevision: {"get", "list", "delete"},
+	OpGC:             {"get", "list", "delete"},
+	OpFixStuck:       {"get", "list", "update", "delete"},
+}
+
+// Permissions is what the connection's user may do with the records of one store
+// in one storage namespace, as the API server's authorizer answers
+// SelfSubjectAccessReviews.
 type Permissions struct {
 	// Namespace is the storage namespace checked.
 	Namespace string `json:"namespace"`
+	// Driver is the store checked, Resource the resource its records are:
+	// secrets, or configmaps for Helm's ConfigMaps driver.
+	Driver   string `json:"driver"`
+	Resource string `json:"resource"`
 	// Allowed says, for each verb on secrets, whether it is allowed.
 	Allowed map[string]bool `json:"allowed"`
 	// Reasons holds the authorizer's reason for a denied verb, when it gave one.
@@ -53,7 +68,11 @@ type Permissions struct {
 // order; nil when op may run.
 func (p *Permissions) Missing(op string) []string {
 	var out []string
-	for _, v := range opVerbs[op] {
+	verbs := opVerbs[op]
+	if p.Driver == DriverSecret || p.Driver == DriverConfigMap {
+		verbs = helmOpVerbs[op]
+	}
+	for _, v := range verbs {
 		if !p.Allowed[v] {
 			out = append(out, v)
 		}
@@ -73,8 +92,12 @@ func (p *Permissions) Allows(op string) error {
 }
 
 func (p *Permissions) reason(op string, missing []string) string {
-	return fmt.Sprintf("%s needs permission to %s secrets in namespace %s, which your credentials lack; nothing was changed. Check with `kubectl auth can-i %s secrets -n %s` and ask for a Role granting %s on secrets there",
-		op, strings.Join(missing, ", "), p.Namespace, missing[0], p.Namespace, quoteAll(missing))
+	res := p.Resource
+	if res == "" {
+		res = "secrets"
+	}
+	return fmt.Sprintf("%s needs permission to %s %s in namespace %s, which your credentials lack; nothing was changed. Check with `kubectl auth can-i %s %s -n %s` and ask for a Role granting %s on %s there",
+		op, strings.Join(missing, ", "), res, p.Namespace, missing[0], res, p.Namespace, quoteAll(missing), res)
 }
 
 // Disabled returns, for each operation the user may not run, why: the text a UI
@@ -104,10 +127,16 @@ func quoteAll(vs []string) string {
 // storage namespace of namespace ns (the namespace looked at, as for History), one
 // SelfSubjectAccessReview per verb, concurrently. It sends POST requests, so it is
 // not available in read-only mode, where nothing may be changed anyway.
+//
+// It checks the store the client reads when it reads one (WithDrivers, --driver):
+// Helm's ConfigMaps driver keeps its records in configmaps. Reading several, it
+// checks the chunked store's Secrets.
 func (c *Client) Can(ctx context.Context, ns string) (*Permissions, error) {
-	sns := c.storageNamespaceFor(ns)
+	d := c.drivers()[0]
+	res := c.store(d).resource()
+	sns := c.storeNamespaceFor(d, ns)
 	if c.cfg.ReadOnly {
-		p := &Permissions{Namespace: sns, Allowed: map[string]bool{}, Reasons: map[string]string{}}
+		p := &Permissions{Namespace: sns, Driver: d, Resource: res, Allowed: map[string]bool{}, Reasons: map[string]string{}}
 		for _, v := range secretVerbs {
 			p.Allowed[v] = v == "get" || v == "list"
 			if !p.Allowed[v] {
@@ -118,13 +147,13 @@ func (c *Client) Can(ctx context.Context, ns string) (*Permissions, error) {
 	}
 	need := map[access]bool{}
 	for _, verb := range secretVerbs {
-		need[access{verb: verb, gr: schema.GroupResource{Resource: "secrets"}, ns: sns}] = true
+		need[access{verb: verb, gr: schema.GroupResource{Resource: res}, ns: sns}] = true
 	}
 	verdicts, err := c.reviewAll(ctx, need)
 	if err != nil {
 		return nil, fmt.Errorf("check permissions in namespace %s: %w", sns, err)
 	}
-	p := &Permissions{Namespace: sns, Allowed: map[string]bool{}, Reasons: map[string]string{}}
+	p := &Permissions{Namespace: sns, Driver: d, Resource: res, Allowed: map[string]bool{}, Reasons: map[string]string{}}
 	for a, v := range verdicts {
 		p.Allowed[a.verb] = v.allowed
 		if !v.allowed && v.reason != "" {
@@ -142,7 +171,7 @@ func (c *Client) CheckAllowed(ctx context.Context, ns, op string) error {
 	if err := c.checkWritable(op); err != nil {
 		return err
 	}
-	if c.storageNamespaceFor(ns) == "" {
+	if c.storeNamespaceFor(c.drivers()[0], ns) == "" {
 		return nil
 	}
 	p, err := c.Can(ctx, ns)

@@ -24,6 +24,8 @@ var _ store = chunkedStore{}
 
 func (chunkedStore) name() string { return DriverChunked }
 
+func (chunkedStore) resource() string { return "secrets" }
+
 // limit is MaxWriteChunks × ChunkSize: 0 when no chunk limit is set.
 func (s chunkedStore) limit() int64 {
 	d := s.c.cfg.Driver

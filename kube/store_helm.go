@@ -32,10 +32,10 @@ type helmStore struct {
 var _ store = (*helmStore)(nil)
 
 // HelmSecretType is the type of the Secrets Helm's Secrets driver writes.
-const HelmSecretType = corev1.SecretType("helm.sh/release.v1")
+const HelmSecretType = storage.SecretTypeHelm
 
 // helmDataKey is the data key of the release in Helm's records.
-const helmDataKey = "release"
+const helmDataKey = storage.HelmDataKey
 
 func (s *helmStore) name() string { return s.kind }
 

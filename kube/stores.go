@@ -28,7 +28,7 @@ const (
 var AllDrivers = []string{DriverChunked, DriverSecret, DriverConfigMap}
 
 // HelmOwner is the owner label Helm's own drivers put on every record.
-const HelmOwner = "helm"
+const HelmOwner = storage.HelmOwner
 
 // ParseDrivers reads --driver values (repeated or comma-separated) and, when none
 // is given, HELM_DRIVER as Helm reads it: "secret" or "secrets" (Helm's default),
@@ -114,6 +114,8 @@ type store interface {
 	pinned(ctx context.Context, p *Plan) recordDriver
 	// limit is the most one revision may take in this store, in stored bytes.
 	limit() int64
+	// resource is the API resource of the store's records.
+	resource() string
 }
 
 // recordDriver is a Helm driver that can also delete a record it cannot decode.
