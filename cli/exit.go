@@ -27,7 +27,8 @@ const (
 const exitCodesHelp = `Exit codes:
   0  success
   1  other failure
-  2  usage error (unknown command or flag, wrong arguments)
+  2  usage error (unknown command or flag, wrong arguments, a release name two
+     stores hold without --driver)
   3  not found (no such release or revision)
   4  verify found problems
   5  refused (--read-only, not confirmed, or no terminal and no --yes)
@@ -81,7 +82,8 @@ func exitCode(err error) int {
 		return ce.code
 	case errors.Is(err, ErrCancelled):
 		return ExitCancelled
-	case errors.Is(err, ErrUsage):
+	case errors.Is(err, ErrUsage), errors.Is(err, kube.ErrAmbiguous):
+		// A name two stores hold needs --driver: the command line is short of it.
 		return ExitUsage
 	case errors.Is(err, storage.ErrConflict):
 		// kube.ErrChanged among them: the release moved on under the operation.

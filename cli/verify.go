@@ -26,6 +26,8 @@ type VerifyResult struct {
 // NamespaceCheck is the verification of one storage namespace.
 type NamespaceCheck struct {
 	Namespace string `json:"namespace"`
+	// Driver is the store checked: chunked, secret or configmap.
+	Driver string `json:"driver"`
 	// Indexes and Chunks count the index and chunk Secrets checked.
 	Indexes  int           `json:"indexes"`
 	Chunks   int           `json:"chunks"`
@@ -76,7 +78,7 @@ func verifyResult(reps []kube.NamespaceReport) VerifyResult {
 	out := VerifyResult{Namespaces: []NamespaceCheck{}}
 	for _, rep := range reps {
 		nc := NamespaceCheck{
-			Namespace: rep.Namespace, Indexes: rep.Indexes, Chunks: rep.Chunks, Problems: []ProblemItem{},
+			Namespace: rep.Namespace, Driver: rep.Driver, Indexes: rep.Indexes, Chunks: rep.Chunks, Problems: []ProblemItem{},
 			Leftovers: leftoverItems(rep.Leftovers), Recent: leftoverItems(rep.Recent),
 		}
 		for _, p := range rep.Problems {
@@ -200,7 +202,14 @@ func (r *run) printVerify(out VerifyResult, decoded bool) {
 	kinds := map[string]string{}
 	var order []string
 	for _, n := range out.Namespaces {
-		fmt.Fprintf(w, "Namespace %s: %s, %s checked: ", n.Namespace, plural(n.Indexes, "index Secret", "index Secrets"), plural(n.Chunks, "chunk Secret", "chunk Secrets"))
+		switch n.Driver {
+		case kube.DriverSecret:
+			fmt.Fprintf(w, "Namespace %s, Helm's Secrets: %s checked: ", n.Namespace, plural(n.Indexes, "record", "records"))
+		case kube.DriverConfigMap:
+			fmt.Fprintf(w, "Namespace %s, Helm's ConfigMaps: %s checked: ", n.Namespace, plural(n.Indexes, "record", "records"))
+		default:
+			fmt.Fprintf(w, "Namespace %s: %s, %s checked: ", n.Namespace, plural(n.Indexes, "index Secret", "index Secrets"), plural(n.Chunks, "chunk Secret", "chunk Secrets"))
+		}
 		if len(n.Problems) == 0 {
 			fmt.Fprintln(w, "no problems")
 		} else {

@@ -18,19 +18,23 @@ import (
 // user may read and returns their reports with a *PartialError (ErrPartial) that
 // names the rest.
 func (c *Client) Verify(ctx context.Context, name string, decode bool) ([]NamespaceReport, error) {
-	return c.verifyEach(ctx, storage.VerifyOptions{Release: name, Decode: decode})
+	return c.verifyStores(ctx, name, decode, nil, func() ([]NamespaceReport, error) {
+		return c.verifyEach(ctx, storage.VerifyOptions{Release: name, Decode: decode})
+	})
 }
 
 // VerifyRelease checks the records of release name, looked up in namespace ns (as
 // History looks it up): the namespace a caller located the release's records in.
 func (c *Client) VerifyRelease(ctx context.Context, ns, name string, decode bool) ([]NamespaceReport, error) {
-	sns := c.storageNamespaceFor(ns)
-	rep, err := storage.Verify(ctx, c.cs.CoreV1().Secrets(sns), c.cfg.Owner,
-		storage.VerifyOptions{Release: name, Decode: decode, Config: c.cfg.Driver, Now: c.now()})
-	if err != nil {
-		return nil, Explain(err, "list", "secrets", sns)
-	}
-	return []NamespaceReport{{Namespace: sns, Report: rep}}, nil
+	return c.verifyStores(ctx, name, decode, []string{c.storeNamespaceFor(DriverSecret, ns)}, func() ([]NamespaceReport, error) {
+		sns := c.storageNamespaceFor(ns)
+		rep, err := storage.Verify(ctx, c.cs.CoreV1().Secrets(sns), c.cfg.Owner,
+			storage.VerifyOptions{Release: name, Decode: decode, Config: c.cfg.Driver, Now: c.now()})
+		if err != nil {
+			return nil, Explain(err, "list", "secrets", sns)
+		}
+		return []NamespaceReport{{Namespace: sns, Driver: DriverChunked, Report: rep}}, nil
+	})
 }
 
 // verifyEach runs storage.Verify with opts in each storage namespace in view. With
@@ -47,7 +51,7 @@ func (c *Client) verifyEach(ctx context.Context, opts storage.VerifyOptions) ([]
 		if err != nil {
 			return Explain(err, "list", "secrets", ns)
 		}
-		out = append(out, NamespaceReport{Namespace: ns, Report: rep})
+		out = append(out, NamespaceReport{Namespace: ns, Driver: DriverChunked, Report: rep})
 		return nil
 	})
 	return out, err
@@ -56,6 +60,8 @@ func (c *Client) verifyEach(ctx context.Context, opts storage.VerifyOptions) ([]
 // NamespaceReport is the verification of one storage namespace.
 type NamespaceReport struct {
 	Namespace string `json:"namespace"`
+	// Driver is the store checked.
+	Driver string `json:"driver"`
 	*storage.Report
 }
 
@@ -67,7 +73,8 @@ func (c *Client) GC(ctx context.Context, dryRun bool) ([]NamespaceReport, int, e
 			return nil, 0, err
 		}
 	}
-	reps, err := c.Verify(ctx, "", false)
+	// Leftover chunks are the chunked store's alone.
+	reps, err := c.WithDrivers(DriverChunked).Verify(ctx, "", false)
 	var partial error
 	if errors.Is(err, ErrPartial) {
 		partial, err = err, nil
@@ -173,7 +180,7 @@ func (c *Client) verifyInView(ctx context.Context, opts storage.VerifyOptions) (
 		if err != nil {
 			return out, Explain(err, "list", "secrets", ns)
 		}
-		out = append(out, NamespaceReport{Namespace: ns, Report: rep})
+		out = append(out, NamespaceReport{Namespace: ns, Driver: DriverChunked, Report: rep})
 	}
 	return out, nil
 }
