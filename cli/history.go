@@ -181,15 +181,16 @@ func (r *run) printHistory(out History, wide, noHeaders bool) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	if line := forecastLine(out); line != "" && !noHeaders {
-		fmt.Fprintln(r.stdout)
-		fmt.Fprintln(r.stdout, line)
+	// Only a limit in reach is worth a line, and that line is a warning, on
+	// stderr as kubectl's are: the table stays a table for scripts.
+	if line := forecastLine(out); line != "" {
+		fmt.Fprintf(r.stderr, "Warning: %s\n", line)
 	}
 	return nil
 }
 
-// forecastLine says how close the release is to its store's limit, and what to
-// do when it will not fit within a few revisions.
+// forecastLine says, when the release will not fit its store within a few
+// revisions at the recent growth, which revision and what to do; "" otherwise.
 func forecastLine(h History) string {
 	g := h.Forecast
 	switch {
@@ -201,7 +202,7 @@ func forecastLine(h History) string {
 		return fmt.Sprintf("At %s%s per revision, revision %d will not fit: %s of %s (%.0f%%) now. %s",
 			signed(g.PerRevision), size(int64(max(g.PerRevision, -g.PerRevision))), g.FailsAt, size(g.Last), size(g.Limit), float64(g.Last)*100/float64(g.Limit), g.Advice(h.Driver))
 	}
-	return fmt.Sprintf("Fill %.0f%% of %s; the limit is not in reach at the recent rate.", float64(g.Last)*100/float64(g.Limit), size(g.Limit))
+	return ""
 }
 
 func signed(f float64) string {

@@ -195,8 +195,8 @@ func TestNearLimitCLI(t *testing.T) {
 
 	r = e.run("history", "loki")
 	mustCode(t, r, 0)
-	for _, s := range []string{"will not fit", "does not help", "chunked"} {
-		if !strings.Contains(r.stdout, s) {
+	for _, s := range []string{"Warning: ", "will not fit", "does not help", "chunked"} {
+		if !strings.Contains(r.stderr, s) {
 			t.Errorf("history lacks %q:\n%s", s, r)
 		}
 	}

@@ -288,9 +288,10 @@ func (c *Client) inView(r RevisionRow) bool {
 // ErrAmbiguous: --driver (WithDrivers) picks one.
 func (c *Client) History(ctx context.Context, ns, name string) ([]RevisionRow, error) {
 	var (
-		found   []RevisionRow
-		holders []string
-		refused error
+		found    []RevisionRow
+		holders  []string
+		refused  error
+		answered int
 	)
 	for _, s := range c.stores() {
 		sns := c.storeNamespaceFor(s.name(), ns)
@@ -302,6 +303,7 @@ func (c *Client) History(ctx context.Context, ns, name string) ([]RevisionRow, e
 			}
 			return nil, err
 		}
+		answered++
 		if len(rows) > 0 {
 			found, holders = rows, append(holders, s.name())
 		}
@@ -310,8 +312,10 @@ func (c *Client) History(ctx context.Context, ns, name string) ([]RevisionRow, e
 	case len(holders) > 1:
 		return nil, fmt.Errorf("%w: %q is stored by %s; pass --driver %s (or another) to pick one",
 			ErrAmbiguous, name, strings.Join(holders, " and "), holders[0])
-	case len(holders) == 0 && refused != nil:
+	case len(holders) == 0 && refused != nil && answered == 0:
 		return nil, refused
+	case len(holders) == 0 && refused != nil:
+		return nil, fmt.Errorf("%w (and a store could not be read: %v)", c.notFound(name, c.storageNamespaceFor(ns)), refused)
 	case len(holders) == 0:
 		return nil, c.notFound(name, c.storageNamespaceFor(ns))
 	}

@@ -82,7 +82,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.MaxReadChunks, "max-read-chunks", 0, "refuse to read releases of more chunks (0: no limit)")
 	fs.IntVar(&o.MaxWriteChunks, "max-write-chunks", 0, "refuse to write releases of more chunks (0: no limit)")
 	fs.BoolVar(&o.ReadOnly, "read-only", false, "refuse every change to the cluster; no mutating request leaves chunkview")
-	fs.StringSliceVar(&o.Drivers, "driver", nil, "stores to read: chunked, secret (Helm's Secrets), configmap (Helm's ConfigMaps); repeated or comma-separated (default: HELM_DRIVER if set, else all)")
+	fs.StringSliceVar(&o.Drivers, "driver", nil, "stores to read: chunked, secret (Helm's Secrets), configmap (Helm's ConfigMaps); repeated or comma-separated (default: HELM_DRIVER if set, else all; with an --owner other than helm, chunked)")
 	fs.StringSliceVar(&o.Namespaces, "namespaces", nil, "with -A, when listing across all namespaces is forbidden, namespaces to look in besides the context's (comma-separated)")
 }
 
@@ -110,6 +110,12 @@ func (o *Options) Resolve() (Config, error) {
 	ds, err := ParseDrivers(o.Drivers, o.HelmDriver)
 	if err != nil {
 		return Config{}, err
+	}
+	if len(o.Drivers) == 0 && o.HelmDriver == "" && cfg.Owner != HelmOwner {
+		// Helm's own drivers always label their records owner=helm: an owner
+		// of another name (--owner, --profile olmv1) selects chunked records
+		// alone.
+		ds = []string{DriverChunked}
 	}
 	cfg.Drivers = ds
 	if changed("storage-namespace") || o.StorageNamespace != "" {
