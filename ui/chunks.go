@@ -47,10 +47,14 @@ func (s *chunksScreen) reload() tea.Cmd {
 }
 
 func (s *chunksScreen) title() string {
-	if s.named {
-		return fmt.Sprintf("%s › chunks of revision %d", s.row.Name, s.row.Revision)
+	what := "chunks"
+	if isHelmStore(s.row.Driver) {
+		what = "record"
 	}
-	return fmt.Sprintf("chunks of revision %d", s.row.Revision)
+	if s.named {
+		return fmt.Sprintf("%s › %s of revision %d", s.row.Name, what, s.row.Revision)
+	}
+	return fmt.Sprintf("%s of revision %d", what, s.row.Revision)
 }
 
 func (s *chunksScreen) busy() bool { return s.loading }
@@ -84,7 +88,7 @@ func (s *chunksScreen) update(msg tea.Msg) tea.Cmd {
 		s.loading = false
 		s.layout, s.err = msg.layout, msg.err
 		if msg.layout != nil {
-			s.layouts.put(s.row.StorageNamespace, s.row.Key, s.row.ResourceVersion, msg.layout)
+			s.layouts.put(s.row, msg.layout)
 		}
 		s.rerender()
 		return nil
@@ -107,7 +111,9 @@ func (s *chunksScreen) rerender() {
 	case s.err != nil:
 		s.vp.SetContent(st.renderError(s.err, s.width) + "\n\n" + st.Dim.Render("r: retry · esc: back"))
 	case s.layout == nil:
-		s.vp.SetContent(st.Dim.Render(fmt.Sprintf("Reading the Secrets of revision %d of %s…", s.row.Revision, s.row.Name)))
+		s.vp.SetContent(st.Dim.Render(fmt.Sprintf("Reading the %s of revision %d of %s…", map[bool]string{true: "record", false: "Secrets"}[isHelmStore(s.row.Driver)], s.row.Revision, s.row.Name)))
+	case isHelmStore(s.row.Driver):
+		s.vp.SetContent(renderHelmLayout(st, s.layout, s.row.Driver, s.width))
 	default:
 		s.vp.SetContent(renderLayout(st, s.layout, s.width))
 	}

@@ -36,8 +36,8 @@ func (c common) withClient(client *kube.Client) common {
 	return c
 }
 
-// layoutCache holds the largest Secret of layouts seen, by record key and index
-// resourceVersion. Safe for concurrent use.
+// layoutCache holds the largest Secret of layouts seen, by record (see rowID).
+// Safe for concurrent use.
 type layoutCache struct {
 	mu      sync.Mutex
 	largest map[string]int
@@ -45,19 +45,19 @@ type layoutCache struct {
 
 func newLayoutCache() *layoutCache { return &layoutCache{largest: map[string]int{}} }
 
-func (lc *layoutCache) put(ns, key, rv string, l *storage.Layout) {
+func (lc *layoutCache) put(row kube.RevisionRow, l *storage.Layout) {
 	n := l.Index.Bytes
 	for _, c := range l.Chunks {
 		n = max(n, c.Bytes)
 	}
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
-	lc.largest[ns+"/"+key+"@"+rv] = n
+	lc.largest[rowID(row)] = n
 }
 
-func (lc *layoutCache) get(ns, key, rv string) (int, bool) {
+func (lc *layoutCache) get(row kube.RevisionRow) (int, bool) {
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
-	n, ok := lc.largest[ns+"/"+key+"@"+rv]
+	n, ok := lc.largest[rowID(row)]
 	return n, ok
 }

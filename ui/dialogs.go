@@ -276,7 +276,7 @@ func uninstallDialog(c common, p *kube.Plan) *confirmDialog {
 // deleteRevisionDialog asks to type the release name before deleting one
 // revision's record, of the release as plan p shows it.
 func deleteRevisionDialog(c common, p *kube.Plan, row kube.RevisionRow) *confirmDialog {
-	body := fmt.Sprintf("Deletes the record of revision %d of %s: its index Secret and its chunk Secrets. The release's resources stay as they are.", row.Revision, row.Name)
+	body := fmt.Sprintf("Deletes the record of revision %d of %s: its %s. The release's resources stay as they are.", row.Revision, row.Name, objectNoun(row.Driver))
 	if p.Latest == row.Revision {
 		body += " This is the latest revision: Helm will then see the one before as the latest."
 	}

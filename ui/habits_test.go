@@ -201,14 +201,14 @@ func TestStorageNamespaceColumnOnlyWhenApart(t *testing.T) {
 	}
 	beside := []releaseItem{item("a", "demo", "demo"), item("b", "payments", "payments")}
 	apart := append(beside, item("c", "monitoring", "demo"))
-	if got := titles(columnsFor(beside)); strings.Contains(got, "STORAGE NS") {
+	if got := titles(columnsFor(beside, false)); strings.Contains(got, "STORAGE NS") {
 		t.Errorf("records beside their releases: %s", got)
 	}
-	if got := titles(columnsFor(apart)); !strings.HasPrefix(got, "NAMESPACE,STORAGE NS,NAME") {
+	if got := titles(columnsFor(apart, false)); !strings.HasPrefix(got, "NAMESPACE,STORAGE NS,NAME") {
 		t.Errorf("records apart: %s", got)
 	}
 	for w := 160; w >= 40; w-- {
-		got := titles(fitColumns(columnsFor(apart), w))
+		got := titles(fitColumns(columnsFor(apart, true), w))
 		if !strings.Contains(got, "NAME") {
 			t.Fatalf("at %d, NAME dropped: %s", w, got)
 		}

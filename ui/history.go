@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"strings"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -89,7 +88,14 @@ func (s *historyScreen) reload() tea.Cmd {
 	return loadHistory(s.ctx, s.client, s.ns, s.name)
 }
 
-func (s *historyScreen) title() string { return s.name }
+// title names the release, and its store when that is one of Helm's: the same
+// name may be held by chunked storage too.
+func (s *historyScreen) title() string {
+	if d := s.store(); isHelmStore(d) {
+		return s.name + " (" + kube.DriverLabel(d) + ")"
+	}
+	return s.name
+}
 
 func (s *historyScreen) busy() bool {
 	return s.loading || len(s.inflight) > 0 || (s.dialog != nil && s.dialog.busy())
@@ -114,23 +120,23 @@ func (s *historyScreen) help() helpKeys {
 	k := s.keys.History
 	rollback, del := s.actionKey(k.Rollback, kube.OpRollback), s.actionKey(k.Delete, kube.OpDeleteRevision)
 	uninstall, fix := s.actionKey(k.Uninstall, kube.OpUninstall), s.actionKey(k.FixStuck, kube.OpFixStuck)
-	diff := k.Diff
+	diff, chunks := k.Diff, layoutKey(k.Chunks, s.store())
 	if sel := s.selected(); sel != nil && s.previous() == nil && (s.mark == 0 || s.mark == sel.Revision) {
 		diff.SetEnabled(false) // the first revision: nothing to compare it with yet
 	}
 	return helpKeys{
-		short: []key.Binding{k.Open, k.Chunks, diff, k.Mark, rollback, del, fix},
+		short: []key.Binding{k.Open, chunks, diff, k.Mark, rollback, del, fix},
 		full: [][]key.Binding{
 			s.keys.List.bindings(),
-			{k.Open, k.Chunks, diff, k.Mark, k.Refresh, k.Verify},
+			{k.Open, chunks, diff, k.Mark, k.Refresh, k.Verify},
 			{rollback, del, uninstall, fix},
 		},
 	}
 }
 
-// Lines above and below the table: the trend (two), the header, and the
-// selected revision's detail (three).
-func (s *historyScreen) tableHeight() int { return max(s.height-6, 1) }
+// Lines above and below the table: the trend (two, and the advice when the limit
+// is near), the header, and the selected revision's detail (three).
+func (s *historyScreen) tableHeight() int { return max(s.height-4-len(s.trendLines()), 1) }
 
 func (s *historyScreen) clamp() {
 	if len(s.rows) == 0 {
@@ -148,8 +154,10 @@ func (s *historyScreen) selected() *kube.RevisionRow {
 	return &s.rows[s.cursor]
 }
 
+// rowID names one record as it is now: by store too, since a ConfigMap may share
+// a Secret's name.
 func rowID(r kube.RevisionRow) string {
-	return r.StorageNamespace + "/" + r.Key + "@" + r.ResourceVersion
+	return storeOf(r.Driver) + ":" + r.StorageNamespace + "/" + r.Key + "@" + r.ResourceVersion
 }
 
 func (s *historyScreen) update(msg tea.Msg) tea.Cmd {
@@ -370,20 +378,6 @@ func (s *historyScreen) openDialog(d *confirmDialog, after func() tea.Cmd) tea.C
 	return d.init()
 }
 
-// historyColumns are the history's columns: the growth bar goes first when room
-// runs short, then the app version and the chart.
-var historyColumns = []column{
-	{title: "REV", width: 4, right: true},
-	{title: "STATUS", width: 17},
-	{title: "CHART", width: 14, flex: 1, prio: 3},
-	{title: "APP", width: 7, prio: 2},
-	{title: "AGE", width: 4, right: true, prio: 5},
-	{title: "CHUNKS", width: 6, right: true, prio: 4},
-	{title: "SIZE", width: 8, right: true, prio: 6},
-	{title: "GROWTH", width: 10, prio: 1},
-	{title: "DESCRIPTION", width: 12, flex: 3},
-}
-
 func (s *historyScreen) view() string {
 	body := s.tableView()
 	if s.dialog != nil {
@@ -391,76 +385,4 @@ func (s *historyScreen) view() string {
 		return overlay(body, s.dialog.view(), s.width, s.height)
 	}
 	return body
-}
-
-func (s *historyScreen) tableView() string {
-	st := s.styles
-	switch {
-	case s.gone != "":
-		return st.OK.Render(wrap("✓ "+s.gone, s.width)) + "\n\n" + st.Dim.Render("esc: back to the release list")
-	case !s.loaded && s.err != nil:
-		return st.renderError(s.err, s.width) + "\n\n" + st.Dim.Render("r: retry · esc: back")
-	case !s.loaded:
-		return st.Dim.Render("Reading the history of " + s.name + "…")
-	}
-	var lines []string
-	lines = append(lines, s.trendLines()...)
-	cols := fitColumns(historyColumns, s.width)
-	lines = append(lines, renderHeader(cols, &st.TableHeader))
-	var top int64
-	for _, r := range s.rows {
-		top = max(top, r.Summary.StoredBytes)
-	}
-	growthWidth := 10
-	for _, c := range cols {
-		if c.title == "GROWTH" {
-			growthWidth = c.width
-		}
-	}
-	end := min(s.offset+s.tableHeight(), len(s.rows))
-	for i := s.offset; i < end; i++ {
-		r := s.rows[i]
-		status := st.statusCell(r)
-		if _, failed := s.rowErr[rowID(r)]; failed && !r.Broken {
-			status = styled("! "+r.Status, &st.Error)
-		}
-		growth := plain("")
-		if r.Known && top > 0 {
-			growth = cell{text: bar(float64(r.Summary.StoredBytes)/float64(top), growthWidth, &st.Spark, &st.GaugeEmpty)}
-		}
-		desc := knownOr(r, oneLine(r.Summary.Description))
-		if r.Broken {
-			desc = oneLine(r.Problem)
-		}
-		cells := map[string]cell{
-			"REV":         plain(itoa(r.Revision)),
-			"STATUS":      status,
-			"CHART":       plain(chartText(r)),
-			"APP":         plain(knownOr(r, r.Summary.AppVersion)),
-			"AGE":         plain(age(s.now(), r.Updated)),
-			"CHUNKS":      plain(knownOr(r, itoa(r.Summary.Chunks))),
-			"SIZE":        plain(knownOr(r, size(r.Summary.StoredBytes))),
-			"GROWTH":      growth,
-			"DESCRIPTION": plain(desc),
-		}
-		if r.Broken {
-			cells["DESCRIPTION"] = styled(desc, &st.Error)
-		}
-		gutter := " "
-		if i == s.cursor {
-			gutter = st.Cursor.Render("▶")
-			cells["REV"] = styled(itoa(r.Revision), &st.Selected)
-		}
-		if r.Revision == s.mark {
-			gutter += st.Marked.Render("◆")
-		} else {
-			gutter += " "
-		}
-		lines = append(lines, renderRow(cols, cells, gutter))
-	}
-	for len(lines) < s.tableHeight()+3 {
-		lines = append(lines, "")
-	}
-	lines = append(lines, s.detailLines()...)
-	return strings.Join(lines, "\n")
 }

@@ -2,7 +2,6 @@ package ui
 
 import (
 	tea "charm.land/bubbletea/v2"
-	"github.com/chunkview/chunkview/kube"
 )
 
 // How the history learns the health of its revisions: details or the chunk check
@@ -33,7 +32,7 @@ func (s *historyScreen) takeRow(msg rowDetailsMsg) tea.Cmd {
 	// A V run counts every answer it asked for, even one whose row was read
 	// again meanwhile, so that it always ends with its result line.
 	if s.verify != nil && msg.verified {
-		id := rowID(kube.RevisionRow{StorageNamespace: msg.ns, Key: msg.key, ResourceVersion: msg.rv})
+		id := rowID(msg.answered())
 		if s.verify.answer(id, itoa(msg.row.Revision), msg.row, msg.err) {
 			cmds = append(cmds, s.verify.result())
 			s.verify = nil
@@ -41,7 +40,7 @@ func (s *historyScreen) takeRow(msg rowDetailsMsg) tea.Cmd {
 	}
 	for i := range s.rows {
 		r := &s.rows[i]
-		if r.StorageNamespace != msg.ns || r.Key != msg.key || r.ResourceVersion != msg.rv {
+		if !msg.matches(*r) {
 			continue
 		}
 		id := rowID(*r)
@@ -64,7 +63,7 @@ func (s *historyScreen) takeRow(msg rowDetailsMsg) tea.Cmd {
 // recheck checks again a row another writer was storing.
 func (s *historyScreen) recheck(msg recheckMsg) tea.Cmd {
 	for _, r := range s.rows {
-		if r.StorageNamespace == msg.ns && r.Key == msg.key && r.ResourceVersion == msg.rv && r.Writing && !s.inflight[rowID(r)] {
+		if msg.matches(r) && r.Writing && !s.inflight[rowID(r)] {
 			s.inflight[rowID(r)] = true
 			return fillRow(s.ctx, s.client, r)
 		}

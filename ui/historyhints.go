@@ -62,13 +62,16 @@ func (s *historyScreen) detailLines() []string {
 		second = st.Dim.Render(line1(s.width, hint))
 	default:
 		first = line1(s.width, fmt.Sprintf("Revision %d, %s: %s", r.Revision, localTime(r.Updated), knownOr(*r, oneLine(r.Summary.Description))))
-		hint := hints(diff, "enter: values, manifest, notes", "c: chunk layout")
+		hint := hints(diff, "enter: values, manifest, notes", "c: "+layoutNoun(r.Driver))
 		if !latest && !ro {
 			hint = hints("R: roll back to this revision", diff, "enter: values, manifest, notes")
 		}
 		second = st.Dim.Render(line1(s.width, hint))
 	}
-	if s.mark != 0 {
+	if len(r.UnknownFields) > 0 && !ro && s.mark == 0 {
+		// Before the plan, not after it: kube refuses these for such a record.
+		third = st.Warning.Render(line1(s.width, "⚠ written by a newer Helm: R, U and F are refused for it here; use Helm 4"))
+	} else if s.mark != 0 {
 		third = st.Marked.Render(line1(s.width, fmt.Sprintf("◆ revision %d marked: d compares it with the selected revision · space unmarks", s.mark)))
 	} else if ro {
 		third = st.Dim.Render(line1(s.width, "read-only: rollback, delete, uninstall and fixes are off"))

@@ -56,9 +56,10 @@ func loadPermissions(ctx context.Context, c *kube.Client, ns string) tea.Cmd {
 }
 
 // rowDetailsMsg answers fillRow and verifyRow: the row of one revision record,
-// decoded or checked. Screens match it by storage namespace, key and
-// resourceVersion.
+// decoded or checked. Screens match it by store, storage namespace, key and
+// resourceVersion (see matches): a ConfigMap may share a Secret's name.
 type rowDetailsMsg struct {
+	driver      string
 	ns, key, rv string
 	row         kube.RevisionRow
 	err         error
@@ -66,12 +67,22 @@ type rowDetailsMsg struct {
 	verified bool
 }
 
+// matches reports whether the message answers for the record of r as it is now.
+func (m rowDetailsMsg) matches(r kube.RevisionRow) bool {
+	return sameStore(m.driver, r.Driver) && r.StorageNamespace == m.ns && r.Key == m.key && r.ResourceVersion == m.rv
+}
+
+// answered is the row the message answers for, as rowID names it.
+func (m rowDetailsMsg) answered() kube.RevisionRow {
+	return kube.RevisionRow{Driver: m.driver, StorageNamespace: m.ns, Key: m.key, ResourceVersion: m.rv}
+}
+
 // fillRow fills in what the listing could not tell about one row: rows without a
 // summary are decoded (FillDetails); rows with one are checked for missing chunks
 // from metadata, which costs one small list.
 func fillRow(ctx context.Context, c *kube.Client, row kube.RevisionRow) tea.Cmd {
 	return func() tea.Msg {
-		msg := rowDetailsMsg{ns: row.StorageNamespace, key: row.Key, rv: row.ResourceVersion}
+		msg := rowDetailsMsg{driver: row.Driver, ns: row.StorageNamespace, key: row.Key, rv: row.ResourceVersion}
 		r := row
 		// A row being written is checked afresh.
 		r.Writing, r.Unchecked = false, ""
@@ -89,7 +100,7 @@ func fillRow(ctx context.Context, c *kube.Client, row kube.RevisionRow) tea.Cmd 
 // its chunks: the only way to find a chunk whose bytes were damaged.
 func verifyRow(ctx context.Context, c *kube.Client, row kube.RevisionRow) tea.Cmd {
 	return func() tea.Msg {
-		msg := rowDetailsMsg{ns: row.StorageNamespace, key: row.Key, rv: row.ResourceVersion, row: row, verified: true}
+		msg := rowDetailsMsg{driver: row.Driver, ns: row.StorageNamespace, key: row.Key, rv: row.ResourceVersion, row: row, verified: true}
 		msg.row, msg.err = c.VerifyRow(ctx, row)
 		return msg
 	}
@@ -245,7 +256,7 @@ func runDeleteRevision(ctx context.Context, c *kube.Client, plan *kube.DeleteRev
 			msg.err = err
 			return msg
 		}
-		msg.text = fmt.Sprintf("Deleted the record of revision %d of %s (its index and chunk Secrets).", plan.Revision, plan.Release)
+		msg.text = fmt.Sprintf("Deleted the record of revision %d of %s (its %s).", plan.Revision, plan.Release, objectNoun(plan.Driver))
 		return msg
 	}
 }

@@ -22,10 +22,7 @@ type releaseItem struct {
 	err    error
 }
 
-func (it *releaseItem) id() string {
-	l := it.row.Latest
-	return l.StorageNamespace + "/" + l.Key + "@" + l.ResourceVersion
-}
+func (it *releaseItem) id() string { return rowID(it.row.Latest) }
 
 // releasesScreen lists the releases in view, one row each, and fills in the rows
 // on screen that the listing could not describe.
@@ -39,6 +36,11 @@ type releasesScreen struct {
 	// partial is set when the list across all namespaces was refused and only
 	// the namespaces the user may read are shown (kube.ErrPartial).
 	partial *kube.PartialError
+	// skipped is set when a store could not be read at all (say ConfigMaps
+	// were forbidden) and the rows are those of the other stores.
+	skipped *kube.StoreSkipError
+	// note is the text of the partial listing's error, to announce it once.
+	note string
 
 	items    []releaseItem
 	shown    []int // indexes into items, after the filter
@@ -142,19 +144,24 @@ func (s *releasesScreen) update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		s.loading = false
+		// A partial listing is one of the namespaces or of the stores (or
+		// both, joined): its rows are shown with a note.
 		var partial *kube.PartialError
-		if msg.err != nil && !errors.As(msg.err, &partial) {
+		var skipped *kube.StoreSkipError
+		errors.As(msg.err, &partial)
+		errors.As(msg.err, &skipped)
+		if msg.err != nil && partial == nil && skipped == nil {
 			s.err = msg.err
 			return nil
 		}
 		// The note goes to the status line when the listing turns partial, not on
 		// every reload (watch mode reloads every few seconds).
-		announce := partial != nil && (s.partial == nil || s.partial.Error() != partial.Error())
-		s.err, s.partial = nil, partial
+		announce := msg.err != nil && errorText(msg.err) != s.note
+		s.err, s.partial, s.skipped, s.note = nil, partial, skipped, errorText(msg.err)
 		s.loaded = true
 		s.setRows(msg.rows)
 		if announce {
-			return tea.Batch(s.fillVisible(), status(partial.Error(), true))
+			return tea.Batch(s.fillVisible(), status(partialAnnouncement(partial, skipped), true))
 		}
 		return s.fillVisible()
 
@@ -163,7 +170,7 @@ func (s *releasesScreen) update(msg tea.Msg) tea.Cmd {
 		for i := range s.items {
 			it := &s.items[i]
 			l := it.row.Latest
-			if l.StorageNamespace != msg.ns || l.Key != msg.key || l.ResourceVersion != msg.rv {
+			if !msg.matches(l) {
 				continue
 			}
 			delete(s.inflight, it.id())
@@ -186,7 +193,7 @@ func (s *releasesScreen) update(msg tea.Msg) tea.Cmd {
 		for i := range s.items {
 			it := &s.items[i]
 			l := it.row.Latest
-			if l.StorageNamespace == msg.ns && l.Key == msg.key && l.ResourceVersion == msg.rv && l.Writing && !s.inflight[it.id()] {
+			if msg.matches(l) && l.Writing && !s.inflight[it.id()] {
 				s.inflight[it.id()] = true
 				return fillRow(s.ctx, s.client, l)
 			}
@@ -203,7 +210,7 @@ func (s *releasesScreen) update(msg tea.Msg) tea.Cmd {
 		s.picker = nil
 		s.client = s.client.WithNamespace(msg.ns, msg.all)
 		s.viewName = namespaceView(s.client)
-		s.items, s.shown, s.cursor, s.offset, s.loaded, s.err, s.partial = nil, nil, 0, 0, false, nil, nil
+		s.items, s.shown, s.cursor, s.offset, s.loaded, s.err, s.partial, s.skipped, s.note = nil, nil, 0, 0, false, nil, nil, nil, ""
 		s.inflight = map[string]bool{}
 		return s.reload()
 
@@ -222,12 +229,42 @@ func (s *releasesScreen) update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
+// partialAnnouncement says in full what a partial listing left out, for the
+// status line: the namespaces, then each store skipped with why.
+func partialAnnouncement(partial *kube.PartialError, skipped *kube.StoreSkipError) string {
+	var parts []string
+	if partial != nil {
+		parts = append(parts, partial.Error())
+	}
+	if skipped != nil {
+		for _, d := range kube.AllDrivers {
+			if err, ok := skipped.Skipped[d]; ok {
+				parts = append(parts, fmt.Sprintf("The %s store was skipped: %s", kube.DriverLabel(d), shortError(err)))
+			}
+		}
+	}
+	return strings.Join(parts, " · ")
+}
+
+// releaseID names a release across reloads: by store, storage namespace and name.
+func releaseID(l kube.RevisionRow) string {
+	return storeOf(l.Driver) + ":" + l.StorageNamespace + "/" + l.Name
+}
+
+// errorText is err's message, "" for nil.
+func errorText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return oneLine(err.Error())
+}
+
 // setRows replaces the rows, keeping what was learnt about records that did not
 // change and the selection.
 func (s *releasesScreen) setRows(rows []kube.ReleaseRow) {
 	var keep string
 	if it := s.selected(); it != nil {
-		keep = it.row.Latest.StorageNamespace + "/" + it.row.Latest.Name
+		keep = releaseID(it.row.Latest)
 	}
 	old := map[string]releaseItem{}
 	for _, it := range s.items {
@@ -254,7 +291,7 @@ func (s *releasesScreen) setRows(rows []kube.ReleaseRow) {
 	s.refilter()
 	for i, idx := range s.shown {
 		l := s.items[idx].row.Latest
-		if l.StorageNamespace+"/"+l.Name == keep {
+		if releaseID(l) == keep {
 			s.cursor = i
 		}
 	}
@@ -382,11 +419,11 @@ func (s *releasesScreen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Open):
 		if it := s.selected(); it != nil {
 			l := it.row.Latest
-			return push(newHistoryScreen(s.common.withClient(s.client), l.StorageNamespace, l.Name))
+			return push(newHistoryScreen(s.common.forRow(l), l.StorageNamespace, l.Name))
 		}
 	case key.Matches(msg, k.Chunks):
 		if it := s.selected(); it != nil {
-			cs := newChunksScreen(s.common.withClient(s.client), it.row.Latest)
+			cs := newChunksScreen(s.common.forRow(it.row.Latest), it.row.Latest)
 			cs.named = true
 			return push(cs)
 		}
@@ -423,75 +460,4 @@ func (s *releasesScreen) view() string {
 		return overlay(s.tableView(), s.picker.view(), s.width, s.height)
 	}
 	return s.tableView()
-}
-
-func (s *releasesScreen) tableView() string {
-	st := s.styles
-	var lines []string
-	switch {
-	case !s.loaded && s.err != nil:
-		lines = append(lines, st.renderError(s.err, s.width), "",
-			st.Dim.Render(wrap("Press r to retry, or n to look in another namespace.", s.width)))
-		return strings.Join(lines, "\n")
-	case !s.loaded:
-		return st.Dim.Render("Listing release records in " + s.viewName + "…")
-	case len(s.items) == 0:
-		cfg := s.client.Config()
-		where := "namespace " + s.viewName
-		if s.viewName == allNamespaces {
-			where = "any namespace"
-		}
-		if cfg.StorageNamespace != "" {
-			where += " (records in " + cfg.StorageNamespace + ")"
-		}
-		text := fmt.Sprintf("No chunked release records with owner %q in %s. Press n to look in another namespace or in all of them. Records written by another tool may need --owner, --storage-namespace or --profile olmv1.", cfg.Owner, where)
-		if s.partial != nil {
-			text = fmt.Sprintf("No chunked release records with owner %q in %s, the namespaces you may read. %s.", cfg.Owner, strings.Join(s.partial.Read, ", "), strings.TrimPrefix(s.partial.Error(), kube.ErrPartial.Error()+": "))
-		}
-		return st.Dim.Render(wrap(text, s.width))
-	}
-
-	cols := fitColumns(columnsFor(s.items), s.width)
-	lines = append(lines, renderHeader(cols, &st.TableHeader))
-	chunkSize := chunkSizeOf(s.client)
-	end := min(s.offset+s.tableHeight(), len(s.shown))
-	shareWidth := 10
-	for _, c := range cols {
-		if c.title == "LARGEST" {
-			shareWidth = c.width
-		}
-	}
-	for i := s.offset; i < end; i++ {
-		it := &s.items[s.shown[i]]
-		l := it.row.Latest
-		status := st.statusCell(l)
-		if it.err != nil && !l.Broken {
-			status = styled("! "+l.Status, &st.Error)
-		}
-		largest, ok := largestSecret(l, chunkSize, s.layouts)
-		cells := map[string]cell{
-			"NAMESPACE":  plain(releaseNamespace(l)),
-			"STORAGE NS": plain(l.StorageNamespace),
-			"NAME":       plain(l.Name),
-			"REV":        plain(itoa(l.Revision)),
-			"STATUS":     status,
-			"CHART":      plain(chartText(l)),
-			"APP":        plain(knownOr(l, l.Summary.AppVersion)),
-			"AGE":        plain(age(s.now(), l.Updated)),
-			"CHUNKS":     plain(knownOr(l, itoa(l.Summary.Chunks))),
-			"SIZE":       plain(knownOr(l, size(l.Summary.StoredBytes))),
-			"LARGEST":    st.shareCell(largest, ok, shareWidth),
-		}
-		gutter := "  "
-		if i == s.cursor {
-			gutter = st.Cursor.Render("▶ ")
-			cells["NAME"] = styled(l.Name, &st.Selected)
-		}
-		lines = append(lines, renderRow(cols, cells, gutter))
-	}
-	for len(lines) < s.tableHeight()+1 {
-		lines = append(lines, "")
-	}
-	lines = append(lines, s.detailLines()...)
-	return strings.Join(lines, "\n")
 }

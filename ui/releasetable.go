@@ -10,40 +10,61 @@ import (
 	"github.com/chunkview/chunkview/kube"
 )
 
-// releaseColumns are the list's columns. The bar goes first when room runs
-// short, then the app version and the chunk count; NAME never does.
+// releaseColumns are the list's columns. When room runs short the largest
+// Secret's bar goes first (for a Helm record it repeats FILL; for chunked ones it
+// stays far below 1 MiB), then the app version, the chunk count and the chart,
+// which the detail line below the table shows for the selected release: at 80
+// columns the store and its fill stay. NAME and STATUS never go.
 var releaseColumns = []column{
-	{title: "NAMESPACE", width: 10, flex: 1, prio: 4},
+	{title: "NAMESPACE", width: 9, flex: 1, prio: 6},
 	{title: "NAME", width: 12, flex: 2},
-	{title: "REV", width: 3, right: true, prio: 5},
+	{title: "REV", width: 3, right: true, prio: 8},
 	{title: "STATUS", width: 17},
-	{title: "CHART", width: 12, flex: 1, prio: 4},
-	{title: "APP", width: 7, prio: 2},
-	{title: "AGE", width: 4, right: true, prio: 6},
-	{title: "CHUNKS", width: 6, right: true, prio: 3},
-	{title: "SIZE", width: 8, right: true, prio: 7},
+	storeColumn,
+	{title: "CHART", width: 12, flex: 1, prio: 5},
+	{title: "APP", width: 7, prio: 3},
+	{title: "AGE", width: 4, right: true, prio: 7},
+	{title: "CHUNKS", width: 6, right: true, prio: 4},
+	{title: "SIZE", width: 8, right: true, prio: 9},
+	{title: "FILL", width: 10, prio: 10},
 	{title: "LARGEST", width: 10, prio: 1},
 }
+
+// storeColumn names the store a row came from; it is shown only when the list
+// reads more than one store (see columnsFor).
+var storeColumn = column{title: "STORE", width: 7, prio: 11}
 
 // storageNSColumn shows where a release's records live, only when some listed
 // release keeps them outside its own namespace.
 var storageNSColumn = column{title: "STORAGE NS", width: 10, flex: 1, prio: 2}
 
 // columnsFor returns the list's columns for items: STORAGE NS after NAMESPACE
-// when some release's records live apart from it.
-func columnsFor(items []releaseItem) []column {
+// when some release's records live apart from it, and STORE when the list reads
+// several stores (with one, every row would say the same).
+func columnsFor(items []releaseItem, severalStores bool) []column {
+	cols := make([]column, 0, len(releaseColumns)+1)
+	apart := false
 	for _, it := range items {
 		if l := it.row.Latest; l.StorageNamespace != releaseNamespace(l) {
-			cols := append([]column{releaseColumns[0], storageNSColumn}, releaseColumns[1:]...)
-			return cols
+			apart = true
+			break
 		}
 	}
-	return releaseColumns
+	for _, c := range releaseColumns {
+		if c.title == storeColumn.title && !severalStores {
+			continue
+		}
+		cols = append(cols, c)
+		if c.title == "NAMESPACE" && apart {
+			cols = append(cols, storageNSColumn)
+		}
+	}
+	return cols
 }
 
 // refilter applies the filter, keeping the list's order: by default the rows
 // whose name holds the text (any case), as k9s does; with a leading "~", a fuzzy
-// match on name, namespace, chart and status.
+// match on name, namespace, chart, status and store.
 func (s *releasesScreen) refilter() {
 	s.shown = matchReleases(s.items, s.filter.Value())
 }
@@ -63,7 +84,7 @@ func matchReleases(items []releaseItem, q string) []int {
 		hay := make([]string, len(items))
 		for i, it := range items {
 			l := it.row.Latest
-			hay[i] = fmt.Sprintf("%s/%s %s %s", releaseNamespace(l), l.Name, chartText(l), l.Status)
+			hay[i] = fmt.Sprintf("%s/%s %s %s %s", releaseNamespace(l), l.Name, chartText(l), l.Status, kube.DriverLabel(storeOf(l.Driver)))
 		}
 		for _, m := range fuzzy.Find(fuzzyQ, hay) {
 			out = append(out, m.Index)
@@ -115,6 +136,11 @@ func (s *releasesScreen) detailLines() []string {
 				hint = "  enter: history, to see what changed (read-only: rollback is off)"
 			}
 			second = st.Dim.Render(line1(s.width, hint))
+		case l.Fill() >= fillWarn:
+			mark, style := st.fillStyle(l.Fill())
+			first = style.Render(line1(s.width, fmt.Sprintf("%s %s takes %.0f%% of the %s its store allows one revision (%s).",
+				mark, l.Name, l.Fill()*100, limitSize(l.LimitBytes), kube.DriverLabel(storeOf(l.Driver)))))
+			second = st.Dim.Render(line1(s.width, "  enter: history, for the revision that will not fit and what to do"))
 		case l.Known:
 			first = st.Dim.Render(line1(s.width, fmt.Sprintf("%s · app %s · %s · %s", chartText(l), orDash(l.Summary.AppVersion), plural(it.row.Revisions, "revision", "revisions"), oneLine(l.Summary.Description))))
 		}
@@ -127,13 +153,104 @@ func (s *releasesScreen) detailLines() []string {
 		filter = st.Accent.Render(fmt.Sprintf("filter: %s (%d of %d; esc clears)", s.filter.Value(), len(s.shown), len(s.items)))
 	default:
 		filter = st.Dim.Render(plural(len(s.items), "release", "releases"))
-		if s.partial != nil {
+		switch {
+		case s.partial != nil && s.skipped != nil:
+			filter = st.Warning.Render(line1(s.width, fmt.Sprintf("⚠ %d releases, from %s only; %s",
+				len(s.items), strings.Join(s.partial.Read, ", "), skipNote(s.skipped))))
+		case s.partial != nil:
 			filter = st.Warning.Render(line1(s.width, fmt.Sprintf("⚠ %d releases, from %s only: other namespaces may not be read (--namespaces names more)",
 				len(s.items), strings.Join(s.partial.Read, ", "))))
+		case s.skipped != nil:
+			filter = st.Warning.Render(line1(s.width, fmt.Sprintf("⚠ %s; %s", plural(len(s.items), "release", "releases"), skipNote(s.skipped))))
 		}
 		if n := len(s.inflight); n > 0 {
 			filter += st.Dim.Render(fmt.Sprintf(" · reading %d…", n))
 		}
 	}
 	return []string{first, second, filter}
+}
+
+// tableView draws the list: the table of the rows in view, then the selected
+// release's detail and the filter line.
+func (s *releasesScreen) tableView() string {
+	st := s.styles
+	var lines []string
+	switch {
+	case !s.loaded && s.err != nil:
+		lines = append(lines, st.renderError(s.err, s.width), "",
+			st.Dim.Render(wrap("Press r to retry, or n to look in another namespace.", s.width)))
+		return strings.Join(lines, "\n")
+	case !s.loaded:
+		return st.Dim.Render("Listing release records in " + s.viewName + "…")
+	case len(s.items) == 0:
+		cfg := s.client.Config()
+		where := "namespace " + s.viewName
+		if s.viewName == allNamespaces {
+			where = "any namespace"
+		}
+		if cfg.StorageNamespace != "" {
+			where += " (records in " + cfg.StorageNamespace + ")"
+		}
+		what := fmt.Sprintf("chunked release records with owner %q", cfg.Owner)
+		if readsSeveralStores(s.client) {
+			var stores []string
+			for _, d := range cfg.Drivers {
+				stores = append(stores, kube.DriverLabel(d))
+			}
+			what = fmt.Sprintf("release records (stores read: %s; chunked ones with owner %q)", strings.Join(stores, ", "), cfg.Owner)
+		}
+		text := fmt.Sprintf("No %s in %s. Press n to look in another namespace or in all of them. Records written by another tool may need --owner, --storage-namespace or --profile olmv1.", what, where)
+		if s.partial != nil {
+			text = fmt.Sprintf("No %s in %s, the namespaces you may read. %s.", what, strings.Join(s.partial.Read, ", "), strings.TrimPrefix(s.partial.Error(), kube.ErrPartial.Error()+": "))
+		}
+		if s.skipped != nil {
+			text += " Not read: " + skipNote(s.skipped) + "."
+		}
+		return st.Dim.Render(wrap(text, s.width))
+	}
+
+	cols := fitColumns(columnsFor(s.items, readsSeveralStores(s.client)), s.width)
+	lines = append(lines, renderHeader(cols, &st.TableHeader))
+	chunkSize := chunkSizeOf(s.client)
+	end := min(s.offset+s.tableHeight(), len(s.shown))
+	shareWidth, fillWidth := colWidth(cols, "LARGEST"), colWidth(cols, "FILL")
+	for i := s.offset; i < end; i++ {
+		it := &s.items[s.shown[i]]
+		l := it.row.Latest
+		status := st.statusCell(l)
+		if it.err != nil && !l.Broken {
+			status = styled("! "+l.Status, &st.Error)
+		}
+		largest, ok := largestSecret(l, chunkSize, s.layouts)
+		cells := map[string]cell{
+			"NAMESPACE":  plain(releaseNamespace(l)),
+			"STORAGE NS": plain(l.StorageNamespace),
+			"NAME":       plain(l.Name),
+			"REV":        plain(itoa(l.Revision)),
+			"STATUS":     status,
+			"CHART":      plain(chartText(l)),
+			"APP":        plain(knownOr(l, l.Summary.AppVersion)),
+			"AGE":        plain(age(s.now(), l.Updated)),
+			"CHUNKS":     plain(knownOr(l, itoa(l.Summary.Chunks))),
+			"SIZE":       plain(knownOr(l, size(l.Summary.StoredBytes))),
+			"LARGEST":    st.shareCell(largest, ok, shareWidth),
+			"STORE":      plain(kube.DriverLabel(storeOf(l.Driver))),
+			"FILL":       st.fillCell(l, fillWidth),
+		}
+		if isHelmStore(l.Driver) {
+			// One object per revision: there are no chunks to count.
+			cells["CHUNKS"] = plain("-")
+		}
+		gutter := "  "
+		if i == s.cursor {
+			gutter = st.Cursor.Render("▶ ")
+			cells["NAME"] = styled(l.Name, &st.Selected)
+		}
+		lines = append(lines, renderRow(cols, cells, gutter))
+	}
+	for len(lines) < s.tableHeight()+1 {
+		lines = append(lines, "")
+	}
+	lines = append(lines, s.detailLines()...)
+	return strings.Join(lines, "\n")
 }

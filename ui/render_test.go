@@ -38,7 +38,7 @@ func TestLargestSecret(t *testing.T) {
 		})
 	}
 	// A layout seen is exact.
-	lc.put("ns", "k", "1", &storage.Layout{Index: storage.SecretInfo{Bytes: 900}, Chunks: []storage.SecretInfo{{Bytes: 950}, {Bytes: 10}}})
+	lc.put(row(2500, 3), &storage.Layout{Index: storage.SecretInfo{Bytes: 900}, Chunks: []storage.SecretInfo{{Bytes: 950}, {Bytes: 10}}})
 	if got, _ := largestSecret(row(2500, 3), 1000, lc); got != 950 {
 		t.Errorf("with a layout known, largestSecret = %d, want 950", got)
 	}

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -112,12 +111,13 @@ func (s *revisionScreen) help() helpKeys {
 	if s.row.Revision <= 1 {
 		diff.SetEnabled(false) // nothing before revision 1
 	}
-	short = append(short, s.keys.Search.Start, k.Copy, k.Chunks, diff)
+	chunks := layoutKey(k.Chunks, s.row.Driver)
+	short = append(short, s.keys.Search.Start, k.Copy, chunks, diff)
 	return helpKeys{
 		short: short,
 		full: [][]key.Binding{
 			{k.NextTab, k.PrevTab, k.Summary, k.Values, k.Manifest, k.Notes, k.Hooks},
-			{k.Reveal, k.AllValues, s.keys.Search.Start, k.Copy, k.Chunks, diff},
+			{k.Reveal, k.AllValues, s.keys.Search.Start, k.Copy, chunks, diff},
 			s.keys.Scroll.bindings(),
 		},
 	}
@@ -326,76 +326,6 @@ func renderHooks(st *Styles, hooks []*release.Hook, reveal bool, masked string) 
 		}
 		b.WriteString(st.highlightYAML(strings.TrimRight(m, "\n")) + "\n")
 	}
-	return b.String()
-}
-
-func renderSummary(st *Styles, d *kube.Details, now time.Time, readOnly bool) string {
-	r := d.Row
-	var b strings.Builder
-	field := func(name, value string) {
-		b.WriteString(st.Dim.Render(fmt.Sprintf("%-13s", name)) + value + "\n")
-	}
-	sc := st.statusCell(r)
-	statusText := sc.text
-	if sc.style != nil {
-		statusText = sc.style.Render(sc.text)
-	}
-	field("Release", fmt.Sprintf("%s (namespace %s)", r.Name, releaseNamespace(r)))
-	field("Revision", fmt.Sprintf("%d  %s", r.Revision, statusText))
-	field("Record", fmt.Sprintf("%s in %s", r.Key, r.StorageNamespace))
-	if r.Broken || d.Release == nil {
-		b.WriteString("\n" + st.ErrorBold.Render("✗ This revision cannot be read.") + "\n")
-		b.WriteString(st.Error.Render(wrap(oneLine(r.Problem), 100)) + "\n\n")
-		fix := "\nFrom the history, X deletes this revision's record, or R on a good revision rolls back to it."
-		if readOnly {
-			fix = "\nDeleting the record or rolling back is off (read-only)."
-		}
-		b.WriteString(st.Dim.Render("c: the chunk layout shows which Secret is missing or damaged."+fix) + "\n")
-		return b.String()
-	}
-	rls := d.Release
-	sum := r.Summary
-	field("Chart", fmt.Sprintf("%s (app version %s)", chartText(r), orDash(sum.AppVersion)))
-	if rls.Info != nil {
-		field("Deployed", fmt.Sprintf("%s (%s ago)", localTime(rls.Info.LastDeployed.Time), age(now, rls.Info.LastDeployed.Time)))
-		if !rls.Info.FirstDeployed.IsZero() {
-			field("First", localTime(rls.Info.FirstDeployed.Time))
-		}
-		field("Description", oneLine(rls.Info.Description))
-	}
-	stored := fmt.Sprintf("%s gzip in %d Secret(s)", size(sum.StoredBytes), sum.Chunks)
-	if sum.DecodedBytes > 0 {
-		stored += fmt.Sprintf("; %s as JSON", size(sum.DecodedBytes))
-	}
-	field("Stored", stored)
-	if sum.PayloadSHA256 != "" {
-		field("Payload", "sha256 "+sum.PayloadSHA256)
-	}
-	res := revdiff.SplitManifest(rls.Manifest)
-	kinds := map[string]int{}
-	for _, x := range res {
-		kinds[x.Kind]++
-	}
-	var names []string
-	for k := range kinds {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	var parts []string
-	for _, k := range names {
-		parts = append(parts, fmt.Sprintf("%s ×%d", k, kinds[k]))
-	}
-	field("Resources", fmt.Sprintf("%d: %s", len(res), strings.Join(parts, ", ")))
-	field("Hooks", itoa(len(rls.Hooks)))
-	if len(rls.Labels) > 0 {
-		var ls []string
-		for k, v := range rls.Labels {
-			ls = append(ls, k+"="+v)
-		}
-		sort.Strings(ls)
-		field("Labels", strings.Join(ls, ", "))
-	}
-	b.WriteString("\n" + st.Dim.Render("2: values · 3: manifest · 4: notes · 5: hooks · c: chunk layout · d: diff with the revision before"))
 	return b.String()
 }
 

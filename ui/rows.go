@@ -78,7 +78,7 @@ func releaseNamespace(row kube.RevisionRow) string {
 // slice size lies between stored/n and stored/(n-1): the configured chunk size if
 // it lies there, else stored/n rounded up.
 func largestSecret(row kube.RevisionRow, chunkSize int, lc *layoutCache) (int64, bool) {
-	if n, ok := lc.get(row.StorageNamespace, row.Key, row.ResourceVersion); ok {
+	if n, ok := lc.get(row); ok {
 		return int64(n), true
 	}
 	if !row.Known || row.Summary.StoredBytes <= 0 {

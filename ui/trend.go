@@ -2,12 +2,18 @@ package ui
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/storage"
 )
 
-// trendLines draw the stored size per revision as a sparkline, and warn when the
-// recent growth will cross the driver's write limit within a few revisions.
+// trendLines draw the stored size per revision as a sparkline, then where the
+// recent growth is heading against the store's limit on one revision. When the
+// limit is within kube.WarnWithin revisions they say which revision will not fit
+// and what to do about it: the limit is per revision, so keeping fewer revisions
+// does not help, and a person who reads only "prune the history" would lose it for
+// nothing.
 func (s *historyScreen) trendLines() []string {
 	st := s.styles
 	var values []int64
@@ -28,26 +34,92 @@ func (s *historyScreen) trendLines() []string {
 	if len(points) > 0 {
 		first += fmt.Sprintf("  %s → %s", size(points[0].Bytes), size(points[len(points)-1].Bytes))
 	}
-	cfg := s.client.Config().Driver
-	chunkSize := int64(chunkSizeOf(s.client))
-	limit := int64(cfg.MaxWriteChunks) * chunkSize
-	g := kube.ProjectGrowth(points, limit)
+	g := kube.ProjectGrowth(points, s.limit())
 	if len(points) >= 2 {
 		first += fmt.Sprintf(" (%s%s per revision lately)", sign(g.PerRevision), size(int64(abs(g.PerRevision))))
 	}
 	var second string
-	switch {
-	case cfg.MaxWriteChunks == 0:
-		second = st.Dim.Render("No write limit set (--max-write-chunks 0): growth only adds chunk Secrets, each under 1 MiB.")
-	case g.RevisionsLeft == 0:
-		second = st.ErrorBold.Render(fmt.Sprintf("✗ Over the write limit: %s > %d chunks × %s. The driver will refuse the next upgrade.", size(g.Last), cfg.MaxWriteChunks, size(chunkSize)))
-	case g.Warn():
-		second = st.Warning.Render(fmt.Sprintf("⚠ In %s at this rate (revision %d) it outgrows the write limit, %d chunks × %s = %s.",
-			plural(g.RevisionsLeft, "upgrade", "upgrades"), s.latest().Revision+g.RevisionsLeft, cfg.MaxWriteChunks, size(chunkSize), size(limit)))
-	default:
-		second = st.Dim.Render(fmt.Sprintf("Write limit %d chunks × %s = %s; not in reach at the recent rate.", cfg.MaxWriteChunks, size(chunkSize), size(limit)))
+	if isHelmStore(s.store()) {
+		second = s.helmLimitLine(g)
+	} else {
+		second = s.chunkedLimitLine(g)
 	}
-	return []string{cutLines(first, s.width), cutLines(second, s.width)}
+	lines := []string{cutLines(first, s.width), cutLines(second, s.width)}
+	if g.Warn() {
+		advice := strings.Split(wrap(g.Advice(s.store()), s.width), "\n")
+		if room := s.height - 4 - len(lines) - minHistoryRows; len(advice) > max(room, 1) {
+			// A small terminal keeps its table: the advice's first words say
+			// what matters most (fewer revisions do not help).
+			advice = []string{line1(s.width, g.Advice(s.store()))}
+		}
+		for _, l := range advice {
+			lines = append(lines, st.Dim.Render(l))
+		}
+	}
+	return lines
+}
+
+// minHistoryRows is how many revisions the history keeps in view before the
+// advice under the trend is cut to one line.
+const minHistoryRows = 5
+
+// chunkedLimitLine is the write limit of the chunked driver, MaxWriteChunks
+// slices of the chunk size, and how near the release is to it.
+func (s *historyScreen) chunkedLimitLine(g kube.Growth) string {
+	st := s.styles
+	cfg := s.client.Config().Driver
+	chunkSize := int64(chunkSizeOf(s.client))
+	switch {
+	case g.Limit <= 0:
+		return st.Dim.Render("No write limit set (--max-write-chunks 0): growth only adds chunk Secrets, each under 1 MiB.")
+	case g.RevisionsLeft == 0:
+		return st.ErrorBold.Render(fmt.Sprintf("✗ Over the write limit: %s > %d chunks × %s. The driver will refuse the next upgrade.", size(g.Last), cfg.MaxWriteChunks, size(chunkSize)))
+	case g.Warn():
+		return st.Warning.Render(fmt.Sprintf("⚠ In %s at this rate (revision %d) it outgrows the write limit, %d chunks × %s = %s.",
+			plural(g.RevisionsLeft, "upgrade", "upgrades"), g.FailsAt, cfg.MaxWriteChunks, size(chunkSize), size(g.Limit)))
+	}
+	return st.Dim.Render(fmt.Sprintf("Write limit %d chunks × %s = %s; not in reach at the recent rate.", cfg.MaxWriteChunks, size(chunkSize), size(g.Limit)))
+}
+
+// helmLimitLine is the limit of Helm's own drivers, one object of at most 1 MiB
+// per revision, and how near the release is to it.
+func (s *historyScreen) helmLimitLine(g kube.Growth) string {
+	st := s.styles
+	obj := objectNoun(s.store())
+	fill := float64(g.Last) * 100 / float64(max(g.Limit, 1))
+	switch {
+	case g.RevisionsLeft == 0:
+		return st.ErrorBold.Render(fmt.Sprintf("✗ Over the limit: revision %d takes %s, more than one %s holds (%s). The next upgrade will fail.", g.FailsAt, size(g.Last), obj, limitSize(g.Limit)))
+	case g.Warn():
+		mark, style := st.fillStyle(max(fill/100, fillWarn))
+		return style.Render(fmt.Sprintf("%s Revision %d will not fit at this rate: %.0f%% of the %s's %s now.", mark, g.FailsAt, fill, obj, limitSize(g.Limit)))
+	case g.Last == 0:
+		return st.Dim.Render(fmt.Sprintf("Limit %s (one %s per revision).", limitSize(g.Limit), obj))
+	}
+	return st.Dim.Render(fmt.Sprintf("Limit %s (one %s per revision): %.0f%% full, not in reach at the recent rate.", limitSize(g.Limit), obj, fill))
+}
+
+// limit is the most one revision of the release may take in its store: from its
+// rows, else from the settings the rows were read with.
+func (s *historyScreen) limit() int64 {
+	if l := s.latest(); l != nil && l.LimitBytes > 0 {
+		return l.LimitBytes
+	}
+	if isHelmStore(s.store()) {
+		return storage.HelmRecordLimit
+	}
+	return int64(s.client.Config().Driver.MaxWriteChunks) * int64(chunkSizeOf(s.client))
+}
+
+// store is the store the screen reads: its rows', else its client's.
+func (s *historyScreen) store() string {
+	if len(s.rows) > 0 {
+		return storeOf(s.rows[0].Driver)
+	}
+	if ds := s.client.Config().Drivers; len(ds) == 1 {
+		return storeOf(ds[0])
+	}
+	return kube.DriverChunked
 }
 
 func sign(f float64) string {

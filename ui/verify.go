@@ -75,9 +75,14 @@ var recheckDelay = kube.WritingWindow
 
 // recheckMsg asks a screen to check a row again that was being written; see
 // recheckLater.
-type recheckMsg struct{ ns, key, rv string }
+type recheckMsg struct{ driver, ns, key, rv string }
+
+// matches reports whether the message asks for the record of r as it is now.
+func (m recheckMsg) matches(r kube.RevisionRow) bool {
+	return rowDetailsMsg{driver: m.driver, ns: m.ns, key: m.key, rv: m.rv}.matches(r)
+}
 
 func recheckLater(row kube.RevisionRow) tea.Cmd {
-	msg := recheckMsg{ns: row.StorageNamespace, key: row.Key, rv: row.ResourceVersion}
+	msg := recheckMsg{driver: row.Driver, ns: row.StorageNamespace, key: row.Key, rv: row.ResourceVersion}
 	return tea.Tick(recheckDelay, func(time.Time) tea.Msg { return msg })
 }

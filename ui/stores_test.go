@@ -1,0 +1,303 @@
+package ui
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"charm.land/lipgloss/v2"
+	"helm.sh/helm/v3/pkg/release"
+
+	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/storage"
+)
+
+// The demo holds no records of Helm's own stores yet, and the Helm record codec
+// is a stub until its branch merges: the tests below build those rows by hand and
+// hand them to the screens as the answers of their loads. Listing Helm's stores
+// on the demo finds nothing, so a client reading every store is safe to use.
+
+const mib = 1 << 20
+
+// allStores is the fixture's client reading every store, as chunkview does by
+// default.
+func allStores(f *fixture) *kube.Client { return f.client.WithDrivers(kube.AllDrivers...) }
+
+// storeRow is the latest revision of a release in store d, fill of its limit.
+func storeRow(d, name string, rev int, fill float64) kube.RevisionRow {
+	limit := int64(mib)
+	if d == kube.DriverChunked {
+		limit = 8 * fixtureChunkSize
+	}
+	return kube.RevisionRow{
+		Driver: d, StorageNamespace: "default", Name: name, Revision: rev, Status: "deployed",
+		Key: storage.RecordKey(name, rev), ResourceVersion: "9" + itoa(rev), Updated: testNow.Add(-2 * time.Hour),
+		Known: true, Checked: true, LimitBytes: limit,
+		Summary: storage.Summary{Namespace: "default", Chart: name, ChartVersion: "1.0." + itoa(rev), AppVersion: "2.0",
+			StoredBytes: int64(fill * float64(limit)), Chunks: 1, Description: "Upgrade complete"},
+	}
+}
+
+// mixedRows are releases of all three stores at 10%, 85% and 97% of their limits,
+// and one name held by two stores.
+func mixedRows() []kube.ReleaseRow {
+	return []kube.ReleaseRow{
+		{Latest: storeRow(kube.DriverChunked, "grafana", 3, 0.10), Revisions: 3},
+		{Latest: storeRow(kube.DriverConfigMap, "ingress-nginx", 12, 0.85), Revisions: 10},
+		{Latest: storeRow(kube.DriverSecret, "loki-stack", 6, 0.97), Revisions: 6},
+		{Latest: storeRow(kube.DriverChunked, "redis", 2, 0.05), Revisions: 2},
+		{Latest: storeRow(kube.DriverSecret, "redis", 4, 0.02), Revisions: 4},
+	}
+}
+
+// showRows hands the release list rows as the answer of its current load.
+func showRows(h *harness, rows []kube.ReleaseRow, err error) {
+	h.t.Helper()
+	rs := h.m.stack[0].(*releasesScreen)
+	h.send(releasesLoadedMsg{view: rs.viewName, gen: rs.gen, rows: rows, err: err})
+}
+
+// lokiHistory is a release in Helm's Secrets store growing 45 KiB a revision,
+// its latest at about 90% of the Secret's 1 MiB: revision 9 will not fit.
+func lokiHistory() []kube.RevisionRow {
+	var rows []kube.RevisionRow
+	for v := 1; v <= 6; v++ {
+		r := storeRow(kube.DriverSecret, "loki-stack", v, 0)
+		r.Summary.StoredBytes = int64(640+45*v) << 10
+		r.Updated = testNow.Add(-time.Duration(7-v) * 24 * time.Hour)
+		if v < 6 {
+			r.Status = "superseded"
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+// lokiLayout is the layout of a Helm record as kube draws it: one Secret, its
+// share of 1 MiB, and what takes its room.
+func lokiLayout() *storage.Layout {
+	row := lokiHistory()[5]
+	n := int(row.Summary.StoredBytes)
+	rls := simpleRelease("loki-stack", "default", 6, release.StatusDeployed, 64<<10, testNow.Add(-24*time.Hour))
+	return &storage.Layout{
+		Key: row.Key, Release: row.Name, Revision: row.Revision, Status: row.Status,
+		Index: storage.SecretInfo{Name: row.Key, Role: "record", Type: string(kube.HelmSecretType), Bytes: n,
+			Share: float64(n) / mib, State: storage.StateOK, HashOK: true, Owned: true},
+		StoredBytes: n, HelmSecretBytes: n, HelmSecretFits: true, DecodedBytes: 6 * n,
+		Parts: storage.Breakdown(rls),
+	}
+}
+
+// storeGoldens are the screens of releases kept by Helm's own stores, at the
+// golden sizes.
+var storeGoldens = []struct {
+	name  string
+	steps func(h *harness, f *fixture)
+}{
+	{"releases_stores", func(h *harness, f *fixture) {
+		showRows(h, mixedRows(), nil)
+		h.press("down", "down") // loki-stack, at 97%
+	}},
+	{"releases_store_skipped", func(h *harness, f *fixture) {
+		// Nothing hand-made: the demo refuses ConfigMaps and kube skips that store.
+	}},
+	{"history_secret_forecast", func(h *harness, f *fixture) {
+		rows := lokiHistory()
+		h.send(pushMsg{s: newHistoryScreen(h.m.common.forRow(rows[0]), "default", "loki-stack")})
+		h.send(historyLoadedMsg{ns: "default", name: "loki-stack", rows: rows})
+	}},
+	{"chunks_helm_record", func(h *harness, f *fixture) {
+		row := lokiHistory()[5]
+		cs := newChunksScreen(h.m.common.forRow(row), row)
+		cs.named = true
+		h.send(pushMsg{s: cs})
+		h.send(layoutLoadedMsg{ns: row.StorageNamespace, name: row.Name, rev: row.Revision, layout: lokiLayout()})
+	}},
+	{"revision_summary_helm4", func(h *harness, f *fixture) {
+		row := lokiHistory()[5]
+		row.ApplyMethod, row.UnknownFields = "server-side", []string{"apply_method", "info.resources"}
+		rs := newRevisionScreen(h.m.common.forRow(row), row)
+		h.send(pushMsg{s: rs})
+		rls := simpleRelease("loki-stack", "default", 6, release.StatusDeployed, 1<<10, testNow.Add(-24*time.Hour))
+		h.send(detailsLoadedMsg{ns: row.StorageNamespace, key: row.Key, rv: row.ResourceVersion, details: &kube.Details{Row: row, Release: rls}})
+	}},
+}
+
+func TestGoldenStores(t *testing.T) {
+	for _, c := range storeGoldens {
+		t.Run(c.name, func(t *testing.T) {
+			for _, sz := range goldenSizes {
+				t.Run(itoa(sz.w)+"x"+itoa(sz.h), func(t *testing.T) {
+					f := newFixture(t)
+					client := allStores(f)
+					if c.name == "releases_store_skipped" {
+						client = f.client.WithDrivers(kube.DriverChunked, kube.DriverConfigMap)
+						f.cluster.Authorize(func(ns, verb, resource string) (bool, string) {
+							return resource != "configmaps", ""
+						})
+					}
+					h := newHarness(t, client, Options{}, sz.w, sz.h)
+					c.steps(h, f)
+					h.golden()
+				})
+			}
+		})
+	}
+}
+
+// TestStoreSkipNote: a store the user may not read is named in the list's
+// footer and the status line, with why; the rows of the other stores stay.
+func TestStoreSkipNote(t *testing.T) {
+	f := newFixture(t)
+	f.cluster.Authorize(func(ns, verb, resource string) (bool, string) { return resource != "configmaps", "" })
+	h := newHarness(t, f.client.WithDrivers(kube.DriverChunked, kube.DriverConfigMap), Options{}, 120, 40)
+	rs := h.top().(*releasesScreen)
+	if rs.skipped == nil || rs.err != nil {
+		t.Fatalf("skipped = %v, err = %v; want a StoreSkipError and no error", rs.skipped, rs.err)
+	}
+	if len(rs.items) != 4 {
+		t.Errorf("%d rows, want the 4 chunked ones", len(rs.items))
+	}
+	h.contains("cfgmap store skipped: may not list configmaps in namespace default", "web", "worker")
+	if !strings.Contains(h.m.status, "The cfgmap store was skipped: Forbidden") {
+		t.Errorf("status line %q does not announce the skipped store", h.m.status)
+	}
+	// Announced once, not on every reload.
+	h.m.status = ""
+	h.press("r")
+	if h.m.status != "" {
+		t.Errorf("reload announced the skip again: %q", h.m.status)
+	}
+}
+
+// TestSameNameInTwoStoresOpensItsOwn: a name held by two stores is two rows, and
+// each opens a history, chunk layout and everything below them through a client
+// narrowed to its own store, so the TUI never meets kube.ErrAmbiguous.
+func TestSameNameInTwoStoresOpensItsOwn(t *testing.T) {
+	f := newFixture(t)
+	h := newHarness(t, allStores(f), Options{}, 120, 40)
+	showRows(h, mixedRows(), nil)
+	rs := h.top().(*releasesScreen)
+	var redis []int
+	for i, idx := range rs.shown {
+		if rs.items[idx].row.Latest.Name == "redis" {
+			redis = append(redis, i)
+		}
+	}
+	if len(redis) != 2 {
+		t.Fatalf("redis is on %d rows, want 2 (one per store)", len(redis))
+	}
+	for _, i := range redis {
+		want := storeOf(rs.items[rs.shown[i]].row.Latest.Driver)
+		rs.cursor = i
+		h.press("enter")
+		hs, ok := h.top().(*historyScreen)
+		if !ok {
+			t.Fatalf("enter on redis (%s) opened %T", want, h.top())
+		}
+		if got := hs.client.Config().Drivers; !slices.Equal(got, []string{want}) {
+			t.Errorf("redis (%s): the history loads through a client reading %v", want, got)
+		}
+		if hs.err != nil && strings.Contains(hs.err.Error(), kube.ErrAmbiguous.Error()) {
+			t.Errorf("redis (%s): history refused as ambiguous: %v", want, hs.err)
+		}
+		if want == kube.DriverSecret && hs.title() != "redis (secret)" {
+			t.Errorf("title %q does not name the store", hs.title())
+		}
+		// Screens opened from the history inherit the narrowed client.
+		hs.rows = []kube.RevisionRow{storeRow(want, "redis", 1, 0.1)}
+		hs.cursor = 0
+		h.press("c")
+		if cs, ok := h.top().(*chunksScreen); !ok || !slices.Equal(cs.client.Config().Drivers, []string{want}) {
+			t.Errorf("redis (%s): c opened %T reading another store", want, h.top())
+		}
+		h.press("esc", "esc")
+		h.press("c")
+		if cs, ok := h.top().(*chunksScreen); !ok || !slices.Equal(cs.client.Config().Drivers, []string{want}) {
+			t.Errorf("redis (%s): c from the list opened %T reading another store", want, h.top())
+		}
+		h.press("esc")
+	}
+}
+
+// TestRowAnswersMatchTheirStore: a record of one store does not take the answer
+// for a record of another store that has the same name and resourceVersion.
+func TestRowAnswersMatchTheirStore(t *testing.T) {
+	f := newFixture(t)
+	h := newHarness(t, allStores(f), Options{}, 120, 40)
+	cm, sec := storeRow(kube.DriverConfigMap, "twin", 1, 0.1), storeRow(kube.DriverSecret, "twin", 1, 0.1)
+	showRows(h, []kube.ReleaseRow{{Latest: cm, Revisions: 1}, {Latest: sec, Revisions: 1}}, nil)
+	broken := sec
+	broken.Broken, broken.Problem = true, "bad gzip"
+	h.send(rowDetailsMsg{driver: sec.Driver, ns: sec.StorageNamespace, key: sec.Key, rv: sec.ResourceVersion, row: broken})
+	rs := h.top().(*releasesScreen)
+	for _, it := range rs.items {
+		if got, want := it.row.Latest.Broken, it.row.Latest.Driver == kube.DriverSecret; got != want {
+			t.Errorf("%s row: broken = %v, want %v", it.row.Latest.Driver, got, want)
+		}
+	}
+}
+
+// TestFillCell: the share of the store's limit is marked, and coloured, at 80%
+// (warning) and 95% (error), so it reads without colour too.
+func TestFillCell(t *testing.T) {
+	st := DefaultStyles()
+	for _, tc := range []struct {
+		fill  float64
+		mark  string
+		style lipgloss.Style
+	}{
+		{0.10, " ", st.GaugeLow}, {0.79, " ", st.GaugeLow},
+		{0.80, "⚠", st.Warning}, {0.85, "⚠", st.Warning},
+		{0.95, "✗", st.Error}, {0.97, "✗", st.Error}, {1.20, "✗", st.Error},
+	} {
+		mark, style := st.fillStyle(tc.fill)
+		if mark != tc.mark || style.GetForeground() != tc.style.GetForeground() {
+			t.Errorf("fill %.2f: mark %q, want %q (or another colour)", tc.fill, mark, tc.mark)
+		}
+		row := storeRow(kube.DriverSecret, "x", 1, tc.fill)
+		text := plainScreen(st.fillCell(row, 10).text)
+		if want := itoa(int(tc.fill*100+0.5)) + "%" + strings.TrimSpace(tc.mark); !strings.Contains(text, want) {
+			t.Errorf("fill %.2f: cell %q lacks %q", tc.fill, text, want)
+		}
+	}
+	noLimit := storeRow(kube.DriverChunked, "x", 1, 0.5)
+	noLimit.LimitBytes = 0
+	if got := st.fillCell(noLimit, 10).text; got != "no limit" {
+		t.Errorf("chunked without --max-write-chunks: %q", got)
+	}
+}
+
+// TestFilterMatchesStore: the fuzzy filter finds releases by store too.
+func TestFilterMatchesStore(t *testing.T) {
+	var items []releaseItem
+	for _, r := range mixedRows() {
+		items = append(items, releaseItem{row: r})
+	}
+	got := matchReleases(items, "~cfgmap")
+	if len(got) != 1 || items[got[0]].row.Latest.Name != "ingress-nginx" {
+		t.Errorf("~cfgmap kept %v", got)
+	}
+}
+
+// TestHelmLayoutIsOneRecord: the layout of a Helm record shows one object,
+// the record, and nothing of chunks.
+func TestHelmLayoutIsOneRecord(t *testing.T) {
+	st := DefaultStyles()
+	text := plainScreen(renderHelmLayout(&st, lokiLayout(), kube.DriverSecret, 80))
+	for _, want := range []string{"SECRET", "record", "helm.sh/release.v1", "in one Secret", "What takes the space"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("layout lacks %q:\n%s", want, text)
+		}
+	}
+	for _, unwanted := range []string{"chunk secret", "chunk 2", "index", "hash"} {
+		if strings.Contains(strings.ToLower(text), unwanted) {
+			t.Errorf("layout of a Helm record speaks of %q:\n%s", unwanted, text)
+		}
+	}
+	cm := plainScreen(renderHelmLayout(&st, lokiLayout(), kube.DriverConfigMap, 80))
+	if !strings.Contains(cm, "CONFIGMAP") || !strings.Contains(cm, "in one ConfigMap") {
+		t.Errorf("ConfigMap layout:\n%s", cm)
+	}
+}
