@@ -202,7 +202,7 @@ func TestNearLimitHelmSecret(t *testing.T) {
 	hd := helmDriverFor(kube.DriverSecret, ns)
 	// Each revision carries 40 KB more of poorly compressible data: its record
 	// grows by about 40 KB of base64 a revision.
-	blob := func(rev int) int { return 540_000 + 40_000*rev }
+	blob := func(rev int) int { return 720_000 + 40_000*rev }
 	var rels []*release.Release
 	for rev := 1; rev <= 4; rev++ {
 		st := release.StatusSuperseded

@@ -182,7 +182,7 @@ func (e *StoreSkipError) Error() string {
 			parts = append(parts, fmt.Sprintf("%s store skipped: %v", d, err))
 		}
 	}
-	return fmt.Sprintf("%s: %s", ErrPartial, strings.Join(parts, "; "))
+	return "not every store could be read: " + strings.Join(parts, "; ")
 }
 
 // Unwrap lets errors.Is find ErrPartial and each store's cause.
