@@ -236,6 +236,16 @@ func (s *store) remove(gvr schema.GroupVersionResource, old object) {
 	}
 }
 
+// compact forgets the events kept for watches, as etcd's compaction does: a watch
+// may still start from the current resourceVersion or from none, one from an
+// earlier resourceVersion gets 410 Gone. Seed compacts when done, so that the
+// history of its writes (every superseded copy of every record) is not held.
+func (s *store) compact() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.history, s.historyFrom = nil, s.rv
+}
+
 func (s *store) emit(ev event) {
 	s.history = append(s.history, ev)
 	if len(s.history) > historyLen {
