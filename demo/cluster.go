@@ -22,19 +22,23 @@ import (
 )
 
 // Cluster is an in-memory Kubernetes API that keeps the promises of a real
-// kube-apiserver that chunkview relies on, so the chunked driver behaves on it as it
-// does on a cluster:
+// kube-apiserver that chunkview relies on, so the chunked driver and Helm's own
+// Secrets and ConfigMaps drivers behave on it as they do on a cluster:
 //
 //   - create fills metadata.uid, creationTimestamp and resourceVersion (one
 //     cluster-wide counter), refuses a resourceVersion, an existing name
 //     (AlreadyExists) and a namespace that does not exist (NotFound);
 //   - update and patch check resourceVersion (Conflict when stale; empty means
-//     unconditional, as Secrets allow) and uid, keep uid and creationTimestamp,
+//     unconditional, as Secrets and ConfigMaps allow) and uid, keep uid and creationTimestamp,
 //     write nothing when nothing changes and bump resourceVersion otherwise;
 //   - Secrets are validated as the API server validates them: data over 1,048,576
 //     bytes in total, changes to an immutable Secret's data or immutability, a
 //     changed type and invalid names or keys are refused with Invalid errors, and
 //     stringData is merged into data;
+//   - ConfigMaps are validated the same way: data and binaryData over 1,048,576
+//     bytes together, changes to an immutable ConfigMap's data, binaryData or
+//     immutability, a key in both data and binaryData and invalid names or keys
+//     are refused with Invalid errors;
 //   - delete honours uid and resourceVersion preconditions (Conflict);
 //     deletecollection deletes what the label and field selectors match;
 //   - list honours label and field selectors (metadata.name, metadata.namespace,
@@ -148,13 +152,14 @@ func (c *Cluster) SetClock(now func() time.Time) {
 
 // Clientset returns a client for the cluster. It is client-go's fake clientset
 // with every reactor replaced by the cluster's, so do not reach for its Tracker.
-// Its Secrets client honours a cancelled context and answers an invalid selector
-// with BadRequest, as a real client and server do.
+// Its Secrets and ConfigMaps clients honour a cancelled context and answer an
+// invalid selector with BadRequest, as a real client and server do.
 func (c *Cluster) Clientset() kubernetes.Interface { return c.clientset }
 
 // Metadata returns a metadata client backed by the same objects: what it lists and
-// gets is the current state, as PartialObjectMetadata. Its requests are counted and
-// can be failed like the clientset's.
+// gets is the current state, as PartialObjectMetadata without apiVersion and kind,
+// as client-go's metadata client returns them. Its requests are counted and can be
+// failed like the clientset's.
 func (c *Cluster) Metadata() metadata.Interface { return metadataClient{c} }
 
 // Requests returns how many requests reached the cluster, by verb (see the Verb

@@ -588,7 +588,7 @@ func TestMetadataClient(t *testing.T) {
 		var out []string
 		for _, p := range l.Items {
 			out = append(out, p.Name+":"+p.Labels["type"])
-			if p.Kind != "PartialObjectMetadata" || p.UID == "" || p.ResourceVersion == "" {
+			if p.Kind != "" || p.UID == "" || p.ResourceVersion == "" {
 				t.Errorf("item %s: kind %q uid %q rv %q", p.Name, p.Kind, p.UID, p.ResourceVersion)
 			}
 		}

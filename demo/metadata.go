@@ -34,12 +34,12 @@ type metadataResource struct {
 	ns      string
 }
 
-// partialKind is what the API server puts on metadata-only objects.
-var partialKind = metav1.SchemeGroupVersion.WithKind("PartialObjectMetadata")
-
+// asPartial is o as a metadata client hands it out: without apiVersion and kind,
+// which client-go's decoding drops from metadata-only objects (gets, list items and
+// watch events alike), as parity_helm_test.go checks.
 func asPartial(o object) *metav1.PartialObjectMetadata {
 	p := meta.AsPartialObjectMetadata(o).DeepCopy()
-	p.SetGroupVersionKind(partialKind)
+	p.TypeMeta = metav1.TypeMeta{}
 	return p
 }
 

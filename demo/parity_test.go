@@ -13,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/utils/ptr"
 
@@ -228,22 +229,7 @@ func TestParityWithRealAPIServer(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range parityCases {
 		t.Run(tc.name, func(t *testing.T) {
-			c := NewCluster()
-			ns := apiServer.Namespace(t)
-			if err := c.Add(Namespace(ns)); err != nil {
-				t.Fatal(err)
-			}
-			currentNS = ns
-			want := tc.run(ctx, t, apiServer.Client.CoreV1().Secrets(ns))
-			got := tc.run(ctx, t, c.Clientset().CoreV1().Secrets(ns))
-			if len(got) != len(want) {
-				t.Fatalf("%d answers, the real server gave %d", len(got), len(want))
-			}
-			for i := range want {
-				if got[i] != want[i] {
-					t.Errorf("answer %d:\n demo: %s\n real: %s", i+1, got[i], want[i])
-				}
-			}
+			compare(t, tc.run, func(cs kubernetes.Interface, ns string) corev1client.SecretInterface { return cs.CoreV1().Secrets(ns) })
 		})
 	}
 	t.Run("missing namespace", func(t *testing.T) {
@@ -253,4 +239,28 @@ func TestParityWithRealAPIServer(t *testing.T) {
 			t.Errorf("demo: %s\nreal: %s", g, w)
 		}
 	})
+}
+
+// compare runs one case against the real server, then against a new Cluster, each
+// in a fresh namespace of the same name, and wants the same answers. client picks
+// the resource's client from a clientset.
+func compare[C any](t *testing.T, run func(context.Context, *testing.T, C) []string, client func(cs kubernetes.Interface, ns string) C) {
+	t.Helper()
+	ctx := context.Background()
+	c := NewCluster()
+	ns := apiServer.Namespace(t)
+	if err := c.Add(Namespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	currentNS = ns
+	want := run(ctx, t, client(apiServer.Client, ns))
+	got := run(ctx, t, client(c.Clientset(), ns))
+	if len(got) != len(want) {
+		t.Fatalf("%d answers, the real server gave %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("answer %d:\n demo: %s\n real: %s", i+1, got[i], want[i])
+		}
+	}
 }

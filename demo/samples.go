@@ -32,7 +32,8 @@ type sample struct {
 	storageNamespace string
 	namespace        string // the release's own namespace
 	owner            string
-	labels           map[string]string // custom labels, stored in the payload only
+	store            Store
+	labels           map[string]string // custom labels: in the payload with the chunked driver, on the object with Helm's
 	chart            func(version string) chartSpec
 	steps            []step
 }
@@ -55,9 +56,15 @@ func olmLabels(ext, pkg, version string) map[string]string {
 	}
 }
 
-// samples are the demo's releases, in the order Seed writes them.
+// samples are the demo's releases, in the order Seed writes them: the chunked
+// ones, then helmStoreSamples.
 func samples() []sample {
-	return []sample{
+	return append(chunkedSamples(), helmStoreSamples()...)
+}
+
+// chunkedSamples are the releases Seed writes through the chunked driver.
+func chunkedSamples() []sample {
+	out := []sample{
 		{
 			name: "podinfo", storageNamespace: "demo", namespace: "demo", owner: DefaultOwner,
 			labels: map[string]string{"team": "web"},
@@ -139,6 +146,10 @@ func samples() []sample {
 			},
 		},
 	}
+	for i := range out {
+		out[i].store = StoreChunked
+	}
+	return out
 }
 
 // Labels of the OLMv1 samples depend on the revision's bundle, so they are set per

@@ -21,6 +21,7 @@ import (
 	"helm.sh/helm/v3/pkg/engine"
 	"helm.sh/helm/v3/pkg/release"
 	"helm.sh/helm/v3/pkg/releaseutil"
+	"helm.sh/helm/v3/pkg/storage/driver"
 	helmtime "helm.sh/helm/v3/pkg/time"
 
 	"github.com/chunkview/chunkview/storage"
@@ -28,8 +29,9 @@ import (
 
 // Where the sample releases are stored and under which owner label.
 const (
-	// DefaultOwner is the owner label of the samples in the demo and payments
-	// namespaces: helm-operator-plugins' default, the same as kube.DefaultOwner.
+	// DefaultOwner is the owner label of the samples outside OLMNamespace:
+	// helm-operator-plugins' default, the same as kube.DefaultOwner, and the owner
+	// label Helm's own drivers always write.
 	DefaultOwner = "helm"
 	// OLMOwner is operator-controller's owner label (kube's olmv1 profile).
 	OLMOwner = "operator-controller"
@@ -39,8 +41,9 @@ const (
 )
 
 // StorageNamespaces are the namespaces that hold the sample records, in the order
-// Seed fills them.
-var StorageNamespaces = []string{"demo", "payments", OLMNamespace}
+// Seed fills them: the chunked samples' first, then those of Helm's own drivers
+// (see HelmStoreSamples), which hold nothing in the chunked format.
+var StorageNamespaces = []string{"demo", "payments", OLMNamespace, WebNamespace, IngressNamespace, LoggingNamespace}
 
 // ChunkSize is the slice size the samples are written with: 64 KiB, so the large
 // ones span several chunks without megabytes of data.
@@ -97,16 +100,22 @@ type SampleRelease struct {
 	Namespace        string
 	ReleaseNamespace string
 	Owner            string
-	Revisions        []SampleRevision
+	// Store is the driver that wrote the records.
+	Store     Store
+	Revisions []SampleRevision
 }
 
 // SampleRevision is one stored revision.
 type SampleRevision struct {
 	Revision int
-	Key      string
-	Status   release.Status
-	// Chunks is the number of Secrets the record spans, index included, and
-	// StoredBytes the length of its gzip stream.
+	// Key is the record key, which is also the name of the index Secret, or of
+	// the one Secret or ConfigMap in Helm's own stores.
+	Key    string
+	Status release.Status
+	// Chunks is the number of Secrets the record spans, index included (1 in
+	// Helm's own stores). StoredBytes is what the record holds against
+	// MaxSecretBytes: the length of its gzip stream in the chunked format, the
+	// length of data[HelmReleaseKey] (base64 of the gzip stream) in Helm's stores.
 	Chunks      int
 	StoredBytes int64
 	Damage      Damage
@@ -136,10 +145,12 @@ func (f *Fleet) Release(namespace, name string) (*SampleRelease, bool) {
 // Latest returns the last revision of r.
 func (r *SampleRelease) Latest() *SampleRevision { return &r.Revisions[len(r.Revisions)-1] }
 
-// Seed writes the sample releases onto c through the chunked driver, the way Helm
-// would have written their histories (a pending revision created, then updated to
-// its outcome, the previous one superseded), then damages some on purpose. With
-// DriverConfig the records are (chunks per revision in brackets):
+// Seed writes the sample releases onto c, the way Helm would have written their
+// histories (a pending revision created, then updated to its outcome, the previous
+// one superseded), most through the chunked driver and a few through Helm's own
+// Secrets and ConfigMaps drivers, then damages some of the chunked ones on
+// purpose. With DriverConfig the chunked records are (chunks per revision in
+// brackets):
 //
 //	demo/podinfo                  superseded, superseded, failed, deployed (rollback to 2) [1 1 1 1]
 //	demo/web-frontend             superseded, superseded, deployed, growing [1 2 3]
@@ -155,10 +166,23 @@ func (r *SampleRelease) Latest() *SampleRevision { return &r.Revisions[len(r.Rev
 //
 // The olmv1-system ones are owned by OLMOwner, the others by DefaultOwner. An
 // orphan chunk is left in olmv1-system: key sh.helm.release.v1.cert-manager.v4, the
-// trace of an upgrade interrupted two days before Now. Namespaces that do not exist
-// yet are created. Everything goes through c's API, so it shows in c.Requests.
-// The releases depend only on Now; the Secrets' uids, creationTimestamps and
-// createdAt labels come from the clock at the time of writing.
+// trace of an upgrade interrupted two days before Now.
+//
+// Helm's own drivers write, in namespaces that hold nothing else (stored bytes per
+// revision in brackets, about):
+//
+//	web/redis             Helm Secrets: 3 superseded, deployed [8.5 KB each]
+//	ingress/ingress-nginx Helm ConfigMaps: 2 superseded, deployed; hooks [10 KB each]
+//	logging/loki-stack    Helm Secrets: 4 superseded, deployed, growing by about
+//	                      LokiStackGrowth a revision to about 90% of MaxSecretBytes
+//	                      [829 857 886 914 943 KB]
+//
+// Namespaces that do not exist yet are created. Everything goes through c's API, so
+// it shows in c.Requests. When done, Seed compacts c's watch history as etcd does,
+// so that it does not hold every superseded copy of every record: a watch from a
+// resourceVersion older than Seed's return gets 410 Gone. The releases depend only
+// on Now; the objects' uids, creationTimestamps and createdAt or modifiedAt labels
+// come from the clock at the time of writing.
 func Seed(ctx context.Context, c *Cluster, opts SeedOptions) (*Fleet, error) {
 	if opts.Now.IsZero() {
 		opts.Now = time.Now()
@@ -170,11 +194,14 @@ func Seed(ctx context.Context, c *Cluster, opts SeedOptions) (*Fleet, error) {
 	}
 	f := &Fleet{Now: opts.Now, Driver: cfg}
 	all := samples()
+	defer c.store.compact()
 
 	nss := slices.Clone(StorageNamespaces)
 	for _, s := range all {
-		if !slices.Contains(nss, s.namespace) {
-			nss = append(nss, s.namespace)
+		for _, ns := range []string{s.storageNamespace, s.namespace} {
+			if !slices.Contains(nss, ns) {
+				nss = append(nss, ns)
+			}
 		}
 	}
 	for _, ns := range nss {
@@ -211,7 +238,7 @@ func Seed(ctx context.Context, c *Cluster, opts SeedOptions) (*Fleet, error) {
 // history replays one sample's Helm commands against the driver.
 type history struct {
 	s      sample
-	drv    *storage.ChunkedSecrets
+	drv    driver.Driver
 	now    time.Time
 	charts map[string]*chart.Chart
 	revs   []*release.Release
@@ -220,7 +247,7 @@ type history struct {
 func writeSample(ctx context.Context, c *Cluster, cfg storage.ChunkedSecretsConfig, now time.Time, s sample) (*SampleRelease, error) {
 	h := &history{
 		s:      s,
-		drv:    storage.NewDriver(c.Clientset().CoreV1().Secrets(s.storageNamespace), s.owner, cfg).WithContext(ctx),
+		drv:    sampleDriver(ctx, c, cfg, s),
 		now:    now,
 		charts: map[string]*chart.Chart{},
 	}
@@ -229,21 +256,16 @@ func writeSample(ctx context.Context, c *Cluster, cfg storage.ChunkedSecretsConf
 			return nil, err
 		}
 	}
-	out := &SampleRelease{Name: s.name, Namespace: s.storageNamespace, ReleaseNamespace: s.namespace, Owner: s.owner}
+	out := &SampleRelease{Name: s.name, Namespace: s.storageNamespace, ReleaseNamespace: s.namespace, Owner: s.owner, Store: s.store}
 	for _, rls := range h.revs {
 		key := storage.RecordKey(rls.Name, rls.Version)
-		idx, err := c.Clientset().CoreV1().Secrets(s.storageNamespace).Get(ctx, key, metav1.GetOptions{})
+		chunks, stored, err := readBackSize(ctx, c, s, key)
 		if err != nil {
-			return nil, fmt.Errorf("read back index %s: %w", key, err)
+			return nil, err
 		}
-		names, err := storage.ParseExtraChunks(key, idx.Data[storage.DataExtraChunks])
-		if err != nil {
-			return nil, fmt.Errorf("index %s: %w", key, err)
-		}
-		sum, _ := storage.SummaryFromMeta(idx)
 		out.Revisions = append(out.Revisions, SampleRevision{
 			Revision: rls.Version, Key: key, Status: rls.Info.Status,
-			Chunks: 1 + len(names), StoredBytes: sum.StoredBytes, Release: rls,
+			Chunks: chunks, StoredBytes: stored, Release: rls,
 		})
 	}
 	return out, nil

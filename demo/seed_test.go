@@ -17,6 +17,7 @@ import (
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/release"
 	helmstorage "helm.sh/helm/v3/pkg/storage"
+	"helm.sh/helm/v3/pkg/storage/driver"
 
 	"github.com/chunkview/chunkview/storage"
 )
@@ -44,7 +45,15 @@ func seed(t *testing.T) (*Cluster, *Fleet) {
 	return s.c, s.f
 }
 
-func (f *Fleet) driver(c *Cluster, r *SampleRelease) *storage.ChunkedSecrets {
+// driver returns a driver that reads r's records: the chunked one, or Helm's own
+// Secrets or ConfigMaps driver.
+func (f *Fleet) driver(c *Cluster, r *SampleRelease) driver.Driver {
+	switch r.Store {
+	case StoreSecrets:
+		return driver.NewSecrets(c.Clientset().CoreV1().Secrets(r.Namespace))
+	case StoreConfigMaps:
+		return driver.NewConfigMaps(c.Clientset().CoreV1().ConfigMaps(r.Namespace))
+	}
 	return storage.NewDriver(c.Clientset().CoreV1().Secrets(r.Namespace), r.Owner, f.Driver)
 }
 
@@ -63,17 +72,21 @@ func TestSeedWritesWhatItClaims(t *testing.T) {
 		ns, name, releaseNS, owner string
 		statuses                   []release.Status
 		minChunks                  int // of the largest revision
+		store                      Store
 	}
 	sup, dep, fail, pend := release.StatusSuperseded, release.StatusDeployed, release.StatusFailed, release.StatusPendingUpgrade
 	wants := []want{
-		{"demo", "podinfo", "demo", DefaultOwner, []release.Status{sup, sup, fail, dep}, 1},
-		{"demo", "web-frontend", "demo", DefaultOwner, []release.Status{sup, sup, dep}, 2},
-		{"demo", "grafana-dashboards", "monitoring", DefaultOwner, []release.Status{sup, dep}, 3},
-		{"payments", "payments-api", "payments", DefaultOwner, []release.Status{sup, sup, sup, dep, pend}, 1},
-		{"payments", "ledger", "payments", DefaultOwner, []release.Status{sup, sup, dep}, 3},
-		{"payments", "fraud-model", "payments", DefaultOwner, []release.Status{sup, dep}, 3},
-		{OLMNamespace, "cert-manager", "cert-manager", OLMOwner, []release.Status{sup, sup, dep}, 3},
-		{OLMNamespace, "argocd-operator", "argocd", OLMOwner, []release.Status{sup, dep}, 1},
+		{"demo", "podinfo", "demo", DefaultOwner, []release.Status{sup, sup, fail, dep}, 1, StoreChunked},
+		{"demo", "web-frontend", "demo", DefaultOwner, []release.Status{sup, sup, dep}, 2, StoreChunked},
+		{"demo", "grafana-dashboards", "monitoring", DefaultOwner, []release.Status{sup, dep}, 3, StoreChunked},
+		{"payments", "payments-api", "payments", DefaultOwner, []release.Status{sup, sup, sup, dep, pend}, 1, StoreChunked},
+		{"payments", "ledger", "payments", DefaultOwner, []release.Status{sup, sup, dep}, 3, StoreChunked},
+		{"payments", "fraud-model", "payments", DefaultOwner, []release.Status{sup, dep}, 3, StoreChunked},
+		{OLMNamespace, "cert-manager", "cert-manager", OLMOwner, []release.Status{sup, sup, dep}, 3, StoreChunked},
+		{OLMNamespace, "argocd-operator", "argocd", OLMOwner, []release.Status{sup, dep}, 1, StoreChunked},
+		{WebNamespace, RedisRelease, WebNamespace, DefaultOwner, []release.Status{sup, sup, sup, dep}, 1, StoreSecrets},
+		{IngressNamespace, IngressNginxRelease, IngressNamespace, DefaultOwner, []release.Status{sup, sup, dep}, 1, StoreConfigMaps},
+		{LoggingNamespace, LokiStackRelease, LoggingNamespace, DefaultOwner, []release.Status{sup, sup, sup, sup, dep}, 1, StoreSecrets},
 	}
 	if len(f.Releases) != len(wants) {
 		t.Errorf("%d releases, want %d", len(f.Releases), len(wants))
@@ -81,8 +94,8 @@ func TestSeedWritesWhatItClaims(t *testing.T) {
 	for _, w := range wants {
 		t.Run(w.name, func(t *testing.T) {
 			r := mustRelease(t, f, w.ns, w.name)
-			if r.ReleaseNamespace != w.releaseNS || r.Owner != w.owner {
-				t.Errorf("release namespace %q owner %q, want %q %q", r.ReleaseNamespace, r.Owner, w.releaseNS, w.owner)
+			if r.ReleaseNamespace != w.releaseNS || r.Owner != w.owner || r.Store != w.store {
+				t.Errorf("release namespace %q owner %q store %q, want %q %q %q", r.ReleaseNamespace, r.Owner, r.Store, w.releaseNS, w.owner, w.store)
 			}
 			var got []release.Status
 			most := 0
@@ -155,6 +168,9 @@ func TestSeedVerify(t *testing.T) {
 		{"demo", DefaultOwner, nil},
 		{"payments", DefaultOwner, []storage.ProblemKind{storage.ProblemHashMismatch, storage.ProblemMissingChunk}},
 		{OLMNamespace, OLMOwner, []storage.ProblemKind{storage.ProblemOrphanChunk}},
+		// Helm's own Secrets are no concern of the chunked format's checks.
+		{WebNamespace, DefaultOwner, nil},
+		{LoggingNamespace, DefaultOwner, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.ns, func(t *testing.T) {
@@ -277,6 +293,9 @@ func TestSeedIndexLabels(t *testing.T) {
 	c, f := seed(t)
 	md := c.Metadata().Resource(secretsGVR)
 	for _, r := range f.Releases {
+		if r.Store != StoreChunked {
+			continue
+		}
 		list, err := md.Namespace(r.Namespace).List(context.Background(), metav1.ListOptions{LabelSelector: "owner=" + r.Owner + ",type=index,name=" + r.Name})
 		if err != nil {
 			t.Fatal(err)

@@ -35,6 +35,7 @@ import (
 
 var (
 	secretsGVR    = corev1.SchemeGroupVersion.WithResource("secrets")
+	configMapsGVR = corev1.SchemeGroupVersion.WithResource("configmaps")
 	namespacesGVR = corev1.SchemeGroupVersion.WithResource("namespaces")
 )
 
@@ -133,30 +134,39 @@ func prepare(o object) {
 }
 
 func validateCreate(o object, namespaced bool) field.ErrorList {
-	if s, ok := o.(*corev1.Secret); ok {
-		return validateSecret(s)
+	switch o := o.(type) {
+	case *corev1.Secret:
+		return validateSecret(o)
+	case *corev1.ConfigMap:
+		return validateConfigMap(o)
 	}
 	return validateGenericCreate(o, namespaced)
 }
 
 func validateUpdate(o, old object) field.ErrorList {
-	if s, ok := o.(*corev1.Secret); ok {
+	switch o := o.(type) {
+	case *corev1.Secret:
 		if oldSecret, ok := old.(*corev1.Secret); ok {
-			return validateSecretUpdate(s, oldSecret)
+			return validateSecretUpdate(o, oldSecret)
+		}
+	case *corev1.ConfigMap:
+		if oldCM, ok := old.(*corev1.ConfigMap); ok {
+			return validateConfigMapUpdate(o, oldCM)
 		}
 	}
 	return validateGenericUpdate(o, old)
 }
 
-// selectors parses a list's selectors, refusing what the API server refuses.
+// selectors parses a list's selectors, refusing what the API server refuses, in its
+// words.
 func selectors(gvr schema.GroupVersionResource, opts metav1.ListOptions) (labels.Selector, fields.Selector, error) {
 	ls, err := labels.Parse(opts.LabelSelector)
 	if err != nil {
-		return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("unable to parse requested label selector %q: %v", opts.LabelSelector, err))
+		return nil, nil, apierrors.NewBadRequest(err.Error())
 	}
 	fs, err := fields.ParseSelector(opts.FieldSelector)
 	if err != nil {
-		return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("unable to parse requested field selector %q: %v", opts.FieldSelector, err))
+		return nil, nil, apierrors.NewBadRequest(err.Error())
 	}
 	if err := checkFieldSelector(fs, gvr == secretsGVR); err != nil {
 		return nil, nil, apierrors.NewBadRequest(err.Error())
@@ -224,6 +234,16 @@ func (s *store) remove(gvr schema.GroupVersionResource, old object) {
 			}
 		}
 	}
+}
+
+// compact forgets the events kept for watches, as etcd's compaction does: a watch
+// may still start from the current resourceVersion or from none, one from an
+// earlier resourceVersion gets 410 Gone. Seed compacts when done, so that the
+// history of its writes (every superseded copy of every record) is not held.
+func (s *store) compact() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.history, s.historyFrom = nil, s.rv
 }
 
 func (s *store) emit(ev event) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
@@ -18,10 +19,12 @@ import (
 )
 
 // MaxSecretBytes is the API server's limit on the sum of the lengths of a Secret's
-// data values (core.MaxSecretSize in kube-apiserver).
+// data values (core.MaxSecretSize in kube-apiserver). The same limit bounds a
+// ConfigMap's data and binaryData values together.
 const MaxSecretBytes = 1 << 20
 
-// immutableSetMsg is kube-apiserver's wording for a change to an immutable Secret.
+// immutableSetMsg is kube-apiserver's wording for a change to an immutable Secret
+// or ConfigMap.
 const immutableSetMsg = "field is immutable when `immutable` is set"
 
 // prepareSecret does to a Secret what kube-apiserver does before validating it:
@@ -162,6 +165,64 @@ func sameObject(a, b runtime.Object) bool {
 	return apiequality.Semantic.DeepEqual(&ca, &cb)
 }
 
+// configMapDataBytes is the size the API server holds against MaxSecretBytes: data
+// and binaryData values together.
+func configMapDataBytes(cm *corev1.ConfigMap) int {
+	n := 0
+	for _, v := range cm.Data {
+		n += len(v)
+	}
+	for _, v := range cm.BinaryData {
+		n += len(v)
+	}
+	return n
+}
+
+// validateConfigMap mirrors ValidateConfigMap in kube-apiserver: metadata, the keys
+// of data and binaryData (a key may not be in both) and their total size, which
+// it reports against the whole object (an empty path). Keys are checked in order
+// so that the errors are the same from run to run.
+func validateConfigMap(cm *corev1.ConfigMap) field.ErrorList {
+	errs := genericvalidation.ValidateObjectMetaAccessor(&cm.ObjectMeta, true, genericvalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
+	dataPath, binPath := field.NewPath("data"), field.NewPath("binaryData")
+	for _, k := range slices.Sorted(maps.Keys(cm.Data)) {
+		for _, msg := range validation.IsConfigMapKey(k) {
+			errs = append(errs, field.Invalid(dataPath.Key(k), k, msg))
+		}
+		if _, dup := cm.BinaryData[k]; dup {
+			errs = append(errs, field.Invalid(dataPath.Key(k), k, "duplicate of key present in binaryData"))
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(cm.BinaryData)) {
+		for _, msg := range validation.IsConfigMapKey(k) {
+			errs = append(errs, field.Invalid(binPath.Key(k), k, msg))
+		}
+	}
+	if configMapDataBytes(cm) > MaxSecretBytes {
+		errs = append(errs, field.TooLong(field.NewPath(""), "", MaxSecretBytes))
+	}
+	return errs
+}
+
+// validateConfigMapUpdate mirrors ValidateConfigMapUpdate: an immutable ConfigMap
+// keeps its data and binaryData and stays immutable, and the result must still be
+// a valid ConfigMap. Metadata may change.
+func validateConfigMapUpdate(cm, old *corev1.ConfigMap) field.ErrorList {
+	errs := genericvalidation.ValidateObjectMetaAccessorUpdate(&cm.ObjectMeta, &old.ObjectMeta, field.NewPath("metadata"))
+	if old.Immutable != nil && *old.Immutable {
+		if cm.Immutable == nil || !*cm.Immutable {
+			errs = append(errs, field.Forbidden(field.NewPath("immutable"), immutableSetMsg))
+		}
+		if !maps.Equal(cm.Data, old.Data) {
+			errs = append(errs, field.Forbidden(field.NewPath("data"), immutableSetMsg))
+		}
+		if !sameData(cm.BinaryData, old.BinaryData) {
+			errs = append(errs, field.Forbidden(field.NewPath("binaryData"), immutableSetMsg))
+		}
+	}
+	return append(errs, validateConfigMap(cm)...)
+}
+
 // validateGenericCreate is the metadata validation every resource gets. Names are
 // checked as path segments, the loosest rule the API server applies to any kind,
 // so that no valid object of another kind is refused.
@@ -186,17 +247,17 @@ func selectableFields(obj runtime.Object, m metav1.Object) fields.Set {
 }
 
 // checkFieldSelector rejects field selectors on fields the API server cannot
-// select on, with its wording.
+// select on, with its wording: Secrets have a field label conversion of their own,
+// other resources the default one.
 func checkFieldSelector(sel fields.Selector, isSecret bool) error {
 	for _, r := range sel.Requirements() {
-		switch r.Field {
-		case "metadata.name", "metadata.namespace":
-		case "type":
-			if !isSecret {
-				return fmt.Errorf("field label not supported: %s", r.Field)
-			}
-		default:
+		switch {
+		case r.Field == "metadata.name", r.Field == "metadata.namespace":
+		case isSecret && r.Field == "type":
+		case isSecret:
 			return fmt.Errorf("field label not supported: %s", r.Field)
+		default:
+			return fmt.Errorf("%q is not a known field selector: only %q, %q", r.Field, "metadata.name", "metadata.namespace")
 		}
 	}
 	return nil
