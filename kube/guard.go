@@ -26,8 +26,14 @@ func (d *planDriver) noteConflict(err error) {
 	}
 }
 
-// conflicted reports whether the operation met a release that moved on.
-func (d *planDriver) conflicted() bool { return d.conflict.Load() }
+// conflicted reports whether the operation met a release that moved on: through
+// an error the driver returned, or one its store saw and Helm swallowed.
+func (d *planDriver) conflicted() bool {
+	if c, ok := d.rd.(interface{ conflicted() bool }); ok && c.conflicted() {
+		return true
+	}
+	return d.conflict.Load()
+}
 
 // Get reads a record, remembering a conflict.
 func (d *planDriver) Get(key string) (*release.Release, error) {

@@ -135,7 +135,12 @@ func (c *Client) ApplyRollback(ctx context.Context, plan *RollbackPlan) (*Rollba
 	rb := action.NewRollback(cfg)
 	rb.Version = plan.To
 	rb.MaxHistory = 0
-	if err := rb.Run(p.Release); err != nil {
+	err = rb.Run(p.Release)
+	if err == nil && drv.conflicted() {
+		// Helm went on past a write the store refused as a conflict.
+		err = fmt.Errorf("%w: the release changed while it was being rolled back", storage.ErrConflict)
+	}
+	if err != nil {
 		// The revision Helm created is left pending-rollback when it stopped
 		// after creating it, a conflict included: mark it failed, or the next
 		// rollback would wait for it as for an operation in flight. One another

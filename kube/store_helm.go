@@ -380,15 +380,15 @@ func (s *helmStore) driver(_ context.Context, sns string) recordDriver {
 // finds the release moved on fails, and every update and delete carries the
 // planned resourceVersion as a precondition (see pins).
 func (s *helmStore) pinned(_ context.Context, p *Plan) recordDriver {
-	pn := newPins(p.Release, maps.Clone(p.Records))
+	pn := newPins(p.Release, p.Records)
 	if s.kind == DriverConfigMap {
 		cms := pinConfigMaps(s.c.cs.CoreV1().ConfigMaps(p.StorageNamespace), pn)
-		return helmDriver{Driver: driver.NewConfigMaps(cms), del: func(key string) error {
+		return helmDriver{Driver: driver.NewConfigMaps(cms), pins: pn, del: func(key string) error {
 			return cms.Delete(context.Background(), key, metav1.DeleteOptions{})
 		}}
 	}
 	secs := pinSecrets(s.c.cs.CoreV1().Secrets(p.StorageNamespace), pn)
-	return helmDriver{Driver: driver.NewSecrets(secs), del: func(key string) error {
+	return helmDriver{Driver: driver.NewSecrets(secs), pins: pn, del: func(key string) error {
 		return secs.Delete(context.Background(), key, metav1.DeleteOptions{})
 	}}
 }
@@ -397,7 +397,14 @@ func (s *helmStore) pinned(_ context.Context, p *Plan) recordDriver {
 type helmDriver struct {
 	driver.Driver
 	del func(key string) error
+	// pins, on an operation's driver, hold it to the plan.
+	pins *pins
 }
+
+// conflicted reports whether a request met a record that moved on from the
+// plan, even one whose failure Helm ignored (its rollback logs a failed write of
+// the previous revision and goes on).
+func (d helmDriver) conflicted() bool { return d.pins != nil && d.pins.conflicted() }
 
 // ForceDelete deletes a record without reading it: for one that cannot be decoded.
 func (d helmDriver) ForceDelete(key string) error {
