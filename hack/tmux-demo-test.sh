@@ -2,6 +2,7 @@
 # tmux-demo-test.sh BINARY drives the real chunkview binary in a terminal: it starts
 # `BINARY --demo` in a detached 120x40 tmux session, types keys, and checks what the
 # screen shows at each step (the release list with a demo release and a broken row,
+# the store and fill of every release and the forecast of one near 1 MiB,
 # a history, a chunk layout marking a missing chunk, a diff with a masked secret,
 # a clean quit; then at 80x24 read-only, the footer and hints; then Ctrl-C at a CLI
 # confirmation prompt). Each check polls the pane until the text shows or a timeout
@@ -110,6 +111,31 @@ wait_for "✗ BROKEN"
 wait_for "pending-upgrade"
 
 passed
+step="every store, with its fill"
+# Helm's own Secrets and ConfigMaps releases sit beside the chunked ones, each row
+# naming its store and how full its latest revision is.
+wait_for "STORE" "FILL" "redis" "ingress-ngi" "loki-stack"
+shows "secret" "cfgmap" "chunked" || fail "the STORE column lacks a store"
+grep -E 'loki-stack .* secret .* 90%' <<<"$(screen)" >/dev/null || fail "loki-stack's row does not show its store and a 90% fill"
+
+passed
+step="forecast of a release near 1 MiB"
+keys /
+typed loki-stack
+keys Enter
+wait_for "filter: loki-stack"
+keys Enter
+wait_for "› loki-stack (secret)" "will not fit at this rate" "does not help"
+keys c
+wait_for "record of revision 5" "Helm's Secrets driver" "90% of 1 MiB"
+keys Escape
+wait_for "will not fit"
+keys Escape
+wait_for "filter: loki-stack"
+keys Escape
+wait_for "9 releases"
+
+passed
 step="history of a broken release"
 keys /
 typed ledger
@@ -133,7 +159,7 @@ wait_for "Size per revision"
 keys Escape
 wait_for "filter: ledger"
 keys Escape
-wait_for "6 releases"
+wait_for "9 releases"
 
 passed
 step="diff with a masked secret"
@@ -191,7 +217,10 @@ rm -f "$tmpdir/status"
 tm new-session -d -s "$session" -x 80 -y 24 -e TERM=xterm-256color \
 	"$(printf '%q --demo --read-only; echo $? > %q' "$bin" "$tmpdir/status")"
 wait_for "READ-ONLY" "payments-api" "? help" "q quit"
-keys G
+keys /
+typed payments-api
+keys Enter
+wait_for "filter: payments-api"
 wait_for "◔ payments-api has been pending-upgrade" "read-only: fixing it is off"
 lacks "F to fix"
 keys Enter
