@@ -338,9 +338,6 @@ func (c *Client) storeNamespaceFor(d, ns string) string {
 	return ns
 }
 
-// ErrNotFound is wrapped by errors about a release or revision that has no record.
-var ErrNotFound = errors.New("not found")
-
 func (c *Client) notFound(name, ns string) error {
 	where := "namespace " + strconv.Quote(ns)
 	if ns == "" {

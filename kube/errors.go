@@ -29,6 +29,22 @@ var (
 	ErrNoKubeconfig = errors.New("no kubeconfig found (KUBECONFIG, ~/.kube/config); try --demo")
 )
 
+// ErrNotFound is wrapped by errors about a release or revision that has no record.
+var ErrNotFound = errors.New("not found")
+
+// ErrPartial is wrapped by the error of a listing across all namespaces that could
+// read only some of them; the rows that come with it are those of the namespaces it
+// could read.
+var ErrPartial = errors.New("only some namespaces could be read")
+
+// ErrInProgress is wrapped by the error of an operation refused because another one
+// is running on the release.
+var ErrInProgress = errors.New("another operation is in progress on the release")
+
+// ErrAmbiguous is wrapped by the error of a command naming a release that more
+// than one store holds: it says which, and that --driver picks one.
+var ErrAmbiguous = errors.New("release held by more than one store")
+
 // forbiddenRE finds, in the message of a Forbidden answer from the API server's
 // authorizer, the verb, resource, API group and namespace ("" at the cluster
 // scope) refused.

@@ -181,11 +181,6 @@ func (c *Client) CheckAllowed(ctx context.Context, ns, op string) error {
 	return p.Allows(op)
 }
 
-// ErrPartial is wrapped by the error of a listing across all namespaces that could
-// read only some of them; the rows that come with it are those of the namespaces it
-// could read.
-var ErrPartial = errors.New("only some namespaces could be read")
-
 // PartialError is the error of a listing across all namespaces that was forbidden
 // and fell back to the namespaces the user may read.
 type PartialError struct {

@@ -200,10 +200,6 @@ func firstLine(s string, n int) string {
 // operation in flight rather than a stuck one.
 const pendingGrace = 2 * time.Minute
 
-// ErrInProgress is wrapped by the error of an operation refused because another one
-// is running on the release.
-var ErrInProgress = errors.New("another operation is in progress on the release")
-
 // pendingGuard is the driver under Helm's rollback: its history query fails when
 // the latest revision turned pending less than pendingGrace ago.
 type pendingGuard struct {

@@ -2,7 +2,6 @@ package kube
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -86,10 +85,6 @@ func DriverLabel(d string) string {
 	}
 	return d
 }
-
-// ErrAmbiguous is wrapped by the error of a command naming a release that more
-// than one store holds: it says which, and that --driver picks one.
-var ErrAmbiguous = errors.New("release held by more than one store")
 
 // store is one place release records are kept. Each has its own file, as Helm has
 // one per driver: store_chunked.go and store_helm.go.
