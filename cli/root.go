@@ -250,7 +250,7 @@ func (r *run) locate(ctx context.Context, c *kube.Client, name string) (string, 
 // command that follows asks for --driver if two do).
 func (r *run) locateStore(ctx context.Context, c *kube.Client, name string) (string, string, error) {
 	cfg := c.Config()
-	rows, err := c.Releases(ctx)
+	rows, err := c.ReleasesNamed(ctx, name)
 	held := map[string]bool{}
 	for _, row := range rows {
 		if row.Latest.Name == name {

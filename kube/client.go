@@ -209,12 +209,21 @@ func rowOf(m *metav1.PartialObjectMetadata) RevisionRow {
 // with a *PartialError that says what was left out. A store the user may not read
 // at all is skipped when others were read, with a *StoreSkipError.
 func (c *Client) Releases(ctx context.Context) ([]ReleaseRow, error) {
-	return c.releases(ctx, c.inView)
+	return c.releases(ctx, "", c.inView)
+}
+
+// ReleasesNamed lists, as Releases does, the releases called name: one row for
+// each store and storage namespace that holds one. Its lists are selected by that
+// name, so a command by name costs what its release does, not what the cluster
+// holds. A record without its name label (written by hand) is not found here;
+// History still finds it.
+func (c *Client) ReleasesNamed(ctx context.Context, name string) ([]ReleaseRow, error) {
+	return c.releases(ctx, name, c.inView)
 }
 
 // releases lists the releases as Releases does; with -n it keeps those whose
 // latest revision keep accepts.
-func (c *Client) releases(ctx context.Context, keep func(RevisionRow) bool) ([]ReleaseRow, error) {
+func (c *Client) releases(ctx context.Context, name string, keep func(RevisionRow) bool) ([]ReleaseRow, error) {
 	var (
 		all      []ReleaseRow
 		partials []error
@@ -223,7 +232,7 @@ func (c *Client) releases(ctx context.Context, keep func(RevisionRow) bool) ([]R
 	)
 	stores := c.stores()
 	for _, s := range stores {
-		rows, err := s.releases(ctx)
+		rows, err := s.releases(ctx, name)
 		if errors.Is(err, ErrPartial) {
 			partials = append(partials, err)
 			err = nil

@@ -240,3 +240,60 @@ func TestNearLimitHelmSecret(t *testing.T) {
 	}
 	t.Logf("forecast: revision %d (%.0f B a revision); the server refused it", g.FailsAt, g.PerRevision)
 }
+
+// TestHelmStoreFixStuck gets a Helm ConfigMaps release out of pending-upgrade both
+// ways, through Helm's own driver held to the plan: marking the revision failed
+// rewrites it in place, deleting it removes its ConfigMap; a plan another writer
+// moved on from is refused.
+func TestHelmStoreFixStuck(t *testing.T) {
+	ctx := t.Context()
+	ns := "helmstore-stuck"
+	ensureNamespace(t, cluster.Client, ns)
+	hd := helmDriverFor(kube.DriverConfigMap, ns)
+	rels := history("stuck", ns, 2, 0)
+	// Revision 3 has been pending since baseTime: long stuck.
+	rels = append(rels, makeRelease("stuck", ns, 3, release.StatusPendingUpgrade, 0))
+	seed(t, hd, rels...)
+	c := connect(t, adminKubeconfig(t, ns), []string{"-n", ns}, nil)
+
+	sp, err := c.PlanFixStuck(ctx, ns, "stuck")
+	if err != nil || sp.Stuck == nil || sp.Stuck.Row.Driver != kube.DriverConfigMap {
+		t.Fatalf("plan: %+v, %v", sp, err)
+	}
+	// Another writer finishes the upgrade first: the fix is refused.
+	v3, err := hd.Get(storage.RecordKey("stuck", 3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v3.Info.Status = release.StatusDeployed
+	if err := hd.Update(storage.RecordKey("stuck", 3), v3); err != nil {
+		t.Fatal(err)
+	}
+	mustErrIs(t, c.ApplyFixStuck(ctx, sp, kube.FixMarkFailed), kube.ErrChanged)
+	if got, _ := hd.Get(storage.RecordKey("stuck", 3)); got.Info.Status != release.StatusDeployed {
+		t.Fatalf("the other writer's revision 3 is %s", got.Info.Status)
+	}
+
+	v3.Info.Status = release.StatusPendingUpgrade
+	if err := hd.Update(storage.RecordKey("stuck", 3), v3); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.FixStuck(ctx, ns, "stuck", kube.FixMarkFailed); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := hd.Get(storage.RecordKey("stuck", 3)); err != nil || got.Info.Status != release.StatusFailed {
+		t.Fatalf("revision 3 after mark-failed: %v, %v", got.Info.Status, err)
+	}
+
+	rels4 := makeRelease("stuck", ns, 4, release.StatusPendingRollback, 0)
+	seed(t, hd, rels4)
+	if err := c.FixStuck(ctx, ns, "stuck", kube.FixDeletePending); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := hd.Get(storage.RecordKey("stuck", 4)); !errors.Is(err, driver.ErrReleaseNotFound) {
+		t.Fatalf("revision 4 after delete-pending: %v", err)
+	}
+	if _, err := hd.Get(storage.RecordKey("stuck", 3)); err != nil {
+		t.Fatalf("revision 3 after delete-pending of 4: %v", err)
+	}
+}

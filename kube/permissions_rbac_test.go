@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"helm.sh/helm/v3/pkg/release"
+	"helm.sh/helm/v3/pkg/storage/driver"
 
 	"github.com/chunkview/chunkview/internal/faultproxy"
 	"github.com/chunkview/chunkview/kube"
@@ -384,4 +385,50 @@ func TestRBACReleaseResources(t *testing.T) {
 	if _, err := c.History(ctx, ns, "gone"); !errors.Is(err, kube.ErrNotFound) {
 		t.Errorf("history of the purged release: %v", err)
 	}
+}
+
+// TestRBACStoreSkipped: a user who may read Secrets but not ConfigMaps sees the
+// chunked and Helm Secrets releases, and a note that the ConfigMaps store was
+// skipped and why; with --driver secret there is nothing to skip.
+func TestRBACStoreSkipped(t *testing.T) {
+	ctx := t.Context()
+	ns := cluster.Namespace(t)
+	seed(t, chunkviewDriver(ns, "helm", 4096), history("chunky", ns, 1, 0)...)
+	seed(t, driver.NewSecrets(secrets(ns)), history("plain", ns, 2, 0)...)
+	user := "secrets-reader-" + ns
+	kc := rbacUser(t, user, ns)
+	grant(t, ns, user, "secret-reader", readSecrets)
+	c := connect(t, kc, []string{"-n", ns}, nil)
+	var rows []kube.ReleaseRow
+	var err error
+	waitAllowed(t, "list secrets", func() error {
+		rows, err = c.Releases(ctx)
+		if errors.Is(err, kube.ErrPartial) {
+			return nil
+		}
+		return err
+	})
+	var skip *kube.StoreSkipError
+	if !errors.As(err, &skip) || skip.Skipped[kube.DriverConfigMap] == nil || len(skip.Skipped) != 1 {
+		t.Fatalf("error %v, want the configmap store skipped", err)
+	}
+	mustContain(t, err.Error(), "configmap store skipped", "list configmaps", "kubectl auth can-i list configmaps -n "+ns)
+	if len(rows) != 2 || rows[0].Latest.Name != "chunky" || rows[1].Latest.Name != "plain" || rows[1].Latest.Driver != kube.DriverSecret {
+		t.Fatalf("rows %+v, want chunky (chunked) and plain (secret)", rows)
+	}
+	only := connect(t, kc, []string{"-n", ns, "--driver", "secret"}, nil)
+	if rows, err := only.Releases(ctx); err != nil || len(rows) != 1 {
+		t.Fatalf("--driver secret: %+v, %v", rows, err)
+	}
+	// Asking what the user may do with a Helm Secrets release asks about Secrets;
+	// with a ConfigMaps release, about ConfigMaps.
+	p, err := c.WithDrivers(kube.DriverConfigMap).Can(ctx, ns)
+	if err != nil || p.Resource != "configmaps" || p.Allowed["list"] {
+		t.Fatalf("configmap permissions %+v, %v", p, err)
+	}
+	p, err = c.WithDrivers(kube.DriverSecret).Can(ctx, ns)
+	if err != nil || p.Resource != "secrets" || !p.Allowed["list"] || p.Allowed["update"] {
+		t.Fatalf("secret permissions %+v, %v", p, err)
+	}
+	mustContain(t, p.Allows(kube.OpRollback).Error(), "rollback needs permission to create, update secrets")
 }

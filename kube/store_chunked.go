@@ -37,8 +37,12 @@ func (s chunkedStore) limit() int64 {
 }
 
 // releases lists index metadata and groups it by release.
-func (s chunkedStore) releases(ctx context.Context) ([]ReleaseRow, error) {
+func (s chunkedStore) releases(ctx context.Context, name string) ([]ReleaseRow, error) {
 	c := s.c
+	var sel labels.Set
+	if name != "" {
+		sel = labels.Set{storage.LabelName: name}
+	}
 	// -n names the release namespace, as in helm. Without a storage namespace the
 	// records usually live in it, but may live elsewhere (an operator in one
 	// namespace installing into another): look everywhere and narrow later, or,
@@ -47,15 +51,15 @@ func (s chunkedStore) releases(ctx context.Context) ([]ReleaseRow, error) {
 	if across {
 		ns = metav1.NamespaceAll
 	}
-	metas, err := c.listIndexMeta(ctx, ns, nil)
+	metas, err := c.listIndexMeta(ctx, ns, sel)
 	if err != nil && across && errors.Is(err, ErrForbidden) {
-		metas, err = c.listIndexMeta(ctx, c.cfg.Namespace, nil)
+		metas, err = c.listIndexMeta(ctx, c.cfg.Namespace, sel)
 	}
 	var partial error
 	if err != nil && !across && ns == metav1.NamespaceAll && errors.Is(err, ErrForbidden) {
 		metas = nil
 		partial = c.eachReadable(err, func(ns string) error {
-			m, err := c.listIndexMeta(ctx, ns, nil)
+			m, err := c.listIndexMeta(ctx, ns, sel)
 			metas = append(metas, m...)
 			return err
 		})

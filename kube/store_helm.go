@@ -221,10 +221,14 @@ func (s *helmStore) listNamespace() string {
 // of every record, for the count of revisions, then the records not superseded,
 // each read only up to its chart's metadata. A latest revision that the second
 // list missed (superseded, or rewritten in between) is read on its own.
-func (s *helmStore) releases(ctx context.Context) ([]ReleaseRow, error) {
+func (s *helmStore) releases(ctx context.Context, name string) ([]ReleaseRow, error) {
 	ns := s.listNamespace()
 	namespaces := []string{ns}
-	all := helmSelector(nil)
+	var named labels.Set
+	if name != "" {
+		named = labels.Set{storage.LabelName: name}
+	}
+	all := helmSelector(named)
 	metas, err := s.listMeta(ctx, ns, all)
 	var partial error
 	if err != nil && ns == metav1.NamespaceAll && errors.Is(err, ErrForbidden) {
@@ -251,7 +255,7 @@ func (s *helmStore) releases(ctx context.Context) ([]ReleaseRow, error) {
 		return out, partial
 	}
 	byKey := map[string]helmObject{}
-	live := helmSelector(nil) + "," + storage.LabelStatus + "!=" + release.StatusSuperseded.String()
+	live := all + "," + storage.LabelStatus + "!=" + release.StatusSuperseded.String()
 	for _, ns := range namespaces {
 		recs, err := s.listRecords(ctx, ns, live)
 		if err != nil {

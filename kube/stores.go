@@ -92,9 +92,10 @@ type store interface {
 	// name is the store's DriverX constant.
 	name() string
 	// releases lists the latest revision of every release the configuration
-	// looks at, with the number of revisions of each. An error wrapping
-	// ErrPartial comes with the rows of the namespaces it could read.
-	releases(ctx context.Context) ([]ReleaseRow, error)
+	// looks at (of those called name, when set), with the number of revisions of
+	// each. An error wrapping ErrPartial comes with the rows of the namespaces it
+	// could read.
+	releases(ctx context.Context, name string) ([]ReleaseRow, error)
 	// history lists the revisions of one release in storage namespace sns,
 	// oldest first; none is not an error.
 	history(ctx context.Context, sns, name string) ([]RevisionRow, error)
