@@ -11,7 +11,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -19,8 +18,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
-
-	"helm.sh/helm/v3/pkg/release"
 
 	"github.com/chunkview/chunkview/storage"
 )
@@ -77,8 +74,8 @@ type Client struct {
 	md    metadata.Interface
 	kubes KubeClientFactory
 
-	// cache holds decoded revisions by storage namespace/key@resourceVersion.
-	cache *detailsCache
+	// reader decodes revisions and keeps them; copies of the client share it.
+	reader *reader
 }
 
 // New returns a Client over the given clients. kubes builds the Helm kube client that
@@ -91,7 +88,7 @@ func New(cs kubernetes.Interface, md metadata.Interface, kubes KubeClientFactory
 	if size == 0 {
 		size = DefaultDetailsCacheBytes
 	}
-	return &Client{cfg: cfg, cs: cs, md: md, kubes: kubes, cache: newDetailsCache(size)}
+	return &Client{cfg: cfg, cs: cs, md: md, kubes: kubes, reader: &reader{cache: newDetailsCache(size)}}
 }
 
 func (c *Client) now() time.Time {
@@ -113,7 +110,7 @@ func (c *Client) Clientset() kubernetes.Interface { return c.cs }
 // WithNamespace returns a copy of c looking at namespace ns ("" with all set: every
 // namespace). The details cache is shared.
 func (c *Client) WithNamespace(ns string, all bool) *Client {
-	cp := &Client{cfg: c.cfg, cs: c.cs, md: c.md, kubes: c.kubes, cache: c.cache}
+	cp := &Client{cfg: c.cfg, cs: c.cs, md: c.md, kubes: c.kubes, reader: c.reader}
 	cp.cfg.Namespace, cp.cfg.AllNamespaces = ns, all
 	return cp
 }
@@ -263,7 +260,7 @@ func (c *Client) releases(ctx context.Context, name string, keep func(RevisionRo
 	narrow := !c.cfg.AllNamespaces && c.cfg.Namespace != ""
 	out := make([]ReleaseRow, 0, len(all))
 	for _, rr := range all {
-		c.applyCached(&rr.Latest)
+		c.reader.applyCached(&rr.Latest)
 		if narrow && !keep(rr.Latest) {
 			continue
 		}
@@ -329,7 +326,7 @@ func (c *Client) History(ctx context.Context, ns, name string) ([]RevisionRow, e
 		return nil, c.notFound(name, c.storageNamespaceFor(ns))
 	}
 	for i := range found {
-		c.applyCached(&found[i])
+		c.reader.applyCached(&found[i])
 	}
 	sort.Slice(found, func(i, j int) bool { return found[i].Revision < found[j].Revision })
 	return found, nil
@@ -354,85 +351,6 @@ func (c *Client) notFound(name, ns string) error {
 	}
 	return fmt.Errorf("%w: no release %q with owner %q in %s; if it was stored by another tool, try --owner, --storage-namespace or --profile olmv1",
 		ErrNotFound, name, c.cfg.Owner, where)
-}
-
-// Details is what a revision's payload tells beyond its metadata.
-type Details struct {
-	Row     RevisionRow
-	Release *release.Release
-}
-
-// cacheKey keys a decoded revision by store, storage namespace, key and
-// resourceVersion: a ConfigMap and a Secret may share a name.
-func cacheKey(r RevisionRow) string {
-	return r.driver() + ":" + r.StorageNamespace + "/" + r.Key + "@" + r.ResourceVersion
-}
-
-func (c *Client) applyCached(r *RevisionRow) {
-	if r.Known {
-		return
-	}
-	d, ok := c.cache.get(cacheKey(*r))
-	if ok {
-		// A revision that failed to decode stays unknown: it has no summary to show.
-		r.Summary, r.Known = d.Row.Summary, d.Row.Known
-		r.Broken, r.Problem, r.Checked = d.Row.Broken, d.Row.Problem, d.Row.Checked
-	}
-}
-
-// Details decodes one revision and caches the result by resourceVersion, so asking
-// again costs nothing until the record changes. A revision that cannot be decoded
-// yields Details with Row.Broken set and a nil Release, not an error; errors are for
-// failures to reach the server.
-func (c *Client) Details(ctx context.Context, row RevisionRow) (*Details, error) {
-	d, ok := c.cache.get(cacheKey(row))
-	if ok && row.ResourceVersion != "" {
-		return d, nil
-	}
-	d, keep, err := c.store(row.driver()).details(ctx, row)
-	if err != nil {
-		return nil, err
-	}
-	if keep {
-		k := row
-		k.ResourceVersion = d.Row.ResourceVersion
-		c.cache.add(cacheKey(k), d)
-	}
-	return d, nil
-}
-
-// FillDetails decodes the rows that lack a summary, a few at a time, and updates
-// them in place. A broken revision is marked in its row and does not fail the rest.
-func (c *Client) FillDetails(ctx context.Context, rows []*RevisionRow) error {
-	var (
-		wg   sync.WaitGroup
-		sem  = make(chan struct{}, 4)
-		mu   sync.Mutex
-		errs []error
-	)
-	for _, r := range rows {
-		if r.Known || r.Broken {
-			continue
-		}
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			d, err := c.Details(ctx, *r)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				errs = append(errs, err)
-				return
-			}
-			r.Summary, r.Known, r.Broken, r.Problem = d.Row.Summary, d.Row.Known, d.Row.Broken, d.Row.Problem
-			r.Checked, r.Written = d.Row.Checked, d.Row.Written
-			c.judge(r)
-		}()
-	}
-	wg.Wait()
-	return errors.Join(errs...)
 }
 
 // Revision returns the row of one revision; rev 0 means the latest.
