@@ -11,6 +11,7 @@ import (
 	helmtime "helm.sh/helm/v3/pkg/time"
 
 	"github.com/chunkview/chunkview/cli"
+	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/storage"
 )
 
@@ -209,5 +210,27 @@ func TestNearLimitCLI(t *testing.T) {
 	decode(t, r, &h)
 	if !(h.Forecast.FailsAt > 4 && h.Forecast.FailsAt <= 4+5) {
 		t.Errorf("forecast = %+v", h.Forecast)
+	}
+}
+
+// TestRollbackRequestsPerStore measures a rollback by name through the CLI on a
+// release of each store: the listing that finds it reads that name only, and every
+// step after runs on the one store that holds it. It bounds the GETs and lists of
+// the release's records (SelfSubjectAccessReviews and Helm's own reads of the
+// release's resources aside).
+func TestRollbackRequestsPerStore(t *testing.T) {
+	e := newEnv(t)
+	e.install(byChunkview, "rb-chunked", 3)
+	e.installWith(e.actionConfigIn(e.helmSecrets(), e.ns), e.ns, "helm secrets", "rb-secret", 3)
+	e.installWith(e.actionConfigIn(e.helmConfigMaps(), e.ns), e.ns, "helm configmaps", "rb-cfgmap", 3)
+	for _, name := range []string{"rb-chunked", "rb-secret", "rb-cfgmap"} {
+		stats := &kube.Stats{}
+		r := e.runApp(&cli.App{Stats: stats}, "", "rollback", name, "1", "--yes")
+		mustCode(t, r, 0)
+		reads := stats.Requests()["GET"]
+		t.Logf("%s: %d requests %v, %d bytes received", name, stats.Total(), stats.Requests(), stats.BytesReceived())
+		if reads > 40 {
+			t.Errorf("%s: %d reads for one rollback: %v", name, reads, stats.Requests())
+		}
 	}
 }

@@ -206,21 +206,21 @@ func rowOf(m *metav1.PartialObjectMetadata) RevisionRow {
 // with a *PartialError that says what was left out. A store the user may not read
 // at all is skipped when others were read, with a *StoreSkipError.
 func (c *Client) Releases(ctx context.Context) ([]ReleaseRow, error) {
-	return c.releases(ctx, "", c.inView)
+	return c.releases(ctx, "", false, c.inView)
 }
 
-// ReleasesNamed lists, as Releases does, the releases called name: one row for
-// each store and storage namespace that holds one. Its lists are selected by that
-// name, so a command by name costs what its release does, not what the cluster
-// holds. A record without its name label (written by hand) is not found here;
-// History still finds it.
+// ReleasesNamed finds, as Releases lists, the releases called name: one row for
+// each store and storage namespace that holds one, from metadata selected by that
+// name, so that a command by name costs what its release does, not what the
+// cluster holds. Rows of Helm's stores are not summarized. A record without its
+// name label (written by hand) is not found here; History still finds it.
 func (c *Client) ReleasesNamed(ctx context.Context, name string) ([]ReleaseRow, error) {
-	return c.releases(ctx, name, c.inView)
+	return c.releases(ctx, name, true, c.inView)
 }
 
 // releases lists the releases as Releases does; with -n it keeps those whose
 // latest revision keep accepts.
-func (c *Client) releases(ctx context.Context, name string, keep func(RevisionRow) bool) ([]ReleaseRow, error) {
+func (c *Client) releases(ctx context.Context, name string, light bool, keep func(RevisionRow) bool) ([]ReleaseRow, error) {
 	var (
 		all      []ReleaseRow
 		partials []error
@@ -229,7 +229,7 @@ func (c *Client) releases(ctx context.Context, name string, keep func(RevisionRo
 	)
 	stores := c.stores()
 	for _, s := range stores {
-		rows, err := s.releases(ctx, name)
+		rows, err := s.releases(ctx, name, light)
 		if errors.Is(err, ErrPartial) {
 			partials = append(partials, err)
 			err = nil
@@ -293,6 +293,16 @@ func (c *Client) inView(r RevisionRow) bool {
 // holds it. A release held by more than one of the stores read is refused with
 // ErrAmbiguous: --driver (WithDrivers) picks one.
 func (c *Client) History(ctx context.Context, ns, name string) ([]RevisionRow, error) {
+	return c.history(ctx, ns, name, false)
+}
+
+// versions lists the revisions of one release as History does, from metadata
+// alone: what a plan's check and a look at the statuses need.
+func (c *Client) versions(ctx context.Context, ns, name string) ([]RevisionRow, error) {
+	return c.history(ctx, ns, name, true)
+}
+
+func (c *Client) history(ctx context.Context, ns, name string, light bool) ([]RevisionRow, error) {
 	var (
 		found    []RevisionRow
 		holders  []string
@@ -301,7 +311,7 @@ func (c *Client) History(ctx context.Context, ns, name string) ([]RevisionRow, e
 	)
 	for _, s := range c.stores() {
 		sns := c.storeNamespaceFor(s.name(), ns)
-		rows, err := s.history(ctx, sns, name)
+		rows, err := s.history(ctx, sns, name, light)
 		if err != nil {
 			if errors.Is(err, ErrForbidden) && len(c.drivers()) > 1 {
 				refused = err

@@ -297,3 +297,50 @@ func TestHelmStoreFixStuck(t *testing.T) {
 		t.Fatalf("revision 3 after delete-pending of 4: %v", err)
 	}
 }
+
+// TestRollbackListsPerStore counts how often a rollback by name, as the CLI runs
+// it (find the release by name, narrow to its store, plan, apply), lists the
+// release's records, for a release of each store.
+func TestRollbackListsPerStore(t *testing.T) {
+	ctx := t.Context()
+	ns := "helmstore-lists"
+	ensureNamespace(t, cluster.Client, ns)
+	seed(t, chunkviewDriver(ns, "helm", 4096), history("rb-chunked", ns, 3, 10_000)...)
+	seed(t, helmDriverFor(kube.DriverSecret, ns), history("rb-secret", ns, 3, 10_000)...)
+	seed(t, helmDriverFor(kube.DriverConfigMap, ns), history("rb-cfgmap", ns, 3, 10_000)...)
+	wire := &wireLog{}
+	c := connect(t, adminKubeconfig(t, ns), []string{"-n", ns}, func(o *kube.Options) { o.WrapConfig = wire.install })
+	for _, name := range []string{"rb-chunked", "rb-secret", "rb-cfgmap"} {
+		wire.Reset()
+		rows, err := c.ReleasesNamed(ctx, name)
+		if err != nil || len(rows) != 1 {
+			t.Fatalf("%s: %+v, %v", name, rows, err)
+		}
+		one := c.WithDrivers(rows[0].Latest.Driver)
+		plan, err := one.PlanRollback(ctx, ns, name, 1, kube.DiffOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := one.ApplyRollback(ctx, plan); err != nil {
+			t.Fatal(err)
+		}
+		lists, gets := 0, 0
+		for _, r := range wire.Requests() {
+			if r.Method != "GET" || !strings.Contains(r.Query, "name%3D"+name) && !strings.Contains(r.Path, name) {
+				continue
+			}
+			if strings.Contains(r.Query, "labelSelector") {
+				lists++
+			} else {
+				gets++
+			}
+		}
+		t.Logf("%s: %d lists and %d gets of its records, %d requests in all", name, lists, gets, len(wire.Requests()))
+		// Find (one metadata list per store: 3), plan (one), the check
+		// (metadata), Helm's own queries (two or three), the look for older
+		// deployed revisions (metadata).
+		if lists > 9 {
+			t.Errorf("%s: %d lists of its records: %v", name, lists, wire.Requests())
+		}
+	}
+}

@@ -121,7 +121,7 @@ func (c *Client) check(ctx context.Context, op string, p *Plan) error {
 	if p == nil || len(p.Rows) == 0 {
 		return fmt.Errorf("%s: no plan to apply", op)
 	}
-	now, err := c.WithDrivers(p.driver()).History(ctx, p.Namespace, p.Release)
+	now, err := c.WithDrivers(p.driver()).versions(ctx, p.Namespace, p.Release)
 	if errors.Is(err, ErrNotFound) {
 		now, err = nil, nil
 	}

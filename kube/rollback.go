@@ -234,7 +234,7 @@ func (g pendingGuard) Query(lbs map[string]string) ([]*release.Release, error) {
 // its job through the operation's own driver. A revision that changed meanwhile (a
 // conflict) is left to whoever changed it.
 func (c *Client) supersedeOlder(ctx context.Context, drv *planDriver, p *Plan) error {
-	rows, err := c.WithDrivers(p.driver()).History(ctx, p.Namespace, p.Release)
+	rows, err := c.WithDrivers(p.driver()).versions(ctx, p.Namespace, p.Release)
 	if err != nil {
 		return err
 	}

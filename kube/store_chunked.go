@@ -37,7 +37,7 @@ func (s chunkedStore) limit() int64 {
 }
 
 // releases lists index metadata and groups it by release.
-func (s chunkedStore) releases(ctx context.Context, name string) ([]ReleaseRow, error) {
+func (s chunkedStore) releases(ctx context.Context, name string, _ bool) ([]ReleaseRow, error) {
 	c := s.c
 	var sel labels.Set
 	if name != "" {
@@ -81,7 +81,7 @@ func (s chunkedStore) releases(ctx context.Context, name string) ([]ReleaseRow, 
 }
 
 // history lists the revisions of one release from index metadata.
-func (s chunkedStore) history(ctx context.Context, sns, name string) ([]RevisionRow, error) {
+func (s chunkedStore) history(ctx context.Context, sns, name string, _ bool) ([]RevisionRow, error) {
 	c := s.c
 	metas, err := c.listIndexMeta(ctx, sns, labels.Set{storage.LabelName: name})
 	if err != nil {

@@ -221,7 +221,7 @@ func (s *helmStore) listNamespace() string {
 // of every record, for the count of revisions, then the records not superseded,
 // each read only up to its chart's metadata. A latest revision that the second
 // list missed (superseded, or rewritten in between) is read on its own.
-func (s *helmStore) releases(ctx context.Context, name string) ([]ReleaseRow, error) {
+func (s *helmStore) releases(ctx context.Context, name string, light bool) ([]ReleaseRow, error) {
 	ns := s.listNamespace()
 	namespaces := []string{ns}
 	var named labels.Set
@@ -251,7 +251,7 @@ func (s *helmStore) releases(ctx context.Context, name string) ([]ReleaseRow, er
 		rows[i] = s.rowOf(&metas[i])
 	}
 	out := groupReleases(rows)
-	if len(out) == 0 {
+	if len(out) == 0 || light {
 		return out, partial
 	}
 	byKey := map[string]helmObject{}
@@ -287,10 +287,22 @@ func (s *helmStore) releases(ctx context.Context, name string) ([]ReleaseRow, er
 	return out, partial
 }
 
-// history reads every record of one release whole: the history shows each
-// revision's size.
-func (s *helmStore) history(ctx context.Context, sns, name string) ([]RevisionRow, error) {
-	recs, err := s.listRecords(ctx, sns, helmSelector(labels.Set{storage.LabelName: name}))
+// history reads every record of one release whole, unless light: the history
+// shows each revision's size.
+func (s *helmStore) history(ctx context.Context, sns, name string, light bool) ([]RevisionRow, error) {
+	sel := helmSelector(labels.Set{storage.LabelName: name})
+	if light {
+		metas, err := s.listMeta(ctx, sns, sel)
+		if err != nil {
+			return nil, err
+		}
+		rows := make([]RevisionRow, len(metas))
+		for i := range metas {
+			rows[i] = s.rowOf(&metas[i])
+		}
+		return rows, nil
+	}
+	recs, err := s.listRecords(ctx, sns, sel)
 	if err != nil {
 		return nil, err
 	}

@@ -93,12 +93,13 @@ type store interface {
 	name() string
 	// releases lists the latest revision of every release the configuration
 	// looks at (of those called name, when set), with the number of revisions of
-	// each. An error wrapping ErrPartial comes with the rows of the namespaces it
-	// could read.
-	releases(ctx context.Context, name string) ([]ReleaseRow, error)
-	// history lists the revisions of one release in storage namespace sns,
-	// oldest first; none is not an error.
-	history(ctx context.Context, sns, name string) ([]RevisionRow, error)
+	// each. With light it reads metadata only. An error wrapping ErrPartial comes
+	// with the rows of the namespaces it could read.
+	releases(ctx context.Context, name string, light bool) ([]ReleaseRow, error)
+	// history lists the revisions of one release in storage namespace sns;
+	// none is not an error. With light it reads metadata only: name, revision,
+	// status and resourceVersion, all a plan's check needs.
+	history(ctx context.Context, sns, name string, light bool) ([]RevisionRow, error)
 	// details decodes one revision; keep says whether the result may be cached
 	// (Client.Details caches).
 	details(ctx context.Context, row RevisionRow) (d *Details, keep bool, err error)

@@ -192,7 +192,7 @@ func (c *Client) verifyInView(ctx context.Context, opts storage.VerifyOptions) (
 // it decodes the latest revision of each to know. One that cannot be decoded
 // belongs where its records are, as in Releases.
 func (c *Client) releasesByStorage(ctx context.Context, name, home string) (map[string][]string, error) {
-	rows, err := c.releases(ctx, name, func(r RevisionRow) bool {
+	rows, err := c.releases(ctx, name, false, func(r RevisionRow) bool {
 		return r.StorageNamespace != home && (name == "" || r.Name == name) && (!r.Known || c.inView(r))
 	})
 	if err != nil {
