@@ -231,7 +231,11 @@ func (c *Client) releases(ctx context.Context, name string, light bool, keep fun
 	for _, s := range stores {
 		rows, err := s.releases(ctx, name, light)
 		if errors.Is(err, ErrPartial) {
-			partials = append(partials, err)
+			// Every store falls back to the same readable namespaces: one
+			// note says it for all.
+			if len(partials) == 0 {
+				partials = append(partials, err)
+			}
 			err = nil
 		}
 		if err != nil {

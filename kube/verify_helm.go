@@ -89,6 +89,7 @@ func (c *Client) verifyHelm(ctx context.Context, s *helmStore, nss []string, nam
 func (c *Client) verifyStores(ctx context.Context, name string, decode bool, nss []string, chunked func() ([]NamespaceReport, error)) ([]NamespaceReport, error) {
 	var out []NamespaceReport
 	var partials []error
+	skipped := map[string]error{}
 	for _, d := range c.drivers() {
 		if d == DriverChunked {
 			reps, err := chunked()
@@ -119,10 +120,21 @@ func (c *Client) verifyStores(ctx context.Context, name string, decode bool, nss
 				partials, err = append(partials, err), nil
 			}
 		}
+		if err != nil && errors.Is(err, ErrForbidden) && len(c.drivers()) > 1 {
+			// A store the user may not read is skipped, and said so.
+			skipped[d] = err
+			continue
+		}
 		if err != nil {
 			return out, err
 		}
 		out = append(out, reps...)
+	}
+	if len(partials) > 1 {
+		partials = partials[:1]
+	}
+	if len(skipped) > 0 {
+		partials = append(partials, &StoreSkipError{Skipped: skipped})
 	}
 	return out, errors.Join(partials...)
 }
