@@ -168,21 +168,12 @@ func rowOf(m *metav1.PartialObjectMetadata) RevisionRow {
 		chunkNames:       names,
 		chunkNamesKnown:  namesKnown,
 		StorageNamespace: m.Namespace,
-		Name:             m.Labels[storage.LabelName],
 		Status:           m.Labels[storage.LabelStatus],
 		Key:              m.Name,
 		ResourceVersion:  m.ResourceVersion,
 		Driver:           DriverChunked,
 	}
-	r.Revision, _ = strconv.Atoi(m.Labels[storage.LabelVersion])
-	if name, rev, ok := storage.ParseKey(m.Name); ok {
-		if r.Name == "" {
-			r.Name = name
-		}
-		if r.Revision == 0 {
-			r.Revision = rev
-		}
-	}
+	r.Name, r.Revision = nameAndRevision(m)
 	r.Written = writtenAt(m)
 	r.Updated = r.Written
 	if s, ok := storage.SummaryFromMeta(m); ok {
@@ -192,6 +183,22 @@ func rowOf(m *metav1.PartialObjectMetadata) RevisionRow {
 		}
 	}
 	return r
+}
+
+// nameAndRevision reads a record's release name and revision from its labels,
+// or from its key (sh.helm.release.v1.NAME.vN) where a label is missing.
+func nameAndRevision(m metav1.Object) (string, int) {
+	name := m.GetLabels()[storage.LabelName]
+	rev, _ := strconv.Atoi(m.GetLabels()[storage.LabelVersion])
+	if n, v, ok := storage.ParseKey(m.GetName()); ok {
+		if name == "" {
+			name = n
+		}
+		if rev == 0 {
+			rev = v
+		}
+	}
+	return name, rev
 }
 
 // Releases lists the releases in view, one row each with its latest revision, from

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -149,21 +148,12 @@ func (s *helmStore) rowOf(m metav1.Object) RevisionRow {
 	r := RevisionRow{
 		Driver:           s.kind,
 		StorageNamespace: m.GetNamespace(),
-		Name:             m.GetLabels()[storage.LabelName],
 		Status:           m.GetLabels()[storage.LabelStatus],
 		Key:              m.GetName(),
 		ResourceVersion:  m.GetResourceVersion(),
 		LimitBytes:       s.limit(),
 	}
-	r.Revision, _ = strconv.Atoi(m.GetLabels()[storage.LabelVersion])
-	if name, rev, ok := storage.ParseKey(m.GetName()); ok {
-		if r.Name == "" {
-			r.Name = name
-		}
-		if r.Revision == 0 {
-			r.Revision = rev
-		}
-	}
+	r.Name, r.Revision = nameAndRevision(m)
 	r.Written = writtenAt(m)
 	r.Updated = r.Written
 	return r

@@ -70,15 +70,9 @@ func peekHelm(data []byte) (s Summary, applyMethod string, ok bool, consumed int
 				if key != "metadata" || gotMeta {
 					return skipValue(dec)
 				}
-				var meta struct {
-					Name       string `json:"name"`
-					Version    string `json:"version"`
-					AppVersion string `json:"appVersion"`
-				}
-				if err := dec.Decode(&meta); err != nil {
+				if err := decodeChartMeta(dec, &s); err != nil {
 					return err
 				}
-				s.Chart, s.ChartVersion, s.AppVersion = meta.Name, meta.Version, meta.AppVersion
 				gotMeta = true
 				return done()
 			})

@@ -47,15 +47,9 @@ func PeekSummary(idx *corev1.Secret) (s Summary, ok bool) {
 				if key != "metadata" {
 					return skipValue(dec)
 				}
-				var meta struct {
-					Name       string `json:"name"`
-					Version    string `json:"version"`
-					AppVersion string `json:"appVersion"`
-				}
-				if err := dec.Decode(&meta); err != nil {
+				if err := decodeChartMeta(dec, &s); err != nil {
 					return err
 				}
-				s.Chart, s.ChartVersion, s.AppVersion = meta.Name, meta.Version, meta.AppVersion
 				gotChart = true
 				return errPeekDone
 			})
@@ -72,6 +66,21 @@ func PeekSummary(idx *corev1.Secret) (s Summary, ok bool) {
 		s.Chunks = 1 + len(names)
 	}
 	return s, true
+}
+
+// decodeChartMeta reads a chart's metadata object from dec into s: the fields
+// a listing row shows, and no more.
+func decodeChartMeta(dec *json.Decoder, s *Summary) error {
+	var meta struct {
+		Name       string `json:"name"`
+		Version    string `json:"version"`
+		AppVersion string `json:"appVersion"`
+	}
+	if err := dec.Decode(&meta); err != nil {
+		return err
+	}
+	s.Chart, s.ChartVersion, s.AppVersion = meta.Name, meta.Version, meta.AppVersion
+	return nil
 }
 
 // errPeekDone stops a walk once what it looks for has been read.
