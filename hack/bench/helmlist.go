@@ -44,11 +44,13 @@ func (r *report) helmListMarkdown(b *strings.Builder) {
 	p("The same %d releases as Helm's Secrets driver stores them (owner `helm`, namespaces `helm-00`..`helm-%02d`,\n", h.Releases, namespaces-1)
 	p("%d revisions): `chunkview ls -A --driver secret -o json` beside Helm's `action.List` with `All` and\n", h.Releases*revisions)
 	p("`AllNamespaces` (`helm ls -A --all`). Both printed the same releases, revisions, statuses, charts and\n")
-	p("versions. chunkview lists the metadata of every record, then the records not superseded, each read\n")
-	p("only up to its chart's metadata; Helm lists every record with its data and decodes each whole. The\n")
-	p("floor is chunkview's first request alone: the metadata of the %d records.\n\n", h.Releases*revisions)
-	summaryTable(b, h.Rows)
 	cv := h.Rows[0]
+	p("versions. chunkview lists the metadata of every record (one request), then the records not\n")
+	p("superseded with their data, in pages (%d requests here), and reads each only up to its\n", cv.Requests-1)
+	p("chart's metadata: its bytes are the latest revision of each release, whole, since the API server\n")
+	p("sends a Secret's data whole or not at all. Helm lists every record with its data and decodes each\n")
+	p("whole. The floor is chunkview's first request alone: the metadata of the %d records.\n\n", h.Releases*revisions)
+	summaryTable(b, h.Rows)
 	p("\nchunkview against the others, same run:\n\n")
 	p("| chunkview vs | wall time | requests | bytes received | peak memory |\n|---|---|---|---|---|\n")
 	for _, o := range h.Rows[1:] {
