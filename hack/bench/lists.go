@@ -57,7 +57,9 @@ func (m *measurer) listing(rep *report) error {
 		nsList = append(nsList, fmt.Sprintf(fleetNSFmt, i))
 	}
 	fleet, err := compare("list", m.runs, []contender{
-		m.chunkview("chunkview ls -A -o json", len(f.Specs), "ls", "-A", "-o", "json", "--owner", fleetOwner),
+		// --driver chunked: the fleet's chunked copy only, not the Helm copy in
+		// helm-NN that chunkview's default (every store) lists too.
+		m.chunkview("chunkview ls -A --driver chunked -o json", len(f.Specs), "ls", "-A", "--driver", "chunked", "-o", "json", "--owner", fleetOwner),
 		m.peer("Helm v3 action.List (helm ls -A --all)", helmReleases, "helm-list"),
 		m.peer("helm-operator-plugins v0.9.1 List", len(f.Specs), "hop-list", "-child-namespaces", strings.Join(nsList, ","), "-child-owner", fleetOwner),
 		m.peer("floor: metadata-only list of the same index Secrets, bare", len(f.Specs)*revisions, "floor", "-child-namespace", floorNamespace, "-child-owner", floorOwner),
@@ -67,7 +69,7 @@ func (m *measurer) listing(rep *report) error {
 		return err
 	}
 	orig, err := compare("list (original driver's copy)", m.runs, []contender{
-		m.chunkview("chunkview ls -n "+origNamespace+" -o json", len(f.Orig), "ls", "-n", origNamespace, "-o", "json", "--owner", origOwner),
+		m.chunkview("chunkview ls -n "+origNamespace+" --driver chunked -o json", len(f.Orig), "ls", "-n", origNamespace, "--driver", "chunked", "-o", "json", "--owner", origOwner),
 		m.peer("helm-operator-plugins v0.9.1 List", len(f.Orig), "hop-list", "-child-namespaces", origNamespace, "-child-owner", origOwner),
 		m.peer("floor: metadata-only list of its index Secrets", len(f.Orig)*revisions, "floor", "-child-namespace", origNamespace, "-child-owner", origOwner),
 	})
@@ -115,7 +117,7 @@ func (f *fleet) historySpec() relSpec {
 func (m *measurer) history(rep *report) error {
 	s := m.f.historySpec()
 	rows, err := compare("history", m.runs, []contender{
-		m.chunkview("chunkview history -o json", revisions, "history", s.Name, "-n", s.fleetNS(), "-o", "json", "--owner", fleetOwner),
+		m.chunkview("chunkview history --driver chunked -o json", revisions, "history", s.Name, "-n", s.fleetNS(), "--driver", "chunked", "-o", "json", "--owner", fleetOwner),
 		m.peer("Helm v3 action.History (helm history)", revisions, "helm-history", "-child-namespace", s.helmNS(), "-child-release", s.Name),
 		m.peer("helm-operator-plugins v0.9.1 (Helm storage History)", revisions, "hop-history", "-child-namespace", s.fleetNS(), "-child-release", s.Name, "-child-owner", fleetOwner),
 	})

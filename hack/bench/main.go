@@ -55,7 +55,7 @@ func main() {
 	fs.BoolVar(&o.serve, "serve", false, "start a cluster, seed it, write its kubeconfig (-kubeconfig-out) and wait for Ctrl-C")
 	fs.StringVar(&o.kcOut, "kubeconfig-out", "", "with -serve: where to write the kubeconfig")
 	fs.StringVar(&o.binary, "chunkview", "", "chunkview binary to measure (default: go build from the current module)")
-	fs.StringVar(&o.skip, "skip", "", "comma-separated sections to skip: list,history,rw,storage,tui")
+	fs.StringVar(&o.skip, "skip", "", "comma-separated sections to skip: list,helmlist,history,rw,storage,tui")
 	fs.StringVar(&ca.Mode, "child", "", "internal: run one measured operation")
 	fs.StringVar(&ca.Kubeconfig, "child-kubeconfig", "", "internal")
 	fs.StringVar(&ca.Namespace, "child-namespace", "", "internal")
@@ -163,6 +163,11 @@ func run(o options) error {
 	m := &measurer{ctx: ctx, bc: bc, f: f, bin: bin, self: self, runs: o.runs}
 	if !skip["list"] {
 		if err := m.listing(rep); err != nil {
+			return err
+		}
+	}
+	if !skip["helmlist"] {
+		if err := m.helmListing(rep); err != nil {
 			return err
 		}
 	}

@@ -146,6 +146,9 @@ type summary struct {
 	Bytes    int64
 	Count    int // releases or revisions returned
 	Note     string
+	// Items are the releases the first run printed, for a comparison whose
+	// contenders must agree row for row (see sameItems).
+	Items []listItem
 }
 
 func summarize(label string, runs []procResult) summary {
@@ -199,6 +202,7 @@ type contender struct {
 func compare(name string, runs int, cs []contender) ([]summary, error) {
 	results := make([][]procResult, len(cs))
 	counts := make([]int, len(cs))
+	items := make([][]listItem, len(cs))
 	for run := range runs {
 		for i, c := range cs {
 			// A moment for the API server to settle (and collect the garbage of a
@@ -217,6 +221,11 @@ func compare(name string, runs int, cs []contender) ([]summary, error) {
 				return nil, fmt.Errorf("%s: %s returned %d rows, want %d", name, c.Label, n, c.Want)
 			}
 			counts[i] = n
+			if run == 0 {
+				if items[i], err = releaseItems(r.Stdout); err != nil {
+					return nil, fmt.Errorf("%s: %s: %w", name, c.Label, err)
+				}
+			}
 			r.Stdout = nil
 			results[i] = append(results[i], r)
 		}
@@ -224,7 +233,38 @@ func compare(name string, runs int, cs []contender) ([]summary, error) {
 	out := make([]summary, len(cs))
 	for i, c := range cs {
 		out[i] = summarize(c.Label, results[i])
-		out[i].Count = counts[i]
+		out[i].Count, out[i].Items = counts[i], items[i]
 	}
 	return out, nil
+}
+
+// releaseItems reads the releases of an -o json listing, sorted by namespace and
+// name; none for other outputs.
+func releaseItems(out []byte) ([]listItem, error) {
+	var v listOut
+	if err := json.Unmarshal(out, &v); err != nil {
+		return nil, fmt.Errorf("output is not the JSON expected: %w: %s", err, tail(string(out), 300))
+	}
+	sort.Slice(v.Releases, func(i, j int) bool {
+		a, b := v.Releases[i], v.Releases[j]
+		if a.Namespace != b.Namespace {
+			return a.Namespace < b.Namespace
+		}
+		return a.Name < b.Name
+	})
+	return v.Releases, nil
+}
+
+// sameItems fails unless a and b list the same releases at the same revisions,
+// statuses, charts and versions.
+func sameItems(a, b summary) error {
+	if len(a.Items) != len(b.Items) {
+		return fmt.Errorf("%s listed %d releases, %s %d", a.Label, len(a.Items), b.Label, len(b.Items))
+	}
+	for i := range a.Items {
+		if a.Items[i] != b.Items[i] {
+			return fmt.Errorf("%s and %s disagree: %+v against %+v", a.Label, b.Label, a.Items[i], b.Items[i])
+		}
+	}
+	return nil
 }

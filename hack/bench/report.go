@@ -20,6 +20,7 @@ type report struct {
 	Started  time.Time
 	Finished time.Time
 	List     *listResult
+	HelmList *helmListResult
 	History  *historyResult
 	TUI      *tuiResult
 	RW       *rwResult
@@ -149,7 +150,8 @@ func (r *report) markdown() string {
 	if lr := r.List; lr != nil {
 		cv, helm, hop, floor := lr.Fleet[0], lr.Fleet[1], lr.Fleet[2], lr.Fleet[3]
 		p("## Listing the latest revision of every release\n\n")
-		p("With chart and app version. Helm's copy holds %d releases (the %d large ones do not fit in its driver);\n", helmReleases, classes[classLarge])
+		p("With chart and app version. chunkview reads its chunked copy only (`--driver chunked`; by default it\n")
+		p("reads every store, Helm's copy included: see the next section). Helm's copy holds %d releases (the %d large ones do not fit in its driver);\n", helmReleases, classes[classLarge])
 		p("the others list all %d. The floor is what no listing can go below: a metadata-only list (the\n", len(f.Specs))
 		p("metadata API, protobuf, one request) of %d index Secrets with the fleet's names and labels, written\n", len(f.Specs)*revisions)
 		p("the way the original driver writes them, without chunkview's summary annotations. The last row lists\n")
@@ -190,6 +192,10 @@ func (r *report) markdown() string {
 		target("`ls -A` peaks under 150 MiB and below both peers",
 			fmt.Sprintf("%s vs %s (Helm) and %s (original driver)", mib(cv.MaxRSS), mib(helm.MaxRSS), mib(hop.MaxRSS)),
 			cv.MaxRSS < 150<<20 && cv.MaxRSS < helm.MaxRSS && cv.MaxRSS < hop.MaxRSS)
+	}
+
+	if r.HelmList != nil {
+		r.helmListMarkdown(&b)
 	}
 
 	if h := r.History; h != nil {
