@@ -250,6 +250,10 @@ func (r *run) locate(ctx context.Context, c *kube.Client, name string) (string, 
 // command that follows asks for --driver if two do).
 func (r *run) locateStore(ctx context.Context, c *kube.Client, name string) (string, string, error) {
 	cfg := c.Config()
+	if len(cfg.Drivers) == 1 && cfg.Drivers[0] == kube.DriverChunked && cfg.StorageNamespace != "" {
+		// One store, one place for its records: nothing to look for.
+		return cfg.Namespace, kube.DriverChunked, nil
+	}
 	rows, err := c.ReleasesNamed(ctx, name)
 	held := map[string]bool{}
 	for _, row := range rows {

@@ -90,38 +90,45 @@ type helmObject struct {
 	data []byte
 }
 
-// helmPage bounds a list of whole records: each may hold up to 1 MiB.
-const helmPage = 100
+// helmPage bounds a page of whole records, each of which may hold up to 1 MiB:
+// one page is what a listing holds at a time. Typical records are tens of KB, so
+// a page is a few MB and most namespaces need one.
+const helmPage = 250
 
 // listRecords lists whole records in ns that sel selects.
 func (s *helmStore) listRecords(ctx context.Context, ns, sel string) ([]helmObject, error) {
 	items, err := listAll(ctx, func(ctx context.Context, cont string) ([]helmObject, string, error) {
-		opts := metav1.ListOptions{LabelSelector: sel, FieldSelector: s.fieldSelector(), Limit: helmPage, Continue: cont}
-		if s.kind == DriverConfigMap {
-			list, err := s.c.cs.CoreV1().ConfigMaps(ns).List(ctx, opts)
-			if err != nil {
-				return nil, "", err
-			}
-			out := make([]helmObject, len(list.Items))
-			for i := range list.Items {
-				out[i] = helmObject{meta: list.Items[i].ObjectMeta, data: []byte(list.Items[i].Data[helmDataKey])}
-			}
-			return out, list.Continue, nil
-		}
-		list, err := s.c.cs.CoreV1().Secrets(ns).List(ctx, opts)
-		if err != nil {
-			return nil, "", err
-		}
-		out := make([]helmObject, len(list.Items))
-		for i := range list.Items {
-			out[i] = helmObject{meta: list.Items[i].ObjectMeta, data: list.Items[i].Data[helmDataKey]}
-		}
-		return out, list.Continue, nil
+		return s.recordPage(ctx, ns, sel, cont)
 	})
 	if err != nil {
 		return nil, Explain(err, "list", s.resource(), ns)
 	}
 	return items, nil
+}
+
+// recordPage reads one page of whole records from continue token cont.
+func (s *helmStore) recordPage(ctx context.Context, ns, sel, cont string) ([]helmObject, string, error) {
+	opts := metav1.ListOptions{LabelSelector: sel, FieldSelector: s.fieldSelector(), Limit: helmPage, Continue: cont}
+	if s.kind == DriverConfigMap {
+		list, err := s.c.cs.CoreV1().ConfigMaps(ns).List(ctx, opts)
+		if err != nil {
+			return nil, "", err
+		}
+		out := make([]helmObject, len(list.Items))
+		for i := range list.Items {
+			out[i] = helmObject{meta: list.Items[i].ObjectMeta, data: []byte(list.Items[i].Data[helmDataKey])}
+		}
+		return out, list.Continue, nil
+	}
+	list, err := s.c.cs.CoreV1().Secrets(ns).List(ctx, opts)
+	if err != nil {
+		return nil, "", err
+	}
+	out := make([]helmObject, len(list.Items))
+	for i := range list.Items {
+		out[i] = helmObject{meta: list.Items[i].ObjectMeta, data: list.Items[i].Data[helmDataKey]}
+	}
+	return out, list.Continue, nil
 }
 
 // getRecord reads one whole record.
@@ -207,10 +214,11 @@ func (s *helmStore) listNamespace() string {
 	return s.c.cfg.Namespace
 }
 
-// releases takes two requests whatever the number of releases: a metadata list
-// of every record, for the count of revisions, then the records not superseded,
-// each read only up to its chart's metadata. A latest revision that the second
-// list missed (superseded, or rewritten in between) is read on its own.
+// releases takes two lists whatever the number of releases: a metadata list of
+// every record, for the count of revisions, then the records not superseded, in
+// pages of helmPage, each read only up to its chart's metadata. A latest revision
+// that the second list missed (superseded, or rewritten in between) is read on
+// its own. With light, only the first.
 func (s *helmStore) releases(ctx context.Context, name string, light bool) ([]ReleaseRow, error) {
 	ns := s.listNamespace()
 	namespaces := []string{ns}
@@ -244,37 +252,60 @@ func (s *helmStore) releases(ctx context.Context, name string, light bool) ([]Re
 	if len(out) == 0 || light {
 		return out, partial
 	}
-	byKey := map[string]helmObject{}
+	// The latest records, summarized a page at a time: what is kept is their
+	// rows, never their data.
+	byKey := map[string]RevisionRow{}
 	live := all + "," + storage.LabelStatus + "!=" + release.StatusSuperseded.String()
 	for _, ns := range namespaces {
-		recs, err := s.listRecords(ctx, ns, live)
+		rows, err := s.listSummaries(ctx, ns, live)
 		if err != nil {
 			return nil, err
 		}
-		for _, r := range recs {
-			byKey[r.meta.Namespace+"/"+r.meta.Name] = r
+		for _, r := range rows {
+			byKey[r.StorageNamespace+"/"+r.Key] = r
 		}
 	}
 	for i := range out {
 		l := &out[i].Latest
-		rec, ok := byKey[l.StorageNamespace+"/"+l.Key]
-		if !ok {
-			rec, err = s.getRecord(ctx, l.StorageNamespace, l.Key)
-			if apierrors.IsNotFound(err) {
-				// Deleted since the metadata list: shown as it was listed.
-				l.Unchecked = "its record was deleted while it was being listed; refresh"
-				continue
-			}
-			if err != nil {
-				return nil, Explain(err, "get", s.resource(), l.StorageNamespace)
-			}
+		if r, ok := byKey[l.StorageNamespace+"/"+l.Key]; ok {
+			*l = r
+			continue
 		}
-		if rec.meta.ResourceVersion != l.ResourceVersion {
-			*l = s.rowOf(&rec.meta)
+		rec, err := s.getRecord(ctx, l.StorageNamespace, l.Key)
+		if apierrors.IsNotFound(err) {
+			// Deleted since the metadata list: shown as it was listed.
+			l.Unchecked = "its record was deleted while it was being listed; refresh"
+			continue
 		}
+		if err != nil {
+			return nil, Explain(err, "get", s.resource(), l.StorageNamespace)
+		}
+		*l = s.rowOf(&rec.meta)
 		s.summarize(l, rec.data)
 	}
 	return out, partial
+}
+
+// listSummaries lists the records in ns that sel selects, in pages, and returns
+// their rows summarized from each page as it arrives, so that at most one page
+// of record data is held at a time.
+func (s *helmStore) listSummaries(ctx context.Context, ns, sel string) ([]RevisionRow, error) {
+	rows, err := listAll(ctx, func(ctx context.Context, cont string) ([]RevisionRow, string, error) {
+		recs, next, err := s.recordPage(ctx, ns, sel, cont)
+		if err != nil {
+			return nil, "", err
+		}
+		out := make([]RevisionRow, len(recs))
+		for i := range recs {
+			out[i] = s.rowOf(&recs[i].meta)
+			s.summarize(&out[i], recs[i].data)
+		}
+		return out, next, nil
+	})
+	if err != nil {
+		return nil, Explain(err, "list", s.resource(), ns)
+	}
+	return rows, nil
 }
 
 // history reads every record of one release whole, unless light: the history
