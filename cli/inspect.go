@@ -7,13 +7,16 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/revdiff"
 	"github.com/chunkview/chunkview/storage"
 )
 
 // Inspection is the output of `inspect`: how one revision is stored.
 type Inspection struct {
-	Release          string `json:"release"`
+	Release string `json:"release"`
+	// Driver is the store that holds the revision: chunked, secret or configmap.
+	Driver           string `json:"driver"`
 	StorageNamespace string `json:"storageNamespace"`
 	Revision         int    `json:"revision"`
 	Status           string `json:"status"`
@@ -162,6 +165,7 @@ func (o *inspectOptions) Run(ctx context.Context, r *run) error {
 		return err
 	}
 	out := inspection(row.StorageNamespace, l)
+	out.Driver = row.Driver
 	var valuesYAML string
 	if o.showValues {
 		if l.Decoded == nil {
@@ -212,9 +216,21 @@ could store the release at all; and which parts of the release take the space.
 	return cmd
 }
 
+// storeName says in words which store holds a release.
+func storeName(d string) string {
+	switch d {
+	case kube.DriverSecret:
+		return "Helm's Secrets driver (one Secret of type helm.sh/release.v1 per revision)"
+	case kube.DriverConfigMap:
+		return "Helm's ConfigMaps driver (one ConfigMap per revision)"
+	}
+	return "chunked (an index Secret and chunk Secrets per revision)"
+}
+
 func (r *run) printInspection(in Inspection, valuesYAML string) {
 	w, now := r.stdout, r.now()
-	fmt.Fprintf(w, "Release %s, revision %d (%s), stored in namespace %s under key %s\n\n", in.Release, in.Revision, orDash(in.Status), in.StorageNamespace, in.Key)
+	fmt.Fprintf(w, "Release %s, revision %d (%s), stored in namespace %s under key %s\n", in.Release, in.Revision, orDash(in.Status), in.StorageNamespace, in.Key)
+	fmt.Fprintf(w, "Store: %s\n\n", storeName(in.Driver))
 	tw := newTable(w)
 	row(tw, "SECRET", "ROLE", "SIZE", "OF 1 MiB", "HASH", "OWNER REF", "STATE", "AGE")
 	secretRow := func(s SecretItem) {
@@ -225,7 +241,9 @@ func (r *run) printInspection(in Inspection, valuesYAML string) {
 		if !s.Owned {
 			owned = "missing"
 		}
-		if s.Role == storage.TypeIndex {
+		if s.Role == storage.TypeIndex || s.Role == "record" {
+			// An index, or Helm's whole record, has no hash in its name and
+			// no owner to point to.
 			hash, owned = "-", "-"
 		}
 		if s.State == string(storage.StateMissing) {
