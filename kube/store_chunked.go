@@ -129,7 +129,7 @@ func (s chunkedStore) details(ctx context.Context, row RevisionRow) (*Details, b
 	d := &Details{Row: row}
 	d.Row.ResourceVersion, d.Row.Written = idx.ResourceVersion, writtenAt(idx)
 	d.Row.Checked, d.Row.Writing, d.Row.Unchecked = false, false, ""
-	rls, sum, err := drv.DecodeStats(ctx, idx)
+	rls, sum, _, err := drv.DecodeStats(ctx, idx)
 	switch {
 	case err == nil:
 		if d.Row.Known {
