@@ -129,7 +129,7 @@ func (s chunkedStore) details(ctx context.Context, row RevisionRow) (*Details, b
 	d := &Details{Row: row}
 	d.Row.ResourceVersion, d.Row.Written = idx.ResourceVersion, writtenAt(idx)
 	d.Row.Checked, d.Row.Writing, d.Row.Unchecked = false, false, ""
-	rls, sum, err := drv.DecodeStats(ctx, idx)
+	rls, sum, info, err := drv.DecodeStats(ctx, idx)
 	switch {
 	case err == nil:
 		if d.Row.Known {
@@ -137,6 +137,10 @@ func (s chunkedStore) details(ctx context.Context, row RevisionRow) (*Details, b
 			sum.StoredBytes, sum.DecodedBytes, sum.PayloadSHA256 = d.Row.Summary.StoredBytes, d.Row.Summary.DecodedBytes, d.Row.Summary.PayloadSHA256
 		}
 		d.Row.Summary, d.Row.Known, d.Release = sum, true, rls
+		// A record a newer Helm wrote into the chunked format (an operator built on
+		// Helm 4) carries fields Helm 3's actions would drop: the operations that
+		// rewrite a revision refuse it, as they do Helm 4's own records.
+		d.Row.ApplyMethod, d.Row.UnknownFields = info.ApplyMethod, info.UnknownFields
 		d.Row.Broken, d.Row.Problem, d.Row.Checked = false, "", true
 	case errors.Is(err, storage.ErrCorrupt) || errors.Is(err, storage.ErrTooLarge):
 		d.Row.Broken, d.Row.Problem = true, err.Error()

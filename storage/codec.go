@@ -307,6 +307,17 @@ func DecodePayload(r io.Reader, maxDecoded int64) (*release.Release, error) {
 // where a streaming decoder would double its buffer as it fills, copying and clearing
 // about as many bytes again as the payload holds. The bound applies all the same.
 func decodePayload(r io.Reader, maxDecoded, sizeHint int64) (*release.Release, error) {
+	rls, _, err := decodePayloadInfo(r, maxDecoded, sizeHint, false)
+	return rls, err
+}
+
+// decodePayloadInfo is decodePayload that, with walk, also walks the JSON for the
+// fields Helm 3's types drop (unknownFields). The walk reads the buffer the JSON
+// was parsed from, in place, so a decode that walks holds no more memory than one
+// that does not; it is left to the reads that show a record (DecodeStats), where
+// Helm's own reads through the driver need none of it.
+func decodePayloadInfo(r io.Reader, maxDecoded, sizeHint int64, walk bool) (*release.Release, DecodeInfo, error) {
+	var info DecodeInfo
 	if maxDecoded <= 0 {
 		maxDecoded = DefaultMaxDecodedBytes
 	}
@@ -316,7 +327,7 @@ func decodePayload(r io.Reader, maxDecoded, sizeHint int64) (*release.Release, e
 	// the original driver's matches byte for byte.
 	zr, err := kgzip.NewReader(in)
 	if err != nil {
-		return nil, fmt.Errorf("%w: not a gzip stream: %v", ErrCorrupt, err)
+		return nil, info, fmt.Errorf("%w: not a gzip stream: %v", ErrCorrupt, err)
 	}
 	defer zr.Close()
 	// The buffer holds the JSON plus one byte, which tells a payload of exactly
@@ -331,18 +342,24 @@ func decodePayload(r io.Reader, maxDecoded, sizeHint int64) (*release.Release, e
 	js, err := readAll(&limitedReader{r: zr, n: maxDecoded, in: in}, initial, hint, maxDecoded+1)
 	if err != nil {
 		if errors.Is(err, ErrTooLarge) {
-			return nil, err
+			return nil, info, err
 		}
-		return nil, fmt.Errorf("%w: gzip stream is truncated or does not check: %v", ErrCorrupt, err)
+		return nil, info, fmt.Errorf("%w: gzip stream is truncated or does not check: %v", ErrCorrupt, err)
 	}
 	var p payload
 	if err := json.Unmarshal(js, &p); err != nil {
-		return nil, fmt.Errorf("%w: payload does not decode: %v", ErrCorrupt, err)
+		return nil, info, fmt.Errorf("%w: payload does not decode: %v", ErrCorrupt, err)
 	}
 	rls := p.Release
 	rls.Labels = customLabels(p.Labels)
 	if rls.Info == nil {
-		return nil, fmt.Errorf("%w: payload has no release info", ErrCorrupt)
+		return nil, info, fmt.Errorf("%w: payload has no release info", ErrCorrupt)
 	}
-	return &rls, nil
+	if walk {
+		// Against the payload's type, so that the format's own "labels" is known.
+		if info.UnknownFields, info.ApplyMethod, err = unknownFields(js, payloadType); err != nil {
+			return nil, DecodeInfo{}, fmt.Errorf("%w: payload does not decode: %v", ErrCorrupt, err)
+		}
+	}
+	return &rls, info, nil
 }

@@ -29,7 +29,7 @@ func (c *ChunkedSecrets) Delete(key string) (*release.Release, error) {
 		}
 		return nil, fmt.Errorf("delete: %w", err)
 	}
-	rls, _, refs, settled, err := c.decodeSettledChunks(ctx, idx, c.readDeadline())
+	rls, _, refs, settled, err := c.decodeSettledChunks(ctx, idx, c.readDeadline(), nil)
 	if err != nil {
 		if errors.Is(err, driver.ErrReleaseNotFound) {
 			return nil, err

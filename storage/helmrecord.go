@@ -7,9 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
-	"slices"
-	"strings"
 
 	kgzip "github.com/klauspost/compress/gzip"
 	corev1 "k8s.io/api/core/v1"
@@ -47,10 +44,6 @@ const HelmRecordLimit = MaxSecretDataBytes
 
 // magicGzip starts every gzip stream; Helm inflates a record only when it finds it.
 var magicGzip = []byte{0x1f, 0x8b, 0x08}
-
-// maxUnknownFields bounds the paths HelmRecord.UnknownFields lists, so that a record
-// made of nothing but unknown keys costs no more than a known one.
-const maxUnknownFields = 64
 
 // HelmRecord is a release decoded from a Helm record, with what Helm 3's types could
 // not hold.
@@ -115,7 +108,7 @@ func DecodeHelmRecord(data []byte, maxDecoded int64) (*HelmRecord, error) {
 		return nil, fmt.Errorf("%w: release JSON has no info", ErrCorrupt)
 	}
 	rec.Release = &rls
-	if rec.UnknownFields, rec.ApplyMethod, err = unknownFields(js); err != nil {
+	if rec.UnknownFields, rec.ApplyMethod, err = unknownFields(js, releaseType); err != nil {
 		return nil, fmt.Errorf("%w: release JSON does not decode: %v", ErrCorrupt, err)
 	}
 	return rec, nil
@@ -169,149 +162,4 @@ func EncodeHelmRecord(rls *release.Release) ([]byte, error) {
 	out := make([]byte, base64.StdEncoding.EncodedLen(buf.Len()))
 	base64.StdEncoding.Encode(out, buf.Bytes())
 	return out, nil
-}
-
-// releaseType is the type whose JSON fields unknownFields compares a record with.
-var releaseType = reflect.TypeFor[release.Release]()
-
-var jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
-
-// unknownFields walks the JSON of a release, which json.Unmarshal has already
-// accepted, alongside Helm 3's release type, and returns the paths of the object
-// keys that type has no field for, sorted, and the top-level apply_method. It
-// descends only into values whose type is a struct (through pointers, slices and
-// maps) and decodes no value itself: a value of a type with its own UnmarshalJSON,
-// or of a type that takes any key, is skipped.
-func unknownFields(js []byte) (paths []string, applyMethod string, err error) {
-	seen := map[string]bool{}
-	dec := json.NewDecoder(bytes.NewReader(js))
-	var walk func(t reflect.Type, path string) error
-	walk = func(t reflect.Type, path string) error {
-		for t.Kind() == reflect.Pointer {
-			t = t.Elem()
-		}
-		if reflect.PointerTo(t).Implements(jsonUnmarshaler) || !hasStruct(t) {
-			return skipValue(dec)
-		}
-		tok, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		d, ok := tok.(json.Delim)
-		if !ok {
-			return nil // null, or a scalar Unmarshal accepted in place of a value
-		}
-		switch {
-		case d == '[' && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array):
-			for dec.More() {
-				if err := walk(t.Elem(), path+"[]"); err != nil {
-					return err
-				}
-			}
-		case d == '{' && t.Kind() == reflect.Map:
-			for dec.More() {
-				if _, err := dec.Token(); err != nil {
-					return err
-				}
-				if err := walk(t.Elem(), joinPath(path, "*")); err != nil {
-					return err
-				}
-			}
-		case d == '{' && t.Kind() == reflect.Struct:
-			for dec.More() {
-				tok, err := dec.Token()
-				if err != nil {
-					return err
-				}
-				key, _ := tok.(string)
-				if f, ok := jsonField(t, key); ok {
-					if err := walk(f.Type, joinPath(path, key)); err != nil {
-						return err
-					}
-					continue
-				}
-				p := joinPath(path, key)
-				if path == "" && key == "apply_method" {
-					if err := dec.Decode(&applyMethod); err != nil {
-						applyMethod = ""
-					}
-				} else if err := skipValue(dec); err != nil {
-					return err
-				}
-				if !seen[p] && len(seen) < maxUnknownFields {
-					seen[p] = true
-					paths = append(paths, p)
-				}
-			}
-		default:
-			// A shape json.Unmarshal would not have accepted: skip what is left.
-			for dec.More() {
-				if err := skipValue(dec); err != nil {
-					return err
-				}
-			}
-		}
-		_, err = dec.Token()
-		return err
-	}
-	if err := walk(releaseType, ""); err != nil {
-		return nil, "", err
-	}
-	slices.Sort(paths)
-	return paths, applyMethod, nil
-}
-
-func joinPath(path, key string) string {
-	if path == "" {
-		return key
-	}
-	return path + "." + key
-}
-
-// hasStruct reports whether a value of type t can hold a struct whose fields the
-// walk checks, through pointers, slices, arrays and maps. []byte is a string in
-// JSON.
-func hasStruct(t reflect.Type) bool {
-	for {
-		switch t.Kind() {
-		case reflect.Pointer, reflect.Map:
-			t = t.Elem()
-		case reflect.Slice, reflect.Array:
-			if t.Elem().Kind() == reflect.Uint8 {
-				return false
-			}
-			t = t.Elem()
-		case reflect.Struct:
-			return !reflect.PointerTo(t).Implements(jsonUnmarshaler)
-		default:
-			return false
-		}
-	}
-}
-
-// jsonField finds the field of struct t that encoding/json fills from key: by its
-// JSON name, exactly or else ignoring case as encoding/json does, fields of embedded
-// structs included.
-func jsonField(t reflect.Type, key string) (reflect.StructField, bool) {
-	var folded reflect.StructField
-	found := false
-	for _, f := range reflect.VisibleFields(t) {
-		if !f.IsExported() || f.Anonymous && f.Type.Kind() == reflect.Struct {
-			continue
-		}
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "-" {
-			continue
-		}
-		if name == "" {
-			name = f.Name
-		}
-		if name == key {
-			return f, true
-		}
-		if !found && strings.EqualFold(name, key) {
-			folded, found = f, true
-		}
-	}
-	return folded, found
 }

@@ -57,18 +57,23 @@ func (c *ChunkedSecrets) Decode(ctx context.Context, index *corev1.Secret) (*rel
 	return rls, err
 }
 
-// DecodeStats is Decode that also returns the record's summary: the release's chart
-// and versions, its stored (gzip) size and its chunk count.
-func (c *ChunkedSecrets) DecodeStats(ctx context.Context, index *corev1.Secret) (*release.Release, Summary, error) {
-	rls, stored, idx, err := c.decodeSettled(ctx, index, c.readDeadline())
+// DecodeStats is Decode that also returns the record's summary (the release's chart
+// and versions, its stored (gzip) size and its chunk count) and what the payload
+// holds that Helm 3's release type does not: a record a newer Helm wrote decodes
+// without error, but Helm 3 would drop those fields when it writes the release
+// back. Finding them takes a second pass over the JSON, which Get, List and Query,
+// Helm's reads, do not make.
+func (c *ChunkedSecrets) DecodeStats(ctx context.Context, index *corev1.Secret) (*release.Release, Summary, DecodeInfo, error) {
+	var info DecodeInfo
+	rls, stored, _, idx, err := c.decodeSettledChunks(ctx, index, c.readDeadline(), &info)
 	if err != nil {
-		return nil, Summary{}, err
+		return nil, Summary{}, DecodeInfo{}, err
 	}
 	sum := SummaryOf(rls)
 	sum.StoredBytes = stored
 	names, _ := ParseExtraChunks(idx.Name, idx.Data[DataExtraChunks])
 	sum.Chunks = 1 + len(names)
-	return rls, sum, nil
+	return rls, sum, info, nil
 }
 
 func (c *ChunkedSecrets) getIndex(ctx context.Context, key string) (*corev1.Secret, error) {
@@ -114,15 +119,16 @@ func settling(err error) bool {
 // deadline. It returns the index it finally decoded. A record deleted meanwhile
 // yields driver.ErrReleaseNotFound.
 func (c *ChunkedSecrets) decodeSettled(ctx context.Context, idx *corev1.Secret, deadline time.Time) (*release.Release, int64, *corev1.Secret, error) {
-	rls, n, _, idx, err := c.decodeSettledChunks(ctx, idx, deadline)
+	rls, n, _, idx, err := c.decodeSettledChunks(ctx, idx, deadline, nil)
 	return rls, n, idx, err
 }
 
-// decodeSettledChunks is decodeSettled that also returns the chunks it read.
-func (c *ChunkedSecrets) decodeSettledChunks(ctx context.Context, idx *corev1.Secret, deadline time.Time) (*release.Release, int64, []chunkRef, *corev1.Secret, error) {
+// decodeSettledChunks is decodeSettled that also returns the chunks it read, and
+// fills info, when not nil, as decodeRecord does.
+func (c *ChunkedSecrets) decodeSettledChunks(ctx context.Context, idx *corev1.Secret, deadline time.Time, info *DecodeInfo) (*release.Release, int64, []chunkRef, *corev1.Secret, error) {
 	wait := 20 * time.Millisecond
 	for {
-		rls, n, refs, err := c.decodeChunks(ctx, idx)
+		rls, n, refs, err := c.decodeChunks(ctx, idx, info)
 		if err == nil || !settling(err) || !time.Now().Before(deadline) {
 			return rls, n, refs, idx, err
 		}
@@ -322,21 +328,23 @@ func (c *ChunkedSecrets) eachIndex(ctx context.Context, sel labels.Selector, fn 
 // the chunks a few at a time, checks each against its name, and decodes the stream
 // under the decompressed-size bound. Errors name the Secret at fault.
 func (c *ChunkedSecrets) decodeStats(ctx context.Context, idx *corev1.Secret) (*release.Release, int64, error) {
-	rls, n, _, err := c.decodeChunks(ctx, idx)
+	rls, n, _, err := c.decodeChunks(ctx, idx, nil)
 	return rls, n, err
 }
 
 // decodeChunks is decodeStats that also returns the chunk Secrets it read, at the
 // versions it read them: a delete of the record deletes them at those versions.
-func (c *ChunkedSecrets) decodeChunks(ctx context.Context, idx *corev1.Secret) (*release.Release, int64, []chunkRef, error) {
-	rls, n, refs, err := c.decodeRecord(ctx, idx)
+func (c *ChunkedSecrets) decodeChunks(ctx context.Context, idx *corev1.Secret, info *DecodeInfo) (*release.Release, int64, []chunkRef, error) {
+	rls, n, refs, err := c.decodeRecord(ctx, idx, info)
 	if err == nil {
 		c.reads.sawChunks(idx.Name, idx.ResourceVersion, refs)
 	}
 	return rls, n, refs, err
 }
 
-func (c *ChunkedSecrets) decodeRecord(ctx context.Context, idx *corev1.Secret) (*release.Release, int64, []chunkRef, error) {
+// decodeRecord decodes the record idx indexes. When info is not nil, it also walks
+// the payload for what Helm 3's types drop and fills info.
+func (c *ChunkedSecrets) decodeRecord(ctx context.Context, idx *corev1.Secret, info *DecodeInfo) (*release.Release, int64, []chunkRef, error) {
 	if idx.Type != SecretTypeIndex {
 		return nil, 0, nil, fmt.Errorf("%w: Secret %s has type %q, not %q", ErrCorrupt, secretRef(idx), idx.Type, SecretTypeIndex)
 	}
@@ -371,7 +379,7 @@ func (c *ChunkedSecrets) decodeRecord(ctx context.Context, idx *corev1.Secret) (
 	if sum, ok := SummaryFromMeta(idx); ok {
 		hint = trustedHint(sum.DecodedBytes, int64(len(first))*int64(total))
 	}
-	rls, err := decodePayload(r, c.cfg.MaxDecodedBytes, hint)
+	rls, found, err := decodePayloadInfo(r, c.cfg.MaxDecodedBytes, hint, info != nil)
 	if err != nil {
 		if cs.err != nil {
 			return nil, 0, nil, cs.err
@@ -389,6 +397,9 @@ func (c *ChunkedSecrets) decodeRecord(ctx context.Context, idx *corev1.Secret) (
 	// it out would make Helm act on the wrong release.
 	if name, rev, ok := ParseKey(idx.Name); ok && (rls.Name != name || rls.Version != rev) {
 		return nil, 0, nil, fmt.Errorf("%w: release record %s holds release %q revision %d, not the %q revision %d its name says", ErrCorrupt, secretRef(idx), rls.Name, rls.Version, name, rev)
+	}
+	if info != nil {
+		*info = found
 	}
 	return rls, cs.n, refs.list, nil
 }
