@@ -80,12 +80,12 @@ type FieldDrift struct {
 // ObjectDrift is how one object stands against the cluster.
 type ObjectDrift struct {
 	// Key is "Kind/namespace/name" or "Kind/name", as Result keys resources.
-	Key        string     `json:"key"`
-	APIVersion string     `json:"apiVersion"`
-	Kind       string     `json:"kind"`
-	Namespace  string     `json:"namespace"`
-	Name       string     `json:"name"`
-	State      DriftState `json:"state"`
+	Key        string       `json:"key"`
+	APIVersion string       `json:"apiVersion"`
+	Kind       string       `json:"kind"`
+	Namespace  string       `json:"namespace"`
+	Name       string       `json:"name"`
+	State      DriftState   `json:"state"`
 	Fields     []FieldDrift `json:"fields,omitempty"`
 	// Reason says why an object is unreadable, and what to check.
 	Reason string `json:"reason,omitempty"`
