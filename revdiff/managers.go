@@ -11,10 +11,15 @@ import (
 // what the manifest says, not a change to report.
 var helmManagers = map[string]bool{"helm": true}
 
-// ChangedBy returns the field managers of a live object that own the field at
-// p, other than Helm, each as "manager (Operation)" or, for a subresource,
-// "manager (Operation /scale)", most recent first. It reads the object's
-// metadata.managedFields (server-side apply's record of who set what); it
+// helmMark is a field only Helm writes: the manager that owns it is Helm, under
+// whatever name its binary has (helm, an operator's manager, a test).
+var helmMark = FieldPath{field("metadata"), field("annotations"), field("meta.helm.sh/release-name")}
+
+// ChangedBy returns the field manager of a live object that last wrote the
+// field at p, other than Helm, as "manager (Operation)" or, for a subresource,
+// "manager (Operation /scale)". It reads the object's metadata.managedFields
+// (server-side apply's record of who set what): of the managers that own the
+// field, Helm aside (see helmMark), the one whose write is the most recent. It
 // returns nil when they do not say.
 func ChangedBy(live map[string]any, p FieldPath) []string {
 	md, _ := live["metadata"].(map[string]any)
@@ -28,7 +33,7 @@ func ChangedBy(live map[string]any, p FieldPath) []string {
 			continue
 		}
 		fields, _ := m["fieldsV1"].(map[string]any)
-		if fields == nil || !owns(fields, p) {
+		if fields == nil || !owns(fields, p) || owns(fields, helmMark) {
 			continue
 		}
 		who := manager
@@ -43,13 +48,10 @@ func ChangedBy(live map[string]any, p FieldPath) []string {
 		owners = append(owners, owner{who, at})
 	}
 	slices.SortStableFunc(owners, func(a, b owner) int { return strings.Compare(b.at, a.at) })
-	var out []string
-	for _, o := range owners {
-		if !slices.Contains(out, o.who) {
-			out = append(out, o.who)
-		}
+	if len(owners) == 0 {
+		return nil
 	}
-	return out
+	return []string{owners[0].who}
 }
 
 // owns reports whether a fieldsV1 set covers path p: it holds the path, or a
