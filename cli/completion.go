@@ -28,6 +28,7 @@ var completedArgs = map[string][]argKind{
 	"rollback":        {argRelease, argRevision},
 	"delete-revision": {argRelease, argRevision},
 	"diff":            {argRelease, argRevision, argRevision},
+	"drift":           {argRelease},
 	"get values":      {argRelease},
 	"get manifest":    {argRelease},
 	"get notes":       {argRelease},

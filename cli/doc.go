@@ -1,5 +1,5 @@
 // Package cli is chunkview's non-interactive front end: the cobra command tree with
-// one subcommand per release operation (ls, history, get, inspect, diff, verify, gc,
+// one subcommand per release operation (ls, history, get, inspect, diff, drift, verify, gc,
 // rollback, uninstall, delete-revision, fix-stuck), plus version and completion.
 // It calls kube and prints tables, JSON or YAML; it never exits the process. main
 // builds an App, calls Run and exits with the code Run returns. Read-only commands
@@ -22,13 +22,17 @@
 //	   before deciding to retry
 //	130 cancelled with Ctrl-C at a confirmation prompt; nothing was changed
 //
+// drift exits as kubectl diff does: 0 no drift, 1 drift found, above 1 an error
+// (2, 3 and 6 as above; 6 also when nothing readable drifted but some objects
+// could not be read; 8 for any failure other commands report with 1).
+//
 // # Output
 //
 // Every subcommand takes -o table|json|yaml; ls and history also take -o wide and
 // -o name (the index Secrets, as kubectl names them). Tables are for people. JSON and YAML
 // come from the same structs (Releases, History, Inspection, VerifyResult, GCResult,
 // RollbackResult, UninstallResult, DeleteRevisionResult, StuckResult, and for diff
-// revdiff.Result); their field names are part of chunkview's interface and change
+// revdiff.Result, for drift revdiff.Drift); their field names are part of chunkview's interface and change
 // only by addition. Prompts, warnings and errors go to stderr, so stdout stays
 // parseable.
 //

@@ -174,6 +174,7 @@ func (a *App) Command(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command 
 		r.inspectCommand(),
 		r.getCommand(),
 		r.diffCommand(),
+		r.driftCommand(),
 		r.verifyCommand(),
 		r.gcCommand(),
 		r.rollbackCommand(),

@@ -76,6 +76,9 @@ type Client struct {
 
 	// reader decodes revisions and keeps them; copies of the client share it.
 	reader *reader
+	// live reads release objects as they are in the cluster (Drift); nil on a
+	// connection that cannot, such as the demo's.
+	live *liveSource
 }
 
 // New returns a Client over the given clients. kubes builds the Helm kube client that
@@ -110,7 +113,7 @@ func (c *Client) Clientset() kubernetes.Interface { return c.cs }
 // WithNamespace returns a copy of c looking at namespace ns ("" with all set: every
 // namespace). The details cache is shared.
 func (c *Client) WithNamespace(ns string, all bool) *Client {
-	cp := &Client{cfg: c.cfg, cs: c.cs, md: c.md, kubes: c.kubes, reader: c.reader}
+	cp := &Client{cfg: c.cfg, cs: c.cs, md: c.md, kubes: c.kubes, reader: c.reader, live: c.live}
 	cp.cfg.Namespace, cp.cfg.AllNamespaces = ns, all
 	return cp
 }

@@ -184,7 +184,9 @@ func (o *Options) Connect() (*Client, error) {
 		kc.Namespace = ns
 		return kc, nil
 	}
-	return New(cs, md, kubes, cfg), nil
+	c := New(cs, md, kubes, cfg)
+	c.live = liveFromConfig(rc, md)
+	return c, nil
 }
 
 // restConfig returns the REST config from the flags, wrapped by wrap.

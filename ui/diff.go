@@ -32,6 +32,10 @@ type diffScreen struct {
 	actErr error
 
 	results map[bool]*revdiff.Result // by reveal
+	// live compares revision from with the live cluster (see livediff.go);
+	// drifts holds its answers, by reveal.
+	live    bool
+	drifts  map[bool]*revdiff.Drift
 	loading bool
 	err     error
 
@@ -63,6 +67,14 @@ func newRollbackScreen(c common, ns, name string, rev int) *diffScreen {
 func (s *diffScreen) init() tea.Cmd { return s.load() }
 
 func (s *diffScreen) load() tea.Cmd {
+	if s.live {
+		if d, ok := s.drifts[s.reveal]; ok {
+			s.showLive(d)
+			return nil
+		}
+		s.loading = true
+		return loadLiveDiff(s.ctx, s.client, s.ns, s.name, s.from, s.reveal)
+	}
 	if r, ok := s.results[s.reveal]; ok {
 		s.show(r)
 		return nil
@@ -75,8 +87,11 @@ func (s *diffScreen) load() tea.Cmd {
 }
 
 func (s *diffScreen) title() string {
-	if s.rollback {
+	switch {
+	case s.rollback:
 		return fmt.Sprintf("roll back to %d", s.to)
+	case s.live:
+		return fmt.Sprintf("diff %d→live", s.from)
 	}
 	return fmt.Sprintf("diff %d→%d", s.from, s.to)
 }
@@ -100,6 +115,9 @@ func (s *diffScreen) setSize(w, h int) {
 	s.common.setSize(w, h)
 	s.vp.SetWidth(w)
 	s.vp.SetHeight(max(h-s.footerLines(), 1))
+	if d, ok := s.drifts[s.reveal]; ok && s.live && w != s.width0 {
+		s.showLive(d)
+	}
 	if r, ok := s.results[s.reveal]; ok && w != s.width0 {
 		s.show(r)
 	}
@@ -121,7 +139,13 @@ func (s *diffScreen) help() helpKeys {
 
 func (s *diffScreen) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
+	case liveDiffLoadedMsg:
+		s.takeLive(msg)
+		return nil
 	case diffLoadedMsg:
+		if s.live {
+			return nil
+		}
 		if msg.ns != s.ns || msg.name != s.name || msg.to != s.to || msg.reveal != s.reveal ||
 			msg.rollback != s.rollback || (!s.rollback && msg.from != s.from) {
 			return nil
@@ -334,8 +358,11 @@ func countChanges(cs []revdiff.ResourceChange) (added, removed, changed int) {
 func (s *diffScreen) view() string {
 	st := s.styles
 	body := viewMarked(&s.vp)
-	if s.loading && len(s.results) == 0 {
+	if s.loading && len(s.results) == 0 && len(s.drifts) == 0 {
 		body = st.Dim.Render(fmt.Sprintf("Comparing revisions of %s…", s.name))
+		if s.live {
+			body = st.Dim.Render(fmt.Sprintf("Reading the live objects of %s to compare with revision %d…", s.name, s.from))
+		}
 		if s.rollback {
 			body = st.Dim.Render(fmt.Sprintf("Working out what rolling %s back to revision %d would change…", s.name, s.to))
 		}

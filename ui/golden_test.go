@@ -76,6 +76,9 @@ var goldenCases = []goldenCase{
 	{name: "diff_secret", steps: keys("down", "down", "enter", "d", "n", "n", "n", "n")},
 	{name: "diff_revealed", steps: keys("down", "down", "enter", "d", "v", "n", "n", "n", "n")},
 	{name: "diff_marked", steps: keys("down", "down", "enter", "home", "space", "end", "d")},
+	{name: "diff_live_demo", steps: keys("down", "down", "enter", "L")},
+	{name: "diff_live", steps: func(h *harness) { h.press("down", "down", "enter", "L"); answerLive(h) }},
+	{name: "diff_live_next_change", steps: func(h *harness) { h.press("down", "down", "enter", "L"); answerLive(h); h.press("n", "n") }},
 
 	{name: "rollback_plan", steps: keys("down", "down", "enter", "up", "R")},
 	{name: "rollback_done", steps: keys("down", "down", "enter", "up", "R", "y")},

@@ -79,9 +79,12 @@ type ReleasesKeyMap struct {
 
 // HistoryKeyMap are the keys of a release's history.
 type HistoryKeyMap struct {
-	Open      key.Binding
-	Chunks    key.Binding
-	Diff      key.Binding
+	Open   key.Binding
+	Chunks key.Binding
+	Diff   key.Binding
+	// Live compares the selected revision with the objects live in the
+	// cluster, in the diff view.
+	Live      key.Binding
 	Mark      key.Binding
 	Refresh   key.Binding
 	Verify    key.Binding
@@ -180,6 +183,7 @@ func DefaultKeyMap() KeyMap {
 			Open:      b(k("enter"), "enter", "open revision"),
 			Chunks:    b(k("c"), "c", "chunk layout"),
 			Diff:      b(k("d"), "d", "diff"),
+			Live:      b(k("L"), "L", "diff with live"),
 			Mark:      b(k("space", "m"), "space", "mark for diff"),
 			Refresh:   b(k("r"), "r", "refresh"),
 			Verify:    b(k("V"), "V", "verify all revisions"),
