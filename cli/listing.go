@@ -36,7 +36,6 @@ func checkListFormat(f string) error {
 // isTable reports whether format prints a table.
 func isTable(format string) bool { return format == FormatTable || format == FormatWide }
 
-
 // objectName names a record as kubectl does: configmap/KEY for Helm's
 // ConfigMaps driver, secret/KEY otherwise (the index Secret, for chunked).
 func objectName(driver, key string) string {
