@@ -46,7 +46,7 @@ func (r *report) helmListMarkdown(b *strings.Builder) {
 	p("`AllNamespaces` (`helm ls -A --all`). Both printed the same releases, revisions, statuses, charts and\n")
 	cv := h.Rows[0]
 	p("versions. chunkview lists the metadata of every record (one request), then the records not\n")
-	p("superseded with their data, in pages (%d requests here), and reads each only up to its\n", cv.Requests-1)
+	p("superseded with their data, in pages (%d %s here), and reads each only up to its\n", cv.Requests-1, map[bool]string{true: "request", false: "requests"}[cv.Requests-1 == 1])
 	p("chart's metadata: its bytes are the latest revision of each release, whole, since the API server\n")
 	p("sends a Secret's data whole or not at all. Helm lists every record with its data and decodes each\n")
 	p("whole. The floor is chunkview's first request alone: the metadata of the %d records.\n\n", h.Releases*revisions)
