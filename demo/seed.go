@@ -265,6 +265,11 @@ func writeSample(ctx context.Context, c *Cluster, cfg storage.ChunkedSecretsConf
 	out := &SampleRelease{Name: s.name, Namespace: s.storageNamespace, ReleaseNamespace: s.namespace, Owner: s.owner, Store: s.store}
 	for _, rls := range h.revs {
 		key := storage.RecordKey(rls.Name, rls.Version)
+		if s.owner == OLMOwner {
+			if err := markOLMv1(ctx, c, s, key, rls.Chart.Metadata.Version); err != nil {
+				return nil, err
+			}
+		}
 		chunks, stored, err := readBackSize(ctx, c, s, key)
 		if err != nil {
 			return nil, err
