@@ -20,7 +20,7 @@ const (
 )
 
 // demoStagingSamples are the releases of the demo-staging cluster.
-var demoStagingSamples = []string{"podinfo", "web-frontend", "cert-manager", demo.RedisRelease}
+var demoStagingSamples = []string{"podinfo", "web-frontend", "payments-api", "cert-manager", demo.RedisRelease}
 
 // demoClient returns a client over a fresh in-memory demo cluster seeded with the
 // sample releases. The demo's cluster holds release records only, so Helm's kube
