@@ -301,7 +301,8 @@ func (s *historyScreen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 	}
 	if key.Matches(msg, k.Refresh) {
-		s.rowErr, s.checked = map[string]error{}, map[string]bool{}
+		// What OLMv1 says of the owner may have changed too: ask again.
+		s.rowErr, s.checked, s.extAsked = map[string]error{}, map[string]bool{}, ""
 		if s.readOnly() {
 			return s.reload()
 		}
