@@ -3,10 +3,24 @@ package cli
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/chunkview/chunkview/demo"
 	"github.com/chunkview/chunkview/kube"
 )
+
+// The demo's contexts: two in-memory clusters, so that switching contexts can be
+// tried without a kubeconfig.
+const (
+	// DemoContext is the demo's first cluster, with every sample release.
+	DemoContext = "demo"
+	// DemoStagingContext is a second, smaller cluster: a few of the samples,
+	// undamaged.
+	DemoStagingContext = "demo-staging"
+)
+
+// demoStagingSamples are the releases of the demo-staging cluster.
+var demoStagingSamples = []string{"podinfo", "web-frontend", "payments-api", "cert-manager", demo.RedisRelease}
 
 // demoClient returns a client over a fresh in-memory demo cluster seeded with the
 // sample releases. The demo's cluster holds release records only, so Helm's kube
@@ -14,6 +28,12 @@ import (
 // flags apply as on a cluster (--profile olmv1 shows the OLMv1 samples), except that
 // the chunk limits default to those the samples were written with.
 func (r *run) demoClient(ctx context.Context) (*kube.Client, error) {
+	return r.demoContext(ctx, DemoContext)
+}
+
+// demoContext returns a client over a fresh in-memory cluster of the demo context
+// name: DemoContext or DemoStagingContext.
+func (r *run) demoContext(ctx context.Context, name string) (*kube.Client, error) {
 	cfg, err := r.opts.Resolve()
 	if err != nil {
 		return nil, err
@@ -33,9 +53,42 @@ func (r *run) demoClient(ctx context.Context) (*kube.Client, error) {
 	} else {
 		cfg.AllNamespaces = true
 	}
+	seed := demo.SeedOptions{}
+	switch name {
+	case DemoContext:
+	case DemoStagingContext:
+		seed.Only = demoStagingSamples
+	default:
+		return nil, fmt.Errorf("%w: the demo has no context %q (it has %s and %s)", kube.ErrNotFound, name, DemoContext, DemoStagingContext)
+	}
 	cluster := demo.NewCluster()
-	if _, err := demo.Seed(ctx, cluster, demo.SeedOptions{}); err != nil {
-		return nil, fmt.Errorf("start the demo cluster: %w", err)
+	if _, err := demo.Seed(ctx, cluster, seed); err != nil {
+		return nil, fmt.Errorf("start the demo cluster %s: %w", name, err)
 	}
 	return kube.New(cluster.Clientset(), cluster.Metadata(), kube.DiscardKubeClients, cfg), nil
+}
+
+// demoContexts are the demo's two clusters, for the view to switch between. Each
+// is seeded the first time it is connected to and kept: switching back finds it
+// as it was left.
+func (r *run) demoContexts(ctx context.Context, current *kube.Client) *kube.Contexts {
+	var mu sync.Mutex
+	clients := map[string]*kube.Client{DemoContext: current}
+	return &kube.Contexts{
+		Current: DemoContext,
+		List:    func() ([]string, error) { return []string{DemoContext, DemoStagingContext}, nil },
+		Connect: func(name string) (*kube.Client, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			if c, ok := clients[name]; ok {
+				return c, nil
+			}
+			c, err := r.demoContext(ctx, name)
+			if err != nil {
+				return nil, err
+			}
+			clients[name] = c
+			return c, nil
+		},
+	}
 }

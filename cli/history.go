@@ -22,6 +22,14 @@ type History struct {
 	Forecast kube.Growth `json:"forecast"`
 	// StorageNamespace holds the release's index and chunk Secrets.
 	StorageNamespace string `json:"storageNamespace"`
+	// ControlledBy is "Kind/Name" of the latest record's controller
+	// ownerReference: "ClusterExtension/NAME" for an OLMv1 release.
+	ControlledBy string `json:"controlledBy,omitempty"`
+	// Labels are the custom labels on the latest record's metadata.
+	Labels map[string]string `json:"labels,omitempty"`
+	// ClusterExtension is what OLMv1 says of the extension that owns the
+	// release, when its API is served (absent otherwise).
+	ClusterExtension *kube.ClusterExtension `json:"clusterExtension,omitempty"`
 	// Revisions are oldest first.
 	Revisions []RevisionItem `json:"revisions"`
 }
@@ -111,8 +119,13 @@ func (o *historyOptions) Run(ctx context.Context, r *run) error {
 	if err := c.CheckHealth(ctx, ptrs); err != nil {
 		fmt.Fprintf(r.stderr, "Warning: the chunk Secrets of some revisions could not be checked (marked unchecked): %s\n", message(err))
 	}
+	latest := rows[len(rows)-1]
 	out := History{Release: o.name, Driver: rows[0].Driver, StorageNamespace: rows[0].StorageNamespace, LimitBytes: rows[0].LimitBytes,
-		Forecast: kube.ForecastRows(rows), Revisions: make([]RevisionItem, 0, len(rows))}
+		Forecast: kube.ForecastRows(rows), Revisions: make([]RevisionItem, 0, len(rows)),
+		ControlledBy: latest.ControlledBy, Labels: latest.Labels}
+	if o.format != FormatName {
+		out.ClusterExtension = c.ClusterExtension(ctx, kube.ExtensionName(latest))
+	}
 	for _, row := range rows {
 		out.Revisions = append(out.Revisions, revisionItem(row))
 	}
@@ -181,6 +194,7 @@ func (r *run) printHistory(out History, wide, noHeaders bool) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	r.printExtension(out.ClusterExtension)
 	// Only a limit in reach is worth a line, and that line is a warning, on
 	// stderr as kubectl's are: the table stays a table for scripts.
 	if line := forecastLine(out); line != "" {
@@ -210,4 +224,37 @@ func signed(f float64) string {
 		return "-"
 	}
 	return "+"
+}
+
+// printExtension prints, after the history, what OLMv1 says of the extension that
+// owns the release: its installed bundle and conditions, and whether its revisions
+// have moved to ClusterObjectSets.
+func (r *run) printExtension(e *kube.ClusterExtension) {
+	if e == nil {
+		return
+	}
+	w := r.stdout
+	fmt.Fprintf(w, "\nClusterExtension %s", e.Name)
+	if e.Unreadable != "" {
+		fmt.Fprintf(w, ": not readable: %s\n", e.Unreadable)
+		return
+	}
+	if b := e.Bundle; b.Name != "" {
+		fmt.Fprintf(w, ": installed bundle %s (%s)", b.Name, orDash(b.Version))
+	}
+	fmt.Fprintln(w)
+	if len(e.Conditions) > 0 {
+		tw := newTable(w)
+		row(tw, "  TYPE", "STATUS", "REASON", "MESSAGE")
+		for _, c := range e.Conditions {
+			row(tw, "  "+c.Type, c.Status, orDash(c.Reason), orDash(c.Message))
+		}
+		tw.Flush()
+	}
+	switch {
+	case e.Historical():
+		fmt.Fprintf(w, "These Helm records are historical: OLMv1 keeps this extension's revisions as ClusterObjectSets now (%d); the newest is %s.\n", e.ObjectSets, e.ObjectSet)
+	case e.ObjectSetsUnreadable != "":
+		fmt.Fprintf(w, "ClusterObjectSets not readable: %s\n", e.ObjectSetsUnreadable)
+	}
 }

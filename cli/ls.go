@@ -52,6 +52,12 @@ type ReleaseItem struct {
 	UnknownFields []string `json:"unknownFields,omitempty"`
 	// Revisions is the number of revisions stored.
 	Revisions int `json:"revisions"`
+	// ControlledBy is "Kind/Name" of the latest record's controller
+	// ownerReference: "ClusterExtension/NAME" for an OLMv1 release.
+	ControlledBy string `json:"controlledBy,omitempty"`
+	// Labels are the custom labels on the latest record's metadata (OLMv1's
+	// package-name, bundle-name, ...).
+	Labels map[string]string `json:"labels,omitempty"`
 	// Broken is set when the latest revision could not be decoded or misses chunk
 	// Secrets; Problem says why.
 	Broken  bool   `json:"broken"`
@@ -72,6 +78,7 @@ func releaseItem(rr kube.ReleaseRow) ReleaseItem {
 		LimitBytes: r.LimitBytes, Fill: r.Fill(), ApplyMethod: r.ApplyMethod, UnknownFields: r.UnknownFields,
 		Revision: r.Revision, Status: r.Status, Updated: r.Updated, Revisions: rr.Revisions,
 		Broken: r.Broken, Problem: r.Problem, Checked: r.Checked, Unchecked: r.Unchecked, Writing: r.Writing,
+		ControlledBy: r.ControlledBy, Labels: r.Labels,
 	}
 	if r.Known {
 		s := r.Summary

@@ -152,7 +152,7 @@ func (a *App) Command(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command 
 			if err != nil {
 				return err
 			}
-			return a.TUI(cmd.Context(), c, r.session())
+			return a.TUI(cmd.Context(), c, r.session(cmd.Context(), c))
 		},
 	}
 	root.Version = currentVersion().String()
@@ -195,21 +195,21 @@ func (a *App) Command(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command 
 type Session struct {
 	// Demo is true on the in-memory demo cluster.
 	Demo bool
-	// Context is the kubeconfig context in use ("" in the demo).
+	// Context is the kube context in use ("demo" in the demo; "" when unknown).
 	Context string
+	// Contexts are the contexts the view may switch to (:ctx): the
+	// kubeconfig's, with the same flags, or the demo's two clusters.
+	Contexts *kube.Contexts
 }
 
-func (r *run) session() Session {
+// session describes the view's start on client c.
+func (r *run) session(ctx context.Context, c *kube.Client) Session {
 	if r.demo {
-		return Session{Demo: true}
+		cs := r.demoContexts(ctx, c)
+		return Session{Demo: true, Context: cs.Current, Contexts: cs}
 	}
-	s := Session{}
-	if f := r.opts.Flags.Context; f != nil && *f != "" {
-		s.Context = *f
-	} else if raw, err := r.opts.Flags.ToRawKubeConfigLoader().RawConfig(); err == nil {
-		s.Context = raw.CurrentContext
-	}
-	return s
+	cs := r.opts.Contexts()
+	return Session{Context: cs.Current, Contexts: cs}
 }
 
 // connect builds the client from the flags, once.

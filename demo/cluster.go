@@ -103,7 +103,13 @@ func NewCluster() *Cluster {
 	f := fake.NewSimpleClientset()
 	// Replace the fake's tracker-backed reactors outright, so every request meets
 	// the store and nothing reaches the tracker.
-	f.ReactionChain = []k8stesting.Reactor{&k8stesting.SimpleReactor{Verb: "*", Resource: "*", Reaction: c.react}}
+	// GET /version (discovery's ServerVersion) answers with the fake's version:
+	// what a client asks to learn that the cluster is there.
+	version := func(k8stesting.Action) (bool, runtime.Object, error) { return true, nil, nil }
+	f.ReactionChain = []k8stesting.Reactor{
+		&k8stesting.SimpleReactor{Verb: "get", Resource: "version", Reaction: version},
+		&k8stesting.SimpleReactor{Verb: "*", Resource: "*", Reaction: c.react},
+	}
 	f.WatchReactionChain = []k8stesting.WatchReactor{&k8stesting.SimpleWatchReactor{Resource: "*", Reaction: c.reactWatch}}
 	f.ProxyReactionChain = nil
 	c.clientset = &clientset{Clientset: f, cluster: c}

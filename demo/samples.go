@@ -1,8 +1,13 @@
 package demo
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // op is what a Helm command did to a release.
@@ -376,4 +381,25 @@ func argocdChart(version string) chartSpec {
 		home:        "https://argocd-operator.readthedocs.io",
 		values:      baseValues("quay.io/argoprojlabs/argocd-operator", 8080, " {}"),
 	}
+}
+
+// markOLMv1 gives the index Secret of an OLMv1 sample what operator-controller
+// puts on its own: a controller ownerReference to the ClusterExtension named after
+// the release, and the release's labels on the Secret too.
+func markOLMv1(ctx context.Context, c *Cluster, s sample, key, chartVersion string) error {
+	yes := true
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
+		"labels": olmLabels(s.name, s.name, chartVersion),
+		"ownerReferences": []metav1.OwnerReference{{
+			APIVersion: "olm.operatorframework.io/v1", Kind: "ClusterExtension", Name: s.name,
+			UID: types.UID("c1e0-" + s.name), Controller: &yes, BlockOwnerDeletion: &yes,
+		}},
+	}})
+	if err != nil {
+		return err
+	}
+	if _, err := c.Clientset().CoreV1().Secrets(s.storageNamespace).Patch(ctx, key, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		return fmt.Errorf("mark %s as OLMv1's: %w", key, err)
+	}
+	return nil
 }

@@ -69,6 +69,9 @@ type SeedOptions struct {
 	Driver storage.ChunkedSecretsConfig
 	// Intact leaves out the damage: no missing or corrupt chunk, no orphan.
 	Intact bool
+	// Only, when set, names the samples to write (by release name); the others
+	// are left out, and so is the damage, as with Intact.
+	Only []string
 }
 
 // Damage is what Seed broke in a revision on purpose.
@@ -194,6 +197,9 @@ func Seed(ctx context.Context, c *Cluster, opts SeedOptions) (*Fleet, error) {
 	}
 	f := &Fleet{Now: opts.Now, Driver: cfg}
 	all := samples()
+	if len(opts.Only) > 0 {
+		all = slices.DeleteFunc(all, func(s sample) bool { return !slices.Contains(opts.Only, s.name) })
+	}
 	defer c.store.compact()
 
 	nss := slices.Clone(StorageNamespaces)
@@ -218,7 +224,7 @@ func Seed(ctx context.Context, c *Cluster, opts SeedOptions) (*Fleet, error) {
 		}
 		f.Releases = append(f.Releases, *sr)
 	}
-	if opts.Intact {
+	if opts.Intact || len(opts.Only) > 0 {
 		return f, nil
 	}
 	if err := damage(ctx, c, f, "payments", "ledger", 3, MissingChunk); err != nil {
@@ -259,6 +265,11 @@ func writeSample(ctx context.Context, c *Cluster, cfg storage.ChunkedSecretsConf
 	out := &SampleRelease{Name: s.name, Namespace: s.storageNamespace, ReleaseNamespace: s.namespace, Owner: s.owner, Store: s.store}
 	for _, rls := range h.revs {
 		key := storage.RecordKey(rls.Name, rls.Version)
+		if s.owner == OLMOwner {
+			if err := markOLMv1(ctx, c, s, key, rls.Chart.Metadata.Version); err != nil {
+				return nil, err
+			}
+		}
 		chunks, stored, err := readBackSize(ctx, c, s, key)
 		if err != nil {
 			return nil, err

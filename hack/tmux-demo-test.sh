@@ -4,7 +4,7 @@
 # screen shows at each step (the release list with a demo release and a broken row,
 # the store and fill of every release and the forecast of one near 1 MiB,
 # a history, a chunk layout marking a missing chunk, a diff with a masked secret,
-# a clean quit; then at 80x24 read-only, the footer and hints; then Ctrl-C at a CLI
+# :ctx switching to the demo-staging context and back, a clean quit; then at 80x24 read-only, the footer and hints; then Ctrl-C at a CLI
 # confirmation prompt). Each check polls the pane until the text shows or a timeout
 # passes, so it neither sleeps blindly nor depends on the machine's speed.
 #
@@ -191,6 +191,24 @@ wait_for "› payments-api › diff 2→3" "n/N jump"
 lacks "Keys: diff"
 
 passed
+step="switch context with :ctx"
+# The header names the context and namespace; :ctx picks another context and the
+# view starts over on it, without a restart; :ctx NAME switches straight back.
+wait_for "ctx demo · ns all"
+keys :
+typed ctx
+keys Enter
+wait_for "Switch to context" "demo-staging" "demo (current)"
+typed staging
+keys Enter
+wait_for "ctx demo-staging · ns all" "Switched to context demo-staging" "4 releases"
+lacks "ledger"
+keys :
+typed "ctx demo"
+keys Enter
+wait_for "ctx demo · ns all" "Switched to context demo" "9 releases" "ledger"
+
+passed
 step="quit"
 keys q
 deadline=$((SECONDS + timeout))
@@ -216,7 +234,7 @@ session=narrow
 rm -f "$tmpdir/status"
 tm new-session -d -s "$session" -x 80 -y 24 -e TERM=xterm-256color \
 	"$(printf '%q --demo --read-only; echo $? > %q' "$bin" "$tmpdir/status")"
-wait_for "READ-ONLY" "payments-api" "? help" "q quit"
+wait_for "READ-ONLY" "payments-api" "? help" "q quit" "ctx demo · ns all"
 keys /
 typed payments-api
 keys Enter

@@ -16,6 +16,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
 
@@ -73,6 +74,8 @@ type Client struct {
 	cs    kubernetes.Interface
 	md    metadata.Interface
 	kubes KubeClientFactory
+	// dyn reads OLMv1's ClusterExtensions; nil leaves them unread.
+	dyn dynamic.Interface
 
 	// reader decodes revisions and keeps them; copies of the client share it.
 	reader *reader
@@ -113,9 +116,17 @@ func (c *Client) Clientset() kubernetes.Interface { return c.cs }
 // WithNamespace returns a copy of c looking at namespace ns ("" with all set: every
 // namespace). The details cache is shared.
 func (c *Client) WithNamespace(ns string, all bool) *Client {
-	cp := &Client{cfg: c.cfg, cs: c.cs, md: c.md, kubes: c.kubes, reader: c.reader, live: c.live}
+	cp := *c
 	cp.cfg.Namespace, cp.cfg.AllNamespaces = ns, all
-	return cp
+	return &cp
+}
+
+// WithDynamic returns a copy of c that reads OLMv1's objects (see
+// ClusterExtension) through dyn. The details cache is shared.
+func (c *Client) WithDynamic(dyn dynamic.Interface) *Client {
+	cp := *c
+	cp.dyn = dyn
+	return &cp
 }
 
 // listNamespace returns the namespace to list index Secrets in: the storage
@@ -175,6 +186,8 @@ func rowOf(m *metav1.PartialObjectMetadata) RevisionRow {
 		Key:              m.Name,
 		ResourceVersion:  m.ResourceVersion,
 		Driver:           DriverChunked,
+		ControlledBy:     controlledBy(m),
+		Labels:           customLabelsOf(m),
 	}
 	r.Name, r.Revision = nameAndRevision(m)
 	r.Written = writtenAt(m)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
@@ -179,12 +180,16 @@ func (o *Options) Connect() (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("build metadata client: %w", err)
 	}
+	dyn, err := dynamic.NewForConfig(rc)
+	if err != nil {
+		return nil, fmt.Errorf("build dynamic client: %w", err)
+	}
 	kubes := func(ns string) (helmkube.Interface, error) {
 		kc := helmkube.New(o.Flags)
 		kc.Namespace = ns
 		return kc, nil
 	}
-	c := New(cs, md, kubes, cfg)
+	c := New(cs, md, kubes, cfg).WithDynamic(dyn)
 	c.live = liveFromConfig(rc, md)
 	return c, nil
 }

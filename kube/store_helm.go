@@ -159,6 +159,8 @@ func (s *helmStore) rowOf(m metav1.Object) RevisionRow {
 		Key:              m.GetName(),
 		ResourceVersion:  m.GetResourceVersion(),
 		LimitBytes:       s.limit(),
+		ControlledBy:     controlledBy(m),
+		Labels:           customLabelsOf(m),
 	}
 	r.Name, r.Revision = nameAndRevision(m)
 	r.Written = writtenAt(m)

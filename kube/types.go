@@ -53,6 +53,14 @@ type RevisionRow struct {
 	LimitBytes int64 `json:"limitBytes"`
 	// ApplyMethod is Helm 4's apply_method of the revision, when it has one.
 	ApplyMethod string `json:"applyMethod,omitempty"`
+	// ControlledBy is "Kind/Name" of the record's controller ownerReference
+	// (OLMv1: "ClusterExtension/NAME"), read from its metadata.
+	ControlledBy string `json:"controlledBy,omitempty"`
+	// Labels are the labels on the record's metadata that its store does not
+	// manage (OLMv1's package-name, bundle-name and the like). The chunked
+	// format keeps a release's custom labels in its payload; these are those
+	// its writer also put on the index Secret.
+	Labels map[string]string `json:"labels,omitempty"`
 	// UnknownFields are the fields of the record that Helm 3's types do not
 	// know (a record written by a newer Helm), once decoded: an operation that
 	// would rewrite it through Helm 3 refuses.

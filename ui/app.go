@@ -67,6 +67,8 @@ type model struct {
 	// asked before losing typed text.
 	cmd       cmdLine
 	quitArmed bool
+	// switching is the context a switch is under way to ("" when none).
+	switching string
 
 	termWidth, termHeight int
 }
@@ -139,6 +141,12 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.status, m.statusErr = msg.text, msg.err
 		return m, nil
 
+	case ctxChosenMsg:
+		return m, m.askContext(msg.name)
+
+	case ctxSwitchedMsg:
+		return m, m.contextSwitched(msg)
+
 	case toggleWatchMsg:
 		m.watch = !m.watch
 		m.watchGen++
@@ -210,6 +218,9 @@ func (m *model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 func (m *model) anyBusy() bool {
+	if m.switching != "" {
+		return true
+	}
 	for _, s := range m.stack {
 		if s.busy() {
 			return true
@@ -310,11 +321,27 @@ func (m *model) badges(short bool) string {
 			badges = append(badges, st.BadgeReadOnly.Render("READ-ONLY: actions off"))
 		}
 	}
-	right := strings.Join(badges, "")
-	if m.opts.ContextName != "" && !short {
-		right = st.HeaderInfo.Render("ctx "+m.opts.ContextName) + right
+	return st.HeaderInfo.Render(m.whereInfo(short)) + strings.Join(badges, "")
+}
+
+// whereInfo names the context and the namespace in view, always: short, each is
+// cut to a few letters, but neither is dropped.
+func (m *model) whereInfo(short bool) string {
+	ns := "?"
+	if rs, ok := m.stack[0].(*releasesScreen); ok {
+		ns = rs.viewName
 	}
-	return right
+	if ns == allNamespaces {
+		ns = "all"
+	}
+	ctx := m.kubeContext
+	if short {
+		ctx, ns = ansi.Truncate(ctx, 14, "…"), ansi.Truncate(ns, 12, "…")
+	}
+	if ctx == "" {
+		return "ns " + ns
+	}
+	return "ctx " + ctx + " · ns " + ns
 }
 
 func (m *model) statusLine() string {

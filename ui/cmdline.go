@@ -9,8 +9,7 @@ import (
 )
 
 // cmdLine is k9s's ":" command mode: a line typed at the bottom of the screen.
-// It knows :ns NAME (or :ns all), :q and :ctx, which says how to switch contexts
-// since the view cannot yet.
+// It knows :ns NAME (or :ns all), :ctx NAME (or :ctx alone, for the picker) and :q.
 type cmdLine struct {
 	input  textinput.Model
 	active bool
@@ -19,7 +18,7 @@ type cmdLine struct {
 func newCmdLine() cmdLine {
 	in := newTextInput()
 	in.Prompt = ":"
-	in.Placeholder = "ns NAME · ns all · q · ctx"
+	in.Placeholder = "ns NAME · ns all · ctx · ctx NAME · q"
 	return cmdLine{input: in}
 }
 
@@ -27,6 +26,9 @@ func newCmdLine() cmdLine {
 type cmdResult struct {
 	quit bool
 	ns   *nsChosenMsg
+	// ctx is the context to switch to; pickCtx opens the picker.
+	ctx     *ctxChosenMsg
+	pickCtx bool
 	// status is the line to show, and err whether it is an error.
 	status string
 	err    bool
@@ -50,11 +52,17 @@ func parseCommand(line string) cmdResult {
 		}
 		return cmdResult{ns: &nsChosenMsg{ns: args[0]}}
 	case "ctx", "context", "contexts":
-		return cmdResult{status: "Switching contexts from the view is not available yet: quit (q) and start again with --context NAME.", err: true}
+		switch len(args) {
+		case 0:
+			return cmdResult{pickCtx: true}
+		case 1:
+			return cmdResult{ctx: &ctxChosenMsg{name: args[0]}}
+		}
+		return cmdResult{status: "usage: :ctx NAME, or :ctx alone to pick one", err: true}
 	case "help", "h":
-		return cmdResult{status: "Commands: :ns NAME (or :ns all) · :q · :ctx", err: false}
+		return cmdResult{status: "Commands: :ns NAME (or :ns all) · :ctx (or :ctx NAME) · :q", err: false}
 	}
-	return cmdResult{status: "unknown command :" + fields[0] + " (try :ns NAME, :ns all, :q)", err: true}
+	return cmdResult{status: "unknown command :" + fields[0] + " (try :ns NAME, :ns all, :ctx, :q)", err: true}
 }
 
 // cmdLineKeys are the keys shown while a command is typed.
@@ -87,6 +95,16 @@ func (m *model) handleCmdLine(msg tea.KeyPressMsg) tea.Cmd {
 			m.status = ""
 			ns := *res.ns
 			return func() tea.Msg { return ns }
+		case res.ctx != nil:
+			return m.askContext(res.ctx.name)
+		case res.pickCtx:
+			if m.contexts == nil {
+				return m.askContext("")
+			}
+			// The picker opens over the release list, as the namespace one.
+			m.stack = m.stack[:1]
+			m.status = ""
+			return func() tea.Msg { return openCtxPickerMsg{} }
 		case res.status != "":
 			m.status, m.statusErr = res.status, res.err
 		}

@@ -21,6 +21,10 @@ type common struct {
 	// layouts remembers the chunk layouts seen, so the release list can draw the
 	// largest Secret's share exactly once a layout is known.
 	layouts *layoutCache
+	// kubeContext is the kube context the client reaches ("" when unknown);
+	// contexts, when set, are those the view may switch to.
+	kubeContext string
+	contexts    *kube.Contexts
 
 	width, height int
 }
@@ -29,6 +33,15 @@ func (c *common) setSize(w, h int) { c.width, c.height = w, h }
 
 // readOnly reports whether actions are refused.
 func (c *common) readOnly() bool { return c.client.ReadOnly() }
+
+// where names the context and namespace an action on namespace ns changes, for
+// the dialogs that confirm it.
+func (c *common) where(ns string) string {
+	if c.kubeContext == "" {
+		return "namespace " + ns
+	}
+	return "context " + c.kubeContext + " · namespace " + ns
+}
 
 // withClient returns a copy of c reading through client.
 func (c common) withClient(client *kube.Client) common {

@@ -38,6 +38,9 @@ type confirmDialog struct {
 	rev      int
 	heading  string
 	body     string
+	// where names the context and namespace the operation changes: shown
+	// above the question, so that the wrong cluster is noticed.
+	where string
 	// want, when set, must be typed to confirm.
 	want  string
 	input textinput.Model
@@ -59,7 +62,7 @@ func newConfirmDialog(c common, kind actionKind, ns, name string, rev int, headi
 	in := newTextInput()
 	in.Prompt = "> "
 	in.SetWidth(30)
-	return &confirmDialog{common: c, kind: kind, ns: ns, name: name, rev: rev, heading: heading, body: body, input: in}
+	return &confirmDialog{common: c, kind: kind, ns: ns, name: name, rev: rev, heading: heading, body: body, where: c.where(ns), input: in}
 }
 
 // typed makes the dialog want the release name typed out.
@@ -185,6 +188,7 @@ func (d *confirmDialog) view() string {
 	inner := width - 4
 	var lines []string
 	add := func(text string) { lines = append(lines, strings.Split(text, "\n")...) }
+	add(st.Bold.Render(wrap("On "+d.where, inner)))
 	add(wrap(d.body, inner))
 	selected := -1
 	for i, c := range d.choices {

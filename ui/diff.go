@@ -415,5 +415,5 @@ func (s *diffScreen) rollbackFooter() []string {
 		first = st.Warning.Render(line1(s.width, fmt.Sprintf("Roll back %s from revision %d to revision %d, written as revision %d?", s.name, s.plan.From, s.plan.To, s.plan.From+1)))
 		second = st.ErrorBold.Render(line1(s.width, "⚠ "+s.leftPending))
 	}
-	return []string{rule, first, second, st.Prompt.Render("y: roll back · esc: cancel")}
+	return []string{rule, first, second, st.Prompt.Render(line1(s.width, "y: roll back · esc: cancel · on "+s.where(s.ns)))}
 }

@@ -59,6 +59,7 @@ func testConfig() kube.Config {
 // fixture is a demo cluster holding sample releases, healthy and broken, and a
 // client over it.
 type fixture struct {
+	t       testing.TB
 	cluster *demo.Cluster
 	client  *kube.Client
 }
@@ -85,7 +86,7 @@ func newFixture(t testing.TB) *fixture {
 	if err := restore(c, snapshot); err != nil {
 		t.Fatal(err)
 	}
-	return &fixture{cluster: c, client: kube.New(c.Clientset(), c.Metadata(), kube.DiscardKubeClients, testConfig())}
+	return &fixture{t: t, cluster: c, client: kube.New(c.Clientset(), c.Metadata(), kube.DiscardKubeClients, testConfig())}
 }
 
 // Encoding the samples (gzip at best compression) is the slow part, so it is

@@ -27,7 +27,9 @@ type goldenCase struct {
 	// before runs on the fixture before the program starts.
 	before func(f *fixture)
 	opts   Options
-	steps  func(h *harness)
+	// contexts starts the view on context prod of testContexts.
+	contexts bool
+	steps    func(h *harness)
 }
 
 func keys(k ...string) func(h *harness) { return func(h *harness) { h.press(k...) } }
@@ -87,6 +89,19 @@ var goldenCases = []goldenCase{
 	{name: "dialog_delete_broken", steps: keys("enter", "X")},
 	{name: "dialog_fix_stuck", steps: keys("G", "enter", "F")},
 	{name: "dialog_fix_stuck_done", steps: keys("G", "enter", "F", "down", "y")},
+
+	{name: "context_header", contexts: true},
+	{name: "context_header_long", opts: Options{ContextName: "gke_payments-prod_europe-west1-b_cluster-7"}, steps: func(h *harness) { h.press("n").typeText("shop").press("down", "enter", "enter") }},
+	{name: "context_picker", contexts: true, steps: func(h *harness) { h.press(":").typeText("ctx").press("enter") }},
+	{name: "context_switched", contexts: true, steps: func(h *harness) { h.press(":").typeText("ctx staging").press("enter") }},
+	{name: "context_unreachable", contexts: true, steps: func(h *harness) { h.press(":").typeText("ctx gone").press("enter") }},
+	{name: "context_dialog_uninstall", contexts: true, steps: func(h *harness) { h.press("down", "down", "enter", "U").typeText("we") }},
+	{name: "context_rollback_plan", contexts: true, steps: keys("down", "down", "enter", "up", "R")},
+
+	{name: "history_olmv1", before: func(f *fixture) { markOLMv1(f, "web") }, steps: keys("down", "down", "enter")},
+	{name: "history_olmv1_extension", before: func(f *fixture) { markOLMv1(f, "web") }, steps: func(h *harness) {
+		h.press("down", "down", "enter").send(extensionMsg{ns: "default", name: "web", ext: olmExtension})
+	}},
 }
 
 func readOnlyClient(f *fixture) *kube.Client {
@@ -116,7 +131,11 @@ func TestGolden(t *testing.T) {
 					if c.before != nil {
 						c.before(f)
 					}
-					h := newHarness(t, client, c.opts, sz.w, sz.h)
+					opts := c.opts
+					if c.contexts {
+						opts = contextOptions(f)
+					}
+					h := newHarness(t, client, opts, sz.w, sz.h)
 					if c.steps != nil {
 						c.steps(h)
 					}

@@ -292,15 +292,17 @@ func TestParseCommand(t *testing.T) {
 		{" quit ", cmdResult{quit: true}},
 		{"ns shop", cmdResult{ns: &nsChosenMsg{ns: "shop"}}},
 		{"ns all", cmdResult{ns: &nsChosenMsg{all: true}}},
+		{"ctx", cmdResult{pickCtx: true}},
+		{"ctx prod", cmdResult{ctx: &ctxChosenMsg{name: "prod"}}},
 		{"", cmdResult{}},
 	}
 	for _, c := range cases {
 		got := parseCommand(c.line)
-		if got.quit != c.want.quit || fmt.Sprint(got.ns) != fmt.Sprint(c.want.ns) || got.err {
+		if got.quit != c.want.quit || fmt.Sprint(got.ns) != fmt.Sprint(c.want.ns) || fmt.Sprint(got.ctx) != fmt.Sprint(c.want.ctx) || got.pickCtx != c.want.pickCtx || got.err {
 			t.Errorf("%q: %+v, want %+v", c.line, got, c.want)
 		}
 	}
-	for _, line := range []string{"ns", "ns a b", "ctx", "ctx prod", "frobnicate"} {
+	for _, line := range []string{"ns", "ns a b", "ctx a b", "frobnicate"} {
 		if got := parseCommand(line); !got.err || got.status == "" || got.quit || got.ns != nil {
 			t.Errorf("%q: %+v, want an error line", line, got)
 		}
@@ -308,7 +310,8 @@ func TestParseCommand(t *testing.T) {
 }
 
 // TestCommandMode: ":" opens k9s's command line on any screen; :ns switches the
-// release list and goes back to it, :ctx says it is not available, :q quits.
+// release list and goes back to it, :ctx without contexts to switch to says so,
+// :q quits.
 func TestCommandMode(t *testing.T) {
 	f := newFixture(t)
 	h := newHarness(t, f.client, Options{}, 80, 24)
@@ -318,7 +321,7 @@ func TestCommandMode(t *testing.T) {
 	if len(h.m.stack) != 1 {
 		t.Fatalf("%d screens after :ns", len(h.m.stack))
 	}
-	h.press(":").typeText("ctx").press("enter").contains("not available yet")
+	h.press(":").typeText("ctx").press("enter").contains("cannot switch contexts")
 	h.press(":").typeText("q").press("esc")
 	if h.quit {
 		t.Fatal("esc ran the command")

@@ -36,6 +36,10 @@ type historyScreen struct {
 	perms *kube.Permissions
 	// verify follows the last V until every revision has answered.
 	verify *verifyRun
+	// ext is what OLMv1 says of the ClusterExtension that owns the release,
+	// once asked (extAsked names it); nil when it has no say.
+	ext      *kube.ClusterExtension
+	extAsked string
 }
 
 func newHistoryScreen(c common, ns, name string) *historyScreen {
@@ -136,7 +140,10 @@ func (s *historyScreen) help() helpKeys {
 
 // Lines above and below the table: the trend (two, and the advice when the limit
 // is near), the header, and the selected revision's detail (three).
-func (s *historyScreen) tableHeight() int { return max(s.height-4-len(s.trendLines()), 1) }
+func (s *historyScreen) tableHeight() int { return max(s.height-4-len(s.headLines()), 1) }
+
+// headLines are the lines above the table: the owner, then the size trend.
+func (s *historyScreen) headLines() []string { return append(s.ownerLines(), s.trendLines()...) }
 
 func (s *historyScreen) clamp() {
 	if len(s.rows) == 0 {
@@ -187,7 +194,14 @@ func (s *historyScreen) updateSelf(msg tea.Msg) tea.Cmd {
 		s.err = nil
 		s.loaded = true
 		s.setRows(msg.rows)
-		return s.fill()
+		return tea.Batch(s.fill(), s.askExtension())
+
+	case extensionMsg:
+		if msg.ns == s.ns && msg.name == s.name {
+			s.ext = msg.ext
+			s.clamp()
+		}
+		return nil
 
 	case rowDetailsMsg:
 		return s.takeRow(msg)
@@ -287,7 +301,8 @@ func (s *historyScreen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 	}
 	if key.Matches(msg, k.Refresh) {
-		s.rowErr, s.checked = map[string]error{}, map[string]bool{}
+		// What OLMv1 says of the owner may have changed too: ask again.
+		s.rowErr, s.checked, s.extAsked = map[string]error{}, map[string]bool{}, ""
 		if s.readOnly() {
 			return s.reload()
 		}

@@ -51,7 +51,7 @@ func (s *historyScreen) tableView() string {
 		return st.Dim.Render("Reading the history of " + s.name + "…")
 	}
 	var lines []string
-	trend := s.trendLines()
+	trend := s.headLines()
 	lines = append(lines, trend...)
 	cols := fitColumns(s.columns(), s.width)
 	lines = append(lines, renderHeader(cols, &st.TableHeader))

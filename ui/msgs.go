@@ -180,26 +180,20 @@ func planRollback(ctx context.Context, c *kube.Client, ns, name string, rev int,
 	}
 }
 
-// namespacesLoadedMsg answers loadNamespaces.
-type namespacesLoadedMsg struct {
-	names []string
-	err   error
-}
-
 // loadNamespaces lists the cluster's namespaces for the picker. A user who may
 // not list namespaces can still type one.
 func loadNamespaces(ctx context.Context, c *kube.Client) tea.Cmd {
 	return func() tea.Msg {
 		list, err := c.Clientset().CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
 		if err != nil {
-			return namespacesLoadedMsg{err: kube.Explain(err, "list", "namespaces", "")}
+			return namesLoadedMsg{kind: pickNamespace, err: kube.Explain(err, "list", "namespaces", "")}
 		}
 		names := make([]string, 0, len(list.Items))
 		for _, ns := range list.Items {
 			names = append(names, ns.Name)
 		}
 		sort.Strings(names)
-		return namespacesLoadedMsg{names: names}
+		return namesLoadedMsg{kind: pickNamespace, names: names}
 	}
 }
 

@@ -50,7 +50,7 @@ type releasesScreen struct {
 
 	filter    textinput.Model
 	filtering bool
-	picker    *nsPicker
+	picker    *listPicker
 	// verify follows the last V until every row has answered.
 	verify *verifyRun
 }
@@ -213,6 +213,11 @@ func (s *releasesScreen) update(msg tea.Msg) tea.Cmd {
 		s.items, s.shown, s.cursor, s.offset, s.loaded, s.err, s.partial, s.skipped, s.note = nil, nil, 0, 0, false, nil, nil, nil, ""
 		s.inflight = map[string]bool{}
 		return s.reload()
+
+	case openCtxPickerMsg:
+		s.picker = newCtxPicker(s.common)
+		s.picker.setSize(s.width, s.height)
+		return s.picker.init()
 
 	case tea.KeyPressMsg:
 		return s.handleKey(msg)

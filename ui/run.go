@@ -26,6 +26,8 @@ type Options struct {
 	Demo bool
 	// ContextName, when set, is shown in the header (the kubeconfig context).
 	ContextName string
+	// Contexts, when set, are the contexts :ctx switches between.
+	Contexts *kube.Contexts
 	// Watch keeps the release list and the open history live, refreshing them
 	// every WatchInterval (DefaultWatchInterval when zero).
 	Watch         bool
@@ -82,7 +84,8 @@ func newCommon(ctx context.Context, client *kube.Client, opts Options) common {
 	if now == nil {
 		now = time.Now
 	}
-	return common{ctx: ctx, client: client, styles: &styles, keys: &keys, now: now, layouts: newLayoutCache()}
+	return common{ctx: ctx, client: client, styles: &styles, keys: &keys, now: now, layouts: newLayoutCache(),
+		kubeContext: opts.ContextName, contexts: opts.Contexts}
 }
 
 // silenceLogs sends the standard logger to io.Discard and returns a function that

@@ -1,0 +1,97 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/chunkview/chunkview/kube"
+)
+
+// ctxChosenMsg asks to switch to kube context name (:ctx NAME, or the picker).
+type ctxChosenMsg struct{ name string }
+
+// openCtxPickerMsg opens the context picker over the release list (:ctx).
+type openCtxPickerMsg struct{}
+
+// ctxSwitchedMsg answers switchContext: a client on context name that answered,
+// or why there is none.
+type ctxSwitchedMsg struct {
+	name   string
+	client *kube.Client
+	err    error
+}
+
+// loadContexts lists the contexts to pick from: reading a kubeconfig is I/O.
+func loadContexts(cs *kube.Contexts) tea.Cmd {
+	return func() tea.Msg {
+		names, err := cs.List()
+		return namesLoadedMsg{kind: pickContext, names: names, err: err}
+	}
+}
+
+// switchContext connects to context name and asks the API server for its
+// version, so that a context that cannot be reached is reported while the view
+// stays on the one in use.
+func switchContext(ctx context.Context, cs *kube.Contexts, name string) tea.Cmd {
+	return func() tea.Msg {
+		c, err := cs.Connect(name)
+		if err == nil {
+			err = c.Ping(ctx)
+		}
+		return ctxSwitchedMsg{name: name, client: c, err: err}
+	}
+}
+
+// newCtxPicker chooses the kube context to switch to among cs's.
+func newCtxPicker(c common) *listPicker {
+	p := newListPicker(c, pickContext, "context: ", nil)
+	p.heading, p.noun, p.current = "Switch to context", "contexts", c.kubeContext
+	p.load = loadContexts(c.contexts)
+	p.chosen = func(name string) tea.Msg { return ctxChosenMsg{name: name} }
+	return p
+}
+
+// askContext starts a switch to context name, from the command line or the
+// picker.
+func (m *model) askContext(name string) tea.Cmd {
+	switch {
+	case m.contexts == nil:
+		return status("This view cannot switch contexts: it was started without a kubeconfig.", true)
+	case name == m.kubeContext:
+		return status("Already on context "+name+".", false)
+	}
+	m.switching = name
+	m.status, m.statusErr = "Switching to context "+name+"…", false
+	return tea.Batch(switchContext(m.ctx, m.contexts, name), m.startSpinner())
+}
+
+// contextSwitched takes the answer of a switch: the view starts over on the new
+// client, at the release list, or stays where it was and says why.
+func (m *model) contextSwitched(msg ctxSwitchedMsg) tea.Cmd {
+	if msg.name != m.switching {
+		return nil
+	}
+	m.switching = ""
+	if msg.err != nil {
+		// The outcome first: a narrow status line cuts the reason short.
+		m.status, m.statusErr = fmt.Sprintf("Still on %s: cannot switch to context %s. %s", m.contextLabel(), msg.name, shortError(msg.err)), true
+		return nil
+	}
+	m.common.client, m.common.kubeContext, m.common.layouts = msg.client, msg.name, newLayoutCache()
+	rs := newReleasesScreen(m.common)
+	w, h := m.bodySize()
+	rs.setSize(w, h)
+	m.stack = []screen{rs}
+	m.status, m.statusErr = "Switched to context "+msg.name+".", false
+	return tea.Batch(rs.init(), m.startSpinner())
+}
+
+// contextLabel names the context in use for messages.
+func (m *model) contextLabel() string {
+	if m.kubeContext == "" {
+		return "the current context"
+	}
+	return m.kubeContext
+}
