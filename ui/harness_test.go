@@ -21,9 +21,9 @@ import (
 // messages back until nothing is left to do. Spinner and watch ticks are
 // dropped, so a test never waits on a timer.
 type harness struct {
-	t     testing.TB
-	m     *model
-	msgs  chan tea.Msg
+	t    testing.TB
+	m    *model
+	msgs chan tea.Msg
 	// async holds the messages sent from outside a command (the live view's).
 	async chan tea.Msg
 	busy  int
