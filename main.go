@@ -29,7 +29,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	app := &cli.App{
 		TUI: func(ctx context.Context, c *kube.Client, s cli.Session) error {
-			return ui.Run(ctx, c, ui.Options{Demo: s.Demo, ContextName: s.Context, Contexts: s.Contexts})
+			return ui.Run(ctx, c, ui.Options{Demo: s.Demo, ContextName: s.Context, Contexts: s.Contexts, Watch: true})
 		},
 		// With CHUNKVIEW_STATS=1, requests and bytes received are counted and
 		// printed to stderr at exit, for the benchmarks (see cli/stats.go).

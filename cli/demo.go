@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os"
 	"sync"
 
 	"github.com/chunkview/chunkview/demo"
@@ -26,7 +27,9 @@ var demoStagingSamples = []string{"podinfo", "web-frontend", "payments-api", "ce
 // sample releases. The demo's cluster holds release records only, so Helm's kube
 // client applies nothing there. Without -n it looks at every namespace; the storage
 // flags apply as on a cluster (--profile olmv1 shows the OLMv1 samples), except that
-// the chunk limits default to those the samples were written with.
+// the chunk limits default to those the samples were written with. A simulated
+// operator upgrades podinfo every 15-20 s (CHUNKVIEW_DEMO_OPERATOR=2s or off
+// changes that).
 func (r *run) demoClient(ctx context.Context) (*kube.Client, error) {
 	return r.demoContext(ctx, DemoContext)
 }
@@ -53,17 +56,27 @@ func (r *run) demoContext(ctx context.Context, name string) (*kube.Client, error
 	} else {
 		cfg.AllNamespaces = true
 	}
+	opOpts, operate, err := demo.ParseOperatorEnv(os.Getenv(demo.OperatorEnv))
+	if err != nil {
+		return nil, usageErrorf("%v", err)
+	}
 	seed := demo.SeedOptions{}
 	switch name {
 	case DemoContext:
 	case DemoStagingContext:
-		seed.Only = demoStagingSamples
+		// The operator runs on the main demo cluster only.
+		seed.Only, operate = demoStagingSamples, false
 	default:
 		return nil, fmt.Errorf("%w: the demo has no context %q (it has %s and %s)", kube.ErrNotFound, name, DemoContext, DemoStagingContext)
 	}
 	cluster := demo.NewCluster()
 	if _, err := demo.Seed(ctx, cluster, seed); err != nil {
 		return nil, fmt.Errorf("start the demo cluster %s: %w", name, err)
+	}
+	if operate {
+		// A simulated operator keeps upgrading podinfo, so that the live view
+		// has something to show; it ends with the command.
+		go demo.RunOperator(ctx, cluster, opOpts)
 	}
 	return kube.New(cluster.Clientset(), cluster.Metadata(), kube.DiscardKubeClients, cfg), nil
 }

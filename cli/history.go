@@ -79,6 +79,8 @@ type historyOptions struct {
 	format    string
 	max       int
 	noHeaders bool
+	// watch keeps printing rows as revisions are added or change (-w).
+	watch bool
 }
 
 // Complete takes the release name from args.
@@ -95,6 +97,9 @@ func (o *historyOptions) Validate() error {
 	if o.max < 0 {
 		return usageErrorf("--max %d: want 0 (all) or more", o.max)
 	}
+	if o.watch && !isTable(o.format) && o.format != FormatJSON {
+		return usageErrorf("--watch prints a table, or JSON objects one after another (-o json); -o %s is not printed as it changes", o.format)
+	}
 	return nil
 }
 
@@ -103,6 +108,15 @@ func (o *historyOptions) Run(ctx context.Context, r *run) error {
 	c, ns, err := r.connectTo(ctx, o.name)
 	if err != nil {
 		return err
+	}
+	var live *historyWatch
+	if o.watch {
+		// Watching starts before the listing, so that nothing written in
+		// between is missed.
+		if live, err = startHistoryWatch(ctx, c, ns, o.name); err != nil {
+			return err
+		}
+		defer live.stop()
 	}
 	rows, err := c.History(ctx, ns, o.name)
 	if err != nil {
@@ -136,9 +150,14 @@ func (o *historyOptions) Run(ctx context.Context, r *run) error {
 		}
 		return nil
 	case !isTable(o.format):
-		return printStructured(r.stdout, o.format, out)
+		err = printStructured(r.stdout, o.format, out)
+	default:
+		err = r.printHistory(out, o.format == FormatWide, o.noHeaders)
 	}
-	return r.printHistory(out, o.format == FormatWide, o.noHeaders)
+	if err != nil || live == nil {
+		return err
+	}
+	return live.follow(ctx, r, o, rows)
 }
 
 func (r *run) historyCommand() *cobra.Command {
@@ -150,9 +169,14 @@ func (r *run) historyCommand() *cobra.Command {
 		Long: `List the stored revisions of a release, oldest first, from Secret metadata;
 revisions written by another tool are decoded. One more metadata list checks that
 every revision's chunk Secrets are there: HEALTH is ok, broken (with the reason),
-writing (another writer is storing it right now) or unchecked (with the reason).`,
+writing (another writer is storing it right now) or unchecked (with the reason).
+
+With --watch (-w), as kubectl get -w, it then prints a row each time a revision
+is added, changes (pending-upgrade → deployed) or is deleted, from a metadata-only
+watch, until Ctrl-C, which ends it with exit status 0.`,
 		Example: `  chunkview history my-release -n team-a
-  chunkview history my-extension --profile olmv1 -o json`,
+  chunkview history my-extension --profile olmv1 -o json
+  chunkview history my-release -w`,
 		Args: exactArgs(1, "one release NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runOptions(cmd.Context(), r, o, args)
@@ -161,6 +185,7 @@ writing (another writer is storing it right now) or unchecked (with the reason).
 	addListOutputFlag(cmd, &o.format)
 	cmd.Flags().IntVar(&o.max, "max", 256, "show at most this many revisions, the newest (0: all), as helm's history")
 	cmd.Flags().BoolVar(&o.noHeaders, "no-headers", false, "leave the table's header line out")
+	cmd.Flags().BoolVarP(&o.watch, "watch", "w", false, "after the table, print each revision as it is added or changes, until Ctrl-C")
 	return cmd
 }
 

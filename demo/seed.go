@@ -200,7 +200,7 @@ func Seed(ctx context.Context, c *Cluster, opts SeedOptions) (*Fleet, error) {
 	if len(opts.Only) > 0 {
 		all = slices.DeleteFunc(all, func(s sample) bool { return !slices.Contains(opts.Only, s.name) })
 	}
-	defer c.store.compact()
+	defer c.Compact()
 
 	nss := slices.Clone(StorageNamespaces)
 	for _, s := range all {
@@ -552,14 +552,10 @@ func leaveOrphan(ctx context.Context, c *Cluster, cfg storage.ChunkedSecretsConf
 	}
 	o := &Orphan{Namespace: OLMNamespace, Owner: OLMOwner, Key: orphanKey, Name: storage.ChunkName(orphanKey, parts[1])}
 	chunk := storage.ChunkSecret(o.Owner, o.Key, parts[1], when, nil)
-	c.store.mu.Lock()
-	clock := c.store.now
-	c.store.now = func() time.Time { return when }
-	c.store.mu.Unlock()
+	clock := c.Clock()
+	c.SetClock(func() time.Time { return when })
 	defer func() {
-		c.store.mu.Lock()
-		c.store.now = clock
-		c.store.mu.Unlock()
+		c.SetClock(clock)
 	}()
 	if _, err := c.Clientset().CoreV1().Secrets(o.Namespace).Create(ctx, chunk, metav1.CreateOptions{}); err != nil {
 		return nil, fmt.Errorf("orphan %s: %w", o.Name, err)

@@ -100,7 +100,7 @@ step="start the demo"
 # remain-on-exit keeps the pane (and its exit status) after chunkview ends; it is
 # set before the session starts, so even an immediate exit is caught.
 tm start-server \; set-option -g remain-on-exit on \; \
-	new-session -d -s "$session" -x 120 -y 40 -e TERM=xterm-256color -e COLORTERM=truecolor \
+	new-session -d -s "$session" -e CHUNKVIEW_DEMO_OPERATOR=off -x 120 -y 40 -e TERM=xterm-256color -e COLORTERM=truecolor \
 	"$(printf '%q --demo; echo $? > %q' "$bin" "$tmpdir/status")"
 wait_for "chunkview" "Releases (all namespaces)" "DEMO"
 
@@ -232,7 +232,7 @@ step="80 columns, read-only"
 # hint offers R, X or F.
 session=narrow
 rm -f "$tmpdir/status"
-tm new-session -d -s "$session" -x 80 -y 24 -e TERM=xterm-256color \
+tm new-session -d -s "$session" -e CHUNKVIEW_DEMO_OPERATOR=off -x 80 -y 24 -e TERM=xterm-256color \
 	"$(printf '%q --demo --read-only; echo $? > %q' "$bin" "$tmpdir/status")"
 wait_for "READ-ONLY" "payments-api" "? help" "q quit" "ctx demo · ns all"
 keys /
@@ -266,7 +266,7 @@ step="Ctrl-C at a CLI prompt"
 # nothing changes (the next line typed does not become the answer).
 session=prompt
 rm -f "$tmpdir/status"
-tm new-session -d -s "$session" -x 120 -y 40 -e TERM=xterm-256color \
+tm new-session -d -s "$session" -e CHUNKVIEW_DEMO_OPERATOR=off -x 120 -y 40 -e TERM=xterm-256color \
 	"$(printf '%q --demo rollback podinfo 2; echo $? > %q' "$bin" "$tmpdir/status")"
 wait_for "Proceed to roll podinfo back to revision 2? [y/N]:"
 keys C-c
@@ -279,6 +279,32 @@ status=$(<"$tmpdir/status")
 [[ $status == 130 ]] || fail "Ctrl-C at the prompt exited with status $status, want 130"
 wait_for "cancelled: nothing was changed"
 lacks "Rolled podinfo back"
+
+passed
+step="live: the demo operator"
+# A session of its own with the simulated operator every 2 s (the others turn it
+# off, since they expect podinfo's revisions as seeded): a new podinfo revision
+# shows in the list, and then deployed, without a key press.
+session=live
+rm -f "$tmpdir/status"
+tm new-session -d -s "$session" -x 120 -y 40 -e TERM=xterm-256color -e CHUNKVIEW_DEMO_OPERATOR=2s \
+	"$(printf '%q --demo; echo $? > %q' "$bin" "$tmpdir/status")"
+wait_for "● LIVE" "podinfo"
+grep -E 'podinfo +4 ' <<<"$(screen)" >/dev/null || fail "podinfo does not start at revision 4"
+deadline=$((SECONDS + timeout))
+until grep -E 'podinfo +[5-9] ' <<<"$(screen)" >/dev/null; do
+	((SECONDS < deadline)) || fail "no new podinfo revision appeared within ${timeout}s"
+	sleep 0.1
+done
+deadline=$((SECONDS + timeout))
+until grep -E 'podinfo +[5-9] +✓ deployed' <<<"$(screen)" >/dev/null; do
+	((SECONDS < deadline)) || fail "the new podinfo revision did not turn deployed within ${timeout}s"
+	sleep 0.1
+done
+keys w
+wait_for "Live view off"
+lacks "● LIVE"
+keys q
 
 passed
 echo "ok: chunkview --demo passed the terminal walk-through"

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"strconv"
 	"strings"
 
@@ -10,6 +11,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/chunkview/chunkview/kube"
 )
 
 // screen is one screen of the UI. Screens are stacked: the release list at the
@@ -46,7 +49,7 @@ const (
 )
 
 // model is the root of the program: the screen stack, the header with its badges,
-// the status line, the help line and overlay, the spinner and the watch timer.
+// the status line, the help line and overlay, the spinner and the live watch.
 type model struct {
 	common
 	opts Options
@@ -60,8 +63,17 @@ type model struct {
 	status    string
 	statusErr bool
 
-	watch    bool
-	watchGen int
+	// watch is on while the live view follows the cluster (w switches it);
+	// liveGen counts the watches started, liveCancel ends the current one, and
+	// polling is set, with pollNote, when the server refused to watch.
+	watch      bool
+	liveGen    int
+	liveCancel context.CancelFunc
+	polling    bool
+	pollNote   string
+	// send delivers a message to the program from outside a command (the
+	// watch's events); Run sets it.
+	send func(tea.Msg)
 
 	// cmd is the ":" command line; quitArmed is set by a first ctrl+c that
 	// asked before losing typed text.
@@ -79,16 +91,18 @@ func newModel(c common, opts Options) *model {
 	m.help = help.New()
 	m.help.Styles = c.styles.Help
 	m.stack = []screen{newReleasesScreen(c)}
+	m.setLive(m.watch)
 	return m
 }
 
 func (m *model) top() screen { return m.stack[len(m.stack)-1] }
 
-// Init starts the release list and, in watch mode, the refresh timer.
+// Init starts the release list and, in watch mode, the watch: the list then
+// waits for the watch's first list, so that no change falls between the two.
 func (m *model) Init() tea.Cmd {
 	cmds := []tea.Cmd{m.top().init()}
 	if m.watch {
-		cmds = append(cmds, watchTick(m.opts.watchInterval(), m.watchGen))
+		cmds = append(cmds, m.startLive())
 	}
 	return tea.Batch(append(cmds, m.startSpinner())...)
 }
@@ -149,19 +163,37 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 	case toggleWatchMsg:
 		m.watch = !m.watch
-		m.watchGen++
+		m.setLive(m.watch)
 		if m.watch {
-			m.status, m.statusErr = "Watching: the list refreshes every "+m.opts.watchInterval().String()+".", false
-			return m, watchTick(m.opts.watchInterval(), m.watchGen)
+			m.status, m.statusErr = "Live: rows change as revisions are written.", false
+			return m, tea.Batch(m.startLive(), m.startSpinner())
 		}
-		m.status, m.statusErr = "Watch off.", false
+		m.stopLive()
+		m.polling, m.pollNote = false, ""
+		m.status, m.statusErr = "Live view off: r refreshes.", false
 		return m, nil
 
-	case watchTickMsg:
-		if !m.watch || msg.gen != m.watchGen {
+	case liveMsg:
+		if !m.watch || msg.gen != m.liveGen {
 			return m, nil
 		}
-		cmds = append(cmds, watchTick(m.opts.watchInterval(), m.watchGen))
+		if msg.ev.Type == kube.WatchMode {
+			m.polling, m.pollNote = msg.ev.Polling, msg.ev.Note
+			if msg.ev.Polling {
+				m.status, m.statusErr = liveModeStatus(msg.ev), true
+			}
+			return m, nil
+		}
+
+	case nsChosenMsg:
+		// The list looks elsewhere: the watch follows it there.
+		for _, s := range m.stack {
+			cmds = append(cmds, s.update(msg))
+		}
+		if m.watch {
+			cmds = append(cmds, m.startLive())
+		}
+		return m, tea.Batch(append(cmds, m.startSpinner())...)
 	}
 
 	for _, s := range m.stack {
@@ -301,15 +333,19 @@ func (m *model) header() string {
 	return ansi.Truncate(left+st.Header.Render(strings.Repeat(" ", gap))+right, m.termWidth, "…")
 }
 
-// badges are the header's right side: loading, watch, demo, read-only, context.
+// badges are the header's right side: loading, live or polling, demo, read-only,
+// context.
 func (m *model) badges(short bool) string {
 	st := m.styles
 	var badges []string
 	if m.anyBusy() {
 		badges = append(badges, st.Spinner.Render(m.spin.View()+" loading "))
 	}
-	if m.watch {
-		badges = append(badges, st.BadgeWatch.Render("WATCH"))
+	switch {
+	case m.watch && m.polling:
+		badges = append(badges, st.BadgePoll.Render("POLL"))
+	case m.watch:
+		badges = append(badges, st.BadgeWatch.Render("● LIVE"))
 	}
 	if m.opts.Demo {
 		badges = append(badges, st.BadgeDemo.Render("DEMO"))
@@ -414,7 +450,7 @@ func (m *model) helpOverlay(top screen) string {
 	return strings.Join([]string{title, "", full, "", note}, "\n")
 }
 
-// toggleWatchMsg turns watch mode on or off.
+// toggleWatchMsg turns the live view on or off.
 type toggleWatchMsg struct{}
 
 func toggleWatch() tea.Msg { return toggleWatchMsg{} }

@@ -85,7 +85,15 @@ func (m *model) contextSwitched(msg ctxSwitchedMsg) tea.Cmd {
 	rs.setSize(w, h)
 	m.stack = []screen{rs}
 	m.status, m.statusErr = "Switched to context "+msg.name+".", false
-	return tea.Batch(rs.init(), m.startSpinner())
+	cmds := []tea.Cmd{rs.init(), m.startSpinner()}
+	if m.watch {
+		// The live view follows the new cluster; the old watch ends.
+		m.setLive(true)
+		cmds = append(cmds, m.startLive())
+	} else {
+		m.stopLive()
+	}
+	return tea.Batch(cmds...)
 }
 
 // contextLabel names the context in use for messages.

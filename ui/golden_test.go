@@ -6,7 +6,6 @@ import (
 	"net"
 	"net/url"
 	"testing"
-	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -46,7 +45,10 @@ var goldenCases = []goldenCase{
 	{name: "releases_stuck_selected", steps: keys("G")},
 	{name: "releases_verified", steps: func(h *harness) { h.press("n").typeText("shop").press("down", "enter", "V") }},
 	{name: "releases_read_only", client: readOnlyClient},
-	{name: "releases_watch", opts: Options{Watch: true, WatchInterval: time.Millisecond}},
+	{name: "releases_watch", opts: Options{Watch: true}},
+	{name: "releases_poll", opts: Options{Watch: true}, steps: func(h *harness) {
+		h.send(liveMsg{gen: h.m.liveGen, ev: kube.WatchEvent{Type: kube.WatchMode, Polling: true, Note: "watching secrets was refused (403 Forbidden): listing them every 5s instead"}})
+	}},
 	{name: "releases_empty", client: func(f *fixture) *kube.Client { return f.client.WithNamespace("kube-system", false) }},
 	{name: "releases_forbidden", before: failList(apierrors.NewForbidden(schema.GroupResource{Resource: "secrets"}, "", errors.New(`User "oncall" cannot list resource "secrets" in API group "" in the namespace "default"`)))},
 	{name: "releases_unreachable", before: failList(&url.Error{Op: "Get", URL: "https://10.0.0.1:6443/api/v1/namespaces/default/secrets", Err: &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connect: connection refused")}})},

@@ -21,9 +21,11 @@ import (
 // messages back until nothing is left to do. Spinner and watch ticks are
 // dropped, so a test never waits on a timer.
 type harness struct {
-	t     testing.TB
-	m     *model
-	msgs  chan tea.Msg
+	t    testing.TB
+	m    *model
+	msgs chan tea.Msg
+	// async holds the messages sent from outside a command (the live view's).
+	async chan tea.Msg
 	busy  int
 	quit  bool
 	trace []string
@@ -34,8 +36,11 @@ func newHarness(t testing.TB, client *kube.Client, opts Options, w, h int) *harn
 	if opts.Now == nil {
 		opts.Now = func() time.Time { return testNow }
 	}
-	hs := &harness{t: t, msgs: make(chan tea.Msg, 256)}
+	hs := &harness{t: t, msgs: make(chan tea.Msg, 256), async: make(chan tea.Msg, 1024)}
 	hs.m = newModel(newCommon(context.Background(), client, opts), opts)
+	// The live view's events after its first arrive on their own; a test
+	// takes them with waitLive.
+	hs.m.send = func(msg tea.Msg) { hs.async <- msg }
 	hs.m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	hs.run(hs.m.Init())
 	hs.settle()
@@ -76,7 +81,7 @@ func (h *harness) feed(msg tea.Msg, fromCmd bool) {
 			h.run(c)
 		}
 		return
-	case spinner.TickMsg, watchTickMsg, recheckMsg:
+	case spinner.TickMsg, recheckMsg:
 		if fromCmd {
 			return
 		}
@@ -87,6 +92,22 @@ func (h *harness) feed(msg tea.Msg, fromCmd bool) {
 	h.trace = append(h.trace, reflect.TypeOf(msg).String())
 	_, cmd := h.m.Update(msg)
 	h.run(cmd)
+}
+
+// waitLive takes the live view's messages as they come, settling after each,
+// until done reports true.
+func (h *harness) waitLive(what string, done func() bool) *harness {
+	h.t.Helper()
+	deadline := time.After(20 * time.Second)
+	for !done() {
+		select {
+		case msg := <-h.async:
+			h.send(msg)
+		case <-deadline:
+			h.t.Fatalf("%s: not within 20s; screen:\n%s", what, h.screen())
+		}
+	}
+	return h
 }
 
 // send delivers a message and settles.

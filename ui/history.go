@@ -24,7 +24,7 @@ type historyScreen struct {
 	rowErr   map[string]error // by key@rv
 	inflight map[string]bool
 	// checked holds the records whose details or chunk check came back, so a
-	// reload (in watch mode, every few seconds) does not ask again.
+	// reload does not ask again.
 	checked map[string]bool
 	cursor  int
 	offset  int
@@ -215,11 +215,8 @@ func (s *historyScreen) updateSelf(msg tea.Msg) tea.Cmd {
 		}
 		return nil
 
-	case watchTickMsg:
-		if s.loading || s.dialog != nil {
-			return nil
-		}
-		return s.reload()
+	case liveMsg:
+		return s.applyLive(msg.ev)
 
 	case permissionsMsg:
 		if msg.ns == s.ns && msg.err == nil {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"time"
 
 	tea "charm.land/bubbletea/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -293,14 +292,6 @@ type releaseChangedMsg struct{ ns, name string }
 
 func releaseChanged(ns, name string) tea.Cmd {
 	return func() tea.Msg { return releaseChangedMsg{ns: ns, name: name} }
-}
-
-// watchTickMsg asks the screens that keep a list live to reload it. gen counts
-// the times watch mode was switched, so a tick of an earlier one is dropped.
-type watchTickMsg struct{ gen int }
-
-func watchTick(d time.Duration, gen int) tea.Cmd {
-	return tea.Tick(d, func(time.Time) tea.Msg { return watchTickMsg{gen: gen} })
 }
 
 // pushMsg opens a screen on top of the current one; popMsg closes the top one.

@@ -53,6 +53,9 @@ type releasesScreen struct {
 	picker    *listPicker
 	// verify follows the last V until every row has answered.
 	verify *verifyRun
+	// live is set while the live view feeds the rows: the first list waits
+	// for the watch's (see model.Init).
+	live bool
 }
 
 func newReleasesScreen(c common) *releasesScreen {
@@ -77,7 +80,13 @@ func namespaceView(c *kube.Client) string {
 	return cfg.Namespace
 }
 
-func (s *releasesScreen) init() tea.Cmd { return s.reload() }
+func (s *releasesScreen) init() tea.Cmd {
+	if s.live {
+		s.loading = true
+		return nil
+	}
+	return s.reload()
+}
 
 func (s *releasesScreen) reload() tea.Cmd {
 	s.gen++
@@ -155,7 +164,7 @@ func (s *releasesScreen) update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		// The note goes to the status line when the listing turns partial, not on
-		// every reload (watch mode reloads every few seconds).
+		// every reload.
 		announce := msg.err != nil && errorText(msg.err) != s.note
 		s.err, s.partial, s.skipped, s.note = nil, partial, skipped, errorText(msg.err)
 		s.loaded = true
@@ -200,11 +209,17 @@ func (s *releasesScreen) update(msg tea.Msg) tea.Cmd {
 		}
 		return nil
 
-	case watchTickMsg, releaseChangedMsg:
+	case releaseChangedMsg:
 		if s.loading {
 			return nil
 		}
 		return s.reload()
+
+	case liveMsg:
+		return s.applyLive(msg.ev)
+
+	case releaseReadMsg:
+		return s.takeRelease(msg)
 
 	case nsChosenMsg:
 		s.picker = nil
@@ -212,6 +227,13 @@ func (s *releasesScreen) update(msg tea.Msg) tea.Cmd {
 		s.viewName = namespaceView(s.client)
 		s.items, s.shown, s.cursor, s.offset, s.loaded, s.err, s.partial, s.skipped, s.note = nil, nil, 0, 0, false, nil, nil, nil, ""
 		s.inflight = map[string]bool{}
+		if s.live {
+			// The watch restarts over the new view and its first list
+			// loads it.
+			s.gen++
+			s.loading = true
+			return nil
+		}
 		return s.reload()
 
 	case openCtxPickerMsg:

@@ -16,8 +16,9 @@ import (
 	"github.com/chunkview/chunkview/kube"
 )
 
-// DefaultWatchInterval is how often watch mode refreshes the lists.
-const DefaultWatchInterval = 5 * time.Second
+// DefaultWatchInterval is how often the live view lists a store whose watch the
+// server refused.
+const DefaultWatchInterval = kube.DefaultPollInterval
 
 // Options configure Run.
 type Options struct {
@@ -28,8 +29,10 @@ type Options struct {
 	ContextName string
 	// Contexts, when set, are the contexts :ctx switches between.
 	Contexts *kube.Contexts
-	// Watch keeps the release list and the open history live, refreshing them
-	// every WatchInterval (DefaultWatchInterval when zero).
+	// Watch starts the live view: the release list and the open history follow
+	// the cluster through a metadata watch (w switches it off and on). Where the
+	// server refuses to watch, they are listed every WatchInterval
+	// (DefaultWatchInterval when zero).
 	Watch         bool
 	WatchInterval time.Duration
 
@@ -66,7 +69,10 @@ func Run(ctx context.Context, client *kube.Client, opts Options) error {
 		popts = append(popts, tea.WithOutput(opts.Output))
 	}
 	popts = append(popts, opts.ProgramOptions...)
-	_, err := tea.NewProgram(m, popts...).Run()
+	p := tea.NewProgram(m, popts...)
+	m.send = p.Send
+	_, err := p.Run()
+	m.stopLive()
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return ctx.Err()
 	}

@@ -157,29 +157,6 @@ func TestReleasesVerifyFindsCorruptChunk(t *testing.T) {
 	h.press("V").contains("✗ BROKEN", "cache revision 1 cannot be read: corrupt release record")
 }
 
-func TestReleasesWatchRefreshes(t *testing.T) {
-	f := newFixture(t)
-	h := newHarness(t, f.client, Options{Watch: true, WatchInterval: time.Millisecond}, 120, 40)
-	h.contains("WATCH").lacks("api")
-	if _, err := f.client.Rollback(context.Background(), "default", "web", 2, kube.DiffOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	h.send(watchTickMsg{gen: 0})
-	rs := h.top().(*releasesScreen)
-	for _, it := range rs.items {
-		if it.row.Latest.Name == "web" && it.row.Latest.Revision != 5 {
-			t.Fatalf("watch did not pick up the rollback: web is at revision %d", it.row.Latest.Revision)
-		}
-	}
-	// A tick of an earlier watch (switched off and on since) is dropped.
-	h.press("w", "w")
-	rs.loading = false
-	h.send(watchTickMsg{gen: 0})
-	if rs.loading {
-		t.Fatal("a stale watch tick started a reload")
-	}
-}
-
 func TestHistoryKeys(t *testing.T) {
 	f := newFixture(t)
 	h := newHarness(t, f.client, Options{}, 120, 40)

@@ -16,6 +16,7 @@ type Styles struct {
 	BadgeDemo     lipgloss.Style
 	BadgeReadOnly lipgloss.Style
 	BadgeWatch    lipgloss.Style
+	BadgePoll     lipgloss.Style
 	Spinner       lipgloss.Style
 	StatusLine    lipgloss.Style
 	Help          help.Styles
@@ -114,7 +115,8 @@ func DefaultStyles() Styles {
 	s.Crumb = base.Background(colorDark).Foreground(colorCyan).Bold(true).Padding(0, 1)
 	s.BadgeDemo = base.Background(colorMagenta).Foreground(colorWhite).Bold(true).Padding(0, 1)
 	s.BadgeReadOnly = base.Background(colorYellow).Foreground(lipgloss.Color("0")).Bold(true).Padding(0, 1)
-	s.BadgeWatch = base.Background(colorBlue).Foreground(colorWhite).Padding(0, 1)
+	s.BadgeWatch = base.Background(colorGreen).Foreground(lipgloss.Color("0")).Padding(0, 1)
+	s.BadgePoll = base.Background(colorYellow).Foreground(lipgloss.Color("0")).Padding(0, 1)
 	s.Spinner = base.Foreground(colorMagenta).Background(colorDark)
 	s.StatusLine = base.Foreground(colorGray)
 

@@ -206,6 +206,13 @@ func run(o options) error {
 		out = "BENCHMARKS.md"
 	}
 	if out != "" && out != "-" {
+		// Sections measured by hand (the live view's cost) follow handMarker
+		// in the old report and are kept.
+		if old, err := os.ReadFile(out); err == nil {
+			if i := strings.Index(string(old), handMarker); i >= 0 {
+				text = strings.TrimRight(text, "\n") + "\n\n" + string(old[i:])
+			}
+		}
 		if err := os.WriteFile(out, []byte(text), 0o644); err != nil {
 			return err
 		}
@@ -213,3 +220,7 @@ func run(o options) error {
 	}
 	return ctx.Err()
 }
+
+// handMarker starts the part of BENCHMARKS.md written by hand, which a new
+// report keeps.
+const handMarker = "<!-- measured by hand below: make bench keeps what follows -->"

@@ -1,8 +1,7 @@
-package demo
+package fakeapi
 
 import (
 	"fmt"
-	"maps"
 	"sync"
 	"time"
 
@@ -167,52 +166,6 @@ func (c *Cluster) Clientset() kubernetes.Interface { return c.clientset }
 // as client-go's metadata client returns them. Its requests are counted and can be
 // failed like the clientset's.
 func (c *Cluster) Metadata() metadata.Interface { return metadataClient{c} }
-
-// Requests returns how many requests reached the cluster, by verb (see the Verb
-// constants), failed ones included. The map is a copy.
-func (c *Cluster) Requests() map[string]int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return maps.Clone(c.requests)
-}
-
-// Writes returns how many requests with one of WriteVerbs reached the cluster.
-func (c *Cluster) Writes() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	n := 0
-	for _, v := range WriteVerbs {
-		n += c.requests[v]
-	}
-	return n
-}
-
-// ResetRequests sets every count of Requests back to zero.
-func (c *Cluster) ResetRequests() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	clear(c.requests)
-}
-
-// FailRequest makes the n-th request from now with the given verb fail with err
-// instead of being served (n = 1 is the next one). An empty verb matches every
-// verb; a nil err becomes an internal server error. Each call arms one failure,
-// which fires once.
-func (c *Cluster) FailRequest(verb string, n int, err error) {
-	if err == nil {
-		err = apierrors.NewInternalError(fmt.Errorf("injected failure of %s request %d", verbOrAny(verb), n))
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.faults = append(c.faults, &fault{verb: verb, left: max(n, 1), err: err})
-}
-
-func verbOrAny(v string) string {
-	if v == "" {
-		return "any"
-	}
-	return v
-}
 
 // begin counts a request and tells whether an injected failure answers it.
 func (c *Cluster) begin(verb string) error {

@@ -1,0 +1,66 @@
+package demo_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"helm.sh/helm/v3/pkg/release"
+
+	"github.com/chunkview/chunkview/demo"
+	"github.com/chunkview/chunkview/storage"
+)
+
+func TestParseOperatorEnv(t *testing.T) {
+	for _, tc := range []struct {
+		in    string
+		every time.Duration
+		on    bool
+		bad   bool
+	}{{"", 0, true, false}, {"off", 0, false, false}, {"2s", 2 * time.Second, true, false}, {"soon", 0, false, true}, {"-1s", 0, false, true}} {
+		o, on, err := demo.ParseOperatorEnv(tc.in)
+		if (err != nil) != tc.bad || on != tc.on || o.Every != tc.every {
+			t.Errorf("%q: %+v %v %v", tc.in, o, on, err)
+		}
+	}
+}
+
+// TestOperator: the demo operator writes podinfo's next revision pending, then
+// deploys it and supersedes the one before.
+func TestOperator(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	c := demo.NewCluster()
+	if _, err := demo.Seed(ctx, c, demo.SeedOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	drv := storage.NewDriver(c.Clientset().CoreV1().Secrets(demo.OperatorNamespace), demo.DefaultOwner, demo.DriverConfig())
+	before, err := drv.Query(map[string]string{"name": demo.OperatorRelease, "owner": demo.DefaultOwner})
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := len(before) + 1
+	go demo.RunOperator(ctx, c, demo.OperatorOptions{Every: 30 * time.Millisecond, Pending: 200 * time.Millisecond})
+	status := func(rev int) release.Status {
+		r, err := drv.Get(storage.RecordKey(demo.OperatorRelease, rev))
+		if err != nil {
+			return ""
+		}
+		return r.Info.Status
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	sawPending := false
+	for status(next) != release.StatusDeployed {
+		sawPending = sawPending || status(next) == release.StatusPendingUpgrade
+		if time.Now().After(deadline) {
+			t.Fatalf("revision %d: %q", next, status(next))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if !sawPending {
+		t.Error("the new revision was never seen pending-upgrade")
+	}
+	if got := status(next - 1); got != release.StatusSuperseded {
+		t.Errorf("revision %d: %q, want superseded", next-1, got)
+	}
+}

@@ -1,0 +1,387 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"net/http"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/chunkview/chunkview/storage"
+)
+
+// WatchEventType says what a WatchEvent reports.
+type WatchEventType string
+
+// The events of Watch.
+const (
+	// WatchSynced: every store was listed (metadata only) and is now watched or
+	// polled from that list on. Initial is set the first time; afterwards it
+	// follows a resync (the watch fell too far behind, 410 Gone), and a caller
+	// showing rows lists them again.
+	WatchSynced WatchEventType = "synced"
+	// WatchChanged: a revision record was added or changed; Row is its row, read
+	// from metadata alone.
+	WatchChanged WatchEventType = "changed"
+	// WatchDeleted: a revision record was deleted; Row names it.
+	WatchDeleted WatchEventType = "deleted"
+	// WatchMode: how the stores are followed changed; Polling and Note say how.
+	WatchMode WatchEventType = "mode"
+)
+
+// WatchEvent is one thing Watch reports.
+type WatchEvent struct {
+	Type WatchEventType
+	// Row is the revision of a WatchChanged or WatchDeleted event. Rows of
+	// chunked records carry their summary when chunkview's annotations hold it;
+	// those of Helm's stores are not summarized (Details reads the one record).
+	Row RevisionRow
+	// New is set on WatchChanged when the record was not there before: a
+	// revision added, not one rewritten (a status change).
+	New bool
+	// Initial is set on the first WatchSynced.
+	Initial bool
+	// Polling is set, on WatchMode, when a store could not be watched (the
+	// server refused it) and is listed every PollInterval instead; Note says
+	// which and why.
+	Polling bool
+	Note    string
+}
+
+// DefaultPollInterval is how often a store whose watch is refused is listed.
+const DefaultPollInterval = 5 * time.Second
+
+// WatchOptions narrow what Watch follows.
+type WatchOptions struct {
+	// Name, when set, follows one release (a history) looked up in Namespace;
+	// else every release in view, as Releases lists them.
+	Name      string
+	Namespace string
+	// PollInterval is how often a store is listed when watching it is refused:
+	// DefaultPollInterval when zero.
+	PollInterval time.Duration
+}
+
+// watchTarget is what one store's watch covers: a resource, a namespace and the
+// selectors its listing uses, and how its metadata becomes a row.
+type watchTarget struct {
+	store  string
+	gvr    schema.GroupVersionResource
+	ns     string
+	labels string
+	fields string
+	// fallbackNS is listed instead when listing ns is forbidden ("" for none),
+	// as the chunked listing falls back to the namespace looked at.
+	fallbackNS string
+	rowOf      func(*metav1.PartialObjectMetadata) RevisionRow
+}
+
+// watchTargets returns the targets of the stores the configuration reads.
+func (c *Client) watchTargets(o WatchOptions) []watchTarget {
+	var out []watchTarget
+	var named labels.Set
+	if o.Name != "" {
+		named = labels.Set{storage.LabelName: o.Name}
+	}
+	for _, s := range c.stores() {
+		switch s := s.(type) {
+		case chunkedStore:
+			sel := labels.Set{storage.LabelOwner: c.cfg.Owner, storage.LabelType: storage.TypeIndex}
+			maps.Copy(sel, named)
+			t := watchTarget{store: DriverChunked, gvr: secretsGVR, labels: labels.SelectorFromSet(sel).String(), ns: c.listNamespace()}
+			switch {
+			case o.Name != "":
+				t.ns = c.storageNamespaceFor(o.Namespace)
+			case c.cfg.StorageNamespace == "" && !c.cfg.AllNamespaces && c.cfg.Namespace != "":
+				t.ns, t.fallbackNS = metav1.NamespaceAll, c.cfg.Namespace
+			}
+			limit := s.limit()
+			t.rowOf = func(m *metav1.PartialObjectMetadata) RevisionRow {
+				r := rowOf(m)
+				r.LimitBytes = limit
+				return r
+			}
+			out = append(out, t)
+		case *helmStore:
+			t := watchTarget{store: s.kind, gvr: s.gvr(), labels: helmSelector(named), fields: s.fieldSelector(), ns: s.listNamespace()}
+			if o.Name != "" {
+				t.ns = c.storeNamespaceFor(s.kind, o.Namespace)
+			}
+			t.rowOf = func(m *metav1.PartialObjectMetadata) RevisionRow { return s.rowOf(m) }
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Watch follows the release records in view, whatever their store, and reports
+// each revision added, changed or deleted on the channel it returns, which is
+// closed once ctx is done. It costs one metadata list per store, then one
+// metadata-only watch per store from that list's resourceVersion, with bookmarks:
+// no record data crosses the wire, and nothing is listed again while it runs,
+// except after the server says the watch fell behind (410 Gone), when the store is
+// listed once more and WatchSynced says so. A watch that breaks is reopened from
+// the last resourceVersion seen, with backoff. A store whose watch is refused
+// (403, or 405 from a server or proxy that does not serve it) is listed every
+// PollInterval instead, and a WatchMode event says so. A store that cannot be
+// listed at all is left out, as listings skip it.
+func (c *Client) Watch(ctx context.Context, o WatchOptions) <-chan WatchEvent {
+	if o.PollInterval <= 0 {
+		o.PollInterval = DefaultPollInterval
+	}
+	out := make(chan WatchEvent, 64)
+	targets := c.watchTargets(o)
+	go func() {
+		defer close(out)
+		send := func(ev WatchEvent) bool {
+			select {
+			case out <- ev:
+				return true
+			case <-ctx.Done():
+				return false
+			}
+		}
+		narrow := o.Name == "" && !c.cfg.AllNamespaces && c.cfg.Namespace != ""
+		ws := make([]*storeWatch, 0, len(targets))
+		for _, t := range targets {
+			w := &storeWatch{c: c, t: t, poll: o.PollInterval, narrow: narrow, send: send}
+			if err := w.list(ctx); err != nil {
+				if ctx.Err() != nil {
+					return
+				}
+				continue // listings skip it too
+			}
+			ws = append(ws, w)
+		}
+		if !send(WatchEvent{Type: WatchSynced, Initial: true}) {
+			return
+		}
+		done := make(chan struct{}, len(ws))
+		for _, w := range ws {
+			go func() { w.run(ctx); done <- struct{}{} }()
+		}
+		for range ws {
+			<-done
+		}
+	}()
+	return out
+}
+
+// storeWatch follows one store.
+type storeWatch struct {
+	c      *Client
+	t      watchTarget
+	poll   time.Duration
+	narrow bool
+	send   func(WatchEvent) bool
+
+	// rv is the resourceVersion the watch resumes from; known maps each record
+	// (namespace/name) to the resourceVersion last reported, so that polling can
+	// tell what changed.
+	rv    string
+	known map[string]string
+}
+
+// list lists the store's metadata, keeps what it holds and its resourceVersion.
+func (w *storeWatch) list(ctx context.Context) error {
+	items, rv, err := w.listMeta(ctx, w.t.ns)
+	if err != nil && w.t.fallbackNS != "" && apierrors.IsForbidden(err) {
+		w.t.ns, w.t.fallbackNS = w.t.fallbackNS, ""
+		items, rv, err = w.listMeta(ctx, w.t.ns)
+	}
+	if err != nil {
+		return err
+	}
+	w.rv = rv
+	w.known = make(map[string]string, len(items))
+	for _, m := range items {
+		w.known[m.Namespace+"/"+m.Name] = m.ResourceVersion
+	}
+	return nil
+}
+
+func (w *storeWatch) listMeta(ctx context.Context, ns string) ([]metav1.PartialObjectMetadata, string, error) {
+	var rv string
+	items, err := listAll(ctx, func(ctx context.Context, cont string) ([]metav1.PartialObjectMetadata, string, error) {
+		opts := metav1.ListOptions{LabelSelector: w.t.labels, FieldSelector: w.t.fields, Limit: metadataPage, Continue: cont}
+		list, err := w.c.md.Resource(w.t.gvr).Namespace(ns).List(ctx, opts)
+		if err != nil {
+			return nil, "", err
+		}
+		rv = list.ResourceVersion
+		return list.Items, list.Continue, nil
+	})
+	return items, rv, err
+}
+
+// Backoff of a watch that keeps breaking.
+const (
+	watchBackoffMin = 500 * time.Millisecond
+	watchBackoffMax = 30 * time.Second
+)
+
+// run watches the store until ctx is done, or polls it once watch is refused.
+func (w *storeWatch) run(ctx context.Context) {
+	backoff := watchBackoffMin
+	for ctx.Err() == nil {
+		err := w.watchOnce(ctx)
+		switch {
+		case ctx.Err() != nil:
+			return
+		case err == nil:
+			backoff = watchBackoffMin // the server ended a healthy watch: resume
+			continue
+		case apierrors.IsResourceExpired(err) || apierrors.IsGone(err):
+			if w.resync(ctx) {
+				backoff = watchBackoffMin
+				continue
+			}
+		case refused(err):
+			note := fmt.Sprintf("watching %s was refused (%s): listing them every %s instead", w.t.gvr.Resource, shortReason(err), w.poll)
+			if !w.send(WatchEvent{Type: WatchMode, Polling: true, Note: note}) {
+				return
+			}
+			w.pollLoop(ctx)
+			return
+		}
+		if !sleep(ctx, backoff) {
+			return
+		}
+		backoff = min(backoff*2, watchBackoffMax)
+	}
+}
+
+// refused reports whether the server will not serve the watch at all.
+func refused(err error) bool {
+	return apierrors.IsForbidden(err) || apierrors.IsMethodNotSupported(err) ||
+		apierrors.ReasonForError(err) == metav1.StatusReasonMethodNotAllowed ||
+		statusCode(err) == http.StatusMethodNotAllowed
+}
+
+func statusCode(err error) int32 {
+	var st apierrors.APIStatus
+	if errors.As(err, &st) {
+		return st.Status().Code
+	}
+	return 0
+}
+
+func shortReason(err error) string {
+	if st := statusCode(err); st != 0 {
+		return fmt.Sprintf("%d %s", st, apierrors.ReasonForError(err))
+	}
+	return err.Error()
+}
+
+// resync lists the store again after its watch fell behind, and says so.
+func (w *storeWatch) resync(ctx context.Context) bool {
+	if err := w.list(ctx); err != nil {
+		return false
+	}
+	return w.send(WatchEvent{Type: WatchSynced})
+}
+
+// watchOnce runs one watch from w.rv until it ends: nil when the server closed
+// it, else why it failed.
+func (w *storeWatch) watchOnce(ctx context.Context) error {
+	opts := metav1.ListOptions{LabelSelector: w.t.labels, FieldSelector: w.t.fields, ResourceVersion: w.rv, AllowWatchBookmarks: true}
+	wi, err := w.c.md.Resource(w.t.gvr).Namespace(w.t.ns).Watch(ctx, opts)
+	if err != nil {
+		return err
+	}
+	defer wi.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case ev, ok := <-wi.ResultChan():
+			if !ok {
+				return nil
+			}
+			if ev.Type == watch.Error {
+				return apierrors.FromObject(ev.Object)
+			}
+			m, ok := ev.Object.(*metav1.PartialObjectMetadata)
+			if !ok {
+				continue
+			}
+			w.rv = m.ResourceVersion
+			if ev.Type == watch.Bookmark {
+				continue
+			}
+			if !w.report(ev.Type == watch.Deleted, m) {
+				return ctx.Err()
+			}
+		}
+	}
+}
+
+// report sends the event of one record and remembers it.
+func (w *storeWatch) report(deleted bool, m *metav1.PartialObjectMetadata) bool {
+	k := m.Namespace + "/" + m.Name
+	row := w.t.rowOf(m)
+	if deleted {
+		delete(w.known, k)
+		return w.send(WatchEvent{Type: WatchDeleted, Row: row})
+	}
+	_, existed := w.known[k]
+	w.known[k] = m.ResourceVersion
+	w.c.reader.applyCached(&row)
+	if w.narrow && !w.c.inView(row) {
+		return true
+	}
+	return w.send(WatchEvent{Type: WatchChanged, Row: row, New: !existed})
+}
+
+// pollLoop lists the store every w.poll and reports what changed since the last
+// list.
+func (w *storeWatch) pollLoop(ctx context.Context) {
+	for sleep(ctx, w.poll) {
+		items, _, err := w.listMeta(ctx, w.t.ns)
+		if err != nil {
+			continue // the next round tries again
+		}
+		seen := make(map[string]bool, len(items))
+		for i := range items {
+			m := &items[i]
+			k := m.Namespace + "/" + m.Name
+			seen[k] = true
+			if w.known[k] == m.ResourceVersion {
+				continue
+			}
+			if !w.report(false, m) {
+				return
+			}
+		}
+		for k := range w.known {
+			if seen[k] {
+				continue
+			}
+			ns, name, _ := strings.Cut(k, "/")
+			m := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+			if !w.report(true, m) {
+				return
+			}
+		}
+	}
+}
+
+// sleep waits d, or until ctx is done; it reports whether the wait ended by time.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

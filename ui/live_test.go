@@ -1,0 +1,159 @@
+package ui
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"helm.sh/helm/v3/pkg/release"
+
+	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/storage"
+)
+
+// webRow returns the release list's row of web.
+func webRow(h *harness) kube.ReleaseRow {
+	for _, it := range h.m.stack[0].(*releasesScreen).items {
+		if it.row.Latest.Name == "web" {
+			return it.row
+		}
+	}
+	return kube.ReleaseRow{}
+}
+
+// reloads counts the release lists the program asked for since the trace was
+// cleared.
+func reloads(h *harness) int {
+	n := 0
+	for _, m := range h.trace {
+		if m == "ui.releasesLoadedMsg" {
+			n++
+		}
+	}
+	return n
+}
+
+// TestLiveRowsFollowTheWatch: with the live view on, a revision written by
+// another writer, its status change and the deletion of the latest reach the
+// list through the watch, without a key press and without listing again; a
+// resync lists again.
+func TestLiveRowsFollowTheWatch(t *testing.T) {
+	f := newFixture(t)
+	h := newHarness(t, f.client, Options{Watch: true}, 120, 40)
+	h.contains("● LIVE", "web")
+	if got := webRow(h); got.Latest.Revision != 4 || got.Revisions != 4 {
+		t.Fatalf("web before: %+v", got)
+	}
+	h.trace = nil
+	drv := storage.NewDriver(f.cluster.Clientset().CoreV1().Secrets("default"), kube.DefaultOwner, storage.ChunkedSecretsConfig{ChunkSize: fixtureChunkSize})
+	rel := webRelease(5, release.StatusPendingUpgrade)
+	if err := drv.Create(storage.RecordKey("web", 5), rel); err != nil {
+		t.Fatal(err)
+	}
+	h.waitLive("web revision 5", func() bool { return webRow(h).Latest.Revision == 5 })
+	if got := webRow(h); got.Revisions != 5 || got.Latest.Status != "pending-upgrade" {
+		t.Errorf("web after the write: %d revisions, %s", got.Revisions, got.Latest.Status)
+	}
+	h.contains("pending-upgrade")
+
+	rel.Info.Status = release.StatusDeployed
+	if err := drv.Update(storage.RecordKey("web", 5), rel); err != nil {
+		t.Fatal(err)
+	}
+	h.waitLive("web revision 5 deployed", func() bool { return webRow(h).Latest.Status == "deployed" })
+	if got := webRow(h); got.Revisions != 5 {
+		t.Errorf("a status change counted as a revision: %d", got.Revisions)
+	}
+
+	if _, err := drv.Delete(storage.RecordKey("web", 5)); err != nil {
+		t.Fatal(err)
+	}
+	h.waitLive("web back at revision 4", func() bool { return webRow(h).Latest.Revision == 4 })
+	if got := webRow(h); got.Revisions != 4 {
+		t.Errorf("web after the delete: %+v", got)
+	}
+	if n := reloads(h); n != 0 {
+		t.Errorf("the list was read again %d times; trace %v", n, h.trace)
+	}
+
+	// A resync (the watch fell behind) lists again.
+	h.send(liveMsg{gen: h.m.liveGen, ev: kube.WatchEvent{Type: kube.WatchSynced}})
+	if n := reloads(h); n != 1 {
+		t.Errorf("a resync listed %d times", n)
+	}
+	// An event of an earlier watch is dropped.
+	h.trace = nil
+	h.send(liveMsg{gen: h.m.liveGen - 1, ev: kube.WatchEvent{Type: kube.WatchSynced}})
+	if n := reloads(h); n != 0 {
+		t.Error("a stale watch's event listed again")
+	}
+}
+
+// TestLiveFedEvents: events fed to Update change the rows directly, a new
+// release appears, and w switches the live view off and on.
+func TestLiveFedEvents(t *testing.T) {
+	f := newFixture(t)
+	h := newHarness(t, f.client, Options{Watch: true}, 120, 40)
+	web := webRow(h).Latest
+	h.trace = nil
+	gen := h.m.liveGen
+	changed := web
+	changed.Status, changed.ResourceVersion = "pending-rollback", "999999"
+	h.send(liveMsg{gen: gen, ev: kube.WatchEvent{Type: kube.WatchChanged, Row: changed}})
+	if got := webRow(h).Latest.Status; got != "pending-rollback" {
+		t.Errorf("status %q", got)
+	}
+	fresh := kube.RevisionRow{Driver: kube.DriverChunked, StorageNamespace: "default", Name: "brand-new", Revision: 1, Status: "pending-install", Key: storage.RecordKey("brand-new", 1), ResourceVersion: "1000000"}
+	h.send(liveMsg{gen: gen, ev: kube.WatchEvent{Type: kube.WatchChanged, Row: fresh, New: true}})
+	h.contains("brand-new")
+	if n := reloads(h); n != 0 {
+		t.Errorf("fed events listed %d times", n)
+	}
+
+	h.send(liveMsg{gen: gen, ev: kube.WatchEvent{Type: kube.WatchMode, Polling: true, Note: "watching secrets was refused (403 Forbidden): listing them every 5s instead"}})
+	h.contains("POLL", "Polling: watching secrets was refused").lacks("● LIVE")
+
+	h.press("w").lacks("● LIVE", "POLL")
+	h.trace = nil
+	h.press("w")
+	h.contains("● LIVE")
+	if n := reloads(h); n != 1 {
+		t.Errorf("switching the live view on listed %d times, want 1 (after the watch's list)", n)
+	}
+}
+
+// TestLiveHistory: the open history takes a new revision and a status change
+// of its release from the watch.
+func TestLiveHistory(t *testing.T) {
+	f := newFixture(t)
+	h := newHarness(t, f.client, Options{Watch: true}, 120, 40)
+	h.press("down", "down", "enter")
+	hs, ok := h.top().(*historyScreen)
+	if !ok || hs.name != "web" {
+		t.Fatalf("top %T", h.top())
+	}
+	drv := storage.NewDriver(f.cluster.Clientset().CoreV1().Secrets("default"), kube.DefaultOwner, storage.ChunkedSecretsConfig{ChunkSize: fixtureChunkSize})
+	rel := webRelease(5, release.StatusPendingUpgrade)
+	if err := drv.Create(storage.RecordKey("web", 5), rel); err != nil {
+		t.Fatal(err)
+	}
+	revs := func() []int {
+		var out []int
+		for _, r := range hs.rows {
+			out = append(out, r.Revision)
+		}
+		return out
+	}
+	h.waitLive("history revision 5", func() bool { return slices.Contains(revs(), 5) })
+	if l := hs.latest(); l.Status != "pending-upgrade" || hs.selected().Revision != 5 {
+		t.Errorf("latest %d %s, selected %d", l.Revision, l.Status, hs.selected().Revision)
+	}
+	rel.Info.Status = release.StatusDeployed
+	if err := drv.Update(storage.RecordKey("web", 5), rel); err != nil {
+		t.Fatal(err)
+	}
+	h.waitLive("history revision 5 deployed", func() bool { return hs.latest().Status == "deployed" })
+	if !strings.Contains(h.screen(), "deployed") {
+		t.Error(h.screen())
+	}
+}
