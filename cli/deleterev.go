@@ -11,7 +11,9 @@ import (
 
 // DeleteRevisionResult is the output of `delete-revision`.
 type DeleteRevisionResult struct {
-	Release          string `json:"release"`
+	Release string `json:"release"`
+	// Driver is the store that holds the release: chunked, secret or configmap.
+	Driver           string `json:"driver"`
 	StorageNamespace string `json:"storageNamespace"`
 	Revision         int    `json:"revision"`
 	// Key is the deleted index Secret's name.
@@ -75,7 +77,7 @@ func (o *deleteRevisionOptions) plan(ctx context.Context, r *run, c *kube.Client
 		return nil, err
 	}
 	o.out = DeleteRevisionResult{
-		Release: o.name, StorageNamespace: row.StorageNamespace, Revision: o.rev, Key: row.Key, Forced: o.force,
+		Release: o.name, Driver: p.Plan.Driver, StorageNamespace: row.StorageNamespace, Revision: o.rev, Key: row.Key, Forced: o.force,
 		WasLatest: rows[len(rows)-1].Revision == o.rev, Remaining: len(rows) - 1,
 	}
 	if o.format == FormatTable {

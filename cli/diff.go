@@ -60,6 +60,9 @@ func (o *diffOptions) Run(ctx context.Context, r *run) error {
 	if err != nil {
 		return err
 	}
+	if ds := c.Config().Drivers; len(ds) == 1 {
+		res.Driver = ds[0]
+	}
 	if o.format != FormatTable {
 		return printStructured(r.stdout, o.format, res)
 	}

@@ -12,7 +12,9 @@ import (
 
 // StuckResult is the output of `fix-stuck`.
 type StuckResult struct {
-	Release          string `json:"release"`
+	Release string `json:"release"`
+	// Driver is the store that holds the release: chunked, secret or configmap.
+	Driver           string `json:"driver"`
 	StorageNamespace string `json:"storageNamespace"`
 	// Revision and Status are those of the latest revision.
 	Revision int    `json:"revision"`
@@ -99,7 +101,7 @@ func (o *fixStuckOptions) plan(ctx context.Context, r *run, c *kube.Client, ns s
 	}
 	o.p = p
 	latest, st := p.Rows[len(p.Rows)-1], p.Stuck
-	out := StuckResult{Release: o.name, StorageNamespace: latest.StorageNamespace, Revision: latest.Revision, Status: latest.Status, Fixes: fixes}
+	out := StuckResult{Release: o.name, Driver: p.Plan.Driver, StorageNamespace: latest.StorageNamespace, Revision: latest.Revision, Status: latest.Status, Fixes: fixes}
 	if st != nil {
 		out.Stuck = true
 		out.Revision, out.Status = st.Row.Revision, st.Row.Status

@@ -244,8 +244,10 @@ func forecastLine(h History) string {
 	return ""
 }
 
+// signed is the sign of a growth as sizes print it: what rounds to 0 B is +0 B,
+// never -0 B.
 func signed(f float64) string {
-	if f < 0 {
+	if f <= -0.5 {
 		return "-"
 	}
 	return "+"

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -232,7 +233,11 @@ func (r *run) printInspection(in Inspection, valuesYAML string) {
 	fmt.Fprintf(w, "Release %s, revision %d (%s), stored in namespace %s under key %s\n", in.Release, in.Revision, orDash(in.Status), in.StorageNamespace, in.Key)
 	fmt.Fprintf(w, "Store: %s\n\n", storeName(in.Driver))
 	tw := newTable(w)
-	row(tw, "SECRET", "ROLE", "SIZE", "OF 1 MiB", "HASH", "OWNER REF", "STATE", "AGE")
+	object, objects := "SECRET", "Secrets"
+	if in.Driver == kube.DriverConfigMap {
+		object, objects = "CONFIGMAP", "ConfigMaps"
+	}
+	row(tw, object, "ROLE", "SIZE", "OF 1 MiB", "HASH", "OWNER REF", "STATE", "AGE")
 	secretRow := func(s SecretItem) {
 		hash, owned := "ok", "ok"
 		if !s.HashOK {
@@ -270,8 +275,12 @@ func (r *run) printInspection(in Inspection, valuesYAML string) {
 	t := in.Totals
 	fmt.Fprintf(w, "\nTotals\n")
 	tw = newTable(w)
-	row(tw, "  Secrets", t.Secrets)
-	row(tw, "  Compressed (stored)", fmt.Sprintf("%s (%d bytes)", size(int64(t.CompressedBytes)), t.CompressedBytes))
+	row(tw, "  "+objects, t.Secrets)
+	stored := "  Compressed (stored)"
+	if in.Driver == kube.DriverSecret || in.Driver == kube.DriverConfigMap {
+		stored = "  Stored (base64 of gzip)"
+	}
+	row(tw, stored, fmt.Sprintf("%s (%d bytes)", size(int64(t.CompressedBytes)), t.CompressedBytes))
 	if t.DecompressedBytes > 0 {
 		ratio := ""
 		if t.CompressedBytes > 0 {
@@ -279,7 +288,12 @@ func (r *run) printInspection(in Inspection, valuesYAML string) {
 		}
 		row(tw, "  Decompressed (JSON)", fmt.Sprintf("%s (%d bytes%s)", size(int64(t.DecompressedBytes)), t.DecompressedBytes, ratio))
 	}
-	if t.HelmSecretBytes > 0 {
+	switch {
+	case in.Driver == kube.DriverSecret || in.Driver == kube.DriverConfigMap:
+		// The record is Helm's own: its room is the line above, against 1 MiB.
+		row(tw, "  Limit", fmt.Sprintf("%s of %s per %s (%.0f%%)", size(int64(t.CompressedBytes)), size(int64(t.HelmSecretLimit)),
+			strings.TrimSuffix(objects, "s"), float64(t.CompressedBytes)*100/float64(t.HelmSecretLimit)))
+	case t.HelmSecretBytes > 0:
 		fits := "fits in one Secret"
 		if !t.HelmSecretFits {
 			fits = fmt.Sprintf("would NOT fit in one Secret (%s over)", size(int64(t.HelmSecretBytes-t.HelmSecretLimit)))

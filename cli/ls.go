@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -139,6 +141,10 @@ func (o *lsOptions) Run(ctx context.Context, r *run) error {
 		fmt.Fprintf(r.stderr, "Warning: the chunk Secrets of some releases could not be checked (marked unchecked): %s\n", message(err))
 	}
 	cfg := c.Config()
+	if strings.HasPrefix(cfg.DriversFrom, "HELM_DRIVER") {
+		// HELM_DRIVER is set for helm; its narrowing here is easy to miss.
+		fmt.Fprintf(r.stderr, "Note: %s\n", c.NarrowedNote())
+	}
 	out := Releases{Releases: []ReleaseItem{}}
 	for _, rr := range rows {
 		it := releaseItem(rr)
@@ -203,7 +209,15 @@ now) or unchecked (with the reason in -o json). verify decodes every chunk.`,
   chunkview ls -n monitoring --failed --pending
   chunkview ls -A -f '^pay' -q
   chunkview ls --profile olmv1 -o json`,
-		Args: exactArgs(0, "no arguments"),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 && cmd.Flags().Changed("near-limit") {
+				if _, err := strconv.ParseFloat(args[0], 64); err == nil {
+					// --near-limit's percentage is optional, so it must be joined.
+					return usageErrorf("--near-limit takes its percentage after '=': --near-limit=%s", args[0])
+				}
+			}
+			return exactArgs(0, "no arguments")(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runOptions(cmd.Context(), r, o, args)
 		},

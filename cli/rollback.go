@@ -13,7 +13,9 @@ import (
 
 // RollbackResult is the output of `rollback`.
 type RollbackResult struct {
-	Release          string `json:"release"`
+	Release string `json:"release"`
+	// Driver is the store that holds the release: chunked, secret or configmap.
+	Driver           string `json:"driver"`
 	StorageNamespace string `json:"storageNamespace"`
 	// From is the latest revision before the rollback; To the one it restores.
 	From int `json:"from"`
@@ -90,7 +92,7 @@ func (o *rollbackOptions) plan(ctx context.Context, r *run, c *kube.Client, ns s
 		return nil, err
 	}
 	o.p = p
-	o.out = RollbackResult{Release: o.name, StorageNamespace: p.StorageNamespace, From: p.From, To: p.To, Diff: p.Diff}
+	o.out = RollbackResult{Release: o.name, Driver: p.Plan.Driver, StorageNamespace: p.StorageNamespace, From: p.From, To: p.To, Diff: p.Diff}
 	table := o.format == FormatTable
 	if table {
 		fmt.Fprintf(r.stdout, "Rollback of %s: from revision %d (latest) to the content of revision %d, recorded as a new revision.\n\n", o.name, p.From, p.To)

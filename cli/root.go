@@ -341,7 +341,7 @@ func (r *run) refuseReadOnly(what string) error {
 func exactArgs(n int, names string) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if len(args) != n {
-			return usageErrorf("%s takes %s (got %d arguments)", cmd.Name(), names, len(args))
+			return usageErrorf("%s takes %s (got %s)", cmd.Name(), names, plural(len(args), "argument", "arguments"))
 		}
 		return nil
 	}

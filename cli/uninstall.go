@@ -11,7 +11,9 @@ import (
 
 // UninstallResult is the output of `uninstall`.
 type UninstallResult struct {
-	Release          string `json:"release"`
+	Release string `json:"release"`
+	// Driver is the store that holds the release: chunked, secret or configmap.
+	Driver           string `json:"driver"`
 	StorageNamespace string `json:"storageNamespace"`
 	// Namespace is where the release's resources lived.
 	Namespace string `json:"namespace"`
@@ -63,7 +65,7 @@ func (o *uninstallOptions) plan(ctx context.Context, r *run, c *kube.Client, ns 
 	if err != nil {
 		return nil, err
 	}
-	o.out = UninstallResult{Release: o.name, StorageNamespace: latest.StorageNamespace, Namespace: latest.StorageNamespace, Revisions: len(rows), KeptHistory: o.keepHistory}
+	o.out = UninstallResult{Release: o.name, Driver: p.Plan.Driver, StorageNamespace: latest.StorageNamespace, Namespace: latest.StorageNamespace, Revisions: len(rows), KeptHistory: o.keepHistory}
 	if d.Release != nil && d.Release.Namespace != "" {
 		o.out.Namespace = d.Release.Namespace
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -122,8 +123,14 @@ func (o *verifyOptions) Run(ctx context.Context, r *run) error {
 	}
 	var reps []kube.NamespaceReport
 	if o.name != "" {
-		ns, err := r.locate(ctx, c, o.name)
+		ns, store, err := r.locateStore(ctx, c, o.name)
 		if err != nil {
+			return err
+		}
+		if store != "" {
+			c = c.WithDrivers(store)
+		} else if _, err := c.History(ctx, ns, o.name); errors.Is(err, kube.ErrAmbiguous) {
+			// Two stores hold the name: which one is the user's to say.
 			return err
 		}
 		if reps, err = c.VerifyRelease(ctx, ns, o.name, o.decode); err != nil {

@@ -120,8 +120,18 @@ func upgradeOnce(drv *storage.ChunkedSecrets) (*release.Release, error) {
 	if err := drv.Create(storage.RecordKey(next.Name, next.Version), &next); err != nil {
 		return nil, err
 	}
+	// Keep OperatorMaxHistory revisions, as Helm's --history-max does, so that an
+	// hour of the demo does not pile up hundreds.
+	for _, r := range rels {
+		if r.Version <= next.Version-OperatorMaxHistory {
+			_, _ = drv.Delete(storage.RecordKey(r.Name, r.Version))
+		}
+	}
 	return &next, nil
 }
+
+// OperatorMaxHistory is how many revisions of podinfo the demo operator keeps.
+const OperatorMaxHistory = 10
 
 func wait(ctx context.Context, d time.Duration) bool {
 	t := time.NewTimer(d)

@@ -49,6 +49,10 @@ type Config struct {
 	// the chunked store alone, as a library caller of the chunked driver expects;
 	// the CLI and the TUI read every store unless --driver or HELM_DRIVER narrow.
 	Drivers []string
+	// DriversFrom says what narrowed Drivers to fewer than every store
+	// ("--driver", "HELM_DRIVER=secret", "--owner"), for messages; "" when
+	// nothing did.
+	DriversFrom string
 	// ReadOnly refuses every mutating operation. The connection enforces it too; see
 	// ReadOnlyTransport.
 	ReadOnly bool
@@ -386,8 +390,24 @@ func (c *Client) notFound(name, ns string) error {
 	if ns == "" {
 		where = "any namespace"
 	}
-	return fmt.Errorf("%w: no release %q with owner %q in %s; if it was stored by another tool, try --owner, --storage-namespace or --profile olmv1",
-		ErrNotFound, name, c.cfg.Owner, where)
+	narrowed := ""
+	if n := c.NarrowedNote(); n != "" {
+		narrowed = " (" + n + ")"
+	}
+	return fmt.Errorf("%w: no release %q with owner %q in %s%s; if it was stored by another tool, try --owner, --storage-namespace or --profile olmv1",
+		ErrNotFound, name, c.cfg.Owner, where, narrowed)
+}
+
+// NarrowedNote says, when the stores read were narrowed by a flag or by
+// HELM_DRIVER, which were read and how to read them all; "" otherwise. A release
+// not found may be in a store that was not read.
+func (c *Client) NarrowedNote() string {
+	if c.cfg.DriversFrom == "" || len(c.drivers()) == len(AllDrivers) {
+		return ""
+	}
+	return fmt.Sprintf("only the %s store%s read, as %s says; --driver %s reads them all",
+		strings.Join(c.drivers(), " and "), map[bool]string{true: " was", false: "s were"}[len(c.drivers()) == 1],
+		c.cfg.DriversFrom, strings.Join(AllDrivers, ","))
 }
 
 // Revision returns the row of one revision; rev 0 means the latest.

@@ -112,11 +112,16 @@ func (o *Options) Resolve() (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
-	if len(o.Drivers) == 0 && o.HelmDriver == "" && cfg.Owner != HelmOwner {
+	switch {
+	case len(o.Drivers) > 0:
+		cfg.DriversFrom = "--driver"
+	case o.HelmDriver != "":
+		cfg.DriversFrom = "HELM_DRIVER=" + o.HelmDriver
+	case cfg.Owner != HelmOwner:
 		// Helm's own drivers always label their records owner=helm: an owner
 		// of another name (--owner, --profile olmv1) selects chunked records
 		// alone.
-		ds = []string{DriverChunked}
+		ds, cfg.DriversFrom = []string{DriverChunked}, "--owner "+cfg.Owner
 	}
 	cfg.Drivers = ds
 	if changed("storage-namespace") || o.StorageNamespace != "" {

@@ -211,7 +211,8 @@ func helmVerb(op string) string {
 	case OpUninstall:
 		return "uninstall"
 	}
-	return "upgrade"
+	// Helm 4's rollback gets a release out of a pending state.
+	return "rollback"
 }
 
 // refuseNewerHelm refuses op when a revision it would rewrite through Helm 3's

@@ -105,8 +105,11 @@ type Section struct {
 // Result is the difference between two revisions of a release.
 type Result struct {
 	Release string `json:"release"`
-	From    int    `json:"from"`
-	To      int    `json:"to"`
+	// Driver names the store that holds the release (chunked, secret or
+	// configmap), when the caller knows it; the comparison does not use it.
+	Driver string `json:"driver,omitempty"`
+	From   int    `json:"from"`
+	To     int    `json:"to"`
 	// Revealed tells whether secrets are shown as they are.
 	Revealed bool `json:"revealed"`
 	// Resources lists added, removed and changed resources, in that order and

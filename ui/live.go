@@ -93,8 +93,9 @@ func (s *releasesScreen) applyLive(ev kube.WatchEvent) tea.Cmd {
 			if r.Revision > l.Revision || (r.Revision == l.Revision && r.ResourceVersion != l.ResourceVersion) {
 				if !r.Known && l.Known && r.Revision == l.Revision {
 					// A rewrite of the same revision (a status change) keeps its
-					// chart until the record is read again.
-					r.Summary, r.Known = l.Summary, true
+					// chart, sizes and deploy time until the record is read again:
+					// the metadata's modifiedAt is when the status changed.
+					keepSummary(&r, l)
 				}
 				it.row.Latest, it.filled, it.err = r, false, nil
 				delete(s.inflight, it.id())
@@ -218,6 +219,9 @@ func (s *historyScreen) applyLive(ev kube.WatchEvent) tea.Cmd {
 		if s.rows[idx].ResourceVersion == r.ResourceVersion {
 			return nil
 		}
+		if !r.Known && s.rows[idx].Known {
+			keepSummary(&r, s.rows[idx])
+		}
 		s.rows[idx] = r
 	case ev.Type == kube.WatchChanged:
 		s.rows = append(s.rows, r)
@@ -236,4 +240,12 @@ func (s *historyScreen) applyLive(ev kube.WatchEvent) tea.Cmd {
 	}
 	s.clamp()
 	return s.fill()
+}
+
+// keepSummary gives r, a rewrite of revision old read from metadata alone, what
+// old knew from its payload: its chart, sizes, and when it was deployed, which a
+// status change leaves as they were.
+func keepSummary(r *kube.RevisionRow, old kube.RevisionRow) {
+	r.Summary, r.Known, r.Updated = old.Summary, true, old.Updated
+	r.ApplyMethod, r.UnknownFields = old.ApplyMethod, old.UnknownFields
 }

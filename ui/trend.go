@@ -122,8 +122,10 @@ func (s *historyScreen) store() string {
 	return kube.DriverChunked
 }
 
+// sign is the sign of a growth as sizes print it: what rounds to 0 B is +0 B,
+// never -0 B.
 func sign(f float64) string {
-	if f < 0 {
+	if f <= -0.5 {
 		return "-"
 	}
 	return "+"
