@@ -75,6 +75,24 @@ func TestLsEveryStore(t *testing.T) {
 		}
 	}
 
+	r = e.run("inspect", "ingress", "-o", "json")
+	mustCode(t, r, 0)
+	var in cli.Inspection
+	decode(t, r, &in)
+	if in.Driver != "configmap" || in.Index.Role != "record" {
+		t.Errorf("inspect of a ConfigMaps release: %+v", in)
+	}
+	r = e.run("inspect", "ingress")
+	mustCode(t, r, 0)
+	if !strings.Contains(r.stdout, "CONFIGMAP") || !strings.Contains(r.stdout, "ConfigMaps  ") || strings.Contains(r.stdout, "Helm Secrets driver") {
+		t.Errorf("inspect of a ConfigMaps release names Secrets:\n%s", r)
+	}
+	r = e.run("ls", "--near-limit", "40")
+	mustCode(t, r, cli.ExitUsage)
+	if !strings.Contains(r.stderr, "--near-limit=40") {
+		t.Errorf("ls --near-limit 40:\n%s", r)
+	}
+
 	r = e.run("ls", "--driver", "secret,configmap", "-q")
 	mustCode(t, r, 0)
 	if strings.Fields(r.stdout) == nil || strings.Contains(r.stdout, "chunky") || !strings.Contains(r.stdout, "web") || !strings.Contains(r.stdout, "ingress") {
@@ -83,8 +101,13 @@ func TestLsEveryStore(t *testing.T) {
 	t.Setenv("HELM_DRIVER", "configmap")
 	r = e.run("ls", "-q")
 	mustCode(t, r, 0)
-	if strings.TrimSpace(r.stdout) != "ingress" {
+	if strings.TrimSpace(r.stdout) != "ingress" || !strings.Contains(r.stderr, "only the configmap store was read, as HELM_DRIVER=configmap says") {
 		t.Errorf("HELM_DRIVER=configmap:\n%s", r)
+	}
+	r = e.run("history", "chunky")
+	mustCode(t, r, cli.ExitNotFound)
+	if !strings.Contains(r.stderr, "only the configmap store was read") {
+		t.Errorf("history of a chunked release under HELM_DRIVER=configmap:\n%s", r)
 	}
 	t.Setenv("HELM_DRIVER", "sql")
 	r = e.run("ls")
@@ -126,8 +149,13 @@ func TestHelmStoreOperationsCLI(t *testing.T) {
 	if !strings.Contains(r.stdout, "Helm's Secrets: 3 records checked: no problems") {
 		t.Errorf("verify:\n%s", r)
 	}
-	r = e.run("rollback", "web", "1", "--yes")
+	r = e.run("rollback", "web", "1", "--yes", "-o", "json")
 	mustCode(t, r, 0)
+	var rb cli.RollbackResult
+	decode(t, r, &rb)
+	if rb.Driver != "secret" || rb.NewRevision != 4 {
+		t.Errorf("rollback -o json: %+v", rb)
+	}
 	v4, err := hd.Get(storage.RecordKey("web", 4))
 	if err != nil || v4.Info.Status != release.StatusDeployed {
 		t.Fatalf("Helm's driver reading revision 4 after rollback: %v", err)
@@ -161,6 +189,7 @@ func TestSameNameTwoStoresCLI(t *testing.T) {
 	if !strings.Contains(r.stderr, "--driver") {
 		t.Errorf("ambiguous history:\n%s", r)
 	}
+	mustCode(t, e.run("verify", "twin"), cli.ExitUsage)
 	r = e.run("history", "twin", "--driver", "chunked", "-o", "json")
 	mustCode(t, r, 0)
 	var h cli.History

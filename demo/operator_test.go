@@ -64,3 +64,38 @@ func TestOperator(t *testing.T) {
 		t.Errorf("revision %d: %q, want superseded", next-1, got)
 	}
 }
+
+// TestOperatorKeepsTenRevisions: run fast for a while, the demo operator keeps
+// podinfo's history at OperatorMaxHistory revisions, the newest ones.
+func TestOperatorKeepsTenRevisions(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	c := demo.NewCluster()
+	if _, err := demo.Seed(ctx, c, demo.SeedOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	drv := storage.NewDriver(c.Clientset().CoreV1().Secrets(demo.OperatorNamespace), demo.DefaultOwner, demo.DriverConfig())
+	go demo.RunOperator(ctx, c, demo.OperatorOptions{Every: 5 * time.Millisecond, Pending: 5 * time.Millisecond})
+	want := demo.OperatorMaxHistory + 4
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		rels, err := drv.Query(map[string]string{"name": demo.OperatorRelease, "owner": demo.DefaultOwner})
+		if err == nil {
+			latest, oldest := 0, 1<<30
+			for _, r := range rels {
+				latest, oldest = max(latest, r.Version), min(oldest, r.Version)
+			}
+			if latest >= want {
+				cancel()
+				if len(rels) > demo.OperatorMaxHistory+1 || oldest < latest-demo.OperatorMaxHistory {
+					t.Fatalf("%d revisions kept, %d..%d", len(rels), oldest, latest)
+				}
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the operator did not reach revision %d", want)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"helm.sh/helm/v3/pkg/release"
 
@@ -97,11 +98,18 @@ func TestLiveFedEvents(t *testing.T) {
 	web := webRow(h).Latest
 	h.trace = nil
 	gen := h.m.liveGen
+	// A status change read from metadata alone, as a Helm record's is: no
+	// summary, and the time of the change as its modifiedAt.
 	changed := web
 	changed.Status, changed.ResourceVersion = "pending-rollback", "999999"
+	changed.Known, changed.Summary, changed.Updated = false, storage.Summary{}, time.Now()
 	h.send(liveMsg{gen: gen, ev: kube.WatchEvent{Type: kube.WatchChanged, Row: changed}})
-	if got := webRow(h).Latest.Status; got != "pending-rollback" {
-		t.Errorf("status %q", got)
+	got := webRow(h).Latest
+	if got.Status != "pending-rollback" {
+		t.Errorf("status %q", got.Status)
+	}
+	if !got.Known || got.Summary.Chart != web.Summary.Chart || !got.Updated.Equal(web.Updated) {
+		t.Errorf("a status change lost the row's chart or age: %+v, was %+v", got, web)
 	}
 	fresh := kube.RevisionRow{Driver: kube.DriverChunked, StorageNamespace: "default", Name: "brand-new", Revision: 1, Status: "pending-install", Key: storage.RecordKey("brand-new", 1), ResourceVersion: "1000000"}
 	h.send(liveMsg{gen: gen, ev: kube.WatchEvent{Type: kube.WatchChanged, Row: fresh, New: true}})
