@@ -63,6 +63,8 @@ func main() {
 	fs.StringVar(&ca.Release, "child-release", "", "internal")
 	fs.StringVar(&ca.Owner, "child-owner", "", "internal")
 	fs.StringVar(&ca.Expect, "child-expect", "", "internal")
+	fs.StringVar(&ca.Target, "child-target", "", "internal")
+	fs.IntVar(&ca.Down, "child-down", 0, "internal")
 	_ = fs.Parse(os.Args[1:])
 	if ca.Mode != "" {
 		os.Exit(runChild(ca))

@@ -45,6 +45,8 @@ type childArgs struct {
 	Release    string
 	Owner      string
 	Expect     string // tui: a text only the history screen shows
+	Target     string // tui: the release to open, Down rows below the first
+	Down       int
 }
 
 // listOut is the output of the listing children: chunkview's `ls -o json` shape.

@@ -55,6 +55,11 @@ type rwResult struct {
 	Get       [2]opSummary // chunkview, original
 	Create    [2]opSummary
 	Update    [2]opSummary
+	// CreateRatios and UpdateRatios are chunkview's time over the original's, one
+	// per write run: the two drivers write in turns, so each ratio compares
+	// operations made under the same load.
+	CreateRatios []float64
+	UpdateRatios []float64
 }
 
 // countedDriver is a driver over a connection with its own request counter.
@@ -226,9 +231,17 @@ func runReadWrite(ctx context.Context, bc *benchCluster, runs int) (*rwResult, e
 	}
 	creates := [2]*opRuns{{label: cvW.label + " Create"}, {label: hopW.label + " Create"}}
 	updates := [2]*opRuns{{label: cvW.label + " Update"}, {label: hopW.label + " Update"}}
-	for run := range runs + 1 {
-		for i, d := range []*countedDriver{cvW, hopW} {
-			fmt.Fprintf(os.Stderr, "read-write: %s Create and Update, run %d of %d\n", d.label, run+1, runs+1)
+	writeRuns := max(runs, 5)
+	for run := range writeRuns + 1 {
+		// The order swapped every run, as for the Gets.
+		order := []int{0, 1}
+		if run%2 == 1 {
+			order = []int{1, 0}
+		}
+		var cw, uw [2]time.Duration
+		for _, i := range order {
+			d := []*countedDriver{cvW, hopW}[i]
+			fmt.Fprintf(os.Stderr, "read-write: %s Create and Update, run %d of %d\n", d.label, run+1, writeRuns+1)
 			r := *rls
 			r.Version = 100 + run
 			k := storage.RecordKey(r.Name, r.Version)
@@ -236,6 +249,7 @@ func runReadWrite(ctx context.Context, bc *benchCluster, runs int) (*rwResult, e
 			if err != nil {
 				return nil, fmt.Errorf("%s create: %w", d.label, err)
 			}
+			cw[i] = w
 			if run > 0 {
 				creates[i].add(w, n, b, a)
 			}
@@ -246,6 +260,7 @@ func runReadWrite(ctx context.Context, bc *benchCluster, runs int) (*rwResult, e
 			if err != nil {
 				return nil, fmt.Errorf("%s update: %w", d.label, err)
 			}
+			uw[i] = w
 			if run > 0 {
 				updates[i].add(w, n, b, a)
 			}
@@ -253,10 +268,30 @@ func runReadWrite(ctx context.Context, bc *benchCluster, runs int) (*rwResult, e
 				return nil, fmt.Errorf("%s delete: %w", d.label, err)
 			}
 		}
+		if run > 0 {
+			res.CreateRatios = append(res.CreateRatios, float64(cw[0])/float64(cw[1]))
+			res.UpdateRatios = append(res.UpdateRatios, float64(uw[0])/float64(uw[1]))
+		}
 	}
 	res.Create = [2]opSummary{creates[0].summary(), creates[1].summary()}
 	res.Update = [2]opSummary{updates[0].summary(), updates[1].summary()}
 	return res, nil
+}
+
+// ratioSpread is the median, lowest and highest of per-run ratios.
+type ratioSpread struct{ Median, Min, Max float64 }
+
+func spreadOf(rs []float64) ratioSpread {
+	if len(rs) == 0 {
+		return ratioSpread{}
+	}
+	s := append([]float64(nil), rs...)
+	sort.Float64s(s)
+	med := s[len(s)/2]
+	if len(s)%2 == 0 {
+		med = (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	return ratioSpread{Median: med, Min: s[0], Max: s[len(s)-1]}
 }
 
 // cpuTimes is CPU time spent by the processes taking part in an operation.

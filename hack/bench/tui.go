@@ -17,28 +17,40 @@ import (
 
 	"github.com/chunkview/chunkview/cli"
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/storage"
 	"github.com/chunkview/chunkview/ui"
 )
 
 // The TUI, measured headless: ui.Run on a fixed-size virtual terminal (a pipe for
 // input, a buffer for output), in a child process of its own. It times, from the
-// process's start, the first frame that shows the release list, then presses enter
-// on the first release and times the frame that shows its history, then quits.
+// process's start, the first frame that shows the release list. Then, on the
+// history comparison's release, it times three keys from the press to the frame
+// that shows their result: enter (the history), d on the latest revision (the diff
+// of the latest two) and, back in the history, c (the latest revision's chunk
+// layout). Then it quits.
 
 // tuiResult is the TUI measurement next to the ls and history figures.
 type tuiResult struct {
 	Rows     []summary // one: the TUI process
 	FirstRow string    // the release the list is expected to start with
+	Target   string    // namespace/name of the release the keys are pressed on
+	TargetGZ int       // its gzip bytes per revision, aimed at
 	List     time.Duration
 	History  time.Duration
+	Diff     time.Duration
+	Chunks   time.Duration
 	Lists    []time.Duration
 	Hists    []time.Duration
+	Diffs    []time.Duration
+	Layouts  []time.Duration
 }
 
 // tuiOut is what the tui child prints.
 type tuiOut struct {
 	ListNs    int64 `json:"listNs"`
 	HistoryNs int64 `json:"historyNs"`
+	DiffNs    int64 `json:"diffNs"`
+	ChunksNs  int64 `json:"chunksNs"`
 	// Rows is set so that countRows sees one row per release listed (unknown here).
 	Releases []struct{} `json:"releases"`
 }
@@ -114,15 +126,41 @@ func tuiChild(ctx context.Context, a childArgs, start time.Time, stdout, stderr 
 		return err
 	}
 	out.ListNs = int64(time.Since(start))
-	histStart := time.Now()
-	hist := screen.expect(a.Expect) // a text only the history screen shows
-	if _, err := keys.Write([]byte("\r")); err != nil {
+	// press sends a key and returns the time from the press to the frame that
+	// shows text.
+	press := func(k, text, what string) (int64, error) {
+		ch := screen.expect(text)
+		t0 := time.Now()
+		if _, err := keys.Write([]byte(k)); err != nil {
+			return 0, err
+		}
+		if err := wait(ch, what); err != nil {
+			return 0, err
+		}
+		return int64(time.Since(t0)), nil
+	}
+	// Down to the target's row, untimed; the pause lets the moves be drawn
+	// before the timed key.
+	if a.Down > 0 {
+		if _, err := keys.Write([]byte(strings.Repeat("j", a.Down))); err != nil {
+			return err
+		}
+	}
+	time.Sleep(300 * time.Millisecond)
+	if out.HistoryNs, err = press("\r", a.Expect, "drawing the history"); err != nil { // a text only the history screen shows
 		return err
 	}
-	if err := wait(hist, "drawing the history"); err != nil {
+	// The cursor is on the latest revision: d compares it with the one before.
+	if out.DiffNs, err = press("d", fmt.Sprintf("%s: revision %d → %d", a.Target, revisions-1, revisions), "drawing the diff"); err != nil {
 		return err
 	}
-	out.HistoryNs = int64(time.Since(histStart))
+	if _, err := keys.Write([]byte{0x1b}); err != nil { // esc: back to the history
+		return err
+	}
+	time.Sleep(300 * time.Millisecond)
+	if out.ChunksNs, err = press("c", "Record "+storage.RecordKey(a.Target, revisions), "drawing the chunk layout"); err != nil {
+		return err
+	}
 	_, _ = keys.Write([]byte("q"))
 	select {
 	case <-done:
@@ -144,7 +182,16 @@ func (m *measurer) tui(rep *report) error {
 			first = s.Name
 		}
 	}
-	res := &tuiResult{FirstRow: first}
+	// The keys are pressed on the history comparison's release: its row is below
+	// every release of a lower namespace and the ones of its own sorted before it.
+	target := m.f.historySpec()
+	down := 0
+	for _, s := range m.f.Specs {
+		if s.fleetNS() < target.fleetNS() || (s.NS == target.NS && s.Name < target.Name) {
+			down++
+		}
+	}
+	res := &tuiResult{FirstRow: first, Target: target.fleetNS() + "/" + target.Name, TargetGZ: target.GZ}
 	// Both read the chunked copy only, as the listing comparison does.
 	ls := m.chunkview("chunkview ls -A --driver chunked -o json", len(m.f.Specs), "ls", "-A", "--driver", "chunked", "-o", "json", "--owner", fleetOwner)
 	var tuiRuns, lsRuns []procResult
@@ -153,7 +200,7 @@ func (m *measurer) tui(rep *report) error {
 		time.Sleep(settle)
 		fmt.Fprintf(os.Stderr, "tui: run %d of %d\n", run+1, m.runs)
 		r, err := runProc(nil, m.self, "-child", "tui", "-child-kubeconfig", m.bc.Kubeconfig, "-child-owner", fleetOwner,
-			"-child-release", first, "-child-expect", "Install complete")
+			"-child-release", first, "-child-expect", "Install complete", "-child-target", target.Name, "-child-down", fmt.Sprint(down))
 		if err != nil {
 			return err
 		}
@@ -163,6 +210,8 @@ func (m *measurer) tui(rep *report) error {
 		}
 		res.Lists = append(res.Lists, time.Duration(o.ListNs))
 		res.Hists = append(res.Hists, time.Duration(o.HistoryNs))
+		res.Diffs = append(res.Diffs, time.Duration(o.DiffNs))
+		res.Layouts = append(res.Layouts, time.Duration(o.ChunksNs))
 		tuiRuns = append(tuiRuns, r)
 		time.Sleep(settle)
 		fmt.Fprintf(os.Stderr, "tui: %s, run %d of %d\n", ls.Label, run+1, m.runs)
@@ -174,6 +223,7 @@ func (m *measurer) tui(rep *report) error {
 	}
 	res.Rows = []summary{summarize("chunkview TUI (ui.Run, headless 160x50)", tuiRuns), summarize(ls.Label, lsRuns)}
 	res.List, res.History = median(res.Lists), median(res.Hists)
+	res.Diff, res.Chunks = median(res.Diffs), median(res.Layouts)
 	rep.TUI = res
 	return nil
 }
@@ -198,16 +248,51 @@ func (r *report) tuiMarkdown(b *strings.Builder) {
 	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
 	p("## TUI\n\n")
 	p("`ui.Run` over the fleet's chunked copy (`-A --driver chunked`), headless on a 160x50 virtual terminal, in a process of its own:\n")
-	p("time from the process's start to the first frame that shows the release list, then from pressing\n")
-	p("enter on its first release (`%s`) to the frame that shows that release's history. Median of %d runs.\n\n", t.FirstRow, len(t.Lists))
-	p("| | time | API requests (whole session) | bytes received | peak memory |\n|---|---|---|---|---|\n")
+	p("time from the process's start to the first frame that shows the release list (its first row: `%s`), then, on\n", t.FirstRow)
+	p("`%s` (the history comparison's release, about %s of gzip per revision), from each key press to the\n", t.Target, mb(float64(t.TargetGZ)))
+	p("frame that shows its result: enter (the history), `d` on the latest revision (the diff of revisions %d and %d),\n", revisions-1, revisions)
+	p("and, back in the history, `c` (the latest revision's chunk layout). Median of %d runs; the range is the fastest\n", len(t.Lists))
+	p("and slowest run. A frame over %s is marked, with what the key waits for.\n\n", ms(frameBudget))
+	p("| | time (median) | range | API requests (whole session) | bytes received | peak memory |\n|---|---|---|---|---|---|\n")
 	s := t.Rows[0]
-	p("| first release list drawn | %s | %d | %s | %s |\n", ms(t.List), s.Requests, mb(float64(s.Bytes)), mib(s.MaxRSS))
-	p("| history of one release drawn (after enter) | %s | | | |\n", ms(t.History))
+	p("| first release list drawn | %s | %s | %d | %s | %s |\n", ms(t.List), spread(t.Lists), s.Requests, mb(float64(s.Bytes)), mib(s.MaxRSS))
+	gz := mb(float64(t.TargetGZ))
+	for _, k := range []struct {
+		what   string
+		med    time.Duration
+		runs   []time.Duration
+		reason string
+	}{
+		{"`enter`: history drawn", t.History, t.Hists, "lists the release's index Secrets (metadata and summary annotations, no payload)"},
+		{"`d`: diff of the latest two revisions drawn", t.Diff, t.Diffs, fmt.Sprintf("reads and decodes two revisions of about %s of gzip each, then diffs their manifests and values", gz)},
+		{"`c`: chunk layout drawn", t.Chunks, t.Layouts, "reads the revision's index and chunk Secrets and checks each chunk's hash"},
+	} {
+		cell := ms(k.med)
+		if k.med > frameBudget {
+			cell += fmt.Sprintf(" (over 100 ms: %s)", k.reason)
+		}
+		p("| %s | %s | %s | | | |\n", k.what, cell, spread(k.runs))
+	}
 	l := t.Rows[1]
-	p("| `chunkview ls -A --driver chunked -o json`, whole process, in turns with the TUI | %s | %d | %s | %s |\n", ms(l.Wall), l.Requests, mb(float64(l.Bytes)), mib(l.MaxRSS))
+	p("| `chunkview ls -A --driver chunked -o json`, whole process, in turns with the TUI | %s | | %d | %s | %s |\n", ms(l.Wall), l.Requests, mb(float64(l.Bytes)), mib(l.MaxRSS))
 	if r.History != nil {
-		p("| `chunkview history --driver chunked -o json`, whole process (from the history comparison) | %s | %d | %s | %s |\n", ms(r.History.Rows[0].Wall), r.History.Rows[0].Requests, mb(float64(r.History.Rows[0].Bytes)), mib(r.History.Rows[0].MaxRSS))
+		p("| `chunkview history --driver chunked -o json`, whole process (from the history comparison) | %s | | %d | %s | %s |\n", ms(r.History.Rows[0].Wall), r.History.Rows[0].Requests, mb(float64(r.History.Rows[0].Bytes)), mib(r.History.Rows[0].MaxRSS))
 	}
 	p("\n")
+}
+
+// frameBudget is the time from a key press to its frame past which the TUI no
+// longer feels immediate.
+const frameBudget = 100 * time.Millisecond
+
+// spread is the fastest and slowest of ds.
+func spread(ds []time.Duration) string {
+	if len(ds) == 0 {
+		return "-"
+	}
+	lo, hi := ds[0], ds[0]
+	for _, d := range ds {
+		lo, hi = min(lo, d), max(hi, d)
+	}
+	return ms(lo) + "–" + ms(hi)
 }
