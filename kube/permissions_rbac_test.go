@@ -1,6 +1,7 @@
 package kube_test
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -431,4 +432,18 @@ func TestRBACStoreSkipped(t *testing.T) {
 		t.Fatalf("secret permissions %+v, %v", p, err)
 	}
 	mustContain(t, p.Allows(kube.OpRollback).Error(), "rollback needs permission to create, update secrets")
+
+	// The live view follows the stores it may read, and says which it cannot.
+	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	var note string
+	for ev := range c.Watch(wctx, kube.WatchOptions{}) {
+		if ev.Type == kube.WatchMode && !ev.Polling {
+			note = ev.Note
+		}
+		if ev.Type == kube.WatchSynced {
+			break
+		}
+	}
+	mustContain(t, note, "the configmap store is not followed", `cannot list resource "configmaps"`)
 }

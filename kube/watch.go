@@ -151,15 +151,21 @@ func (c *Client) Watch(ctx context.Context, o WatchOptions) <-chan WatchEvent {
 		}
 		narrow := o.Name == "" && !c.cfg.AllNamespaces && c.cfg.Namespace != ""
 		ws := make([]*storeWatch, 0, len(targets))
+		var skipped []string
 		for _, t := range targets {
 			w := &storeWatch{c: c, t: t, poll: o.PollInterval, narrow: narrow, send: send}
 			if err := w.list(ctx); err != nil {
 				if ctx.Err() != nil {
 					return
 				}
-				continue // listings skip it too
+				// Listings skip it too, and say so; so does the watch, once.
+				skipped = append(skipped, fmt.Sprintf("the %s store is not followed: %s", w.t.store, firstLine(err.Error(), 160)))
+				continue
 			}
 			ws = append(ws, w)
+		}
+		if len(skipped) > 0 && !send(WatchEvent{Type: WatchMode, Note: strings.Join(skipped, "; ")}) {
+			return
 		}
 		if !send(WatchEvent{Type: WatchSynced, Initial: true}) {
 			return

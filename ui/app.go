@@ -179,8 +179,12 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		if msg.ev.Type == kube.WatchMode {
 			m.polling, m.pollNote = msg.ev.Polling, msg.ev.Note
-			if msg.ev.Polling {
+			switch {
+			case msg.ev.Polling:
 				m.status, m.statusErr = liveModeStatus(msg.ev), true
+			case msg.ev.Note != "":
+				// A store the live view cannot follow: LIVE holds for the rest.
+				m.status, m.statusErr = "Live, except: "+msg.ev.Note+".", true
 			}
 			return m, nil
 		}

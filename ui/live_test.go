@@ -118,6 +118,9 @@ func TestLiveFedEvents(t *testing.T) {
 		t.Errorf("fed events listed %d times", n)
 	}
 
+	h.send(liveMsg{gen: gen, ev: kube.WatchEvent{Type: kube.WatchMode, Note: "the configmap store is not followed: forbidden"}})
+	h.contains("● LIVE", "Live, except: the configmap store is not followed").lacks("POLL")
+
 	h.send(liveMsg{gen: gen, ev: kube.WatchEvent{Type: kube.WatchMode, Polling: true, Note: "watching secrets was refused (403 Forbidden): listing them every 5s instead"}})
 	h.contains("POLL", "Polling: watching secrets was refused").lacks("● LIVE")
 
