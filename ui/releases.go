@@ -126,9 +126,14 @@ func (s *releasesScreen) help() helpKeys {
 	case s.filtering:
 		return helpKeys{short: []key.Binding{k.Accept, k.ClearFilter}, full: [][]key.Binding{{k.Accept, k.ClearFilter}}}
 	}
+	// c opens what the selected row's store has: chunks, or Helm's one record.
+	chunks := k.Chunks
+	if it := s.selected(); it != nil {
+		chunks = layoutKey(k.Chunks, it.row.Latest.Driver)
+	}
 	return helpKeys{
-		short: []key.Binding{k.Open, k.Chunks, k.Filter, k.Namespace, k.Refresh, k.Verify},
-		full:  [][]key.Binding{l.bindings(), {k.Open, k.Chunks, k.Filter, k.Namespace}, {k.Refresh, k.Verify, k.Watch}},
+		short: []key.Binding{k.Open, chunks, k.Filter, k.Namespace, k.Refresh, k.Verify},
+		full:  [][]key.Binding{l.bindings(), {k.Open, chunks, k.Filter, k.Namespace}, {k.Refresh, k.Verify, k.Watch}},
 	}
 }
 
