@@ -200,7 +200,7 @@ func (r *run) printHistory(out History, wide, noHeaders bool) error {
 		row(tw, head...)
 	}
 	for _, it := range out.Revisions {
-		chart, app, chunks, desc := chartName(it.Chart, it.ChartVersion), orDash(it.AppVersion), fmt.Sprint(it.Chunks), it.Description
+		chart, app, chunks, desc := chartName(it.Chart, it.ChartVersion), orDash(it.AppVersion), chunkCount(out.Driver, it.Chunks), it.Description
 		if it.Chunks == 0 {
 			chart, app, chunks = "?", "?", "?"
 		}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"regexp"
 
 	"github.com/spf13/cobra"
@@ -35,6 +36,15 @@ func checkListFormat(f string) error {
 
 // isTable reports whether format prints a table.
 func isTable(format string) bool { return format == FormatTable || format == FormatWide }
+
+// chunkCount is the CHUNKS column: "-" for Helm's own stores, whose record is
+// one object with no chunks, as the TUI shows it.
+func chunkCount(driver string, n int) string {
+	if driver == kube.DriverSecret || driver == kube.DriverConfigMap {
+		return "-"
+	}
+	return fmt.Sprint(n)
+}
 
 // objectName names a record as kubectl does: configmap/KEY for Helm's
 // ConfigMaps driver, secret/KEY otherwise (the index Secret, for chunked).

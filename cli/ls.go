@@ -271,7 +271,7 @@ func (r *run) printReleases(out Releases, wide, noHeaders bool) {
 	for _, it := range out.Releases {
 		chart, app, chunks := "?", "?", "?"
 		if it.Chart != "" || it.Chunks > 0 {
-			chart, app, chunks = chartName(it.Chart, it.ChartVersion), orDash(it.AppVersion), fmt.Sprint(it.Chunks)
+			chart, app, chunks = chartName(it.Chart, it.ChartVersion), orDash(it.AppVersion), chunkCount(it.Driver, it.Chunks)
 		}
 		if it.Broken {
 			chart, app, chunks = "<broken>", "-", "-"

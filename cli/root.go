@@ -226,6 +226,16 @@ func (r *run) connect(ctx context.Context) (*kube.Client, error) {
 	if _, err := r.opts.Resolve(); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrUsage, err)
 	}
+	if o := r.opts; o.Owner != "" && o.Owner != kube.HelmOwner && len(o.Drivers) > 0 {
+		for _, d := range o.Drivers {
+			if strings.Contains(d, "secret") || strings.Contains(d, "configmap") {
+				// Helm's drivers label every record owner=helm: --owner cannot
+				// narrow them.
+				fmt.Fprintf(r.stderr, "Note: --owner %s applies to chunked records; Helm's own Secrets and ConfigMaps are always owner=helm, and are read as such\n", o.Owner)
+				break
+			}
+		}
+	}
 	if r.demo {
 		c, err = r.demoClient(ctx)
 	} else {
