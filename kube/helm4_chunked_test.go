@@ -118,27 +118,7 @@ func TestHelm4ChunkedRecord(t *testing.T) {
 			t.Fatalf("the format's labels field reported as unknown: %q", d.Row.UnknownFields)
 		}
 	}
-	before := snapshot(t, ns)
-
-	_, err = c.PlanRollback(ctx, ns, "h4c", 1, kube.DiffOptions{})
-	mustContain(t, errString(err), "rollback refused", "apply_method", "Helm 4", "nothing was changed")
-	_, err = c.PlanUninstall(ctx, ns, "h4c", true)
-	mustContain(t, errString(err), "uninstall refused", "Helm 4")
-	p, err := kube.NewPlan(ns, rows)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = c.ApplyUninstall(ctx, p.Uninstall(false))
-	mustContain(t, errString(err), "uninstall refused", "Helm 4")
-	after := snapshot(t, ns)
-	if len(after) != len(before) {
-		t.Fatalf("a refused operation changed the namespace: %d objects, then %d", len(before), len(after))
-	}
-	for k, v := range before {
-		if after[k] != v {
-			t.Fatalf("a refused operation changed %s", k)
-		}
-	}
+	mustRefuseHelm4(t, c, ns, "h4c", rows)
 
 	// The Helm 3 release beside it: nothing unknown, and its rollback is planned.
 	h3, err := c.History(ctx, ns, "h3c")

@@ -60,27 +60,7 @@ func TestHelm4Record(t *testing.T) {
 	if d.Row.ApplyMethod != "ssa" || len(d.Row.UnknownFields) == 0 || d.Release.Chart.Metadata.Name != "demo" {
 		t.Fatalf("details: apply method %q, unknown %q", d.Row.ApplyMethod, d.Row.UnknownFields)
 	}
-	before := snapshot(t, ns)
-
-	_, err = c.PlanRollback(ctx, ns, "h4", 1, kube.DiffOptions{})
-	mustContain(t, errString(err), "rollback refused", "apply_method", "Helm 4", "nothing was changed")
-	_, err = c.PlanUninstall(ctx, ns, "h4", true)
-	mustContain(t, errString(err), "uninstall refused", "Helm 4")
-	// A plan a screen made from its rows, then applied, is refused the same way.
-	p, err := kube.NewPlan(ns, rows)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = c.ApplyUninstall(ctx, p.Uninstall(false))
-	mustContain(t, errString(err), "uninstall refused", "Helm 4")
-	if after := snapshot(t, ns); len(after) != len(before) {
-		t.Fatalf("a refused operation changed the namespace")
-	}
-	for k, v := range before {
-		if snapshot(t, ns)[k] != v {
-			t.Fatalf("%s changed", k)
-		}
-	}
+	mustRefuseHelm4(t, c, ns, "h4", rows)
 
 	if err := c.DeleteRevision(ctx, ns, "h4", 1, false); err != nil {
 		t.Fatalf("delete-revision of a Helm 4 record: %v", err)
@@ -90,6 +70,35 @@ func TestHelm4Record(t *testing.T) {
 	}
 	if s, err := secrets(ns).Get(ctx, storage.RecordKey("h4", 3), metav1.GetOptions{}); err != nil || !strings.Contains(string(s.Type), "helm.sh/release.v1") {
 		t.Fatalf("revision 3 after the delete of 1: %v", err)
+	}
+}
+
+// mustRefuseHelm4 checks that rollback and uninstall of release name, whose
+// latest revision Helm 4 wrote, are refused (planned by name, or from rows as a
+// screen plans them) and that nothing in namespace ns changed.
+func mustRefuseHelm4(t *testing.T, c *kube.Client, ns, name string, rows []kube.RevisionRow) {
+	t.Helper()
+	ctx := t.Context()
+	before := snapshot(t, ns)
+	_, err := c.PlanRollback(ctx, ns, name, 1, kube.DiffOptions{})
+	mustContain(t, errString(err), "rollback refused", "apply_method", "Helm 4", "nothing was changed")
+	_, err = c.PlanUninstall(ctx, ns, name, true)
+	mustContain(t, errString(err), "uninstall refused", "Helm 4")
+	// A plan a screen made from its rows, then applied, is refused the same way.
+	p, err := kube.NewPlan(ns, rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.ApplyUninstall(ctx, p.Uninstall(false))
+	mustContain(t, errString(err), "uninstall refused", "Helm 4")
+	after := snapshot(t, ns)
+	if len(after) != len(before) {
+		t.Fatalf("a refused operation changed the namespace: %d objects, then %d", len(before), len(after))
+	}
+	for k, v := range before {
+		if after[k] != v {
+			t.Fatalf("a refused operation changed %s", k)
+		}
 	}
 }
 

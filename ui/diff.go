@@ -251,12 +251,25 @@ func (s *diffScreen) currentChange() int {
 }
 
 func (s *diffScreen) show(r *revdiff.Result) {
+	s.setContent(renderDiff(s.styles, r, s.width))
+}
+
+// setContent puts a rendered diff (revisions or live) in the viewport, with the
+// line of each change's heading for jumping, where the reader was.
+func (s *diffScreen) setContent(text string, anchors []int) {
 	y := s.vp.YOffset()
-	text, anchors := renderDiff(s.styles, r, s.width)
 	s.anchors = anchors
 	s.width0 = s.width
 	s.vp.SetContent(text)
 	s.vp.SetYOffset(y)
+}
+
+// maskedBanner says, beside a diff's title, whether secrets are masked.
+func maskedBanner(st *Styles, revealed bool) string {
+	if revealed {
+		return st.Masked.Render(" secrets REVEALED ") + st.Dim.Render(" (v masks)")
+	}
+	return st.Dim.Render("secrets masked (v reveals)")
 }
 
 // renderDiff draws a diff result at the given width and returns the line of each
@@ -269,11 +282,7 @@ func renderDiff(st *Styles, r *revdiff.Result, width int) (string, []int) {
 			lines = append(lines, strings.Split(x, "\n")...)
 		}
 	}
-	masked := st.Dim.Render("secrets masked (v reveals)")
-	if r.Revealed {
-		masked = st.Masked.Render(" secrets REVEALED ") + st.Dim.Render(" (v masks)")
-	}
-	add(st.Title.Render(fmt.Sprintf("%s: revision %d → %d", r.Release, r.From, r.To)) + "  " + masked)
+	add(st.Title.Render(fmt.Sprintf("%s: revision %d → %d", r.Release, r.From, r.To)) + "  " + maskedBanner(st, r.Revealed))
 	a, rm, c := r.Summary()
 	var sections []string
 	for _, sec := range []revdiff.Section{r.Values, r.ComputedValues, r.Chart, r.Notes} {

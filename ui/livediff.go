@@ -60,12 +60,7 @@ func (s *diffScreen) takeLive(msg liveDiffLoadedMsg) {
 }
 
 func (s *diffScreen) showLive(d *revdiff.Drift) {
-	y := s.vp.YOffset()
-	text, anchors := renderLive(s.styles, d, s.width)
-	s.anchors = anchors
-	s.width0 = s.width
-	s.vp.SetContent(text)
-	s.vp.SetYOffset(y)
+	s.setContent(renderLive(s.styles, d, s.width))
 }
 
 // renderLive draws a live diff at the given width, as renderDiff draws a diff
@@ -78,11 +73,7 @@ func renderLive(st *Styles, d *revdiff.Drift, width int) (string, []int) {
 			lines = append(lines, strings.Split(x, "\n")...)
 		}
 	}
-	masked := st.Dim.Render("secrets masked (v reveals)")
-	if d.Revealed {
-		masked = st.Masked.Render(" secrets REVEALED ") + st.Dim.Render(" (v masks)")
-	}
-	add(st.Title.Render(fmt.Sprintf("%s: revision %d → live", d.Release, d.Revision)) + "  " + masked)
+	add(st.Title.Render(fmt.Sprintf("%s: revision %d → live", d.Release, d.Revision)) + "  " + maskedBanner(st, d.Revealed))
 	sum := fmt.Sprintf("Objects: %s changed, %s missing, %s extra, %d unreadable, %d in sync",
 		st.DiffHunk.Render(itoa(d.Count(revdiff.Drifted))), st.DiffDel.Render(itoa(d.Count(revdiff.Missing))),
 		st.DiffAdd.Render(itoa(d.Count(revdiff.Extra))), d.Count(revdiff.Unreadable), d.Count(revdiff.InSync))
