@@ -164,23 +164,23 @@ func (r *run) printLeftovers(out GCResult, minAge time.Duration) {
 		recent += len(n.Recent)
 	}
 	if recent > 0 {
-		fmt.Fprintf(w, "%s younger than %s left alone (probably a write in progress).\n", plural(recent, "unreferenced chunk Secret", "unreferenced chunk Secrets"), minAge)
+		fmt.Fprintf(w, "%s younger than %s left alone (probably a write in progress).\n", plural(recent, "unreferenced chunk Secret or pending index", "unreferenced chunk Secrets or pending indexes"), minAge)
 	}
 	if out.Found == 0 {
 		fmt.Fprintln(w, "No leftover chunk Secrets found.")
 		return
 	}
 	tw := newTable(w)
-	row(tw, "NAMESPACE", "SECRET", "RELEASE", "REVISION", "SIZE", "AGE")
+	row(tw, "NAMESPACE", "SECRET", "KIND", "RELEASE", "REVISION", "SIZE", "AGE")
 	var total int64
 	for _, n := range out.Namespaces {
 		for _, lo := range n.Leftovers {
 			total += int64(lo.Bytes)
-			row(tw, n.Namespace, lo.Name, orDash(lo.Release), lo.Revision, size(int64(lo.Bytes)), age(now, lo.Created))
+			row(tw, n.Namespace, lo.Name, lo.Kind, orDash(lo.Release), lo.Revision, size(int64(lo.Bytes)), age(now, lo.Created))
 		}
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "%s (%s) that no index names.\n", plural(out.Found, "leftover chunk Secret", "leftover chunk Secrets"), size(total))
+	fmt.Fprintf(w, "%s (%s): chunks that no index names, and pending indexes of creates that never completed.\n", plural(out.Found, "leftover Secret", "leftover Secrets"), size(total))
 	if out.DryRun {
 		fmt.Fprintln(w, "Dry run: nothing removed. Run without --dry-run to remove them.")
 	}

@@ -33,7 +33,8 @@ type NamespaceCheck struct {
 	Indexes  int           `json:"indexes"`
 	Chunks   int           `json:"chunks"`
 	Problems []ProblemItem `json:"problems"`
-	// Leftovers are chunk Secrets no index names: gc removes them.
+	// Leftovers are chunk Secrets no index names, and pending indexes of creates
+	// that never completed: gc removes them.
 	Leftovers []LeftoverItem `json:"leftovers"`
 	// Recent are unreferenced chunk Secrets young enough to belong to a write in
 	// progress; they are not counted as problems.
@@ -56,8 +57,10 @@ type ProblemItem struct {
 	Explanation string `json:"explanation"`
 }
 
-// LeftoverItem is a chunk Secret that no index names.
+// LeftoverItem is a chunk Secret that no index names, or the pending index of an
+// interrupted create (kind pending-index).
 type LeftoverItem struct {
+	Kind     string    `json:"kind"`
 	Name     string    `json:"name"`
 	Key      string    `json:"key"`
 	Release  string    `json:"release"`
@@ -70,7 +73,11 @@ func leftoverItems(los []storage.Leftover) []LeftoverItem {
 	out := make([]LeftoverItem, 0, len(los))
 	for _, lo := range los {
 		name, rev, _ := storage.ParseKey(lo.Key)
-		out = append(out, LeftoverItem{Name: lo.Name, Key: lo.Key, Release: name, Revision: rev, Bytes: lo.Bytes, Created: lo.Created})
+		kind := lo.Kind
+		if kind == "" {
+			kind = storage.LeftoverChunk
+		}
+		out = append(out, LeftoverItem{Kind: string(kind), Name: lo.Name, Key: lo.Key, Release: name, Revision: rev, Bytes: lo.Bytes, Created: lo.Created})
 	}
 	return out
 }
@@ -233,8 +240,8 @@ func (r *run) printVerify(out VerifyResult, decoded bool) {
 			tw.Flush()
 		}
 		if len(n.Recent) > 0 {
-			fmt.Fprintf(w, "  %s not named by any index but younger than %s: probably a write in progress, not counted.\n",
-				plural(len(n.Recent), "chunk Secret", "chunk Secrets"), storage.DefaultMinLeftoverAge)
+			fmt.Fprintf(w, "  %s not named by any index, or pending, but younger than %s: probably a write in progress, not counted.\n",
+				plural(len(n.Recent), "Secret", "Secrets"), storage.DefaultMinLeftoverAge)
 		}
 	}
 	if len(order) > 0 {

@@ -55,6 +55,9 @@ type faultClient struct {
 	failAt int
 	// after fails the call after forwarding it instead of before.
 	after bool
+	// failRest also fails every call after failAt, before it reaches the server:
+	// the process died there.
+	failRest bool
 	// hook, when set, runs before a call is forwarded (and before it is failed).
 	hook func(n int, method, name string)
 
@@ -72,8 +75,8 @@ func (f *faultClient) begin(method, name string) (int, bool) {
 	f.mu.Lock()
 	f.calls = append(f.calls, method+" "+name)
 	n := len(f.calls)
-	fail := n == f.failAt
-	if fail {
+	fail := n == f.failAt || f.failRest && f.failAt > 0 && n > f.failAt
+	if fail && f.failed == "" {
 		f.failed = method + " " + name
 	}
 	hook := f.hook

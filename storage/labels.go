@@ -32,6 +32,10 @@ const (
 
 	TypeIndex = "index"
 	TypeChunk = "chunk"
+	// TypePending labels the index Secret of a create in progress, before it holds
+	// data: no listing of indexes selects it, and readers treat its key as absent.
+	// The create's last step relabels it TypeIndex.
+	TypePending = "pending"
 )
 
 // MaxSecretDataBytes is the API server's limit on the sum of a Secret's data values.

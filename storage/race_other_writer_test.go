@@ -72,6 +72,11 @@ func runRace(t *testing.T, secrets corev1client.SecretInterface, k string, s rac
 		case who == "original" && strings.Contains(err.Error(), "not found"):
 			// The original driver wraps not found in its own words.
 			outcome = op + ": not found"
+		case who == "original" && op != "create" && strings.Contains(err.Error(), "missing chunks data"):
+			// It addressed the key by name (Helm reaches only listed keys so)
+			// while a chunkview create held its pending index, which has no data
+			// yet: an error, never a release.
+			outcome = op + ": create in flight"
 		default:
 			t.Errorf("%s %s: %v", who, op, err)
 		}

@@ -88,6 +88,10 @@ func (c *ChunkedSecrets) getIndex(ctx context.Context, key string) (*corev1.Secr
 		return nil, fmt.Errorf("%w: Secret %s has type %q, not %q: it is not a chunked release index (is this Helm's own storage?)",
 			ErrCorrupt, secretRef(s), s.Type, SecretTypeIndex)
 	}
+	if IsPending(s) {
+		// A create in progress: the record does not exist until it completes.
+		return nil, driver.ErrReleaseNotFound
+	}
 	return s, nil
 }
 

@@ -28,6 +28,7 @@ const (
 	ProblemNoOwner       ProblemKind = "chunk-without-owner"
 	ProblemDecode        ProblemKind = "decode-failure"
 	ProblemLabelMismatch ProblemKind = "label-mismatch"
+	ProblemPendingIndex  ProblemKind = "pending-index"
 )
 
 // Explain returns a plain-language account of what a problem of kind k means and
@@ -50,6 +51,8 @@ func (k ProblemKind) Explain() string {
 		return "All chunks are present but the payload does not decode (truncated, not gzip, not a Helm release, or over the size bound)."
 	case ProblemLabelMismatch:
 		return "The index labels disagree with the release inside it (name or revision); Helm's queries will see the wrong release."
+	case ProblemPendingIndex:
+		return "The index Secret of a create that was interrupted before it completed: it holds no release, no listing shows it, and it keeps any writer from creating that revision. gc removes it (chunkview's next create of that revision also does)."
 	}
 	return ""
 }
@@ -64,16 +67,27 @@ type Problem struct {
 	Detail string `json:"detail"`
 }
 
-// Leftover is a chunk Secret no index names. RemoveLeftovers deletes it only if it is
-// still the same object at the same version (UID and resourceVersion).
+// Leftover is a chunk Secret no index names, or the pending index of an interrupted
+// create (Kind). RemoveLeftovers deletes it only if it is still the same object at
+// the same version (UID and resourceVersion).
 type Leftover struct {
-	Name            string    `json:"name"`
-	Key             string    `json:"key"`
-	UID             types.UID `json:"uid"`
-	ResourceVersion string    `json:"resourceVersion"`
-	Bytes           int       `json:"bytes"`
-	Created         time.Time `json:"created"`
+	Kind            LeftoverKind `json:"kind"`
+	Name            string       `json:"name"`
+	Key             string       `json:"key"`
+	UID             types.UID    `json:"uid"`
+	ResourceVersion string       `json:"resourceVersion"`
+	Bytes           int          `json:"bytes"`
+	Created         time.Time    `json:"created"`
 }
+
+// LeftoverKind says what a Leftover is.
+type LeftoverKind string
+
+// The kinds of leftovers.
+const (
+	LeftoverChunk        LeftoverKind = "chunk"
+	LeftoverPendingIndex LeftoverKind = "pending-index"
+)
 
 // Report is the result of Verify over one namespace.
 type Report struct {
@@ -81,8 +95,8 @@ type Report struct {
 	Chunks    int        `json:"chunks"`
 	Problems  []Problem  `json:"problems"`
 	Leftovers []Leftover `json:"leftovers"`
-	// Recent are unreferenced chunks younger than MinAge: probably a write in flight,
-	// so they are reported but not offered for removal.
+	// Recent are unreferenced chunks and pending indexes younger than MinAge:
+	// probably a write in flight, so they are reported but not offered for removal.
 	Recent []Leftover `json:"recent,omitempty"`
 }
 
@@ -230,6 +244,25 @@ func Verify(ctx context.Context, client corev1client.SecretInterface, owner stri
 	if err != nil {
 		return nil, fmt.Errorf("verify: list index Secrets: %w", err)
 	}
+	pendSel := labels.Set{LabelOwner: owner, LabelType: TypePending}
+	if opts.Release != "" && want == nil {
+		pendSel[LabelName] = opts.Release
+	}
+	err = listPages(ctx, client, labels.SelectorFromSet(pendSel).String(), listPage, func(s *corev1.Secret) {
+		if want != nil && !want[releaseOfIndex(s)] {
+			return
+		}
+		lo := Leftover{Kind: LeftoverPendingIndex, Name: s.Name, Key: s.Name, UID: s.UID, ResourceVersion: s.ResourceVersion, Bytes: dataBytes(s), Created: s.CreationTimestamp.Time}
+		if opts.Now.Sub(lo.Created) < opts.MinAge {
+			rep.Recent = append(rep.Recent, lo)
+			return
+		}
+		rep.Leftovers = append(rep.Leftovers, lo)
+		rep.Problems = append(rep.Problems, Problem{Kind: ProblemPendingIndex, Key: s.Name, Secret: s.Name, Detail: "a create that never completed; it holds no release"})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("verify: list pending index Secrets: %w", err)
+	}
 	for _, s := range indexes {
 		rls, err := drv.Decode(ctx, s)
 		if err != nil {
@@ -267,7 +300,7 @@ func Verify(ctx context.Context, client corev1client.SecretInterface, owner stri
 				Detail: fmt.Sprintf("labelled as a chunk but has type %q, not %q; no index names it", c.typ, SecretTypeChunk)})
 			continue
 		}
-		lo := Leftover{Name: name, Key: c.key, UID: c.uid, ResourceVersion: c.rv, Bytes: c.bytes, Created: c.created}
+		lo := Leftover{Kind: LeftoverChunk, Name: name, Key: c.key, UID: c.uid, ResourceVersion: c.rv, Bytes: c.bytes, Created: c.created}
 		if opts.Now.Sub(c.created) < opts.MinAge {
 			rep.Recent = append(rep.Recent, lo)
 			continue
@@ -351,19 +384,28 @@ func RemoveLeftovers(ctx context.Context, client corev1client.SecretInterface, l
 			errs = append(errs, fmt.Errorf("leftover %q: no UID and resourceVersion to delete it by; run verify again", lo.Name))
 			continue
 		}
-		// The index to check is the one its name belongs to, whatever its labels say.
-		if HashOfChunkName(lo.Key, lo.Name) == "" {
+		if lo.Kind == LeftoverPendingIndex {
+			// Deleted only at the version found: one that has become an index since
+			// (its create completed) is kept.
+			if lo.Name != lo.Key {
+				errs = append(errs, fmt.Errorf("leftover %q: a pending index must be named after its key %q; left as it is", lo.Name, lo.Key))
+				continue
+			}
+		} else if HashOfChunkName(lo.Key, lo.Name) == "" {
+			// The index to check is the one its name belongs to, whatever its labels say.
 			errs = append(errs, fmt.Errorf("leftover %q: its name is not a chunk name of key %q, as its labels say; left as it is", lo.Name, lo.Key))
 			continue
 		}
-		if idx, err := client.Get(ctx, lo.Key, metav1.GetOptions{}); err == nil {
-			names, _ := ParseExtraChunks(lo.Key, idx.Data[DataExtraChunks])
-			if contains(names, lo.Name) {
+		if lo.Kind != LeftoverPendingIndex {
+			if idx, err := client.Get(ctx, lo.Key, metav1.GetOptions{}); err == nil {
+				names, _ := ParseExtraChunks(lo.Key, idx.Data[DataExtraChunks])
+				if contains(names, lo.Name) {
+					continue
+				}
+			} else if !apierrors.IsNotFound(err) {
+				errs = append(errs, fmt.Errorf("check index %q of leftover %q: %w", lo.Key, lo.Name, err))
 				continue
 			}
-		} else if !apierrors.IsNotFound(err) {
-			errs = append(errs, fmt.Errorf("check index %q of leftover %q: %w", lo.Key, lo.Name, err))
-			continue
 		}
 		uid, rv := lo.UID, lo.ResourceVersion
 		err := client.Delete(ctx, lo.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid, ResourceVersion: &rv}})
