@@ -1,10 +1,12 @@
 package storage
 
 import (
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"strings"
 	"time"
 
@@ -87,6 +89,9 @@ type ChunkedSecrets struct {
 	ctx    context.Context
 	now    func() time.Time
 	reads  *readSet
+	// checkFirst makes every create compress its whole record before writing, as
+	// one that could outgrow a bound does (tests run both ways).
+	checkFirst bool
 }
 
 // NewChunkedSecrets returns a chunked release driver that stores releases of owner
@@ -143,7 +148,6 @@ func (c *ChunkedSecrets) opCtx() (context.Context, context.CancelFunc) {
 // record is a release encoded for storage.
 type record struct {
 	key     string
-	gz      []byte
 	slices  [][]byte
 	names   []string // chunk Secret names of slices[1:], in order; may repeat
 	extra   []byte   // names as the JSON stored in extraChunks
@@ -183,19 +187,37 @@ func (r *record) pos(name string) int {
 	return 0
 }
 
+// encode returns the record of rls under key.
 func (c *ChunkedSecrets) encode(key string, rls *release.Release) (*record, error) {
-	gz, jsonLen, err := EncodePayload(rls)
+	js, err := encodeJSON(rls)
 	if err != nil {
 		return nil, err
 	}
-	slices := Split(gz, c.cfg.ChunkSize)
+	return c.compress(key, rls, js, c.newSlicer(key, len(js)))
+}
+
+// compress compresses js, the JSON of rls, into w, and returns the record it makes
+// once checked against MaxWriteChunks and the index's room.
+func (c *ChunkedSecrets) compress(key string, rls *release.Release, js []byte, w *slicer) (*record, error) {
+	zw, err := gzip.NewWriterLevel(w, gzip.BestCompression)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := zw.Write(js); err != nil {
+		return nil, fmt.Errorf("compress release %q: %w", rls.Name, err)
+	}
+	if err := zw.Close(); err != nil {
+		return nil, fmt.Errorf("compress release %q: %w", rls.Name, err)
+	}
+	w.cut()
+	slices := w.slices
 	if c.cfg.MaxWriteChunks > 0 && len(slices) > c.cfg.MaxWriteChunks {
 		return nil, fmt.Errorf("%w: %q compresses to %d bytes, which needs %d chunks of %d bytes, over the limit of %d (MaxWriteChunks)",
-			ErrTooLarge, rls.Name, len(gz), len(slices), c.cfg.ChunkSize, c.cfg.MaxWriteChunks)
+			ErrTooLarge, rls.Name, w.total, len(slices), c.cfg.ChunkSize, c.cfg.MaxWriteChunks)
 	}
-	names := make([]string, 0, len(slices)-1)
-	for _, s := range slices[1:] {
-		names = append(names, ChunkName(key, s))
+	names := w.names
+	if names == nil {
+		names = []string{}
 	}
 	extra, err := json.Marshal(names)
 	if err != nil {
@@ -206,11 +228,100 @@ func (c *ChunkedSecrets) encode(key string, rls *release.Release) (*record, erro
 			ErrTooLarge, n, len(slices[0]), len(extra), MaxSecretDataBytes)
 	}
 	sum := SummaryOf(rls)
-	sum.StoredBytes = int64(len(gz))
-	sum.DecodedBytes = int64(jsonLen)
+	sum.StoredBytes = int64(w.total)
+	sum.DecodedBytes = int64(len(js))
 	sum.Chunks = len(slices)
-	sum.PayloadSHA256 = sha256Hex(gz)
-	return &record{key: key, gz: gz, slices: slices, names: names, extra: extra, summary: sum}, nil
+	sum.PayloadSHA256 = hexSum(w.sum)
+	return &record{key: key, slices: slices, names: names, extra: extra, summary: sum}, nil
+}
+
+// streamable reports whether a record of jsonLen bytes of JSON under key may be
+// written while it is compressed: whether no compression of it can outgrow
+// MaxWriteChunks or the index's room for chunk names, so that nothing is left to
+// check before the first write.
+func (c *ChunkedSecrets) streamable(key string, jsonLen int) bool {
+	if c.checkFirst {
+		return false
+	}
+	n := (gzipBound(jsonLen) + c.cfg.ChunkSize - 1) / c.cfg.ChunkSize
+	if c.cfg.MaxWriteChunks > 0 && n > c.cfg.MaxWriteChunks {
+		return false
+	}
+	// Each name in extraChunks: quoted, a comma, key-<13 characters>.
+	extra := 2 + max(n-1, 0)*(len(key)+1+13+3)
+	return c.cfg.ChunkSize+extra <= MaxSecretDataBytes
+}
+
+// gzipBound is more than the most bytes gzip can turn n bytes into: deflate grows
+// incompressible data by the 5-byte header of each stored block (one per 16 KiB
+// here, 0.03%), and gzip adds 18 bytes; the bound allows 0.1% and 64 bytes.
+func gzipBound(n int) int { return n + n/1024 + 64 }
+
+// slicer receives a gzip stream and cuts it into slices of at most size bytes,
+// naming each after the first (ChunkName). When set, started runs once the stream
+// outgrows its first slice, next receives each later slice as soon as it is
+// complete (the last when the stream ends), and stopped ends the stream with the
+// error it returns.
+type slicer struct {
+	key    string
+	size   int
+	grow   int // the first capacity of a slice
+	slices [][]byte
+	names  []string // of slices[1:]
+	cur    []byte
+	total  int
+	sum    hash.Hash
+
+	started func()
+	next    func(pos int, name string, slice []byte)
+	stopped func() error
+}
+
+func (c *ChunkedSecrets) newSlicer(key string, jsonLen int) *slicer {
+	return &slicer{key: key, size: c.cfg.ChunkSize, grow: min(c.cfg.ChunkSize, max(jsonLen/4, 512)), sum: newSHA256()}
+}
+
+func (w *slicer) Write(p []byte) (int, error) {
+	if w.stopped != nil {
+		if err := w.stopped(); err != nil {
+			return 0, err
+		}
+	}
+	n := len(p)
+	_, _ = w.sum.Write(p)
+	w.total += n
+	for len(p) > 0 {
+		if len(w.cur) == w.size {
+			w.cut()
+		}
+		if w.cur == nil {
+			w.cur = make([]byte, 0, w.grow)
+			if len(w.slices) == 1 && w.started != nil {
+				w.started()
+			}
+		}
+		k := min(w.size-len(w.cur), len(p))
+		w.cur = append(w.cur, p[:k]...)
+		p = p[k:]
+	}
+	return n, nil
+}
+
+// cut ends the slice being filled, if any.
+func (w *slicer) cut() {
+	if w.cur == nil {
+		return
+	}
+	s := w.cur[:len(w.cur):len(w.cur)]
+	w.cur = nil
+	w.slices = append(w.slices, s)
+	if pos := len(w.slices); pos > 1 {
+		name := ChunkName(w.key, s)
+		w.names = append(w.names, name)
+		if w.next != nil {
+			w.next(pos, name, s)
+		}
+	}
 }
 
 func (c *ChunkedSecrets) indexSecret(rec *record, rls *release.Release) *corev1.Secret {
@@ -241,8 +352,13 @@ func (c *ChunkedSecrets) indexSecret(rec *record, rls *release.Release) *corev1.
 // by owner at created, named after the slice's hash, immutable, and owned by the
 // index ref points at when ref is set.
 func ChunkSecret(owner, key string, data []byte, created time.Time, ref *metav1.OwnerReference) *corev1.Secret {
+	return chunkSecretNamed(owner, key, ChunkName(key, data), data, created, ref)
+}
+
+// chunkSecretNamed is ChunkSecret for data already hashed into name.
+func chunkSecretNamed(owner, key, name string, data []byte, created time.Time, ref *metav1.OwnerReference) *corev1.Secret {
 	s := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: ChunkName(key, data), Labels: chunkLabels(owner, key, created)},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: chunkLabels(owner, key, created)},
 		Type:       SecretTypeChunk,
 		Immutable:  ptr.To(true),
 		Data:       map[string][]byte{DataChunk: data},

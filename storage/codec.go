@@ -49,23 +49,36 @@ func EncodePayload(rls *release.Release) (gz []byte, jsonLen int, err error) {
 	if rls == nil {
 		return nil, 0, errors.New("encode: nil release")
 	}
-	var js bytes.Buffer
-	if err := json.NewEncoder(&js).Encode(&payload{Release: *rls, Labels: rls.Labels}); err != nil {
-		return nil, 0, fmt.Errorf("encode release %q as JSON: %w", rls.Name, err)
+	js, err := encodeJSON(rls)
+	if err != nil {
+		return nil, 0, err
 	}
 	var buf bytes.Buffer
-	buf.Grow(js.Len() / 4)
+	buf.Grow(len(js) / 4)
 	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
 	if err != nil {
 		return nil, 0, err
 	}
-	if _, err := zw.Write(js.Bytes()); err != nil {
+	if _, err := zw.Write(js); err != nil {
 		return nil, 0, fmt.Errorf("compress release %q: %w", rls.Name, err)
 	}
 	if err := zw.Close(); err != nil {
 		return nil, 0, fmt.Errorf("compress release %q: %w", rls.Name, err)
 	}
-	return buf.Bytes(), js.Len(), nil
+	return buf.Bytes(), len(js), nil
+}
+
+// encodeJSON returns the JSON document stored for rls, as json.Encoder writes it
+// (with a trailing newline).
+func encodeJSON(rls *release.Release) ([]byte, error) {
+	if rls == nil {
+		return nil, errors.New("encode: nil release")
+	}
+	var js bytes.Buffer
+	if err := json.NewEncoder(&js).Encode(&payload{Release: *rls, Labels: rls.Labels}); err != nil {
+		return nil, fmt.Errorf("encode release %q as JSON: %w", rls.Name, err)
+	}
+	return js.Bytes(), nil
 }
 
 // Split cuts data into consecutive slices of at most size bytes. The slices share

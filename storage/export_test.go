@@ -11,6 +11,11 @@ import (
 // createdAt and modifiedAt labels.
 func SetClock(c *ChunkedSecrets, now func() time.Time) { c.now = now }
 
+// CheckFirst makes c's creates compress the whole record before their first write,
+// as they do when the record could outgrow MaxWriteChunks, instead of writing
+// chunks as their slices are compressed.
+func CheckFirst(c *ChunkedSecrets) { c.checkFirst = true }
+
 // UnknownFieldsOfPayload is the walk a chunked decode makes, over a payload's JSON.
 func UnknownFieldsOfPayload(js []byte) ([]string, string, error) {
 	return unknownFields(js, payloadType)
@@ -26,3 +31,20 @@ func UnknownFieldsOfPayloadDecoder(js []byte) ([]string, string, error) {
 func DecodePayloadInfo(r io.Reader, walk bool) (*release.Release, DecodeInfo, error) {
 	return decodePayloadInfo(r, 0, 0, walk)
 }
+
+// RecordSlices returns the slices and chunk names c's writes store for rls under
+// key, cut as the stream is compressed.
+func RecordSlices(c *ChunkedSecrets, key string, rls *release.Release) ([][]byte, []string, error) {
+	rec, err := c.encode(key, rls)
+	if err != nil {
+		return nil, nil, err
+	}
+	return rec.slices, rec.names, nil
+}
+
+// Streamable reports whether c writes a record of jsonLen bytes of JSON under key
+// while compressing it.
+func Streamable(c *ChunkedSecrets, key string, jsonLen int) bool { return c.streamable(key, jsonLen) }
+
+// GzipBound is the most bytes a create assumes gzip can make of n bytes.
+func GzipBound(n int) int { return gzipBound(n) }

@@ -65,6 +65,11 @@ func faultOps() []faultOp {
 			// Not found is allowed only because the create failed.
 			return []*release.Release{nil, newOf(t, chunks)}, newOf(t, chunks), err
 		}},
+		{"create-checked-first", func(t *testing.T, clean, faulty driver.Driver, chunks int) ([]*release.Release, *release.Release, error) {
+			storage.CheckFirst(faulty.(*storage.ChunkedSecrets))
+			err := faulty.Create(k, newOf(t, chunks))
+			return []*release.Release{nil, newOf(t, chunks)}, newOf(t, chunks), err
+		}},
 		{"update", func(t *testing.T, clean, faulty driver.Driver, chunks int) ([]*release.Release, *release.Release, error) {
 			if err := clean.Create(k, oldOf(t, chunks)); err != nil {
 				t.Fatal(err)

@@ -26,8 +26,15 @@ func origDriver(secrets corev1client.SecretInterface) driver.Driver {
 // release, in Get and in List; a create of the same key by either fails as already
 // existing; every chunk exists and is owned by the pending index. After the
 // request, the release reads whole through both drivers, every chunk owned by the
-// index, and the pending mark gone.
+// index, and the pending mark gone. Both ways of writing: chunks as their slices are
+// compressed, and after the whole record is compressed and checked.
 func TestCreatePendingWindow(t *testing.T) {
+	for _, mode := range []string{"streamed", "checked-first"} {
+		t.Run(mode, func(t *testing.T) { testCreatePendingWindow(t, mode == "checked-first") })
+	}
+}
+
+func testCreatePendingWindow(t *testing.T, checkFirst bool) {
 	_, secrets := newNamespace(t)
 	const name = "window"
 	k := key(name, 1)
@@ -81,6 +88,9 @@ func TestCreatePendingWindow(t *testing.T) {
 		}
 	}
 	d := storage.NewDriver(fc, testOwner, cfg)
+	if checkFirst {
+		storage.CheckFirst(d)
+	}
 	mustCreate(t, d, rls)
 	if !checked {
 		t.Fatal("the create never wrote its index's data")

@@ -3,8 +3,6 @@ package storage
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -42,203 +40,6 @@ type chunkRef struct {
 	rv   string
 }
 
-// Create stores rls under key in three steps, so that the key never resolves to a
-// partial release and every chunk is owned by its index from the moment it exists:
-//
-//  1. a pending index: the index Secret without data, labelled type=pending, which
-//     no listing selects and Get reports as not found, while a create of the same
-//     key by any writer fails as already existing;
-//  2. the chunks, a few at a time, each created with its ownerReference to the
-//     pending index; a chunk found already there with the same bytes is claimed;
-//  3. the index's data and labels, in one update at the pending index's version.
-//
-// That is one request more than the chunks and the index, and no adoption pass.
-// Any failure removes the pending index and the chunks this call created. A record
-// of one slice is its index alone, created in one request.
-func (c *ChunkedSecrets) Create(key string, rls *release.Release) error {
-	c.cfg.Log("create: %q", key)
-	ctx, cancel := c.opCtx()
-	defer cancel()
-
-	rec, err := c.encode(key, rls)
-	if err != nil {
-		return fmt.Errorf("create: %q: %w", key, err)
-	}
-	now, start := c.now(), time.Now()
-	want := c.indexSecret(rec, rls)
-	want.Labels[LabelCreatedAt] = unixString(now)
-	if len(rec.names) == 0 {
-		// One slice: the index is the whole record, written in one request.
-		index, err := c.createIndex(ctx, want, func(ex *corev1.Secret) bool { return !IsPending(ex) && sameRecord(ex, want) })
-		if err != nil {
-			if errors.Is(err, driver.ErrReleaseExists) {
-				return err
-			}
-			return fmt.Errorf("create: %q: %w", key, err)
-		}
-		c.wrote(key, rls, index.ResourceVersion)
-		c.cfg.Log("created: %q (1 chunk)", key)
-		return nil
-	}
-
-	pending, err := c.createPending(ctx, want)
-	if err != nil {
-		if errors.Is(err, driver.ErrReleaseExists) {
-			return err
-		}
-		return fmt.Errorf("create: %q: %w", key, err)
-	}
-	ref := ownerRefTo(pending)
-	created, reused, err := c.writeChunks(ctx, rec, &ref, now)
-	var claimed []chunkRef
-	if err == nil && len(reused) > 0 {
-		// Claimed before the index names them, at the pending version: a delete
-		// decided before now fails, or lands first and the claim writes the chunk
-		// again.
-		claimed = c.claim(ctx, pending, rec, reused, now)
-		if len(claimed) < len(reused) {
-			err = fmt.Errorf("%d of the %d chunk Secrets found already written could not be claimed", len(reused)-len(claimed), len(reused))
-			if cur, gerr := c.client.Get(ctx, key, metav1.GetOptions{}); gerr == nil && cur.ResourceVersion != pending.ResourceVersion || apierrors.IsNotFound(gerr) {
-				// Another writer took the key (the original driver updates an index
-				// without a precondition, and deletes its chunks by label).
-				err = fmt.Errorf("%w: the pending index changed: %w", ErrConflict, err)
-			}
-		}
-	}
-	// gc spares unnamed chunks younger than its minimum age, no longer: past half
-	// of it, give up rather than name chunks gc may have taken.
-	if took := time.Since(start); err == nil && took > DefaultMinLeftoverAge/2 {
-		err = fmt.Errorf("writing its chunks took %s, too long to name them safely; retry", took.Round(time.Second))
-	}
-	if err != nil {
-		c.abandon(ctx, pending, created)
-		return fmt.Errorf("create: %q: %w", key, err)
-	}
-
-	want.ResourceVersion = pending.ResourceVersion
-	index, err := c.client.Update(ctx, want, metav1.UpdateOptions{})
-	if err != nil {
-		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
-			// The pending index was removed (gc of an interrupted create) or
-			// changed by another writer: its chunks are no longer ours to name.
-			c.removeUnreferenced(ctx, key, created)
-			return fmt.Errorf("create: %q: %w: the pending index changed: %w", key, ErrConflict, err)
-		}
-		// The request may have been applied although it failed (a timeout, a dropped
-		// connection): look before removing chunks the index may now name.
-		got, gerr := c.client.Get(ctx, key, metav1.GetOptions{})
-		switch {
-		case gerr == nil && got.UID == pending.UID && sameRecord(got, want):
-			index = got
-		case gerr == nil && got.UID == pending.UID && got.ResourceVersion == pending.ResourceVersion:
-			c.abandon(ctx, pending, created)
-			return fmt.Errorf("create: %q: write index Secret: %w", key, err)
-		case gerr == nil || apierrors.IsNotFound(gerr):
-			c.removeUnreferenced(ctx, key, created)
-			return fmt.Errorf("create: %q: write index Secret: %w", key, err)
-		default:
-			return fmt.Errorf("create: %q: write index Secret: %w (a pending index and its chunks may be left over: run verify)", key, err)
-		}
-	}
-	c.wrote(key, rls, index.ResourceVersion, created, claimed)
-	c.cfg.Log("created: %q (%d chunks)", key, len(rec.slices))
-	return nil
-}
-
-// createPending creates the pending index of the record want describes (see
-// Create): want's labels with type=pending, no data, and a nonce by which this call
-// knows its own object when the response is lost.
-func (c *ChunkedSecrets) createPending(ctx context.Context, want *corev1.Secret) (*corev1.Secret, error) {
-	nonce := make([]byte, 12)
-	if _, err := rand.Read(nonce); err != nil {
-		return nil, fmt.Errorf("pending index: %w", err)
-	}
-	lbs := make(map[string]string, len(want.Labels))
-	for k, v := range want.Labels {
-		lbs[k] = v
-	}
-	lbs[LabelType] = TypePending
-	mark := hex.EncodeToString(nonce)
-	p := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: want.Name, Labels: lbs, Annotations: map[string]string{AnnotationPendingWrite: mark}},
-		Type:       SecretTypeIndex,
-	}
-	return c.createIndex(ctx, p, func(ex *corev1.Secret) bool { return ex.Annotations[AnnotationPendingWrite] == mark })
-}
-
-// createIndex creates the index Secret s, or, when the response is lost, finds it
-// created, by ours. A pending index older than gc's minimum age under its name is
-// an interrupted create: it is removed, with its chunks, and the key taken over.
-// Any other Secret under the name is driver.ErrReleaseExists.
-func (c *ChunkedSecrets) createIndex(ctx context.Context, s *corev1.Secret, ours func(*corev1.Secret) bool) (*corev1.Secret, error) {
-	for attempt := 0; ; attempt++ {
-		made, err := c.client.Create(ctx, s, metav1.CreateOptions{})
-		if err == nil {
-			return made, nil
-		}
-		ex, gerr := c.client.Get(ctx, s.Name, metav1.GetOptions{})
-		switch {
-		case gerr == nil && ours(ex):
-			return ex, nil // created despite the error
-		case !apierrors.IsAlreadyExists(err):
-			return nil, fmt.Errorf("write index Secret: %w", err)
-		case apierrors.IsNotFound(gerr) && attempt < 2:
-			continue // removed between the two calls
-		case gerr == nil && IsPending(ex) && c.now().Sub(ex.CreationTimestamp.Time) > DefaultMinLeftoverAge && attempt < 2:
-			c.cfg.Log("create: %q: removing the pending index of a create interrupted %s ago", s.Name, c.now().Sub(ex.CreationTimestamp.Time).Round(time.Second))
-			if err := c.removePending(ctx, ex); err != nil {
-				return nil, fmt.Errorf("remove the pending index of an interrupted create: %w", err)
-			}
-			continue
-		case gerr == nil, apierrors.IsNotFound(gerr):
-			return nil, driver.ErrReleaseExists
-		default:
-			return nil, fmt.Errorf("write index Secret: %w; then read it: %w", err, gerr)
-		}
-	}
-}
-
-// IsPending reports whether s is the pending index of a create in progress, or of
-// one interrupted (see Create).
-func IsPending(s *corev1.Secret) bool {
-	return s.Labels[LabelType] == TypePending
-}
-
-// removePending deletes the pending index p at the version it was read at, then the
-// chunks of its key that no index names. A pending index that has become an index
-// meanwhile is kept.
-func (c *ChunkedSecrets) removePending(ctx context.Context, p *corev1.Secret) error {
-	refs, verr := c.allChunkVersions(ctx, p.Name)
-	err := c.client.Delete(ctx, p.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &p.UID, ResourceVersion: &p.ResourceVersion}})
-	if err != nil && !apierrors.IsNotFound(err) {
-		return err
-	}
-	if verr != nil {
-		c.cfg.Log("create: %q: cannot read the versions of its chunks; they are left for gc: %v", p.Name, verr)
-		return nil
-	}
-	known := make(map[string]chunkRef, len(refs))
-	names := make([]string, len(refs))
-	for i, r := range refs {
-		names[i], known[r.name] = r.name, r
-	}
-	c.deleteUnreferenced(ctx, p.Name, names, known)
-	return nil
-}
-
-// abandon undoes a create that failed before its index was written: it removes the
-// pending index, at the version this create left it, and the chunks it created. It
-// runs on a context of its own.
-func (c *ChunkedSecrets) abandon(ctx context.Context, pending *corev1.Secret, created []chunkRef) {
-	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
-	defer cancel()
-	err := c.client.Delete(dctx, pending.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &pending.UID, ResourceVersion: &pending.ResourceVersion}})
-	if err != nil && !apierrors.IsNotFound(err) {
-		c.cfg.Log("create: %q: its pending index is left for gc: %v", pending.Name, err)
-	}
-	c.removeUnreferenced(ctx, pending.Name, created)
-}
-
 // writeChunks creates the chunk Secrets of rec, a few at a time, owned by the index
 // ref points at when ref is set. A chunk that already exists with the right bytes
 // is reused; one that exists with other bytes (a corrupt leftover under the same
@@ -250,7 +51,7 @@ func (c *ChunkedSecrets) writeChunks(ctx context.Context, rec *record, ref *meta
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(fetchWindow)
 	for i, name := range names {
-		s := ChunkSecret(c.owner, rec.key, slices[i], now, ref)
+		s := chunkSecretNamed(c.owner, rec.key, name, slices[i], now, ref)
 		g.Go(func() error {
 			made, ex, err := c.createChunk(gctx, s)
 			mu.Lock()
@@ -369,7 +170,7 @@ func (c *ChunkedSecrets) rewriteChunk(ctx context.Context, index *corev1.Secret,
 		return nil
 	}
 	c.cfg.Log("write: %q: chunk Secret %q disappeared before it was claimed; writing it again", rec.key, name)
-	made, reused, err := c.createChunk(ctx, ChunkSecret(c.owner, rec.key, rec.slice(name), now, ref))
+	made, reused, err := c.createChunk(ctx, chunkSecretNamed(c.owner, rec.key, name, rec.slice(name), now, ref))
 	if err != nil {
 		c.cfg.Log("write: %q: chunk Secret %q could not be written again: %v", rec.key, name, err)
 	}
