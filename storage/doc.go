@@ -28,16 +28,27 @@
 // They hold with other writers on the same keys — the original driver among them —
 // unless a guarantee says otherwise.
 //
-//   - No torn record from chunkview's writes. Writes put chunks before the index
-//     that names them, so a key never resolves to an index whose chunks are not all
-//     there. After writing its index, a write claims every chunk it did not create
-//     itself (an ownerReference, or the AnnotationClaim annotation: a change of the
-//     chunk's resourceVersion), and writes again one that disappeared before its
-//     claim while its index is still the current one. Every delete of a chunk — an update's old chunks, a delete's, the
-//     cleanup of a failed write, gc — carries the UID and resourceVersion read
-//     before an index was seen not to name it, so a chunk claimed since is kept.
-//     gc (RemoveLeftovers) also spares chunks younger than the minimum age: the
-//     chunks an update in flight has created are not claimed.
+//   - No torn record from chunkview's writes. An index names only chunks that
+//     exist. A create of more than one slice first writes a pending index: the
+//     index Secret without data, labelled type=pending (TypePending), which no
+//     listing selects and every chunkview read takes for not found, and which
+//     makes a create of the key by any writer fail as already existing. Its chunks
+//     are created owned by it, then one update at its version gives it its data
+//     and the type=index label. An update writes its new chunks, owned by the
+//     index, before the index. A write claims every chunk it did not create itself
+//     (an ownerReference, or the AnnotationClaim annotation: a change of the
+//     chunk's resourceVersion) before (create) or after (update) its index names
+//     it, and writes again one that disappeared before its claim while its index
+//     is still the one it wrote. Every delete of a chunk — an update's old chunks,
+//     a delete's, the cleanup of a failed write, gc — carries the UID and
+//     resourceVersion read before an index was seen not to name it, so a chunk
+//     claimed since is kept. gc (RemoveLeftovers) also spares chunks and pending
+//     indexes younger than the minimum age, and a write that took more than half
+//     of it gives up before naming its chunks. A pending index older than that is
+//     an interrupted create: Verify reports it, gc removes it, and chunkview's
+//     next create of the key takes it over. The original driver, addressing such
+//     a key by name (Helm does so only for keys it has listed), gets an error,
+//     "missing chunks data", never a release; its List and Query do not see it.
 //   - No lost update. A driver value remembers the index resourceVersion at which
 //     it read each key (Get, List, Query) or last wrote it, and for each release
 //     value it returned, the version of the read that returned it. An Update of a
@@ -48,8 +59,8 @@
 //     read the key writes as Helm expects. Expect holds a release to a plan: what a
 //     person confirmed is what runs, or nothing does.
 //   - A failure at any single API call leaves either the old or the new release
-//     readable, and at worst leaves unreferenced chunks that FindLeftovers reports
-//     and RemoveLeftovers deletes.
+//     readable, and at worst leaves unreferenced chunks, or a pending index, that
+//     FindLeftovers reports and RemoveLeftovers deletes.
 //   - Reads ride out a write in progress: a chunk missing or not matching its index
 //     makes a read wait, read the index again and retry for up to ReadRetry (2 s by
 //     default) before it reports the record broken. The original driver writes an
