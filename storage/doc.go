@@ -47,7 +47,7 @@
 //     of it gives up before naming its chunks. A pending index older than that is
 //     an interrupted create: Verify reports it, gc removes it, and chunkview's
 //     next create of the key takes it over. The original driver, addressing such
-//     a key by name (Helm does so only for keys it has listed), gets an error,
+//     a key by name (Helm does so after listing it, or when a person names it), gets an error,
 //     "missing chunks data", never a release; its List and Query do not see it.
 //   - No lost update. A driver value remembers the index resourceVersion at which
 //     it read each key (Get, List, Query) or last wrote it, and for each release
