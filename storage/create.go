@@ -258,10 +258,18 @@ func (c *ChunkedSecrets) createPending(ctx context.Context, key string, labels m
 	return c.createIndex(ctx, p, func(ex *corev1.Secret) bool { return ex.Annotations[AnnotationPendingWrite] == mark })
 }
 
+// PendingLease is how long a pending index keeps a create of its key by chunkview
+// away. A create takes well under a second; one whose pending index is older was
+// interrupted, most likely, and a failed write's cleanup could not remove it (the
+// connection was lost). Taking it over is safe at any age: the pending index is
+// deleted at the version read, so a create that completed meanwhile is kept, and
+// one still in flight fails with ErrConflict when it comes to write its index.
+const PendingLease = 15 * time.Second
+
 // createIndex creates the index Secret s, or, when the response is lost, finds it
-// created, by ours. A pending index older than gc's minimum age under its name is
-// an interrupted create: it is removed, with its chunks, and the key taken over.
-// Any other Secret under the name is driver.ErrReleaseExists.
+// created, by ours. A pending index older than PendingLease under its name is an
+// interrupted create: it is removed, with its chunks, and the key taken over. Any
+// other Secret under the name is driver.ErrReleaseExists.
 func (c *ChunkedSecrets) createIndex(ctx context.Context, s *corev1.Secret, ours func(*corev1.Secret) bool) (*corev1.Secret, error) {
 	for attempt := 0; ; attempt++ {
 		made, err := c.client.Create(ctx, s, metav1.CreateOptions{})
@@ -276,12 +284,15 @@ func (c *ChunkedSecrets) createIndex(ctx context.Context, s *corev1.Secret, ours
 			return nil, fmt.Errorf("write index Secret: %w", err)
 		case apierrors.IsNotFound(gerr) && attempt < 2:
 			continue // removed between the two calls
-		case gerr == nil && IsPending(ex) && c.now().Sub(ex.CreationTimestamp.Time) > DefaultMinLeftoverAge && attempt < 2:
+		case gerr == nil && IsPending(ex) && c.now().Sub(ex.CreationTimestamp.Time) > PendingLease && attempt < 2:
 			c.cfg.Log("create: %q: removing the pending index of a create interrupted %s ago", s.Name, c.now().Sub(ex.CreationTimestamp.Time).Round(time.Second))
 			if err := c.removePending(ctx, ex); err != nil {
 				return nil, fmt.Errorf("remove the pending index of an interrupted create: %w", err)
 			}
 			continue
+		case gerr == nil && IsPending(ex):
+			c.cfg.Log("create: %q: another create of it began %s ago; it is taken over after %s", s.Name, c.now().Sub(ex.CreationTimestamp.Time).Round(time.Second), PendingLease)
+			return nil, driver.ErrReleaseExists
 		case gerr == nil, apierrors.IsNotFound(gerr):
 			return nil, driver.ErrReleaseExists
 		default:

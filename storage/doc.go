@@ -45,8 +45,8 @@
 //     claimed since is kept. gc (RemoveLeftovers) also spares chunks and pending
 //     indexes younger than the minimum age, and a write that took more than half
 //     of it gives up before naming its chunks. A pending index older than that is
-//     an interrupted create: Verify reports it, gc removes it, and chunkview's
-//     next create of the key takes it over. The original driver, addressing such
+//     an interrupted create: Verify reports it and gc removes it; chunkview's next
+//     create of the key takes over one older than PendingLease (15 s). The original driver, addressing such
 //     a key by name (Helm does so after listing it, or when a person names it), gets an error,
 //     "missing chunks data", never a release; its List and Query do not see it.
 //   - No lost update. A driver value remembers the index resourceVersion at which
