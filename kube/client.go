@@ -416,6 +416,12 @@ func (c *Client) Revision(ctx context.Context, ns, name string, rev int) (Revisi
 	if err != nil {
 		return RevisionRow{}, err
 	}
+	return pickRevision(rows, name, rev)
+}
+
+// pickRevision returns revision rev of rows, the history of release name; rev 0
+// means the latest.
+func pickRevision(rows []RevisionRow, name string, rev int) (RevisionRow, error) {
 	if rev == 0 {
 		return rows[len(rows)-1], nil
 	}

@@ -10,8 +10,10 @@ package revdiff
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
+	"sync"
 
 	udiff "github.com/aymanbagabas/go-udiff"
 	"helm.sh/helm/v3/pkg/chart"
@@ -235,16 +237,27 @@ func Diff(from, to *release.Release, opts Options) (*Result, error) {
 	}
 	// First pass over both revisions masks secrets where they sit and collects
 	// them; the second scrubs them from everything else, in both revisions.
+	// The two revisions are parsed and masked side by side, each by a masker of
+	// its own under the same key, whose secrets then scrub both.
 	m := newMasker(opts.Reveal)
-	a, err := m.prepare(from)
-	if err != nil {
-		return nil, err
+	mb := &masker{reveal: m.reveal, key: m.key, secrets: map[string]struct{}{}}
+	var (
+		a, b       *side
+		errA, errB error
+		wg         sync.WaitGroup
+	)
+	wg.Go(func() { a, errA = m.prepare(from) })
+	b, errB = mb.prepare(to)
+	wg.Wait()
+	if errA != nil {
+		return nil, errA
 	}
-	b, err := m.prepare(to)
-	if err != nil {
-		return nil, err
+	if errB != nil {
+		return nil, errB
 	}
+	maps.Copy(m.secrets, mb.secrets)
 	r := m.replacer()
+	var err error
 	name := to.Name
 	if name == "" {
 		name = from.Name
