@@ -313,10 +313,12 @@ func (m *masker) prepare(rel *release.Release) (*side, error) {
 	if rel.Info != nil {
 		s.notes = withNewline(rel.Info.Notes)
 	}
-	for _, res := range ReleaseResources(rel.Manifest, rel.Namespace) {
+	// Each document is parsed once: masking's parse also tells its kind and
+	// name, in all but unusual documents.
+	for _, res := range splitMasked(rel.Manifest, rel.Namespace, m.maskDoc) {
 		s.resources = append(s.resources, item{
 			key: res.Key, kind: res.Kind, namespace: res.Namespace, name: res.Name,
-			doc: m.maskDoc(res.Manifest),
+			doc: res.masked,
 		})
 	}
 	seen := map[string]int{}
