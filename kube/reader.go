@@ -127,8 +127,9 @@ func (c *Client) Details(ctx context.Context, row RevisionRow) (*Details, error)
 
 // Prefetch decodes rows into the details cache, side by side, so that a diff of
 // them asked for next reads nothing; one asked for while they are read waits for
-// these reads. A broken revision is kept as such; the first failure to reach the
-// server is returned. Cancel ctx to stop: a diff that was waiting reads on its own.
+// these reads. A broken revision is kept as such; failures to reach the
+// server are returned, joined. Cancel ctx to stop: a diff that was waiting reads
+// on its own.
 func (c *Client) Prefetch(ctx context.Context, rows ...RevisionRow) error {
 	errs := make([]error, len(rows))
 	var wg sync.WaitGroup
