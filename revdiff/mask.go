@@ -11,8 +11,10 @@ import (
 	"fmt"
 	"hash"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
@@ -131,11 +133,20 @@ func (m *masker) replacer() *strings.Replacer {
 		}
 		return strings.Compare(a, b)
 	})
-	pairs := make([]string, 0, 2*len(olds))
-	mac := hmac.New(sha256.New, m.key)
-	for _, s := range olds {
-		pairs = append(pairs, s, tokenWith(mac, s))
+	// A bundle of certificates is remembered line by line: tens of thousands of
+	// tokens, made in parts side by side.
+	pairs := make([]string, 2*len(olds))
+	parts := min(runtime.GOMAXPROCS(0), 1+len(olds)/2048)
+	var wg sync.WaitGroup
+	for p := range parts {
+		wg.Go(func() {
+			mac := hmac.New(sha256.New, m.key)
+			for i := p; i < len(olds); i += parts {
+				pairs[2*i], pairs[2*i+1] = olds[i], tokenWith(mac, olds[i])
+			}
+		})
 	}
+	wg.Wait()
 	return strings.NewReplacer(pairs...)
 }
 
