@@ -118,15 +118,33 @@ type DiffOptions = revdiff.Options
 
 // Diff compares two revisions of a release.
 func (c *Client) Diff(ctx context.Context, ns, name string, from, to int, opts DiffOptions) (*revdiff.Result, error) {
-	a, err := c.decodedRevision(ctx, ns, name, from)
+	rows, err := c.History(ctx, ns, name)
 	if err != nil {
 		return nil, err
 	}
-	b, err := c.decodedRevision(ctx, ns, name, to)
-	if err != nil {
-		return nil, err
+	var pair [2]RevisionRow
+	for i, rev := range []int{from, to} {
+		if pair[i], err = pickRevision(rows, name, rev); err != nil {
+			return nil, err
+		}
 	}
-	return revdiff.Diff(a, b, opts)
+	// Both revisions are read and decoded side by side: each is a few requests
+	// and a gunzip and JSON decode that do not depend on the other.
+	var (
+		rels [2]*release.Release
+		errs [2]error
+		wg   sync.WaitGroup
+	)
+	for i, row := range pair {
+		wg.Go(func() { rels[i], errs[i] = c.decodeRow(ctx, name, row) })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err // from's first, as when they were read in turn
+		}
+	}
+	return revdiff.Diff(rels[0], rels[1], opts)
 }
 
 // Release decodes one revision of a release; rev 0 means the latest.

@@ -21,6 +21,19 @@ type Details struct {
 // one reader.
 type reader struct {
 	cache *detailsCache
+
+	mu sync.Mutex
+	// reading holds the decodes under way, by cacheKey: a second caller of the
+	// same record (d pressed while the history's prefetch reads it) waits for
+	// the first instead of reading it again.
+	reading map[string]*pendingRead
+}
+
+// pendingRead is one decode under way; done is closed once d and err are set.
+type pendingRead struct {
+	done chan struct{}
+	d    *Details
+	err  error
 }
 
 // cacheKey keys a decoded revision by store, storage namespace, key and
@@ -43,12 +56,55 @@ func (rd *reader) applyCached(r *RevisionRow) {
 	}
 }
 
-// details decodes row's revision through s, or returns what it kept of it.
+// details decodes row's revision through s, or returns what it kept of it, or
+// waits for the decode of it under way. A caller whose wait ends because the
+// other caller's context ended reads the record itself.
 func (rd *reader) details(ctx context.Context, s store, row RevisionRow) (*Details, error) {
-	d, ok := rd.cache.get(cacheKey(row))
+	k := cacheKey(row)
+	d, ok := rd.cache.get(k)
 	if ok && row.ResourceVersion != "" {
 		return d, nil
 	}
+	if row.ResourceVersion == "" {
+		return rd.read(ctx, s, row)
+	}
+	for {
+		rd.mu.Lock()
+		p, busy := rd.reading[k]
+		if !busy {
+			p = &pendingRead{done: make(chan struct{})}
+			if rd.reading == nil {
+				rd.reading = map[string]*pendingRead{}
+			}
+			rd.reading[k] = p
+			rd.mu.Unlock()
+			p.d, p.err = rd.read(ctx, s, row)
+			rd.mu.Lock()
+			delete(rd.reading, k)
+			rd.mu.Unlock()
+			close(p.done)
+			return p.d, p.err
+		}
+		rd.mu.Unlock()
+		select {
+		case <-p.done:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		if p.err == nil || !isCancel(p.err) || ctx.Err() != nil {
+			return p.d, p.err
+		}
+		// The other caller gave up (a prefetch cancelled): read it here.
+	}
+}
+
+// isCancel reports whether err is a context's end rather than the server's answer.
+func isCancel(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// read decodes row's revision through s and keeps it when s says it may.
+func (rd *reader) read(ctx context.Context, s store, row RevisionRow) (*Details, error) {
 	d, keep, err := s.details(ctx, row)
 	if err != nil {
 		return nil, err
@@ -67,6 +123,21 @@ func (rd *reader) details(ctx context.Context, s store, row RevisionRow) (*Detai
 // failures to reach the server.
 func (c *Client) Details(ctx context.Context, row RevisionRow) (*Details, error) {
 	return c.reader.details(ctx, c.store(row.driver()), row)
+}
+
+// Prefetch decodes rows into the details cache, side by side, so that a diff of
+// them asked for next reads nothing; one asked for while they are read waits for
+// these reads. A broken revision is kept as such; failures to reach the
+// server are returned, joined. Cancel ctx to stop: a diff that was waiting reads
+// on its own.
+func (c *Client) Prefetch(ctx context.Context, rows ...RevisionRow) error {
+	errs := make([]error, len(rows))
+	var wg sync.WaitGroup
+	for i, r := range rows {
+		wg.Go(func() { _, errs[i] = c.Details(ctx, r) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // FillDetails decodes the rows that lack a summary, a few at a time, and updates

@@ -158,13 +158,30 @@ func (s chunkedStore) details(ctx context.Context, row RevisionRow) (*Details, b
 // layout inspects the index and chunk Secrets of one revision.
 func (s chunkedStore) layout(ctx context.Context, row RevisionRow) (*storage.Layout, error) {
 	l, err := s.c.Driver(row.StorageNamespace).Inspect(ctx, row.Key)
-	if err != nil {
-		if errors.Is(err, driver.ErrReleaseNotFound) {
-			return nil, fmt.Errorf("%w: revision %d of %q disappeared; refresh", ErrNotFound, row.Revision, row.Name)
-		}
-		return nil, Explain(err, "get", "secrets", row.StorageNamespace)
+	return l, layoutErr(row, err)
+}
+
+// layoutSecrets is layout without decoding the payload (storage's
+// InspectSecrets); measure completes it.
+func (s chunkedStore) layoutSecrets(ctx context.Context, row RevisionRow) (*storage.Layout, error) {
+	l, err := s.c.Driver(row.StorageNamespace).InspectSecrets(ctx, row.Key)
+	return l, layoutErr(row, err)
+}
+
+// measure decodes the payload of a layout from layoutSecrets for its sizes.
+func (s chunkedStore) measure(ctx context.Context, row RevisionRow, l *storage.Layout) (*storage.Layout, error) {
+	out, err := s.c.Driver(row.StorageNamespace).Measure(ctx, l)
+	return out, layoutErr(row, err)
+}
+
+func layoutErr(row RevisionRow, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, driver.ErrReleaseNotFound):
+		return fmt.Errorf("%w: revision %d of %q disappeared; refresh", ErrNotFound, row.Revision, row.Name)
 	}
-	return l, nil
+	return Explain(err, "get", "secrets", row.StorageNamespace)
 }
 
 func (s chunkedStore) driver(ctx context.Context, sns string) recordDriver {

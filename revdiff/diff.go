@@ -10,8 +10,10 @@ package revdiff
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
+	"sync"
 
 	udiff "github.com/aymanbagabas/go-udiff"
 	"helm.sh/helm/v3/pkg/chart"
@@ -235,16 +237,27 @@ func Diff(from, to *release.Release, opts Options) (*Result, error) {
 	}
 	// First pass over both revisions masks secrets where they sit and collects
 	// them; the second scrubs them from everything else, in both revisions.
+	// The two revisions are parsed and masked side by side, each by a masker of
+	// its own under the same key, whose secrets then scrub both.
 	m := newMasker(opts.Reveal)
-	a, err := m.prepare(from)
-	if err != nil {
-		return nil, err
+	mb := &masker{reveal: m.reveal, key: m.key, secrets: map[string]struct{}{}}
+	var (
+		a, b       *side
+		errA, errB error
+		wg         sync.WaitGroup
+	)
+	wg.Go(func() { a, errA = m.prepare(from) })
+	b, errB = mb.prepare(to)
+	wg.Wait()
+	if errA != nil {
+		return nil, errA
 	}
-	b, err := m.prepare(to)
-	if err != nil {
-		return nil, err
+	if errB != nil {
+		return nil, errB
 	}
+	maps.Copy(m.secrets, mb.secrets)
 	r := m.replacer()
+	var err error
 	name := to.Name
 	if name == "" {
 		name = from.Name
@@ -300,10 +313,12 @@ func (m *masker) prepare(rel *release.Release) (*side, error) {
 	if rel.Info != nil {
 		s.notes = withNewline(rel.Info.Notes)
 	}
-	for _, res := range ReleaseResources(rel.Manifest, rel.Namespace) {
+	// Each document is parsed once: masking's parse also tells its kind and
+	// name, in all but unusual documents.
+	for _, res := range splitMasked(rel.Manifest, rel.Namespace, m.maskDoc) {
 		s.resources = append(s.resources, item{
 			key: res.Key, kind: res.Kind, namespace: res.Namespace, name: res.Name,
-			doc: m.maskDoc(res.Manifest),
+			doc: res.masked,
 		})
 	}
 	seen := map[string]int{}

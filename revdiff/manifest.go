@@ -25,6 +25,9 @@ type Resource struct {
 	Source string `json:"source,omitempty"`
 	// Manifest is the document's text, comments included, without the separator.
 	Manifest string `json:"manifest"`
+
+	// masked is the document after the first masking pass, when Diff split it.
+	masked *maskedDoc
 }
 
 // SplitManifest splits a rendered manifest into its documents, sorted by key.
@@ -43,6 +46,13 @@ func ReleaseResources(manifest, namespace string) []Resource {
 }
 
 func splitManifest(manifest, namespace string) []Resource {
+	return splitMasked(manifest, namespace, nil)
+}
+
+// splitMasked is splitManifest that also masks each document with mask, when
+// not nil, and takes kind, name and namespace from the parse that masking made
+// when that tells them as surely as parsing the document again would.
+func splitMasked(manifest, namespace string, mask func(doc string) *maskedDoc) []Resource {
 	var out []Resource
 	seen := map[string]int{}
 	for _, doc := range splitDocs(manifest) {
@@ -50,17 +60,24 @@ func splitManifest(manifest, namespace string) []Resource {
 			continue
 		}
 		r := Resource{Manifest: doc, Source: sourceOf(doc)}
-		var head struct {
-			Kind     any `json:"kind"`
-			Metadata struct {
-				Name      any `json:"name"`
-				Namespace any `json:"namespace"`
-			} `json:"metadata"`
+		if mask != nil {
+			r.masked = mask(doc)
 		}
-		if yaml.Unmarshal([]byte(doc), &head) == nil {
-			r.Kind, _ = head.Kind.(string)
-			r.Name, _ = head.Metadata.Name.(string)
-			r.Namespace, _ = head.Metadata.Namespace.(string)
+		if r.masked != nil && r.masked.headOK {
+			r.Kind, r.Name, r.Namespace = r.masked.kind, r.masked.name, r.masked.namespace
+		} else {
+			var head struct {
+				Kind     any `json:"kind"`
+				Metadata struct {
+					Name      any `json:"name"`
+					Namespace any `json:"namespace"`
+				} `json:"metadata"`
+			}
+			if yaml.Unmarshal([]byte(doc), &head) == nil {
+				r.Kind, _ = head.Kind.(string)
+				r.Name, _ = head.Metadata.Name.(string)
+				r.Namespace, _ = head.Metadata.Namespace.(string)
+			}
 		}
 		if r.Namespace == "" && namespace != "" && r.Kind != "" && !clusterScoped[r.Kind] {
 			r.Namespace = namespace
@@ -191,6 +208,10 @@ type maskedDoc struct {
 	changed bool         // node differs from raw
 	bad     bool         // raw did not parse and is masked as a whole
 	masked  string       // the whole-document token when bad
+	// kind, name and namespace are read from node before masking, when headOK
+	// (see nodeHead).
+	kind, name, namespace string
+	headOK                bool
 }
 
 // maskDoc parses a document and masks it in place (the first pass).
@@ -218,9 +239,92 @@ func (m *masker) maskDoc(raw string) *maskedDoc {
 		return d
 	}
 	d.node = &n
+	d.kind, d.name, d.namespace, d.headOK = nodeHead(&n)
 	d.changed = m.maskNode(&n, nodeCtx{})
 	return d
 }
+
+// nodeHead reads kind, metadata.name and metadata.namespace from a parsed
+// document, as splitManifest's parse (YAML 1.1, through JSON) reads them, and
+// reports whether it could tell: in anything but the plain case (a mapping of
+// plain keys, said once, whose values are strings that read as strings in
+// YAML 1.1 too, or absent, with no tags, anchors or merge keys on the way) it
+// says no, and the document is parsed again.
+func nodeHead(doc *yamlv3.Node) (kind, name, namespace string, ok bool) {
+	if doc.Kind != yamlv3.DocumentNode || len(doc.Content) != 1 {
+		return "", "", "", false
+	}
+	top, ok := plainMap(doc.Content[0])
+	if !ok {
+		return "", "", "", false
+	}
+	if kind, ok = plainString(top["kind"]); !ok {
+		return "", "", "", false
+	}
+	md := top["metadata"]
+	if md == nil {
+		return kind, "", "", true
+	}
+	meta, ok := plainMap(md)
+	if !ok {
+		return "", "", "", false
+	}
+	name, okName := plainString(meta["name"])
+	namespace, okNS := plainString(meta["namespace"])
+	if !okName || !okNS {
+		return "", "", "", false
+	}
+	return kind, name, namespace, true
+}
+
+// plainMap returns the entries of a mapping node whose keys are all plain
+// strings, each said once; ok is false for anything else.
+func plainMap(n *yamlv3.Node) (map[string]*yamlv3.Node, bool) {
+	if n.Kind != yamlv3.MappingNode || n.Anchor != "" || n.Style&yamlv3.TaggedStyle != 0 || len(n.Content)%2 != 0 {
+		return nil, false
+	}
+	out := make(map[string]*yamlv3.Node, len(n.Content)/2)
+	for i := 0; i < len(n.Content); i += 2 {
+		k := n.Content[i]
+		key, ok := plainString(k)
+		if !ok || k == nil || key == "<<" {
+			return nil, false
+		}
+		if _, dup := out[key]; dup {
+			return nil, false
+		}
+		out[key] = n.Content[i+1]
+	}
+	return out, true
+}
+
+// plainString returns a scalar's value when both YAML 1.2 (this parser) and
+// YAML 1.1 (the one it stands in for) read it as a string: quoted, or plain
+// starting with a letter and not one of 1.1's booleans. A nil node (absent) is
+// "". ok is false for anything else, strings that 1.1 might read otherwise
+// among them.
+func plainString(n *yamlv3.Node) (string, bool) {
+	if n == nil {
+		return "", true
+	}
+	if n.Kind != yamlv3.ScalarNode || n.Anchor != "" || n.Style&yamlv3.TaggedStyle != 0 {
+		return "", false
+	}
+	if n.Style&(yamlv3.DoubleQuotedStyle|yamlv3.SingleQuotedStyle) != 0 {
+		return n.Value, true
+	}
+	if n.Style != 0 || n.ShortTag() != "!!str" || n.Value == "" {
+		return "", false
+	}
+	c := n.Value[0]
+	if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') || yaml11Bools[strings.ToLower(n.Value)] {
+		return "", false
+	}
+	return n.Value, true
+}
+
+// yaml11Bools are the plain words YAML 1.1 reads as booleans (lower-cased).
+var yaml11Bools = map[string]bool{"y": true, "n": true, "yes": true, "no": true, "on": true, "off": true, "true": true, "false": true}
 
 // text returns the document's final text, scrubbed with r (the second pass).
 func (d *maskedDoc) text(r *strings.Replacer) string {

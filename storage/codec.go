@@ -81,6 +81,16 @@ func encodeJSON(rls *release.Release) ([]byte, error) {
 	return js.Bytes(), nil
 }
 
+// payloadJSONLen is the length of the JSON that EncodePayload compresses,
+// without compressing it.
+func payloadJSONLen(rls *release.Release) (int, error) {
+	var cw countWriter
+	if err := json.NewEncoder(&cw).Encode(&payload{Release: *rls, Labels: rls.Labels}); err != nil {
+		return 0, err
+	}
+	return cw.n, nil
+}
+
 // Split cuts data into consecutive slices of at most size bytes. The slices share
 // data's backing array.
 func Split(data []byte, size int) [][]byte {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -65,6 +66,9 @@ type Layout struct {
 	DecodeError string `json:"decodeError,omitempty"`
 	// Decoded is the release, when it could be read.
 	Decoded *release.Release `json:"-"`
+
+	// index is the index Secret InspectSecrets read, for Measure to decode.
+	index *corev1.Secret
 }
 
 // Broken reports whether the revision cannot be read.
@@ -84,6 +88,19 @@ func infoOf(s *corev1.Secret, role string) SecretInfo {
 // breakdown of what takes the space. A broken record still yields a layout; only a
 // missing index or a failed API call is an error.
 func (c *ChunkedSecrets) Inspect(ctx context.Context, key string) (*Layout, error) {
+	l, err := c.InspectSecrets(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	return c.Measure(ctx, l)
+}
+
+// InspectSecrets is the first half of Inspect, from one Get and one List: every
+// Secret of the record with its size, hash state and owner, and what is wrong
+// with them. The payload is not decoded: Measure does that, which costs a read of
+// the chunks again, a gunzip and a decode, and, for the breakdown, compressing
+// each part of the release anew.
+func (c *ChunkedSecrets) InspectSecrets(ctx context.Context, key string) (*Layout, error) {
 	idx, err := c.client.Get(ctx, key, metav1.GetOptions{})
 	if err != nil {
 		if apierrors.IsNotFound(err) {
@@ -154,25 +171,45 @@ func (c *ChunkedSecrets) Inspect(ctx context.Context, key string) (*Layout, erro
 			l.Orphans = append(l.Orphans, info)
 		}
 	}
-	if l.DecodeError != "" {
+	if l.DecodeError == "" {
+		l.index = idx
+	}
+	return l, nil
+}
+
+// Measured reports whether l is complete: Measure has nothing to add to it.
+func (l *Layout) Measured() bool { return l.index == nil }
+
+// Measure is the second half of Inspect: it decodes the payload of the record
+// InspectSecrets read and returns a copy of l with the decoded sizes and the
+// breakdown, or with why the payload cannot be read. l itself is not changed,
+// so that it may be drawn meanwhile. A layout already measured, or whose Secrets
+// already say it cannot be read, comes back as it is.
+func (c *ChunkedSecrets) Measure(ctx context.Context, l *Layout) (*Layout, error) {
+	if l.Measured() {
 		return l, nil
 	}
-	rls, err := c.Decode(ctx, idx)
+	out := *l
+	out.index = nil
+	rls, err := c.Decode(ctx, l.index)
 	if err != nil {
 		if !errors.Is(err, ErrCorrupt) && !errors.Is(err, ErrTooLarge) {
 			return nil, fmt.Errorf("inspect: %w", err)
 		}
-		l.DecodeError = err.Error()
-		return l, nil
+		out.DecodeError = err.Error()
+		return &out, nil
 	}
-	l.Decoded = rls
-	if _, js, err := EncodePayload(rls); err == nil {
-		l.DecodedBytes = js
-	}
+	out.Decoded = rls
+	// The two compress the release anew, part by part and whole: side by side.
+	var wg sync.WaitGroup
+	wg.Go(func() { out.Parts = Breakdown(rls) })
 	if n, err := HelmSecretBytes(rls); err == nil {
-		l.HelmSecretBytes = n
-		l.HelmSecretFits = n <= MaxSecretDataBytes
+		out.HelmSecretBytes = n
+		out.HelmSecretFits = n <= MaxSecretDataBytes
 	}
-	l.Parts = Breakdown(rls)
-	return l, nil
+	if n, err := payloadJSONLen(rls); err == nil {
+		out.DecodedBytes = n
+	}
+	wg.Wait()
+	return &out, nil
 }

@@ -97,6 +97,29 @@ func newModel(c common, opts Options) *model {
 
 func (m *model) top() screen { return m.stack[len(m.stack)-1] }
 
+// closer is a screen with work of its own under way (a read ahead) to stop
+// once the screen is closed.
+type closer interface{ close() }
+
+// popScreen closes the top screen, unless it is the last, and reports whether
+// it did.
+func (m *model) popScreen() bool {
+	if len(m.stack) < 2 {
+		return false
+	}
+	closeScreens(m.stack[len(m.stack)-1:])
+	m.stack = m.stack[:len(m.stack)-1]
+	return true
+}
+
+func closeScreens(ss []screen) {
+	for _, s := range ss {
+		if c, ok := s.(closer); ok {
+			c.close()
+		}
+	}
+}
+
 // Init starts the release list and, in watch mode, the watch: the list then
 // waits for the watch's first list, so that no change falls between the two.
 func (m *model) Init() tea.Cmd {
@@ -145,9 +168,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, tea.Batch(msg.s.init(), m.startSpinner())
 
 	case popMsg:
-		if len(m.stack) > 1 {
-			m.stack = m.stack[:len(m.stack)-1]
-		}
+		m.popScreen()
 		m.status, m.statusErr = msg.status, false
 		return m, nil
 
@@ -243,8 +264,7 @@ func (m *model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			m.cmd.input.SetValue("")
 			return m.cmd.input.Focus()
 		case key.Matches(msg, g.Back) && !top.handlesBack():
-			if len(m.stack) > 1 {
-				m.stack = m.stack[:len(m.stack)-1]
+			if m.popScreen() {
 				m.status = ""
 			}
 			return nil

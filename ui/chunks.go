@@ -28,8 +28,13 @@ type chunksScreen struct {
 	named   bool
 	layout  *storage.Layout
 	loading bool
-	err     error
-	vp      viewport.Model
+	// measuring is set while the payload is decoded for the sizes (the
+	// layout's Secrets and hash checks are drawn meanwhile); measureErr says
+	// why that failed.
+	measuring  bool
+	measureErr error
+	err        error
+	vp         viewport.Model
 }
 
 func newChunksScreen(c common, row kube.RevisionRow) *chunksScreen {
@@ -57,7 +62,7 @@ func (s *chunksScreen) title() string {
 	return fmt.Sprintf("%s of revision %d", what, s.row.Revision)
 }
 
-func (s *chunksScreen) busy() bool { return s.loading }
+func (s *chunksScreen) busy() bool { return s.loading || s.measuring }
 
 func (s *chunksScreen) capturing() bool { return false }
 
@@ -86,9 +91,25 @@ func (s *chunksScreen) update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		s.loading = false
-		s.layout, s.err = msg.layout, msg.err
+		s.layout, s.err, s.measureErr = msg.layout, msg.err, nil
+		s.measuring = msg.layout != nil && !msg.layout.Measured()
 		if msg.layout != nil {
 			s.layouts.put(s.row, msg.layout)
+		}
+		s.rerender()
+		if s.measuring {
+			return measureLayout(s.ctx, s.client, msg.row, msg.layout)
+		}
+		return nil
+	case layoutMeasuredMsg:
+		if msg.from != s.layout {
+			return nil // a layout read again meanwhile
+		}
+		s.measuring = false
+		if msg.err != nil {
+			s.measureErr = msg.err
+		} else {
+			s.layout = msg.layout
 		}
 		s.rerender()
 		return nil
@@ -115,7 +136,14 @@ func (s *chunksScreen) rerender() {
 	case isHelmStore(s.row.Driver):
 		s.vp.SetContent(renderHelmLayout(st, s.layout, s.row.Driver, s.width))
 	default:
-		s.vp.SetContent(renderLayout(st, s.layout, s.width))
+		text := renderLayout(st, s.layout, s.width)
+		switch {
+		case s.measureErr != nil:
+			text += "\n\n" + st.renderError(s.measureErr, s.width) + "\n" + st.Dim.Render("r: retry")
+		case !s.layout.Measured():
+			text += "\n\n" + st.Dim.Render(wrap("Decoding the payload for its decompressed size and what takes the space…", s.width))
+		}
+		s.vp.SetContent(text)
 	}
 }
 

@@ -91,6 +91,7 @@ func (m *model) handleCmdLine(msg tea.KeyPressMsg) tea.Cmd {
 			return tea.Quit
 		case res.ns != nil:
 			// The namespace is the release list's: go back to it.
+			closeScreens(m.stack[1:])
 			m.stack = m.stack[:1]
 			m.status = ""
 			ns := *res.ns
@@ -102,6 +103,7 @@ func (m *model) handleCmdLine(msg tea.KeyPressMsg) tea.Cmd {
 				return m.askContext("")
 			}
 			// The picker opens over the release list, as the namespace one.
+			closeScreens(m.stack[1:])
 			m.stack = m.stack[:1]
 			m.status = ""
 			return func() tea.Msg { return openCtxPickerMsg{} }

@@ -83,6 +83,7 @@ func (m *model) contextSwitched(msg ctxSwitchedMsg) tea.Cmd {
 	rs := newReleasesScreen(m.common)
 	w, h := m.bodySize()
 	rs.setSize(w, h)
+	closeScreens(m.stack)
 	m.stack = []screen{rs}
 	m.status, m.statusErr = "Switched to context "+msg.name+".", false
 	cmds := []tea.Cmd{rs.init(), m.startSpinner()}

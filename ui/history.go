@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"fmt"
 
 	"charm.land/bubbles/v2/key"
@@ -40,6 +41,10 @@ type historyScreen struct {
 	// once asked (extAsked names it); nil when it has no say.
 	ext      *kube.ClusterExtension
 	extAsked string
+	// prefetched names the latest two records being read ahead for d (see
+	// prefetch); stopPrefetch cancels that read.
+	prefetched   string
+	stopPrefetch context.CancelFunc
 }
 
 func newHistoryScreen(c common, ns, name string) *historyScreen {
@@ -194,7 +199,7 @@ func (s *historyScreen) updateSelf(msg tea.Msg) tea.Cmd {
 		s.err = nil
 		s.loaded = true
 		s.setRows(msg.rows)
-		return tea.Batch(s.fill(), s.askExtension())
+		return tea.Batch(s.fill(), s.askExtension(), s.prefetch())
 
 	case extensionMsg:
 		if msg.ns == s.ns && msg.name == s.name {

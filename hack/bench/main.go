@@ -13,6 +13,8 @@
 //	go run ./hack/bench -scale 0.1   # a tenth of the fleet, prints the tables only
 //	go run ./hack/bench -serve -kubeconfig-out /tmp/fleet.kubeconfig   # seed, then wait
 //	go run ./hack/bench -kubeconfig /tmp/fleet.kubeconfig              # reuse that cluster
+//	CHUNKVIEW_CPUPROFILE=/tmp/tui go run ./hack/bench -skip list,helmlist,history,rw,storage
+//	                                 # the TUI only, a CPU profile of each key in /tmp/tui.KEY.PID.prof
 package main
 
 import (

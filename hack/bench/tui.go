@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"time"
@@ -130,6 +131,11 @@ func tuiChild(ctx context.Context, a childArgs, start time.Time, stdout, stderr 
 	// shows text.
 	press := func(k, text, what string) (int64, error) {
 		ch := screen.expect(text)
+		stop, err := startProfile(what)
+		if err != nil {
+			return 0, err
+		}
+		defer stop()
 		t0 := time.Now()
 		if _, err := keys.Write([]byte(k)); err != nil {
 			return 0, err
@@ -170,6 +176,33 @@ func tuiChild(ctx context.Context, a childArgs, start time.Time, stdout, stderr 
 	}
 	_ = keys.Close()
 	return json.NewEncoder(stdout).Encode(out)
+}
+
+// profileEnv names a path prefix: when set, the tui child takes a CPU profile
+// of each timed key, from the press to its frame, into PREFIX.KEY.PID.prof (one
+// file per key and process, for `go tool pprof` to merge across runs).
+const profileEnv = "CHUNKVIEW_CPUPROFILE"
+
+// startProfile starts the CPU profile of one key when profileEnv asks for it,
+// and returns what stops it.
+func startProfile(what string) (func(), error) {
+	prefix := os.Getenv(profileEnv)
+	if prefix == "" {
+		return func() {}, nil
+	}
+	name := strings.ReplaceAll(strings.TrimPrefix(what, "drawing the "), " ", "-")
+	f, err := os.Create(fmt.Sprintf("%s.%s.%d.prof", prefix, name, os.Getpid()))
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		_ = f.Close()
+	}, nil
 }
 
 func (m *measurer) tui(rep *report) error {
