@@ -141,6 +141,7 @@ type summary struct {
 	Runs     int
 	Wall     time.Duration // median
 	WallMin  time.Duration
+	WallMax  time.Duration
 	MaxRSS   int64 // median of the runs' peaks
 	Requests int   // of the median run (they do not vary)
 	Bytes    int64
@@ -163,7 +164,7 @@ func summarize(label string, runs []procResult) summary {
 	}
 	sort.Slice(walls, func(i, j int) bool { return walls[i] < walls[j] })
 	sort.Slice(rss, func(i, j int) bool { return rss[i] < rss[j] })
-	s.Wall, s.WallMin, s.MaxRSS = walls[len(walls)/2], walls[0], rss[len(rss)/2]
+	s.Wall, s.WallMin, s.WallMax, s.MaxRSS = walls[len(walls)/2], walls[0], walls[len(walls)-1], rss[len(rss)/2]
 	s.Requests, s.Bytes = runs[0].Requests, runs[0].Bytes
 	return s
 }
