@@ -28,7 +28,7 @@ func main() {
 
 	// CHUNKVIEW_CPUPROFILE and CHUNKVIEW_MEMPROFILE write profiles of the run,
 	// for the benchmarks (see cli/profile.go).
-	stopProfiles := cli.StartProfiles(os.Stderr)
+	stopProfiles := cli.StartProfiles(os.Args[1:], os.Stderr)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	app := &cli.App{
 		TUI: func(ctx context.Context, c *kube.Client, s cli.Session) error {
