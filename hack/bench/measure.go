@@ -142,8 +142,9 @@ type summary struct {
 	Wall     time.Duration // median
 	WallMin  time.Duration
 	WallMax  time.Duration
-	MaxRSS   int64 // median of the runs' peaks
-	Requests int   // of the median run (they do not vary)
+	Walls    []time.Duration // each run's, in the order run
+	MaxRSS   int64           // median of the runs' peaks
+	Requests int             // of the median run (they do not vary)
 	Bytes    int64
 	Count    int // releases or revisions returned
 	Note     string
@@ -162,6 +163,7 @@ func summarize(label string, runs []procResult) summary {
 	for i, r := range runs {
 		walls[i], rss[i] = r.Wall, r.MaxRSS
 	}
+	s.Walls = append([]time.Duration(nil), walls...)
 	sort.Slice(walls, func(i, j int) bool { return walls[i] < walls[j] })
 	sort.Slice(rss, func(i, j int) bool { return rss[i] < rss[j] })
 	s.Wall, s.WallMin, s.WallMax, s.MaxRSS = walls[len(walls)/2], walls[0], walls[len(walls)-1], rss[len(rss)/2]
