@@ -109,6 +109,7 @@ func run(o options) error {
 	} else {
 		fmt.Fprintln(os.Stderr, "cluster: starting kube-apiserver and etcd")
 		bc, err = startCluster(tmp)
+		benchServers = serverProcs()
 	}
 	if err != nil {
 		return err
