@@ -26,6 +26,9 @@ func main() {
 	klog.LogToStderr(false)
 	klog.SetOutput(io.Discard)
 
+	// CHUNKVIEW_CPUPROFILE and CHUNKVIEW_MEMPROFILE write profiles of the run,
+	// for the benchmarks (see cli/profile.go).
+	stopProfiles := cli.StartProfiles(os.Args[1:], os.Stderr)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	app := &cli.App{
 		TUI: func(ctx context.Context, c *kube.Client, s cli.Session) error {
@@ -37,6 +40,7 @@ func main() {
 	}
 	code := app.Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
+	stopProfiles()
 	cli.WriteStats(os.Stderr, app.Stats)
 	os.Exit(code)
 }

@@ -172,11 +172,17 @@ func (c *Client) Driver(ns string) *storage.ChunkedSecrets {
 // listIndexMeta lists index Secret metadata matching extra labels through the
 // metadata API (see listMeta): no Secret data crosses the wire.
 func (c *Client) listIndexMeta(ctx context.Context, ns string, extra labels.Set) ([]metav1.PartialObjectMetadata, error) {
+	return c.listMeta(ctx, ns, c.indexSelector(extra))
+}
+
+// indexSelector selects the index Secrets of the configured owner that carry
+// the extra labels too.
+func (c *Client) indexSelector(extra labels.Set) labels.Selector {
 	sel := labels.Set{storage.LabelOwner: c.cfg.Owner, storage.LabelType: storage.TypeIndex}
 	for k, v := range extra {
 		sel[k] = v
 	}
-	return c.listMeta(ctx, ns, labels.SelectorFromSet(sel))
+	return labels.SelectorFromSet(sel)
 }
 
 // rowOf reads a revision row off index metadata.

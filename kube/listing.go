@@ -33,9 +33,21 @@ type listPage[T any] func(ctx context.Context, cont string) (items []T, next str
 // would otherwise mix two states of the cluster; after maxListRestarts such
 // restarts it gives up with the server's error.
 func listAll[T any](ctx context.Context, page listPage[T]) ([]T, error) {
+	var out []T
+	err := eachPage(ctx, page, func() { out = nil }, func(items []T) { out = append(out, items...) })
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// eachPage reads every page of a listing and hands each page's items to fn as it
+// arrives, so that a caller may keep only what it needs of them. When a continue
+// token has expired it calls restart, for the caller to drop what it kept, and
+// starts again from the first page (see listAll).
+func eachPage[T any](ctx context.Context, page listPage[T], restart func(), fn func([]T)) error {
 	restarts := 0
 	for {
-		var out []T
 		cont := ""
 		var err error
 		for {
@@ -44,19 +56,20 @@ func listAll[T any](ctx context.Context, page listPage[T]) ([]T, error) {
 			if err != nil {
 				break
 			}
-			out = append(out, items...)
+			fn(items)
 			if cont == "" {
-				return out, nil
+				return nil
 			}
 		}
 		expired := apierrors.IsResourceExpired(err) || apierrors.IsGone(err)
 		if !expired || restarts >= maxListRestarts {
 			if expired {
-				return nil, fmt.Errorf("the listing was restarted %d times and its continue token expired each time (the cluster changes faster than it can be listed): retry: %w", restarts, err)
+				return fmt.Errorf("the listing was restarted %d times and its continue token expired each time (the cluster changes faster than it can be listed): retry: %w", restarts, err)
 			}
-			return nil, err
+			return err
 		}
 		restarts++
+		restart()
 	}
 }
 
@@ -64,16 +77,30 @@ func listAll[T any](ctx context.Context, page listPage[T]) ([]T, error) {
 // through the metadata API, in pages of metadataPage. No Secret data crosses the
 // wire.
 func (c *Client) listMeta(ctx context.Context, ns string, sel labels.Selector) ([]metav1.PartialObjectMetadata, error) {
-	items, err := listAll(ctx, func(ctx context.Context, cont string) ([]metav1.PartialObjectMetadata, string, error) {
+	items, err := listAll(ctx, c.metaPage(ns, sel))
+	if err != nil {
+		return nil, Explain(err, "list", "secrets", ns)
+	}
+	return items, nil
+}
+
+// eachMeta lists what listMeta lists, handing each page to fn as it arrives
+// (restart as in eachPage), so that the whole listing need not be held at once.
+func (c *Client) eachMeta(ctx context.Context, ns string, sel labels.Selector, restart func(), fn func([]metav1.PartialObjectMetadata)) error {
+	if err := eachPage(ctx, c.metaPage(ns, sel), restart, fn); err != nil {
+		return Explain(err, "list", "secrets", ns)
+	}
+	return nil
+}
+
+// metaPage reads one page of the metadata of the Secrets in ns that sel selects.
+func (c *Client) metaPage(ns string, sel labels.Selector) listPage[metav1.PartialObjectMetadata] {
+	return func(ctx context.Context, cont string) ([]metav1.PartialObjectMetadata, string, error) {
 		opts := metav1.ListOptions{LabelSelector: sel.String(), Limit: metadataPage, Continue: cont}
 		list, err := c.md.Resource(secretsGVR).Namespace(ns).List(ctx, opts)
 		if err != nil {
 			return nil, "", err
 		}
 		return list.Items, list.Continue, nil
-	})
-	if err != nil {
-		return nil, Explain(err, "list", "secrets", ns)
 	}
-	return items, nil
 }

@@ -46,16 +46,41 @@ const (
 	floorNamespace = "floor-bare"
 	fleetNSFmt     = "fleet-%02d"
 	helmNSFmt      = "helm-%02d"
-	namespaces     = 10
 	revisions      = 10
-	fullReleases   = 200
-	origReleases   = 20
 	// markerName is a ConfigMap in namespace default that records which fleet a
 	// cluster holds, so that -kubeconfig runs reuse it.
 	markerName = "chunkview-bench-fleet"
 	// fleetVersion changes whenever the generator does.
 	fleetVersion = "5"
 )
+
+// fleetShape is the size of a fleet, its mix of release sizes and which copies
+// of it are stored.
+type fleetShape struct {
+	Name       string
+	Releases   int
+	Namespaces int
+	// Orig is how many releases helm-operator-plugins' driver stores too.
+	Orig int
+	// Large and Medium are the shares of large and medium releases; the rest are
+	// small. MediumSpan is the width of the medium range above its 100 KiB floor.
+	Large, Medium float64
+	MediumSpan    int
+	// HelmCopy: Helm's own Secrets driver stores the releases that fit it, and
+	// the sections that compare with Helm (and the write and storage
+	// measurements) run.
+	HelmCopy bool
+}
+
+// shapes are the fleets -fleet picks. small is the default (make bench); large is
+// ten times its revisions (make bench-large): mostly small releases, fewer medium
+// ones and a few large, so that 20,000 revisions seed in a few minutes on a
+// shared 2-CPU machine, without Helm's copy (Helm's action.List would need about
+// 10 GB of memory to list it).
+var shapes = map[string]fleetShape{
+	"small": {Name: "small", Releases: 200, Namespaces: 10, Orig: 20, Large: 0.02, Medium: 0.18, MediumSpan: 600 << 10, HelmCopy: true},
+	"large": {Name: "large", Releases: 2000, Namespaces: 50, Orig: 200, Large: 0.004, Medium: 0.08, MediumSpan: 300 << 10},
+}
 
 // Size classes of the fleet, by gzip size of a revision.
 const (
@@ -93,12 +118,13 @@ var (
 	charts = []string{"web-service", "api-service", "queue-worker", "edge-gateway", "redis", "postgres-operator", "kafka-connect", "monitoring-stack", "cert-bundle", "platform-base"}
 )
 
-// fleetSpecs returns the releases of a fleet of n releases, the same for the same
-// seed: 2% large, 18% medium, the rest small, shuffled over the namespaces.
-func fleetSpecs(n int, seed uint64) []relSpec {
+// fleetSpecs returns the releases of a fleet of n releases of shape sh, the same
+// for the same seed: sh's shares of large and medium releases, the rest small,
+// shuffled over the namespaces.
+func fleetSpecs(sh fleetShape, n int, seed uint64) []relSpec {
 	r := rand.New(rand.NewPCG(seed, 0xf1ee7))
-	nLarge := max(1, int(math.Round(float64(n)*0.02)))
-	nMedium := max(1, int(math.Round(float64(n)*0.18)))
+	nLarge := max(1, int(math.Round(float64(n)*sh.Large)))
+	nMedium := max(1, int(math.Round(float64(n)*sh.Medium)))
 	classes := make([]string, n)
 	for i := range classes {
 		switch {
@@ -116,7 +142,7 @@ func fleetSpecs(n int, seed uint64) []relSpec {
 		s := relSpec{
 			Index: i,
 			Name:  fmt.Sprintf("%s-%s-%03d", teams[r.IntN(len(teams))], comps[r.IntN(len(comps))], i),
-			NS:    i % namespaces,
+			NS:    i % sh.Namespaces,
 			Class: classes[i],
 			Chart: charts[r.IntN(len(charts))],
 			Seed:  r.Uint64(),
@@ -126,7 +152,7 @@ func fleetSpecs(n int, seed uint64) []relSpec {
 			s.GZ = 5<<10 + r.IntN(45<<10)
 			s.Comps = 2 + r.IntN(6)
 		case classMedium:
-			s.GZ = 100<<10 + r.IntN(600<<10)
+			s.GZ = 100<<10 + r.IntN(sh.MediumSpan)
 			s.Comps = 8 + r.IntN(20)
 		case classLarge:
 			s.GZ = 2<<20 + r.IntN(4<<20)
@@ -354,15 +380,20 @@ func chartTemplates(name string) []*chart.File {
 
 // fleet is a generated fleet and where it is stored.
 type fleet struct {
+	Shape fleetShape
 	Specs []relSpec
 	Orig  []relSpec // the subset also stored by the original driver
 	Seed  uint64
 	Scale float64
 }
 
-func newFleet(scale float64, seed uint64) (*fleet, error) {
-	n := max(namespaces, int(math.Round(fullReleases*scale)))
-	specs := fleetSpecs(n, seed)
+// fleetSize is the number of releases of shape sh at scale.
+func fleetSize(sh fleetShape, scale float64) int {
+	return max(sh.Namespaces, int(math.Round(float64(sh.Releases)*scale)))
+}
+
+func newFleet(sh fleetShape, scale float64, seed uint64) (*fleet, error) {
+	specs := fleetSpecs(sh, fleetSize(sh, scale), seed)
 	var g errgroup.Group
 	g.SetLimit(2)
 	for i := range specs {
@@ -371,12 +402,33 @@ func newFleet(scale float64, seed uint64) (*fleet, error) {
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	no := min(len(specs), max(2, int(math.Round(origReleases*scale))))
-	return &fleet{Specs: specs, Orig: specs[:no], Seed: seed, Scale: scale}, nil
+	no := min(len(specs), max(2, int(math.Round(float64(sh.Orig)*scale))))
+	orig := specs[:no]
+	if sh.Name != "small" && !hasClass(orig, classLarge) {
+		// The original driver's copy holds a release of several chunks, so that
+		// listing it shows whether a row costs one read whatever its size. (The
+		// small fleet keeps its subset as it was measured.)
+		for _, s := range specs[no:] {
+			if s.Class == classLarge {
+				orig = append(orig[:no:no], s)
+				break
+			}
+		}
+	}
+	return &fleet{Shape: sh, Specs: specs, Orig: orig, Seed: seed, Scale: scale}, nil
+}
+
+func hasClass(specs []relSpec, class string) bool {
+	for _, s := range specs {
+		if s.Class == class {
+			return true
+		}
+	}
+	return false
 }
 
 func (f *fleet) marker() map[string]string {
-	return map[string]string{"version": fleetVersion, "seed": fmt.Sprint(f.Seed), "releases": fmt.Sprint(len(f.Specs))}
+	return map[string]string{"version": fleetVersion, "fleet": f.Shape.Name, "seed": fmt.Sprint(f.Seed), "releases": fmt.Sprint(len(f.Specs))}
 }
 
 // present reports whether the cluster already holds this fleet, complete.
@@ -394,8 +446,8 @@ func (f *fleet) present(ctx context.Context, cs kubernetes.Interface) bool {
 }
 
 // fleetNamespaces returns the namespaces the fleet's chunkview copy lives in.
-func fleetNamespaces() []string {
-	out := make([]string, namespaces)
+func (f *fleet) fleetNamespaces() []string {
+	out := make([]string, f.Shape.Namespaces)
 	for i := range out {
 		out[i] = fmt.Sprintf(fleetNSFmt, i)
 	}
@@ -420,8 +472,12 @@ type seedStats struct {
 // seed writes the fleet with writers concurrent writers, showing progress on stderr.
 func (f *fleet) seed(ctx context.Context, bc *benchCluster, writers int) (*seedStats, error) {
 	cs := bc.Client
-	for i := range namespaces {
-		for _, ns := range []string{fmt.Sprintf(fleetNSFmt, i), fmt.Sprintf(helmNSFmt, i)} {
+	for i := range f.Shape.Namespaces {
+		nss := []string{fmt.Sprintf(fleetNSFmt, i)}
+		if f.Shape.HelmCopy {
+			nss = append(nss, fmt.Sprintf(helmNSFmt, i))
+		}
+		for _, ns := range nss {
 			if err := ensureNamespace(ctx, cs, ns); err != nil {
 				return nil, err
 			}
@@ -521,7 +577,7 @@ func (f *fleet) seed(ctx context.Context, bc *benchCluster, writers int) (*seedS
 				return fmt.Errorf("seed chunkview copy of %s: %w", key, err)
 			}
 			cvN.Add(1)
-			if j.spec.fitsHelm() {
+			if f.Shape.HelmCopy && j.spec.fitsHelm() {
 				hr := *rls
 				hr.Namespace = j.spec.helmNS()
 				hr.Labels = nil

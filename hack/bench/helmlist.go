@@ -41,7 +41,7 @@ func (r *report) helmListMarkdown(b *strings.Builder) {
 	h := r.HelmList
 	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
 	p("## Listing Helm's Secrets releases\n\n")
-	p("The same %d releases as Helm's Secrets driver stores them (owner `helm`, namespaces `helm-00`..`helm-%02d`,\n", h.Releases, namespaces-1)
+	p("The same %d releases as Helm's Secrets driver stores them (owner `helm`, namespaces `helm-00`..`helm-%02d`,\n", h.Releases, r.Fleet.Shape.Namespaces-1)
 	p("%d revisions): `chunkview ls -A --driver secret -o json` beside Helm's `action.List` with `All` and\n", h.Releases*revisions)
 	p("`AllNamespaces` (`helm ls -A --all`). Both printed the same releases, revisions, statuses, charts and\n")
 	cv := h.Rows[0]

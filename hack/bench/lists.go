@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/chunkview/chunkview/storage"
@@ -52,10 +51,7 @@ func (m *measurer) listing(rep *report) error {
 			helmReleases++
 		}
 	}
-	var nsList []string
-	for i := range namespaces {
-		nsList = append(nsList, fmt.Sprintf(fleetNSFmt, i))
-	}
+	nsList := f.fleetNamespaces()
 	fleet, err := compare("list", m.runs, []contender{
 		// --driver chunked: the fleet's chunked copy only, not the Helm copy in
 		// helm-NN that chunkview's default (every store) lists too.
@@ -104,10 +100,12 @@ type historyResult struct {
 }
 
 // historySpec is the release whose history is compared: the first medium one, a
-// release Helm's driver holds too.
+// release Helm's driver holds too. In the large fleet, the first medium one of
+// the first namespace: the TUI moves its cursor down to it a row at a time, which
+// should stay a few dozen rows, not hundreds.
 func (f *fleet) historySpec() relSpec {
 	for _, s := range f.Specs {
-		if s.Class == classMedium {
+		if s.Class == classMedium && (f.Shape.Name == "small" || s.NS == 0) {
 			return s
 		}
 	}

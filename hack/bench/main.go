@@ -10,6 +10,7 @@
 // program re-executed in a child mode for the peers.
 //
 //	go run ./hack/bench              # full scale (make bench); writes BENCHMARKS.md
+//	go run ./hack/bench -fleet large # ten times the revisions (make bench-large); writes its section of BENCHMARKS.md
 //	go run ./hack/bench -scale 0.1   # a tenth of the fleet, prints the tables only
 //	go run ./hack/bench -serve -kubeconfig-out /tmp/fleet.kubeconfig   # seed, then wait
 //	go run ./hack/bench -kubeconfig /tmp/fleet.kubeconfig              # reuse that cluster
@@ -31,6 +32,7 @@ import (
 )
 
 type options struct {
+	fleet      string
 	scale      float64
 	seed       uint64
 	runs       int
@@ -48,7 +50,8 @@ func main() {
 	var ca childArgs
 	// Not the global flag set: controller-runtime registers -kubeconfig there.
 	fs := flag.NewFlagSet("bench", flag.ExitOnError)
-	fs.Float64Var(&o.scale, "scale", 1, "fraction of the fleet to seed (1: 200 releases of 10 revisions, about 350 MB)")
+	fs.StringVar(&o.fleet, "fleet", "small", "the fleet: small (200 releases of 10 revisions, about 400 MB) or large (2,000 releases of 10 revisions, about 1.3 GB, and no Helm copy)")
+	fs.Float64Var(&o.scale, "scale", 1, "fraction of the fleet to seed")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the fleet generator")
 	fs.IntVar(&o.runs, "runs", 3, "runs of each measurement; the median is reported")
 	fs.IntVar(&o.writers, "writers", 8, "concurrent writers when seeding")
@@ -66,6 +69,7 @@ func main() {
 	fs.StringVar(&ca.Owner, "child-owner", "", "internal")
 	fs.StringVar(&ca.Expect, "child-expect", "", "internal")
 	fs.StringVar(&ca.Target, "child-target", "", "internal")
+	fs.Int64Var(&ca.Page, "child-page", 0, "internal")
 	fs.IntVar(&ca.Down, "child-down", 0, "internal")
 	_ = fs.Parse(os.Args[1:])
 	if ca.Mode != "" {
@@ -80,6 +84,10 @@ func main() {
 func run(o options) error {
 	if o.scale <= 0 || o.scale > 1 {
 		return fmt.Errorf("-scale %v: want a fraction in (0, 1]", o.scale)
+	}
+	shape, ok := shapes[o.fleet]
+	if !ok {
+		return fmt.Errorf("-fleet %q: want small or large", o.fleet)
 	}
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
@@ -103,6 +111,7 @@ func run(o options) error {
 	} else {
 		fmt.Fprintln(os.Stderr, "cluster: starting kube-apiserver and etcd")
 		bc, err = startCluster(tmp)
+		benchServers = serverProcs()
 	}
 	if err != nil {
 		return err
@@ -112,8 +121,8 @@ func run(o options) error {
 			fmt.Fprintln(os.Stderr, "stop cluster:", err)
 		}
 	}()
-	fmt.Fprintf(os.Stderr, "fleet: generating %d releases (seed %d)\n", max(namespaces, int(fullReleases*o.scale+0.5)), o.seed)
-	f, err := newFleet(o.scale, o.seed)
+	fmt.Fprintf(os.Stderr, "fleet: generating the %s fleet, %d releases (seed %d)\n", shape.Name, fleetSize(shape, o.scale), o.seed)
+	f, err := newFleet(shape, o.scale, o.seed)
 	if err != nil {
 		return err
 	}
@@ -165,6 +174,10 @@ func run(o options) error {
 		skip[strings.TrimSpace(s)] = true
 	}
 	m := &measurer{ctx: ctx, bc: bc, f: f, bin: bin, self: self, runs: o.runs}
+	if !shape.HelmCopy {
+		// The large fleet: its listings and the TUI, in a section of its own.
+		return m.runLarge(rep, skip)
+	}
 	if !skip["list"] {
 		if err := m.listing(rep); err != nil {
 			return err
@@ -205,26 +218,5 @@ func run(o options) error {
 	rep.Finished = time.Now()
 	text := rep.markdown()
 	fmt.Println(text)
-	out := o.out
-	if out == "" && o.scale == 1 {
-		out = "BENCHMARKS.md"
-	}
-	if out != "" && out != "-" {
-		// Sections measured by hand (the live view's cost) follow handMarker
-		// in the old report and are kept.
-		if old, err := os.ReadFile(out); err == nil {
-			if i := strings.Index(string(old), handMarker); i >= 0 {
-				text = strings.TrimRight(text, "\n") + "\n\n" + string(old[i:])
-			}
-		}
-		if err := os.WriteFile(out, []byte(text), 0o644); err != nil {
-			return err
-		}
-		fmt.Fprintln(os.Stderr, "report: written to", out)
-	}
-	return ctx.Err()
+	return writeReport(o, text, smallReport)
 }
-
-// handMarker starts the part of BENCHMARKS.md written by hand, which a new
-// report keeps.
-const handMarker = "<!-- measured by hand below: make bench keeps what follows -->"

@@ -29,6 +29,9 @@ type procResult struct {
 	Requests int
 	Bytes    int64 // response bytes received
 	Stdout   []byte
+	// CPU is the process's user and system time; ServerCPU, the API server's
+	// and etcd's meanwhile (zero when they are not this program's children).
+	CPU, ServerCPU time.Duration
 }
 
 // launcherClient talks to the launcher process (see hack/bench/launcher).
@@ -48,6 +51,7 @@ type launchRequest struct {
 type launchResponse struct {
 	WallNs int64  `json:"wallNs"`
 	MaxRSS int64  `json:"maxRSS"`
+	CPUNs  int64  `json:"cpuNs"`
 	Stdout []byte `json:"stdout"`
 	Stderr []byte `json:"stderr"`
 	Err    string `json:"err,omitempty"`
@@ -85,6 +89,10 @@ func (l *launcherClient) Close() error {
 // launcher runs the measured processes; set by run.
 var launcher *launcherClient
 
+// benchServers are the API server and etcd when this program started them; set
+// by run.
+var benchServers servers
+
 // runProc runs a command to completion through the launcher and returns its wall
 // time, peak resident memory (ru_maxrss of that process alone) and the request
 // counts it printed.
@@ -96,6 +104,7 @@ func runProc(env []string, name string, args ...string) (procResult, error) {
 	if err != nil {
 		return procResult{}, err
 	}
+	srv0 := benchServers.cpu()
 	if _, err := launcher.in.Write(append(b, '\n')); err != nil {
 		return procResult{}, fmt.Errorf("launcher: %w", err)
 	}
@@ -103,11 +112,13 @@ func runProc(env []string, name string, args ...string) (procResult, error) {
 	if err := launcher.out.Decode(&resp); err != nil {
 		return procResult{}, fmt.Errorf("launcher: %w", err)
 	}
+	srv := benchServers.cpu().minus(srv0)
 	stderr := bytes.NewBuffer(resp.Stderr)
 	if resp.Err != "" {
 		return procResult{}, fmt.Errorf("%s %s: %s\n%s", name, strings.Join(args, " "), resp.Err, tail(stderr.String(), 2000))
 	}
-	res := procResult{Wall: time.Duration(resp.WallNs), MaxRSS: resp.MaxRSS, Stdout: resp.Stdout}
+	res := procResult{Wall: time.Duration(resp.WallNs), MaxRSS: resp.MaxRSS, Stdout: resp.Stdout,
+		CPU: time.Duration(resp.CPUNs), ServerCPU: srv.apiserver + srv.etcd}
 	found := false
 	sc := bufio.NewScanner(stderr)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
@@ -137,15 +148,19 @@ func tail(s string, n int) string {
 
 // summary is the median of several runs of one measurement.
 type summary struct {
-	Label    string
-	Runs     int
-	Wall     time.Duration // median
-	WallMin  time.Duration
-	MaxRSS   int64 // median of the runs' peaks
-	Requests int   // of the median run (they do not vary)
-	Bytes    int64
-	Count    int // releases or revisions returned
-	Note     string
+	Label   string
+	Runs    int
+	Wall    time.Duration // median
+	WallMin time.Duration
+	WallMax time.Duration
+	Walls   []time.Duration // each run's, in the order run
+	// CPU and ServerCPU are the medians of the runs' (see procResult).
+	CPU, ServerCPU time.Duration
+	MaxRSS         int64 // median of the runs' peaks
+	Requests       int   // of the median run (they do not vary)
+	Bytes          int64
+	Count          int // releases or revisions returned
+	Note           string
 	// Items are the releases the first run printed, for a comparison whose
 	// contenders must agree row for row (see sameItems).
 	Items []listItem
@@ -161,9 +176,16 @@ func summarize(label string, runs []procResult) summary {
 	for i, r := range runs {
 		walls[i], rss[i] = r.Wall, r.MaxRSS
 	}
+	s.Walls = append([]time.Duration(nil), walls...)
+	cpu := make([]time.Duration, len(runs))
+	srv := make([]time.Duration, len(runs))
+	for i, r := range runs {
+		cpu[i], srv[i] = r.CPU, r.ServerCPU
+	}
+	s.CPU, s.ServerCPU = median(cpu), median(srv)
 	sort.Slice(walls, func(i, j int) bool { return walls[i] < walls[j] })
 	sort.Slice(rss, func(i, j int) bool { return rss[i] < rss[j] })
-	s.Wall, s.WallMin, s.MaxRSS = walls[len(walls)/2], walls[0], rss[len(rss)/2]
+	s.Wall, s.WallMin, s.WallMax, s.MaxRSS = walls[len(walls)/2], walls[0], walls[len(walls)-1], rss[len(rss)/2]
 	s.Requests, s.Bytes = runs[0].Requests, runs[0].Bytes
 	return s
 }

@@ -47,6 +47,7 @@ type childArgs struct {
 	Expect     string // tui: a text only the history screen shows
 	Target     string // tui: the release to open, Down rows below the first
 	Down       int
+	Page       int64 // floor: the page size of the list (0: one request)
 }
 
 // listOut is the output of the listing children: chunkview's `ls -o json` shape.
@@ -167,7 +168,7 @@ func child(ctx context.Context, a childArgs, stdout, stderr io.Writer) error {
 			return err
 		}
 		sel := storage.IndexSelector(a.Owner).String()
-		opts := metav1.ListOptions{LabelSelector: sel}
+		opts := metav1.ListOptions{LabelSelector: sel, Limit: a.Page}
 		n := 0
 		for {
 			l, err := md.Resource(secretsGVR).Namespace(a.Namespace).List(ctx, opts)

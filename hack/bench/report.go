@@ -25,6 +25,7 @@ type report struct {
 	TUI      *tuiResult
 	RW       *rwResult
 	Stored   *storedResult
+	Large    *largeResult
 }
 
 func cpuModel() string {
@@ -124,14 +125,14 @@ func (r *report) markdown() string {
 
 	p("## The fleet\n\n")
 	p("%d releases over %d namespaces, %d revisions each (%d revisions), seed %d: %d small (5-50 KB of gzip\n",
-		len(f.Specs), namespaces, revisions, len(f.Specs)*revisions, f.Seed, classes[classSmall])
+		len(f.Specs), f.Shape.Namespaces, revisions, len(f.Specs)*revisions, f.Seed, classes[classSmall])
 	p("per revision), %d medium (100-700 KB), %d large (2-6 MiB, 3-7 chunks). Each revision is a Helm\n", classes[classMedium], classes[classLarge])
 	p("release with chart metadata and templates, user-supplied values that change between revisions, and a\n")
 	p("manifest of Deployments, Services and ConfigMaps, bulked up with certificate bundles that gzip cannot\n")
 	p("shrink much.\n\n")
 	if r.Seed != nil {
-		p("- chunkview's driver (owner `%s`, namespaces `fleet-00`..`fleet-%02d`): %d revisions, %s of gzip.\n", fleetOwner, namespaces-1, r.Seed.Chunkview, mb(float64(r.Seed.GzipBytes)))
-		p("- Helm's Secrets driver (owner `helm`, namespaces `helm-00`..`helm-%02d`): the %d releases that fit, %d revisions.\n", namespaces-1, helmReleases, r.Seed.Helm)
+		p("- chunkview's driver (owner `%s`, namespaces `fleet-00`..`fleet-%02d`): %d revisions, %s of gzip.\n", fleetOwner, f.Shape.Namespaces-1, r.Seed.Chunkview, mb(float64(r.Seed.GzipBytes)))
+		p("- Helm's Secrets driver (owner `helm`, namespaces `helm-00`..`helm-%02d`): the %d releases that fit, %d revisions.\n", f.Shape.Namespaces-1, helmReleases, r.Seed.Helm)
 		p("- helm-operator-plugins v0.9.1's driver (owner `%s`, namespace `%s`): %d of the releases, %d revisions, stored without chunkview's summary annotations.\n", origOwner, origNamespace, len(f.Orig), r.Seed.Orig)
 		if r.Seed.Elapsed > 0 {
 			p("- Seeding took %s with %d concurrent writers.\n", ms(r.Seed.Elapsed), r.Options.writers)

@@ -81,8 +81,8 @@ func measureStored(ctx context.Context, cs kubernetes.Interface, f *fleet) (*sto
 			opts.Continue = l.Continue
 		}
 	}
-	for i := range namespaces {
-		fmt.Fprintf(os.Stderr, "storage: counting namespace %d of %d\n", i+1, namespaces)
+	for i := range f.Shape.Namespaces {
+		fmt.Fprintf(os.Stderr, "storage: counting namespace %d of %d\n", i+1, f.Shape.Namespaces)
 		err := each(fmt.Sprintf(fleetNSFmt, i), labels.SelectorFromSet(labels.Set{storage.LabelOwner: fleetOwner}).String(), func(s *corev1.Secret) {
 			name, _, _ := storage.ParseKey(s.Labels[storage.LabelKey])
 			if !fitsHelm[name] {

@@ -29,6 +29,7 @@ type request struct {
 type response struct {
 	WallNs int64  `json:"wallNs"`
 	MaxRSS int64  `json:"maxRSS"` // bytes
+	CPUNs  int64  `json:"cpuNs"`  // user and system time
 	Stdout []byte `json:"stdout"`
 	Stderr []byte `json:"stderr"`
 	Err    string `json:"err,omitempty"`
@@ -57,6 +58,7 @@ func main() {
 			resp.Err = err.Error()
 		}
 		if cmd.ProcessState != nil {
+			resp.CPUNs = int64(cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime())
 			if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 				resp.MaxRSS = ru.Maxrss * 1024 // kilobytes on Linux
 			}
