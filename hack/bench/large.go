@@ -246,6 +246,7 @@ func (r *report) largeMarkdown() string {
 		p("| TUI: `enter`, history drawn | %s | %s | | | |\n", ms(t.History), spread(t.Hists))
 		p("| TUI: `d`, diff of the latest two revisions drawn | %s | %s | | | |\n", ms(t.Diff), spread(t.Diffs))
 		p("| TUI: `c`, chunk layout drawn | %s | %s | | | |\n", ms(t.Chunks), spread(t.Layouts))
+		p("| TUI: `c`, its sizes drawn | %s | %s | | | |\n", ms(t.Sizes), spread(t.SizesAll))
 		p("| `chunkview ls -A --driver chunked -o json`, whole process | %s | %s–%s | %d | %s | %s |\n\n", ms(l.Wall), ms(l.WallMin), ms(l.WallMax), l.Requests, mb(float64(l.Bytes)), mib(l.MaxRSS))
 		var each []string
 		for i := range min(len(t.Lists), len(l.Walls)) {

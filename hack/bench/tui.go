@@ -40,10 +40,14 @@ type tuiResult struct {
 	History  time.Duration
 	Diff     time.Duration
 	Chunks   time.Duration
+	Sizes    time.Duration
 	Lists    []time.Duration
 	Hists    []time.Duration
 	Diffs    []time.Duration
 	Layouts  []time.Duration
+	// SizesAll are the times from `c` to the frame that shows the record's
+	// sizes, which the layout draws once the payload is decoded.
+	SizesAll []time.Duration
 }
 
 // tuiOut is what the tui child prints.
@@ -52,6 +56,7 @@ type tuiOut struct {
 	HistoryNs int64 `json:"historyNs"`
 	DiffNs    int64 `json:"diffNs"`
 	ChunksNs  int64 `json:"chunksNs"`
+	SizesNs   int64 `json:"sizesNs"`
 	// Rows is set so that countRows sees one row per release listed (unknown here).
 	Releases []struct{} `json:"releases"`
 }
@@ -63,17 +68,39 @@ type screenWatcher struct {
 	buf  bytes.Buffer
 	want string
 	hit  chan struct{}
+	// then, when set, is drawn after want: thenHit closes once both are.
+	then    string
+	thenHit chan struct{}
 }
 
 func (w *screenWatcher) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.buf.Write(p)
-	if w.want != "" && strings.Contains(ansi.Strip(w.buf.String()), w.want) {
+	if w.want == "" && w.then == "" {
+		return len(p), nil
+	}
+	screen := ansi.Strip(w.buf.String())
+	if w.want != "" && strings.Contains(screen, w.want) {
 		w.want = ""
 		close(w.hit)
 	}
+	if w.want == "" && w.then != "" && strings.Contains(screen, w.then) {
+		w.then = ""
+		close(w.thenHit)
+	}
 	return len(p), nil
+}
+
+// expectThen is expect for text, and also returns a channel closed when then is
+// drawn too, in the same frame or a later one.
+func (w *screenWatcher) expectThen(text, then string) (<-chan struct{}, <-chan struct{}) {
+	hit := w.expect(text)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.then = then
+	w.thenHit = make(chan struct{})
+	return hit, w.thenHit
 }
 
 // expect resets the screen log and returns a channel closed when text is drawn.
@@ -129,8 +156,13 @@ func tuiChild(ctx context.Context, a childArgs, start time.Time, stdout, stderr 
 	out.ListNs = int64(time.Since(start))
 	// press sends a key and returns the time from the press to the frame that
 	// shows text.
+	thenText := "" // when set, press also watches for it (sized)
+	var sized <-chan struct{}
 	press := func(k, text, what string) (int64, error) {
 		ch := screen.expect(text)
+		if thenText != "" {
+			ch, sized = screen.expectThen(text, thenText)
+		}
 		stop, err := startProfile(what)
 		if err != nil {
 			return 0, err
@@ -164,9 +196,17 @@ func tuiChild(ctx context.Context, a childArgs, start time.Time, stdout, stderr 
 		return err
 	}
 	time.Sleep(300 * time.Millisecond)
+	// The layout is drawn from the records first; its sizes follow once the
+	// payload is decoded: both are timed from the press.
+	thenText = "What takes the space"
+	c0 := time.Now()
 	if out.ChunksNs, err = press("c", "Record "+storage.RecordKey(a.Target, revisions), "drawing the chunk layout"); err != nil {
 		return err
 	}
+	if err := wait(sized, "drawing the record's sizes"); err != nil {
+		return err
+	}
+	out.SizesNs = int64(time.Since(c0))
 	_, _ = keys.Write([]byte("q"))
 	select {
 	case <-done:
@@ -245,6 +285,7 @@ func (m *measurer) tui(rep *report) error {
 		res.Hists = append(res.Hists, time.Duration(o.HistoryNs))
 		res.Diffs = append(res.Diffs, time.Duration(o.DiffNs))
 		res.Layouts = append(res.Layouts, time.Duration(o.ChunksNs))
+		res.SizesAll = append(res.SizesAll, time.Duration(o.SizesNs))
 		tuiRuns = append(tuiRuns, r)
 		time.Sleep(settle)
 		fmt.Fprintf(os.Stderr, "tui: %s, run %d of %d\n", ls.Label, run+1, m.runs)
@@ -256,7 +297,7 @@ func (m *measurer) tui(rep *report) error {
 	}
 	res.Rows = []summary{summarize("chunkview TUI (ui.Run, headless 160x50)", tuiRuns), summarize(ls.Label, lsRuns)}
 	res.List, res.History = median(res.Lists), median(res.Hists)
-	res.Diff, res.Chunks = median(res.Diffs), median(res.Layouts)
+	res.Diff, res.Chunks, res.Sizes = median(res.Diffs), median(res.Layouts), median(res.SizesAll)
 	rep.TUI = res
 	return nil
 }
@@ -299,6 +340,7 @@ func (r *report) tuiMarkdown(b *strings.Builder) {
 		{"`enter`: history drawn", t.History, t.Hists, "lists the release's index Secrets (metadata and summary annotations, no payload)"},
 		{"`d`: diff of the latest two revisions drawn", t.Diff, t.Diffs, fmt.Sprintf("reads and decodes two revisions of about %s of gzip each, then diffs their manifests and values", gz)},
 		{"`c`: chunk layout drawn", t.Chunks, t.Layouts, "reads the revision's index and chunk Secrets and checks each chunk's hash"},
+		{"`c`: its sizes drawn (\"What takes the space\", once the payload is decoded)", t.Sizes, t.SizesAll, "decodes the revision and compresses its parts to measure them"},
 	} {
 		cell := ms(k.med)
 		if k.med > frameBudget {
