@@ -375,11 +375,7 @@ func (c *ChunkedSecrets) decodeRecord(ctx context.Context, idx *corev1.Secret, i
 	if want != "" {
 		r = io.TeeReader(cs, h)
 	}
-	var hint int64
-	if sum, ok := SummaryFromMeta(idx); ok {
-		hint = trustedHint(sum.DecodedBytes, int64(len(first))*int64(total))
-	}
-	rls, found, err := decodePayloadInfo(r, c.cfg.MaxDecodedBytes, hint, info != nil)
+	rls, found, err := decodePayloadInfo(r, c.cfg.MaxDecodedBytes, recordJSONSize(idx, first, total, cs), info != nil)
 	if err != nil {
 		if cs.err != nil {
 			return nil, 0, nil, cs.err
@@ -402,6 +398,32 @@ func (c *ChunkedSecrets) decodeRecord(ctx context.Context, idx *corev1.Secret, i
 		*info = found
 	}
 	return rls, cs.n, refs.list, nil
+}
+
+// recordJSONSize returns the length the record idx indexes claims for its JSON:
+// chunkview's summary annotation says it when the writer set one; otherwise the
+// gzip trailer, which every writer's stream ends with, does once the last slice is
+// in (the chunk stream fetches it first). Every slice but the last is as long as
+// the first, so the record stores at most len(first)*total bytes.
+//
+// A trailer is believed only up to hintCap, and only when it is in proportion to
+// the stored bytes (trustedHint would leave it whole): a record whose JSON is
+// longer than the bound (a bomb, whose trailer holds its length modulo 2^32) or
+// whose trailer lies then costs no more than one without a trailer, a buffer of
+// hintCap and fixed segments up to the bound, where growing towards a claim in
+// steps of four would cost up to twice the bound.
+func recordJSONSize(idx *corev1.Secret, first []byte, total int, cs *chunkStream) sizeClaim {
+	stored := int64(len(first)) * int64(total)
+	if sum, ok := SummaryFromMeta(idx); ok && sum.DecodedBytes > 0 {
+		return fixedSize(trustedHint(sum.DecodedBytes, stored))
+	}
+	return func() int64 {
+		n := cs.trailerSize()
+		if n > hintCap || trustedHint(n, stored) != n {
+			return 0
+		}
+		return n
+	}
 }
 
 // fetchChunk reads and checks chunk i (0-based among the extra chunks) of idx.
