@@ -11,6 +11,7 @@ import (
 	"hash/fnv"
 	"io"
 	"strings"
+	"sync"
 
 	kgzip "github.com/klauspost/compress/gzip"
 	"helm.sh/helm/v3/pkg/release"
@@ -241,7 +242,7 @@ const segmentSize = 4 << 20
 // is, already zero: for a payload of tens of MB that clearing took a quarter of a
 // Get's CPU, and stalled the collector besides.
 func readAll(r io.Reader, initial int64, hint func() int64, limit int64) ([]byte, error) {
-	b := make([]byte, 0, min(max(initial, 512), limit))
+	b := jsonBuf(min(max(initial, 512), limit), limit)
 	for {
 		if len(b) == cap(b) {
 			var h int64
@@ -298,6 +299,29 @@ func readAll(r io.Reader, initial int64, hint func() int64, limit int64) ([]byte
 		segs[i] = nil
 	}
 	return out, nil
+}
+
+// jsonBufs holds buffers that decodes inflated JSON into and are done with, for
+// the next decode to inflate into: a Get of a large release otherwise allocates
+// as much again as its JSON, which the collector then clears and collects, each
+// time. Buffers over hintCap are left to the collector.
+var jsonBufs sync.Pool
+
+// jsonBuf returns an empty buffer of capacity at least n and at most limit.
+func jsonBuf(n, limit int64) []byte {
+	if p, ok := jsonBufs.Get().(*[]byte); ok && int64(cap(*p)) >= n && int64(cap(*p)) <= limit {
+		return (*p)[:0]
+	}
+	return make([]byte, 0, n)
+}
+
+// recycleJSON gives back a buffer readAll returned, once nothing refers to it:
+// json.Unmarshal copies what it keeps.
+func recycleJSON(b []byte) {
+	if cap(b) > 0 && cap(b) <= hintCap {
+		b = b[:0]
+		jsonBufs.Put(&b)
+	}
 }
 
 // DecodePayload decompresses and decodes a payload read from r. It reads at most
@@ -368,6 +392,7 @@ func decodePayloadInfo(r io.Reader, maxDecoded int64, claimed sizeClaim, walk bo
 		}
 		return nil, info, fmt.Errorf("%w: gzip stream is truncated or does not check: %v", ErrCorrupt, err)
 	}
+	defer recycleJSON(js)
 	var p payload
 	if err := json.Unmarshal(js, &p); err != nil {
 		return nil, info, fmt.Errorf("%w: payload does not decode: %v", ErrCorrupt, err)

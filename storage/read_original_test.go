@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -193,4 +194,51 @@ func jsonLength(t *testing.T, rls *release.Release) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// TestDecodesShareNoBytes: decodes one after another and side by side, of records
+// of different lengths from both writers, each return their own release exactly,
+// though they inflate into buffers earlier decodes gave back. Run with -race.
+func TestDecodesShareNoBytes(t *testing.T) {
+	_, secrets := newNamespace(t)
+	var want []*release.Release
+	var keys []string
+	for i, chunks := range []int{7, 2, 5, 1} {
+		name := fmt.Sprintf("orig%d", i)
+		rls, k, _ := originalRecord(t, secrets, name, chunks, uint64(20+i))
+		want, keys = append(want, rls), append(keys, k)
+		rls = releaseOfChunks(t, fmt.Sprintf("cv%d", i), 1, release.StatusDeployed, chunks, originalChunkSize, uint64(30+i))
+		mustCreate(t, storage.NewDriver(secrets, testOwner, storage.ChunkedSecretsConfig{ChunkSize: originalChunkSize}), rls)
+		want, keys = append(want, rls), append(keys, key(rls.Name, 1))
+	}
+	d := storage.NewDriver(secrets, testOwner, storage.ChunkedSecretsConfig{ChunkSize: originalChunkSize})
+	for round := range 3 {
+		for i, k := range keys {
+			got, err := d.Get(k)
+			if err != nil {
+				t.Fatalf("round %d: %v", round, err)
+			}
+			mustEqualRelease(t, want[i], got)
+		}
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 4*len(keys))
+	for range 4 {
+		for i, k := range keys {
+			wg.Go(func() {
+				got, err := d.Get(k)
+				switch {
+				case err != nil:
+					errs <- err
+				case got.Manifest != want[i].Manifest || got.Name != want[i].Name:
+					errs <- fmt.Errorf("Get %s returned another release's content", k)
+				}
+			})
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
 }
