@@ -406,23 +406,22 @@ func (c *ChunkedSecrets) decodeRecord(ctx context.Context, idx *corev1.Secret, i
 // in (the chunk stream fetches it first). Every slice but the last is as long as
 // the first, so the record stores at most len(first)*total bytes.
 //
-// A trailer is believed only up to hintCap, and only when it is in proportion to
-// the stored bytes (trustedHint would leave it whole): a record whose JSON is
-// longer than the bound (a bomb, whose trailer holds its length modulo 2^32) or
-// whose trailer lies then costs no more than one without a trailer, a buffer of
-// hintCap and fixed segments up to the bound, where growing towards a claim in
-// steps of four would cost up to twice the bound.
+// A trailer is believed as far as an annotation is (decodePayloadInfo drops a
+// claim past the bound, readAll grows towards it by four times at most), and
+// only when it is in proportion to the stored bytes: where trustedHint would cut
+// an annotation's claim down, a trailer's is dropped. The trailer of a bomb
+// (JSON longer than the bound, its length modulo 2^32) is thus no claim at all,
+// and the bomb costs what it cost without one.
 func recordJSONSize(idx *corev1.Secret, first []byte, total int, cs *chunkStream) sizeClaim {
 	stored := int64(len(first)) * int64(total)
 	if sum, ok := SummaryFromMeta(idx); ok && sum.DecodedBytes > 0 {
 		return fixedSize(trustedHint(sum.DecodedBytes, stored))
 	}
 	return func() int64 {
-		n := cs.trailerSize()
-		if n > hintCap || trustedHint(n, stored) != n {
-			return 0
+		if n := cs.trailerSize(); trustedHint(n, stored) == n {
+			return n
 		}
-		return n
+		return 0
 	}
 }
 
