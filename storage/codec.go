@@ -11,6 +11,7 @@ import (
 	"hash/fnv"
 	"io"
 	"strings"
+	"sync"
 
 	kgzip "github.com/klauspost/compress/gzip"
 	"helm.sh/helm/v3/pkg/release"
@@ -251,7 +252,9 @@ const segmentSize = 4 << 20
 
 // readAll reads r to its end. It reads into one buffer of capacity initial, grown
 // as needed up to the hint (or hintCap): when the hint says how much is coming,
-// growth goes there directly, at most four times the buffer in one step. Past that,
+// growth goes there directly, at most to hintCap or four times the buffer in one
+// step. hint is asked again at each growth, since a claim may arrive while the
+// data does (a gzip trailer in the last chunk); nil or 0 means unknown. Past that,
 // the length is unknown and the payload may be a bomb, so it reads into fixed
 // segments, never past limit bytes in all, and joins them only at the end: a reader
 // that yields more than limit fails (limitedReader does) having cost about limit,
@@ -261,17 +264,21 @@ const segmentSize = 4 << 20
 // garbage collector cannot interrupt, make leaves fresh memory from the OS as it
 // is, already zero: for a payload of tens of MB that clearing took a quarter of a
 // Get's CPU, and stalled the collector besides.
-func readAll(r io.Reader, initial, hint, limit int64) ([]byte, error) {
-	b := make([]byte, 0, min(max(initial, 512), limit))
-	growTo := min(max(hint, hintCap), limit)
+func readAll(r io.Reader, initial int64, hint func() int64, limit int64) ([]byte, error) {
+	b := jsonBuf(min(max(initial, 512), limit), limit)
 	for {
 		if len(b) == cap(b) {
+			var h int64
+			if hint != nil {
+				h = hint()
+			}
+			growTo := min(max(h, hintCap), limit)
 			if int64(cap(b)) >= growTo {
 				break
 			}
 			next := 2 * int64(cap(b))
-			if hint > next {
-				next = min(hint, 4*int64(cap(b)))
+			if h > int64(cap(b)) {
+				next = min(h, max(hintCap, 4*int64(cap(b))))
 			}
 			nb := make([]byte, len(b), min(next, growTo))
 			copy(nb, b)
@@ -317,6 +324,29 @@ func readAll(r io.Reader, initial, hint, limit int64) ([]byte, error) {
 	return out, nil
 }
 
+// jsonBufs holds buffers that decodes inflated JSON into and are done with, for
+// the next decode to inflate into: a Get of a large release otherwise allocates
+// as much again as its JSON, which the collector then clears and collects, each
+// time. Buffers over hintCap are left to the collector.
+var jsonBufs sync.Pool
+
+// jsonBuf returns an empty buffer of capacity at least n and at most limit.
+func jsonBuf(n, limit int64) []byte {
+	if p, ok := jsonBufs.Get().(*[]byte); ok && int64(cap(*p)) >= n && int64(cap(*p)) <= limit {
+		return (*p)[:0]
+	}
+	return make([]byte, 0, n)
+}
+
+// recycleJSON gives back a buffer readAll returned, once nothing refers to it:
+// json.Unmarshal copies what it keeps.
+func recycleJSON(b []byte) {
+	if cap(b) > 0 && cap(b) <= hintCap {
+		b = b[:0]
+		jsonBufs.Put(&b)
+	}
+}
+
 // DecodePayload decompresses and decodes a payload read from r. It reads at most
 // maxDecoded bytes of JSON (DefaultMaxDecodedBytes when maxDecoded <= 0) and returns
 // the release with its custom labels, system labels removed.
@@ -325,21 +355,30 @@ func DecodePayload(r io.Reader, maxDecoded int64) (*release.Release, error) {
 }
 
 // decodePayload is DecodePayload told how long the JSON should be (sizeHint, from
-// the index's summary; 0 when unknown). The whole JSON is decompressed into one
-// buffer and parsed there: with the hint, a buffer of the right size from the start,
-// where a streaming decoder would double its buffer as it fills, copying and clearing
-// about as many bytes again as the payload holds. The bound applies all the same.
+// the index's summary; 0 when unknown).
 func decodePayload(r io.Reader, maxDecoded, sizeHint int64) (*release.Release, error) {
-	rls, _, err := decodePayloadInfo(r, maxDecoded, sizeHint, false)
+	rls, _, err := decodePayloadInfo(r, maxDecoded, fixedSize(sizeHint), false)
 	return rls, err
 }
+
+// A sizeClaim returns the length a record claims for its JSON, bounded by
+// trustedHint, or 0 or less while the length is not known; it may become known
+// while the data arrives (a gzip trailer in the last chunk). The whole JSON is
+// decompressed into one buffer and parsed there: with the length known in time,
+// a buffer of the right size, where a streaming decoder would double its buffer as
+// it fills, copying and clearing about as many bytes again as the payload holds.
+// A claim is not trusted: the bound applies all the same, and a claim that proves
+// wrong costs a copy, not a failure. Nil: no claim.
+type sizeClaim func() int64
+
+func fixedSize(n int64) sizeClaim { return func() int64 { return n } }
 
 // decodePayloadInfo is decodePayload that, with walk, also walks the JSON for the
 // fields Helm 3's types drop (unknownFields). The walk reads the buffer the JSON
 // was parsed from, in place, so a decode that walks holds no more memory than one
 // that does not; it is left to the reads that show a record (DecodeStats), where
 // Helm's own reads through the driver need none of it.
-func decodePayloadInfo(r io.Reader, maxDecoded, sizeHint int64, walk bool) (*release.Release, DecodeInfo, error) {
+func decodePayloadInfo(r io.Reader, maxDecoded int64, claimed sizeClaim, walk bool) (*release.Release, DecodeInfo, error) {
 	var info DecodeInfo
 	if maxDecoded <= 0 {
 		maxDecoded = DefaultMaxDecodedBytes
@@ -354,12 +393,19 @@ func decodePayloadInfo(r io.Reader, maxDecoded, sizeHint int64, walk bool) (*rel
 	}
 	defer zr.Close()
 	// The buffer holds the JSON plus one byte, which tells a payload of exactly
-	// maxDecoded bytes from a longer one; a read that would go past fails.
-	var initial, hint int64
-	if sizeHint > 0 && sizeHint <= maxDecoded {
-		hint = sizeHint + bytes.MinRead
-		initial = min(hint, hintCap)
+	// maxDecoded bytes from a longer one; a read that would go past fails. A
+	// claimed length gets MinRead bytes more, so that the read that meets the end
+	// of the stream finds room without a growth.
+	hint := func() int64 {
+		if claimed == nil {
+			return 0
+		}
+		if n := claimed(); n > 0 && n <= maxDecoded {
+			return n + bytes.MinRead
+		}
+		return 0
 	}
+	initial := min(hint(), hintCap)
 	// Reading to the end also checks the gzip trailer's CRC of the whole stream, so
 	// a truncated or altered stream is caught even where the JSON would parse.
 	js, err := readAll(&limitedReader{r: zr, n: maxDecoded, in: in}, initial, hint, maxDecoded+1)
@@ -369,6 +415,7 @@ func decodePayloadInfo(r io.Reader, maxDecoded, sizeHint int64, walk bool) (*rel
 		}
 		return nil, info, fmt.Errorf("%w: gzip stream is truncated or does not check: %v", ErrCorrupt, err)
 	}
+	defer recycleJSON(js)
 	var p payload
 	if err := json.Unmarshal(js, &p); err != nil {
 		return nil, info, fmt.Errorf("%w: payload does not decode: %v", ErrCorrupt, err)

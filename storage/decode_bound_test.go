@@ -126,7 +126,7 @@ func TestReadAll(t *testing.T) {
 	for _, n := range lengths {
 		for _, hint := range []int64{0, int64(n), int64(n) / 2, 2*int64(n) + 1} {
 			limit := int64(n) + 1
-			got, err := readAll(&limitedReader{r: bytes.NewReader(data[:n]), n: int64(n)}, min(hint, hintCap), hint, limit)
+			got, err := readAll(&limitedReader{r: bytes.NewReader(data[:n]), n: int64(n)}, min(hint, hintCap), fixedSize(hint), limit)
 			if err != nil {
 				t.Fatalf("length %d, hint %d: %v", n, hint, err)
 			}
@@ -134,7 +134,7 @@ func TestReadAll(t *testing.T) {
 				t.Fatalf("length %d, hint %d: read back %d different bytes", n, hint, len(got))
 			}
 			if n > 0 {
-				_, err = readAll(&limitedReader{r: bytes.NewReader(data[:n]), n: int64(n - 1)}, 0, hint, int64(n))
+				_, err = readAll(&limitedReader{r: bytes.NewReader(data[:n]), n: int64(n - 1)}, 0, fixedSize(hint), int64(n))
 				if !errors.Is(err, ErrTooLarge) {
 					t.Fatalf("length %d over a bound of %d: %v, want ErrTooLarge", n, n-1, err)
 				}

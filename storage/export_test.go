@@ -29,7 +29,7 @@ func UnknownFieldsOfPayloadDecoder(js []byte) ([]string, string, error) {
 
 // DecodePayloadInfo is DecodePayload that walks as DecodeStats does (walk) or not.
 func DecodePayloadInfo(r io.Reader, walk bool) (*release.Release, DecodeInfo, error) {
-	return decodePayloadInfo(r, 0, 0, walk)
+	return decodePayloadInfo(r, 0, nil, walk)
 }
 
 // RecordSlices returns the slices and chunk names c's writes store for rls under

@@ -125,7 +125,7 @@ func inflateBounded(gz []byte, limit int64) ([]byte, error) {
 	defer zr.Close()
 	// One byte over the limit tells a stream of exactly limit bytes from a longer
 	// one. Deflate inflates at most about 1032:1, which sizes the first buffer.
-	js, err := readAll(&limitedReader{r: zr, n: limit, in: in}, min(int64(len(gz))*4, hintCap), 0, limit+1)
+	js, err := readAll(&limitedReader{r: zr, n: limit, in: in}, min(int64(len(gz))*4, hintCap), nil, limit+1)
 	if err != nil {
 		if errors.Is(err, ErrTooLarge) {
 			return nil, err

@@ -379,11 +379,7 @@ func (c *ChunkedSecrets) decodeRecord(ctx context.Context, idx *corev1.Secret, i
 	if want != "" {
 		r = io.TeeReader(cs, h)
 	}
-	var hint int64
-	if sum, ok := SummaryFromMeta(idx); ok {
-		hint = trustedHint(sum.DecodedBytes, int64(len(first))*int64(total))
-	}
-	rls, found, err := decodePayloadInfo(r, c.cfg.MaxDecodedBytes, hint, info != nil)
+	rls, found, err := decodePayloadInfo(r, c.cfg.MaxDecodedBytes, recordJSONSize(idx, first, total, cs), info != nil)
 	if err != nil {
 		if cs.err != nil {
 			return nil, 0, nil, cs.err
@@ -406,6 +402,31 @@ func (c *ChunkedSecrets) decodeRecord(ctx context.Context, idx *corev1.Secret, i
 		*info = found
 	}
 	return rls, cs.n, refs.list, nil
+}
+
+// recordJSONSize returns the length the record idx indexes claims for its JSON:
+// chunkview's summary annotation says it when the writer set one; otherwise the
+// gzip trailer, which every writer's stream ends with, does once the last slice is
+// in (the chunk stream fetches it first). Every slice but the last is as long as
+// the first, so the record stores at most len(first)*total bytes.
+//
+// A trailer is believed as far as an annotation is (decodePayloadInfo drops a
+// claim past the bound, readAll grows towards it by four times at most), and
+// only when it is in proportion to the stored bytes: where trustedHint would cut
+// an annotation's claim down, a trailer's is dropped. The trailer of a bomb
+// (JSON longer than the bound, its length modulo 2^32) is thus no claim at all,
+// and the bomb costs what it cost without one.
+func recordJSONSize(idx *corev1.Secret, first []byte, total int, cs *chunkStream) sizeClaim {
+	stored := int64(len(first)) * int64(total)
+	if sum, ok := SummaryFromMeta(idx); ok && sum.DecodedBytes > 0 {
+		return fixedSize(trustedHint(sum.DecodedBytes, stored))
+	}
+	return func() int64 {
+		if n := cs.trailerSize(); trustedHint(n, stored) == n {
+			return n
+		}
+		return 0
+	}
 }
 
 // fetchChunk reads and checks chunk i (0-based among the extra chunks) of idx.

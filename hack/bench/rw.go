@@ -52,14 +52,19 @@ type opSummary struct {
 type rwResult struct {
 	Chunks    int
 	GzipBytes int
-	Get       [2]opSummary // chunkview, original
-	Create    [2]opSummary
-	Update    [2]opSummary
-	// CreateRatios and UpdateRatios are chunkview's time over the original's, one
-	// per write run: the two drivers write in turns, so each ratio compares
-	// operations made under the same load.
-	CreateRatios []float64
-	UpdateRatios []float64
+	Get       [2]opSummary // chunkview, original; of a record chunkview wrote
+	// GetOrig is Get of a record the original driver wrote, which carries none of
+	// chunkview's annotations (its size hint among them).
+	GetOrig [2]opSummary
+	Create  [2]opSummary
+	Update  [2]opSummary
+	// GetRatios, GetOrigRatios, CreateRatios and UpdateRatios are chunkview's time
+	// over the original's, one per run: the two drivers run in turns, so each
+	// ratio compares operations made under the same load.
+	GetRatios     []float64
+	GetOrigRatios []float64
+	CreateRatios  []float64
+	UpdateRatios  []float64
 }
 
 // countedDriver is a driver over a connection with its own request counter.
@@ -186,10 +191,26 @@ func runReadWrite(ctx context.Context, bc *benchCluster, runs int) (*rwResult, e
 	if err := cvGet.d.Create(getKey, rls); err != nil {
 		return nil, fmt.Errorf("store the large release: %w", err)
 	}
-	// Reading: the same record, written by chunkview, read by both drivers in turn,
-	// the order swapped every run; more runs than elsewhere, since one Get is short
-	// and the machine is shared.
-	gets := [2]*opRuns{{label: cvGet.label}, {label: hopGet.label}}
+	// The same release as the next revision, written by the original driver.
+	origRls := *rls
+	origRls.Version = rls.Version + 1
+	origKey := storage.RecordKey(origRls.Name, origRls.Version)
+	if err := hopGet.d.Create(origKey, &origRls); err != nil {
+		return nil, fmt.Errorf("store the large release with the original driver: %w", err)
+	}
+	// Reading: each record, the one chunkview wrote and the one the original wrote,
+	// read by both drivers in turn, the order swapped every run; more runs than
+	// elsewhere, since one Get is short and the machine is shared.
+	type getCase struct {
+		key     string
+		runs    [2]*opRuns
+		ratios  *[]float64
+		summary *[2]opSummary
+	}
+	cases := []getCase{
+		{getKey, [2]*opRuns{{label: cvGet.label}, {label: hopGet.label}}, &res.GetRatios, &res.Get},
+		{origKey, [2]*opRuns{{label: cvGet.label + " (written by the original)"}, {label: hopGet.label + " (written by the original)"}}, &res.GetOrigRatios, &res.GetOrig},
+	}
 	getRuns := max(3*runs, 9)
 	srv := serverProcs()
 	for run := range getRuns + 1 {
@@ -197,27 +218,36 @@ func runReadWrite(ctx context.Context, bc *benchCluster, runs int) (*rwResult, e
 		if run%2 == 1 {
 			order = []int{1, 0}
 		}
-		for _, i := range order {
-			d := []*countedDriver{cvGet, hopGet}[i]
-			fmt.Fprintf(os.Stderr, "read-write: %s, run %d of %d\n", d.label, run+1, getRuns+1)
-			cpu0 := srv.cpu()
-			w, n, b, a, err := d.timeOp(func() error {
-				got, err := d.d.Get(getKey)
-				if err == nil && got.Manifest != rls.Manifest {
-					err = fmt.Errorf("%s returned another release", d.label)
+		for _, gc := range cases {
+			var walls [2]time.Duration
+			for _, i := range order {
+				d := []*countedDriver{cvGet, hopGet}[i]
+				fmt.Fprintf(os.Stderr, "read-write: %s, run %d of %d\n", gc.runs[i].label, run+1, getRuns+1)
+				cpu0 := srv.cpu()
+				w, n, b, a, err := d.timeOp(func() error {
+					got, err := d.d.Get(gc.key)
+					if err == nil && got.Manifest != rls.Manifest {
+						err = fmt.Errorf("%s returned another release", d.label)
+					}
+					return err
+				})
+				if err != nil {
+					return nil, err
 				}
-				return err
-			})
-			if err != nil {
-				return nil, err
+				walls[i] = w
+				if run > 0 { // the first run warms connections and caches
+					gc.runs[i].add(w, n, b, a)
+					gc.runs[i].addCPU(srv.cpu().minus(cpu0))
+				}
 			}
-			if run > 0 { // the first run warms connections and caches
-				gets[i].add(w, n, b, a)
-				gets[i].addCPU(srv.cpu().minus(cpu0))
+			if run > 0 {
+				*gc.ratios = append(*gc.ratios, float64(walls[0])/float64(walls[1]))
 			}
 		}
 	}
-	res.Get = [2]opSummary{gets[0].summary(), gets[1].summary()}
+	for _, gc := range cases {
+		*gc.summary = [2]opSummary{gc.runs[0].summary(), gc.runs[1].summary()}
+	}
 
 	// Writing: each driver creates a revision, then updates it to superseded, as Helm
 	// does to the previous revision on every upgrade.
