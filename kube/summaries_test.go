@@ -61,7 +61,8 @@ func TestFillSummariesPeeksIndexes(t *testing.T) {
 
 	// The truth, from full decodes by another client.
 	truth := map[string]kube.RevisionRow{}
-	other := connect(t, adminKubeconfig(t, ""), []string{"-n", ns, "--owner", owner}, nil)
+	otherStats := &kube.Stats{}
+	other := connect(t, adminKubeconfig(t, ""), []string{"-n", ns, "--owner", owner}, func(o *kube.Options) { o.Stats = otherStats })
 	for _, r := range rows {
 		det, err := other.Details(ctx, r.Latest)
 		if err != nil || !det.Row.Known {
@@ -112,8 +113,11 @@ func TestFillSummariesPeeksIndexes(t *testing.T) {
 	if want := truth["late"].Summary.Chunks - 1; chunks != want {
 		t.Errorf("FillSummaries fetched %d chunk Secrets, want the %d of the record whose chart lies past its index", chunks, want)
 	}
-	t.Logf("FillSummaries over %d rows: %d requests (%d chunk GETs, all the fallback's), %d response bytes for %d stored bytes (%.1f%%)",
-		len(rows), len(wire.Requests()), chunks, got, stored, 100*float64(got)/float64(stored))
+	t.Logf("FillSummaries over %d rows: %d requests (%d chunk GETs, all the fallback's), %d response bytes for %d stored bytes (%.1f%%); decoding each: %d requests, %d bytes",
+		len(rows), len(wire.Requests()), chunks, got, stored, 100*float64(got)/float64(stored), otherStats.Total(), otherStats.BytesReceived())
+	if got >= otherStats.BytesReceived() {
+		t.Errorf("FillSummaries received %d bytes, no fewer than decoding every row (%d)", got, otherStats.BytesReceived())
+	}
 
 	for name, r := range byName {
 		want := truth[name].Summary
