@@ -137,3 +137,27 @@ func TestLsNearLimitPeeked(t *testing.T) {
 		t.Errorf("--near-limit over its bound: listed %v, %d requests (want %d, as without it)", ok, reqs, plain)
 	}
 }
+
+// TestLsNarrowsPeekedAcrossStorageNamespace: -n across a storage namespace picks
+// releases by their own namespace, which a peek does not reveal: ls decodes
+// those rows, and lists only the namespace's; -A peeks, and shows the storage
+// namespace for a release namespace it did not read.
+func TestLsNarrowsPeekedAcrossStorageNamespace(t *testing.T) {
+	e := newEnv(t)
+	e.noNamespace = true
+	for _, n := range []string{"one", "two"} {
+		rel := &release.Release{Name: n, Namespace: "ns-" + n, Version: 1, Chart: testChart(), Manifest: "---\n# " + noise(n, 2*testChunkSize),
+			Info: &release.Info{Status: release.StatusDeployed, Description: "Install complete"}}
+		if err := driverFor(byPlugins, e.ns).Create(storage.RecordKey(n, 1), rel); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, _ := e.lsJSON("--storage-namespace", e.ns, "-n", "ns-one")
+	if it, ok := got["one"]; len(got) != 1 || !ok || it.Namespace != "ns-one" || it.StoredBytes <= 0 || it.StoredBytesAtMost != 0 {
+		t.Errorf("ls -n ns-one across storage namespace %s: %+v", e.ns, got)
+	}
+	got, _ = e.lsJSON("--storage-namespace", e.ns, "-A")
+	if len(got) != 2 || got["two"].Namespace != e.ns || got["two"].Chart != "greeter" || got["two"].StoredBytes != 0 || got["two"].StoredBytesAtMost <= 0 {
+		t.Errorf("ls -A across storage namespace %s: %+v", e.ns, got)
+	}
+}
