@@ -48,6 +48,11 @@ type ReleaseItem struct {
 	// chunked (0: no limit set). Fill is StoredBytes / LimitBytes.
 	LimitBytes int64   `json:"limitBytes"`
 	Fill       float64 `json:"fill"`
+	// StoredBytesAtMost bounds StoredBytes when that is not known (0): the
+	// latest revision, written by another tool, was read from its index Secret
+	// alone, whose slice is L bytes of its n chunks' n×L at most; it takes
+	// more than (n-1)×L. Fill stays 0 then: it is not known either.
+	StoredBytesAtMost int64 `json:"storedBytesAtMost,omitempty"`
 	// ApplyMethod is Helm 4's apply_method of the latest revision, if any.
 	ApplyMethod string `json:"applyMethod,omitempty"`
 	// UnknownFields are fields of the latest revision Helm 3 does not know.
@@ -89,6 +94,9 @@ func releaseItem(rr kube.ReleaseRow) ReleaseItem {
 		}
 		it.Chart, it.ChartVersion, it.AppVersion = s.Chart, s.ChartVersion, s.AppVersion
 		it.Chunks, it.StoredBytes = s.Chunks, s.StoredBytes
+		if s.StoredBytes <= 0 {
+			it.StoredBytesAtMost = r.StoredAtMost
+		}
 	}
 	return it
 }
@@ -134,13 +142,23 @@ func (o *lsOptions) Run(ctx context.Context, r *run) error {
 	for i := range rows {
 		todo = append(todo, &rows[i].Latest)
 	}
-	if err := c.FillDetails(ctx, todo); err != nil {
+	cfg := c.Config()
+	// The rows of other tools' records get their chart and versions from their
+	// index Secrets alone. -n across a storage namespace picks releases by their
+	// own namespace, which only a decode reveals: those rows are decoded.
+	fill := c.FillSummaries
+	if !cfg.AllNamespaces && cfg.Namespace != "" && cfg.StorageNamespace != "" {
+		fill = c.FillDetails
+	}
+	if err := fill(ctx, todo); err != nil {
 		fmt.Fprintf(r.stderr, "Warning: some releases could not be decoded, their chart and size are not shown: %s\n", message(err))
+	}
+	if err := o.sizeNearLimit(ctx, c, todo); err != nil {
+		fmt.Fprintf(r.stderr, "Warning: some releases could not be decoded to tell their size; they are listed: %s\n", message(err))
 	}
 	if err := c.CheckHealth(ctx, todo); err != nil {
 		fmt.Fprintf(r.stderr, "Warning: the chunk Secrets of some releases could not be checked (marked unchecked): %s\n", message(err))
 	}
-	cfg := c.Config()
 	if strings.HasPrefix(cfg.DriversFrom, "HELM_DRIVER") {
 		// HELM_DRIVER is set for helm; its narrowing here is easy to miss.
 		fmt.Fprintf(r.stderr, "Note: %s\n", c.NarrowedNote())
@@ -149,11 +167,11 @@ func (o *lsOptions) Run(ctx context.Context, r *run) error {
 	for _, rr := range rows {
 		it := releaseItem(rr)
 		// -n narrows by the release's own namespace, which records of
-		// other tools reveal only once decoded.
-		if !cfg.AllNamespaces && cfg.Namespace != "" && rr.Latest.Known && it.Namespace != cfg.Namespace {
+		// other tools reveal only once decoded (not when peeked).
+		if !cfg.AllNamespaces && cfg.Namespace != "" && rr.Latest.Known && !rr.Latest.Peeked && it.Namespace != cfg.Namespace {
 			continue
 		}
-		if o.nearLimit > 0 && it.Fill*100 < o.nearLimit {
+		if o.nearLimit > 0 && rr.Latest.FillAtMost()*100 < o.nearLimit {
 			continue
 		}
 		out.Releases = append(out.Releases, it)
@@ -191,6 +209,23 @@ func (o *lsOptions) Run(ctx context.Context, r *run) error {
 	return nil
 }
 
+// sizeNearLimit decodes, for --near-limit, the rows whose size is not known but
+// whose bound (RevisionRow.StoredAtMost) reaches the threshold: so that the
+// filter decides on their real size. A row whose bound stays under it is
+// certainly under it; a row that cannot be decoded is kept, by its bound.
+func (o *lsOptions) sizeNearLimit(ctx context.Context, c *kube.Client, rows []*kube.RevisionRow) error {
+	if o.nearLimit <= 0 {
+		return nil
+	}
+	var near []*kube.RevisionRow
+	for _, r := range rows {
+		if r.Peeked && r.Fill() == 0 && r.FillAtMost()*100 >= o.nearLimit {
+			near = append(near, r)
+		}
+	}
+	return c.FillDetails(ctx, near)
+}
+
 func (r *run) lsCommand() *cobra.Command {
 	o := &lsOptions{}
 	cmd := &cobra.Command{
@@ -199,9 +234,11 @@ func (r *run) lsCommand() *cobra.Command {
 		Short:   "List releases: one row per release with its latest revision",
 		Long: `List releases, one row per release with its latest revision.
 
-The listing reads Secret metadata only; revisions stored without chunkview's summary
-annotations (written by another tool) are decoded to fill in chart, versions and
-sizes. One more metadata list checks that the chunk Secrets of every latest
+The listing reads Secret metadata only; for revisions stored without chunkview's
+summary annotations (written by another tool) it reads the index Secret, whose first
+slice holds the chart and versions: their SIZE and FILL show '-' (not known without
+reading every chunk; -o json gives storedBytesAtMost), unless they fit in one Secret.
+--near-limit decodes those that may be near the limit. One more metadata list checks that the chunk Secrets of every latest
 revision are there. HEALTH says what was found: ok, broken (cannot be decoded, or
 chunk Secrets missing; listed anyway), writing (another writer is storing it right
 now) or unchecked (with the reason in -o json). verify decodes every chunk.`,

@@ -59,7 +59,10 @@ func TestLsEveryStore(t *testing.T) {
 	}
 	for name, want := range map[string]string{"chunky": "chunked", "web": "secret", "ingress": "configmap"} {
 		it := got[name]
-		if it.Driver != want || it.Chart != "greeter" || it.StoredBytes <= 0 || it.LimitBytes <= 0 && want != "chunked" {
+		// The original driver's chunked record is read from its index alone:
+		// its size is bounded, not known.
+		sized := it.StoredBytes > 0 || want == "chunked" && it.StoredBytesAtMost > 0
+		if it.Driver != want || it.Chart != "greeter" || !sized || it.LimitBytes <= 0 && want != "chunked" {
 			t.Errorf("%s = %+v, want driver %s with chart and size", name, it, want)
 		}
 	}

@@ -110,11 +110,16 @@ func (rd *reader) read(ctx context.Context, s store, row RevisionRow) (*Details,
 		return nil, err
 	}
 	if keep {
-		k := row
-		k.ResourceVersion = d.Row.ResourceVersion
-		rd.cache.add(cacheKey(k), d)
+		rd.keep(row, d)
 	}
 	return d, nil
+}
+
+// keep caches d, decoded for row, by the resourceVersion it was decoded at.
+func (rd *reader) keep(row RevisionRow, d *Details) {
+	k := row
+	k.ResourceVersion = d.Row.ResourceVersion
+	rd.cache.add(cacheKey(k), d)
 }
 
 // Details decodes one revision and caches the result by resourceVersion, so asking
@@ -140,36 +145,15 @@ func (c *Client) Prefetch(ctx context.Context, rows ...RevisionRow) error {
 	return errors.Join(errs...)
 }
 
-// FillDetails decodes the rows that lack a summary, a few at a time, and updates
-// them in place. A broken revision is marked in its row and does not fail the rest.
+// FillDetails decodes the rows that lack a summary, or whose summary was only
+// peeked (see FillSummaries), a few at a time, and updates them in place. A
+// broken revision is marked in its row and does not fail the rest.
 func (c *Client) FillDetails(ctx context.Context, rows []*RevisionRow) error {
-	var (
-		wg   sync.WaitGroup
-		sem  = make(chan struct{}, 4)
-		mu   sync.Mutex
-		errs []error
-	)
-	for _, r := range rows {
-		if r.Known || r.Broken {
-			continue
+	return c.fillEach(rows, func(r *RevisionRow) bool { return (!r.Known || r.Peeked) && !r.Broken }, func(r RevisionRow) (RevisionRow, error) {
+		d, err := c.Details(ctx, r)
+		if err != nil {
+			return r, err
 		}
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			d, err := c.Details(ctx, *r)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				errs = append(errs, err)
-				return
-			}
-			r.Summary, r.Known, r.Broken, r.Problem = d.Row.Summary, d.Row.Known, d.Row.Broken, d.Row.Problem
-			r.Checked, r.Written = d.Row.Checked, d.Row.Written
-			c.judge(r)
-		}()
-	}
-	wg.Wait()
-	return errors.Join(errs...)
+		return filledFrom(r, d.Row), nil
+	})
 }

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"sort"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
@@ -149,13 +150,20 @@ func (s chunkedStore) details(ctx context.Context, row RevisionRow) (*Details, b
 		d.Row.Broken, d.Row.Problem = true, err.Error()
 		return d, false, nil
 	}
+	return s.decode(ctx, drv, row, idx)
+}
+
+// decode is details from an index Secret already read.
+func (s chunkedStore) decode(ctx context.Context, drv *storage.ChunkedSecrets, row RevisionRow, idx *corev1.Secret) (*Details, bool, error) {
+	c := s.c
 	d := &Details{Row: row}
 	d.Row.ResourceVersion, d.Row.Written = idx.ResourceVersion, writtenAt(idx)
 	d.Row.Checked, d.Row.Writing, d.Row.Unchecked = false, false, ""
+	d.Row.Peeked, d.Row.StoredAtMost = false, 0
 	rls, sum, info, err := drv.DecodeStats(ctx, idx)
 	switch {
 	case err == nil:
-		if d.Row.Known {
+		if d.Row.Known && !row.Peeked {
 			// Keep the recorded sizes; fill what the payload adds.
 			sum.StoredBytes, sum.DecodedBytes, sum.PayloadSHA256 = d.Row.Summary.StoredBytes, d.Row.Summary.DecodedBytes, d.Row.Summary.PayloadSHA256
 		}

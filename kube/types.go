@@ -32,6 +32,16 @@ type RevisionRow struct {
 	Summary storage.Summary `json:"summary"`
 	// Known reports whether Summary has been filled (from annotations or a decode).
 	Known bool `json:"known"`
+	// Peeked is set when Summary was read from the index Secret's own slice alone
+	// (see Client.FillSummaries), not decoded: its chart, versions, description,
+	// deploy time and chunk count are known; its release namespace and
+	// DecodedBytes are not (left empty), nor StoredBytes unless the record is
+	// one chunk. StoredAtMost bounds StoredBytes then.
+	Peeked bool `json:"peeked,omitempty"`
+	// StoredAtMost is, for a Peeked row of n > 1 chunks whose index slice is L
+	// bytes, n×L: every slice but the last is L bytes, so the record takes more
+	// than (n-1)×L and at most n×L bytes. 0 otherwise.
+	StoredAtMost int64 `json:"storedAtMost,omitempty"`
 	// Broken is set when the revision could not be decoded or misses chunk
 	// Secrets; Problem says why.
 	Broken  bool   `json:"broken,omitempty"`
@@ -82,6 +92,15 @@ func (r RevisionRow) Fill() float64 {
 		return 0
 	}
 	return float64(r.Summary.StoredBytes) / float64(r.LimitBytes)
+}
+
+// FillAtMost is the most of its store's limit the revision may take: Fill when
+// its size is known, else the share StoredAtMost takes (0 when neither is).
+func (r RevisionRow) FillAtMost() float64 {
+	if f := r.Fill(); f > 0 || r.StoredAtMost <= 0 || r.LimitBytes <= 0 {
+		return f
+	}
+	return float64(r.StoredAtMost) / float64(r.LimitBytes)
 }
 
 // ReleaseRow is one release: its latest revision and how many revisions are stored.

@@ -21,7 +21,7 @@ func (s *historyScreen) fill() tea.Cmd {
 			continue
 		}
 		s.inflight[id] = true
-		cmds = append(cmds, fillRow(s.ctx, s.client, r))
+		cmds = append(cmds, fillRow(s.ctx, s.client, r, false))
 	}
 	return tea.Batch(cmds...)
 }
@@ -65,7 +65,7 @@ func (s *historyScreen) recheck(msg recheckMsg) tea.Cmd {
 	for _, r := range s.rows {
 		if msg.matches(r) && r.Writing && !s.inflight[rowID(r)] {
 			s.inflight[rowID(r)] = true
-			return fillRow(s.ctx, s.client, r)
+			return fillRow(s.ctx, s.client, r, false)
 		}
 	}
 	return nil

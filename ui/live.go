@@ -248,4 +248,5 @@ func (s *historyScreen) applyLive(ev kube.WatchEvent) tea.Cmd {
 func keepSummary(r *kube.RevisionRow, old kube.RevisionRow) {
 	r.Summary, r.Known, r.Updated = old.Summary, true, old.Updated
 	r.ApplyMethod, r.UnknownFields = old.ApplyMethod, old.UnknownFields
+	r.Peeked, r.StoredAtMost = old.Peeked, old.StoredAtMost
 }

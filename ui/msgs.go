@@ -77,17 +77,26 @@ func (m rowDetailsMsg) answered() kube.RevisionRow {
 }
 
 // fillRow fills in what the listing could not tell about one row: rows without a
-// summary are decoded (FillDetails); rows with one are checked for missing chunks
-// from metadata, which costs one small list.
-func fillRow(ctx context.Context, c *kube.Client, row kube.RevisionRow) tea.Cmd {
+// summary are decoded (FillDetails), or, with peek, get one from their index
+// Secret (FillSummaries: chart and versions without sizes, decoding only when the
+// index's slice does not hold them); rows with one are checked for missing
+// chunks from metadata, which costs one small list. The release list peeks; the
+// history, whose trend needs every revision's size, decodes.
+func fillRow(ctx context.Context, c *kube.Client, row kube.RevisionRow, peek bool) tea.Cmd {
 	return func() tea.Msg {
 		msg := rowDetailsMsg{driver: row.Driver, ns: row.StorageNamespace, key: row.Key, rv: row.ResourceVersion}
 		r := row
 		// A row being written is checked afresh.
 		r.Writing, r.Unchecked = false, ""
+		fill := c.FillDetails
+		if peek {
+			fill = c.FillSummaries
+		}
 		if !r.Known {
-			msg.err = c.FillDetails(ctx, []*kube.RevisionRow{&r})
-		} else {
+			msg.err = fill(ctx, []*kube.RevisionRow{&r})
+		}
+		if msg.err == nil && r.Known && !r.Checked && !r.Broken && !r.Writing {
+			// A summary peeked from the index: its chunks were not read.
 			r, msg.err = c.CheckChunks(ctx, r)
 		}
 		msg.row = r

@@ -209,7 +209,7 @@ func (s *releasesScreen) update(msg tea.Msg) tea.Cmd {
 			l := it.row.Latest
 			if msg.matches(l) && l.Writing && !s.inflight[it.id()] {
 				s.inflight[it.id()] = true
-				return fillRow(s.ctx, s.client, l)
+				return fillRow(s.ctx, s.client, l, true)
 			}
 		}
 		return nil
@@ -376,7 +376,7 @@ func (s *releasesScreen) fillVisible() tea.Cmd {
 			continue
 		}
 		s.inflight[it.id()] = true
-		cmds = append(cmds, fillRow(s.ctx, s.client, l))
+		cmds = append(cmds, fillRow(s.ctx, s.client, l, true))
 	}
 	return tea.Batch(cmds...)
 }

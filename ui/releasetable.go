@@ -232,7 +232,7 @@ func (s *releasesScreen) tableView() string {
 			"APP":        plain(knownOr(l, l.Summary.AppVersion)),
 			"AGE":        plain(age(s.now(), l.Updated)),
 			"CHUNKS":     plain(knownOr(l, itoa(l.Summary.Chunks))),
-			"SIZE":       plain(knownOr(l, size(l.Summary.StoredBytes))),
+			"SIZE":       plain(sizeText(l)),
 			"LARGEST":    st.shareCell(largest, ok, shareWidth),
 			"STORE":      plain(kube.DriverLabel(storeOf(l.Driver))),
 			"FILL":       st.fillCell(l, fillWidth),

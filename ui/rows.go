@@ -63,6 +63,16 @@ func knownOr(row kube.RevisionRow, s string) string {
 	return "…"
 }
 
+// sizeText is a row's SIZE: what its revision takes in its store, "-" when its
+// summary was peeked from its index (kube.FillSummaries) and it spans chunks,
+// whose size only a decode tells, or a placeholder while it is not known yet.
+func sizeText(row kube.RevisionRow) string {
+	if row.Known && row.Peeked && row.Summary.StoredBytes <= 0 {
+		return "-"
+	}
+	return knownOr(row, size(row.Summary.StoredBytes))
+}
+
 // releaseNamespace is where a release's resources live: from its summary, else
 // where its records are.
 func releaseNamespace(row kube.RevisionRow) string {

@@ -1,0 +1,163 @@
+package cli_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"helm.sh/helm/v3/pkg/release"
+
+	"github.com/chunkview/chunkview/cli"
+	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/storage"
+)
+
+// lsJSON runs ls -o json with args and returns its releases by name and the
+// requests it sent.
+func (e *env) lsJSON(args ...string) (map[string]cli.ReleaseItem, int) {
+	e.t.Helper()
+	stats := &kube.Stats{}
+	r := e.runApp(&cli.App{Stats: stats}, "", append([]string{"ls", "-o", "json"}, args...)...)
+	mustCode(e.t, r, 0)
+	var out cli.Releases
+	decode(e.t, r, &out)
+	m := map[string]cli.ReleaseItem{}
+	for _, it := range out.Releases {
+		m[it.Name] = it
+	}
+	return m, stats.Total()
+}
+
+// TestLsPeeksOriginalIndexes: ls over releases helm-operator-plugins wrote reads
+// each one's index Secret, one request per release beyond what it costs over the
+// same releases written by chunkview, and shows their chart, versions and status
+// from it; multi-chunk ones show their size as not known ('-', a bound in JSON)
+// and are checked from metadata. A release whose chart lies past its index's
+// slice is decoded and shown whole.
+func TestLsPeeksOriginalIndexes(t *testing.T) {
+	orig, own := newEnv(t), newEnv(t)
+	names := []string{"alpha", "beta", "gamma"}
+	for _, n := range names {
+		orig.install(byPlugins, n, 2)
+		own.install(byChunkview, n, 2)
+	}
+	base, baseReqs := own.lsJSON()
+	got, reqs := orig.lsJSON()
+	t.Logf("ls -o json over %d releases: %d requests over the original driver's records, %d over chunkview's", len(names), reqs, baseReqs)
+	if reqs != baseReqs+len(names) {
+		t.Errorf("ls over the original driver's records sent %d requests, want %d: one GET of an index per release beyond the %d over chunkview's", reqs, baseReqs+len(names), baseReqs)
+	}
+	for _, n := range names {
+		it, b := got[n], base[n]
+		if it.Chart != "greeter" || it.ChartVersion != "1.2.3" || it.AppVersion != "4.5.6" || it.Status != "deployed" || it.Revision != 2 || it.Revisions != 2 {
+			t.Errorf("%s: %+v", n, it)
+		}
+		if it.Chunks < 2 || it.Chunks != b.Chunks {
+			t.Errorf("%s: %d chunks, chunkview's copy %d: want the same, more than one", n, it.Chunks, b.Chunks)
+		}
+		if it.StoredBytes != 0 || it.Fill != 0 || it.StoredBytesAtMost != int64(it.Chunks)*testChunkSize {
+			t.Errorf("%s: storedBytes %d fill %g storedBytesAtMost %d; want 0, 0 and %d chunks of %d", n, it.StoredBytes, it.Fill, it.StoredBytesAtMost, it.Chunks, testChunkSize)
+		}
+		if !it.Checked || it.Broken || it.Namespace != orig.ns {
+			t.Errorf("%s: checked %v broken %v namespace %q (%s)", n, it.Checked, it.Broken, it.Namespace, it.Unchecked)
+		}
+		if b.StoredBytes <= 0 || b.StoredBytesAtMost != 0 {
+			t.Errorf("%s by chunkview: storedBytes %d storedBytesAtMost %d", n, b.StoredBytes, b.StoredBytesAtMost)
+		}
+	}
+	r := orig.run("ls")
+	mustCode(t, r, 0)
+	for _, line := range strings.Split(r.stdout, "\n")[1:] {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		// ... CHART APP VERSION UPDATED CHUNKS SIZE FILL REVISIONS HEALTH
+		if f[5] != "greeter-1.2.3" || f[6] != "4.5.6" || f[9] != "-" || f[10] != "-" || f[12] != "ok" {
+			t.Errorf("ls row %q: want chart greeter-1.2.3, app 4.5.6, SIZE and FILL '-', HEALTH ok", line)
+		}
+	}
+	if strings.Contains(r.stderr, "Warning") {
+		t.Errorf("ls warns:\n%s", r)
+	}
+
+	// Notes, before the chart in a release's encoding, push its metadata past
+	// the first slice: that record is decoded, and shown with its size.
+	rel := &release.Release{Name: "late", Namespace: orig.ns, Version: 1, Chart: testChart(), Manifest: "---\n",
+		Info: &release.Info{Status: release.StatusDeployed, Description: "Install complete", Notes: noise("late-notes", 3*testChunkSize)}}
+	if err := driverFor(byPlugins, orig.ns).Create(storage.RecordKey("late", 1), rel); err != nil {
+		t.Fatal(err)
+	}
+	got, reqs2 := orig.lsJSON()
+	it := got["late"]
+	if it.Chart != "greeter" || it.ChartVersion != "1.2.3" || it.AppVersion != "4.5.6" || it.Chunks < 3 || it.StoredBytes <= int64(it.Chunks-1)*testChunkSize || it.StoredBytesAtMost != 0 || !it.Checked {
+		t.Errorf("late, its chart past its index: %+v", it)
+	}
+	if reqs2 < reqs+1+it.Chunks-1 {
+		t.Errorf("ls with late: %d requests, want at least %d: its index and its %d chunks", reqs2, reqs+it.Chunks, it.Chunks-1)
+	}
+}
+
+// TestLsNearLimitPeeked: --near-limit decides on a real size, not the bound a
+// peek gives: a release whose bound reaches the threshold is decoded, and listed
+// only when its size does.
+func TestLsNearLimitPeeked(t *testing.T) {
+	e := newEnv(t)
+	e.install(byPlugins, "big", 1)
+	limit := []string{"--chunk-size", fmt.Sprint(testChunkSize), "--max-write-chunks", "10"}
+	peeked, plain := e.lsJSON(limit...)
+	p := peeked["big"]
+	var h cli.History
+	r := e.run("history", "big", "-o", "json")
+	mustCode(t, r, 0)
+	decode(t, r, &h)
+	real := h.Revisions[len(h.Revisions)-1].StoredBytes
+	const lim = 10 * testChunkSize
+	if p.LimitBytes != lim || p.StoredBytes != 0 || real <= 0 || p.StoredBytesAtMost <= real {
+		t.Fatalf("fixture: limit %d, stored %d, bound %d, real size %d", p.LimitBytes, p.StoredBytes, p.StoredBytesAtMost, real)
+	}
+	pct := func(n int64) float64 { return 100 * float64(n) / lim }
+
+	// At or under its real fill: listed, decoded, with its size.
+	got, reqs := e.lsJSON(append(limit, fmt.Sprintf("--near-limit=%.4f", pct(real)-0.01))...)
+	if it, ok := got["big"]; !ok || it.StoredBytes != real || it.Fill*100 < pct(real)-0.01 || it.StoredBytesAtMost != 0 {
+		t.Errorf("--near-limit under its fill: %+v (listed %v), want storedBytes %d", it, ok, real)
+	}
+	if reqs <= plain {
+		t.Errorf("--near-limit under its fill: %d requests, no more than without it (%d): not decoded", reqs, plain)
+	}
+	// Between its real fill and its bound's: decoded, and not listed.
+	got, _ = e.lsJSON(append(limit, fmt.Sprintf("--near-limit=%.4f", pct((real+p.StoredBytesAtMost)/2)))...)
+	if _, ok := got["big"]; ok {
+		t.Errorf("--near-limit between its fill (%.1f%%) and its bound's (%.1f%%) lists it", pct(real), pct(p.StoredBytesAtMost))
+	}
+	// Over its bound: not listed, nor decoded.
+	got, reqs = e.lsJSON(append(limit, fmt.Sprintf("--near-limit=%.4f", pct(p.StoredBytesAtMost)+0.01))...)
+	if _, ok := got["big"]; ok || reqs != plain {
+		t.Errorf("--near-limit over its bound: listed %v, %d requests (want %d, as without it)", ok, reqs, plain)
+	}
+}
+
+// TestLsNarrowsPeekedAcrossStorageNamespace: -n across a storage namespace picks
+// releases by their own namespace, which a peek does not reveal: ls decodes
+// those rows, and lists only the namespace's; -A peeks, and shows the storage
+// namespace for a release namespace it did not read.
+func TestLsNarrowsPeekedAcrossStorageNamespace(t *testing.T) {
+	e := newEnv(t)
+	e.noNamespace = true
+	for _, n := range []string{"one", "two"} {
+		rel := &release.Release{Name: n, Namespace: "ns-" + n, Version: 1, Chart: testChart(), Manifest: "---\n# " + noise(n, 2*testChunkSize),
+			Info: &release.Info{Status: release.StatusDeployed, Description: "Install complete"}}
+		if err := driverFor(byPlugins, e.ns).Create(storage.RecordKey(n, 1), rel); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, _ := e.lsJSON("--storage-namespace", e.ns, "-n", "ns-one")
+	if it, ok := got["one"]; len(got) != 1 || !ok || it.Namespace != "ns-one" || it.StoredBytes <= 0 || it.StoredBytesAtMost != 0 {
+		t.Errorf("ls -n ns-one across storage namespace %s: %+v", e.ns, got)
+	}
+	got, _ = e.lsJSON("--storage-namespace", e.ns, "-A")
+	if len(got) != 2 || got["two"].Namespace != e.ns || got["two"].Chart != "greeter" || got["two"].StoredBytes != 0 || got["two"].StoredBytesAtMost <= 0 {
+		t.Errorf("ls -A across storage namespace %s: %+v", e.ns, got)
+	}
+}

@@ -1,0 +1,131 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"helm.sh/helm/v3/pkg/storage/driver"
+
+	"github.com/chunkview/chunkview/storage"
+)
+
+// FillSummaries fills in place the listing rows that lack a summary, a few at a
+// time: what a release list shows of them. A chunked row's index Secret is read,
+// one request, and its summary taken from the index's own slice
+// (storage.PeekSummary) without fetching a chunk Secret; only a record whose
+// chart metadata lies past that slice is decoded in full, from the index already
+// read. A peeked row is Known and Peeked: its release namespace and sizes stay
+// unknown (see RevisionRow.Peeked), and it is not Checked, as none of its chunks
+// was read: CheckHealth looks for them. Rows of Helm's stores are decoded as
+// FillDetails does. A broken revision is marked in its row and does not fail the
+// rest; errors are for failures to reach the server.
+//
+// Details, and FillDetails, still decode: use them where the release itself or
+// its sizes are wanted.
+func (c *Client) FillSummaries(ctx context.Context, rows []*RevisionRow) error {
+	return c.fillEach(rows, func(r *RevisionRow) bool { return !r.Known && !r.Broken }, func(r RevisionRow) (RevisionRow, error) {
+		if r.driver() != DriverChunked {
+			d, err := c.Details(ctx, r)
+			if err != nil {
+				return r, err
+			}
+			return filledFrom(r, d.Row), nil
+		}
+		return chunkedStore{c}.summary(ctx, r)
+	})
+}
+
+// fillEach runs fill over the rows want picks, four at a time, and writes back
+// what each returns; c.judge then looks at it.
+func (c *Client) fillEach(rows []*RevisionRow, want func(*RevisionRow) bool, fill func(RevisionRow) (RevisionRow, error)) error {
+	var (
+		wg   sync.WaitGroup
+		sem  = make(chan struct{}, 4)
+		mu   sync.Mutex
+		errs []error
+	)
+	for _, r := range rows {
+		if !want(r) {
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			got, err := fill(*r)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				errs = append(errs, err)
+				return
+			}
+			*r = got
+			c.judge(r)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// filledFrom is row with what a decode of it found (d): its summary, whether it
+// is broken, and whether it was checked.
+func filledFrom(row, d RevisionRow) RevisionRow {
+	row.Summary, row.Known, row.Broken, row.Problem = d.Summary, d.Known, d.Broken, d.Problem
+	row.Checked, row.Written = d.Checked, d.Written
+	row.Peeked, row.StoredAtMost = d.Peeked, d.StoredAtMost
+	if d.Known && !d.Peeked {
+		row.ApplyMethod, row.UnknownFields = d.ApplyMethod, d.UnknownFields
+	}
+	return row
+}
+
+// summary reads one row's index Secret and peeks its summary from the index's
+// own slice; it decodes the record in full when the slice does not hold the
+// chart's metadata (see FillSummaries).
+func (s chunkedStore) summary(ctx context.Context, row RevisionRow) (RevisionRow, error) {
+	c := s.c
+	drv := c.Driver(row.StorageNamespace).WithContext(ctx)
+	idx, err := drv.ReadIndex(ctx, row.Key)
+	switch {
+	case errors.Is(err, driver.ErrReleaseNotFound):
+		return row, fmt.Errorf("%w: revision record %s/%s is gone; refresh", ErrNotFound, row.StorageNamespace, row.Key)
+	case errors.Is(err, storage.ErrCorrupt):
+		row.Broken, row.Problem, row.Checked = true, err.Error(), false
+		return row, nil
+	case err != nil:
+		return row, Explain(err, "get", "secrets", row.StorageNamespace)
+	}
+	if sum, ok := storage.PeekSummary(idx); ok && sum.Chunks > 0 {
+		r := row
+		r.Written = writtenAt(idx)
+		r.Summary, r.Known, r.Peeked = sum, true, true
+		r.Checked, r.Unchecked, r.Writing = false, "", false
+		// The record is the index's slice and the chunks' slices, each of the
+		// writer's chunk size but the last: one chunk is its whole size; with
+		// n > 1 the size lies in ((n-1)×L, n×L] for a first slice of L bytes.
+		// Only the bound is kept: a row shows its size as not known rather
+		// than a guess (see RevisionRow.StoredAtMost).
+		first := int64(len(idx.Data[storage.DataChunk]))
+		if sum.Chunks == 1 {
+			r.Summary.StoredBytes = first
+		} else {
+			r.StoredAtMost = int64(sum.Chunks) * first
+		}
+		if names, err := storage.ParseExtraChunks(idx.Name, idx.Data[storage.DataExtraChunks]); err == nil {
+			// The health check looks for each by name.
+			r.chunkNames, r.chunkNamesKnown = names, true
+		}
+		return r, nil
+	}
+	d, keep, err := s.decode(ctx, drv, row, idx)
+	if err != nil {
+		return row, err
+	}
+	if keep {
+		c.reader.keep(row, d)
+	}
+	return filledFrom(row, d.Row), nil
+}
