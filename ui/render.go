@@ -1,12 +1,13 @@
 package ui
 
 import (
-	"charm.land/bubbles/v2/textinput"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
 	"time"
+
+	"charm.land/bubbles/v2/textinput"
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
