@@ -1,7 +1,6 @@
 package storage
 
 import (
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -199,14 +198,7 @@ func (c *ChunkedSecrets) encode(key string, rls *release.Release) (*record, erro
 // compress compresses js, the JSON of rls, into w, and returns the record it makes
 // once checked against MaxWriteChunks and the index's room.
 func (c *ChunkedSecrets) compress(key string, rls *release.Release, js []byte, w *slicer) (*record, error) {
-	zw, err := gzip.NewWriterLevel(w, gzip.BestCompression)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := zw.Write(js); err != nil {
-		return nil, fmt.Errorf("compress release %q: %w", rls.Name, err)
-	}
-	if err := zw.Close(); err != nil {
+	if err := gzipInto(w, js); err != nil {
 		return nil, fmt.Errorf("compress release %q: %w", rls.Name, err)
 	}
 	w.cut()

@@ -56,17 +56,23 @@ func EncodePayload(rls *release.Release) (gz []byte, jsonLen int, err error) {
 	}
 	var buf bytes.Buffer
 	buf.Grow(len(js) / 4)
-	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-	if err != nil {
-		return nil, 0, err
-	}
-	if _, err := zw.Write(js); err != nil {
-		return nil, 0, fmt.Errorf("compress release %q: %w", rls.Name, err)
-	}
-	if err := zw.Close(); err != nil {
+	if err := gzipInto(&buf, js); err != nil {
 		return nil, 0, fmt.Errorf("compress release %q: %w", rls.Name, err)
 	}
 	return buf.Bytes(), len(js), nil
+}
+
+// gzipInto writes the gzip stream of js, at best compression as the format's
+// reference does, into w.
+func gzipInto(w io.Writer, js []byte) error {
+	zw, err := gzip.NewWriterLevel(w, gzip.BestCompression)
+	if err != nil {
+		return err
+	}
+	if _, err := zw.Write(js); err != nil {
+		return err
+	}
+	return zw.Close()
 }
 
 // encodeJSON returns the JSON document stored for rls, as json.Encoder writes it

@@ -2,7 +2,6 @@ package storage
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -149,14 +148,7 @@ func EncodeHelmRecord(rls *release.Release) ([]byte, error) {
 		return nil, fmt.Errorf("encode release %q as JSON: %w", rls.Name, err)
 	}
 	var buf bytes.Buffer
-	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := zw.Write(js); err != nil {
-		return nil, fmt.Errorf("compress release %q: %w", rls.Name, err)
-	}
-	if err := zw.Close(); err != nil {
+	if err := gzipInto(&buf, js); err != nil {
 		return nil, fmt.Errorf("compress release %q: %w", rls.Name, err)
 	}
 	out := make([]byte, base64.StdEncoding.EncodedLen(buf.Len()))

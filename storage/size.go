@@ -133,12 +133,7 @@ func HelmSecretBytes(rls *release.Release) (int, error) {
 		return 0, err
 	}
 	var buf bytes.Buffer
-	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-	if err != nil {
-		return 0, err
-	}
-	_, _ = zw.Write(js)
-	if err := zw.Close(); err != nil {
+	if err := gzipInto(&buf, js); err != nil {
 		return 0, err
 	}
 	return 4 * ((buf.Len() + 2) / 3), nil
