@@ -2,6 +2,7 @@ package storage_test
 
 import (
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -247,4 +248,39 @@ func TestInterruptedCreate(t *testing.T) {
 			t.Fatalf("the changed pending index was removed: %v", err)
 		}
 	})
+}
+
+// TestCreateSeenOnceByIndexWatch: a watch of index Secrets (as the TUI's live view
+// and operator-controller's caches keep) sees a create of several chunks as one
+// added index, with its data: never the pending index.
+func TestCreateSeenOnceByIndexWatch(t *testing.T) {
+	_, secrets := newNamespace(t)
+	k := key("watched", 1)
+	rls := releaseOfChunks(t, "watched", 1, release.StatusDeployed, 4, faultChunkSize, 1)
+	w, err := secrets.Watch(t.Context(), metav1.ListOptions{LabelSelector: storage.IndexSelector(testOwner).String()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	d := storage.NewDriver(secrets, testOwner, storage.ChunkedSecretsConfig{ChunkSize: faultChunkSize})
+	mustCreate(t, d, rls)
+	// A second create, of one chunk, marks the end of the first one's events.
+	mustCreate(t, d, releaseOfChunks(t, "watched", 2, release.StatusDeployed, 1, faultChunkSize, 2))
+	var seen []string
+	for ev := range w.ResultChan() {
+		s, ok := ev.Object.(*corev1.Secret)
+		if !ok {
+			t.Fatalf("watch event %s: %T", ev.Type, ev.Object)
+		}
+		seen = append(seen, string(ev.Type)+" "+s.Name)
+		if s.Name == k && (storage.IsPending(s) || len(s.Data[storage.DataChunk]) == 0) {
+			t.Fatalf("the index watch saw the pending index: %s, labels %v", ev.Type, s.Labels)
+		}
+		if s.Name == key("watched", 2) {
+			break
+		}
+	}
+	if want := []string{"ADDED " + k, "ADDED " + key("watched", 2)}; !slices.Equal(seen, want) {
+		t.Fatalf("index watch saw %v, want %v", seen, want)
+	}
 }
