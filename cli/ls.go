@@ -27,7 +27,9 @@ type ReleaseItem struct {
 	// Secrets driver) or configmap (Helm's ConfigMaps driver).
 	Driver string `json:"driver"`
 	// Namespace is where the release's resources live when known, else
-	// StorageNamespace.
+	// StorageNamespace; empty when the records are kept in a storage namespace
+	// and the row was read from its index's own slice, which does not hold it
+	// (the table shows "?"; `inspect` or the TUI decode it).
 	Namespace string `json:"namespace"`
 	// StorageNamespace holds the release's index and chunk Secrets.
 	StorageNamespace string `json:"storageNamespace"`
@@ -86,6 +88,9 @@ func releaseItem(rr kube.ReleaseRow) ReleaseItem {
 		Revision: r.Revision, Status: r.Status, Updated: r.Updated, Revisions: rr.Revisions,
 		Broken: r.Broken, Problem: r.Problem, Checked: r.Checked, Unchecked: r.Unchecked, Writing: r.Writing,
 		ControlledBy: r.ControlledBy, Labels: r.Labels,
+	}
+	if r.NamespaceUnknown {
+		it.Namespace = "" // not read: not the storage namespace either
 	}
 	if r.Known {
 		s := r.Summary
@@ -291,7 +296,11 @@ func (r *run) printReleases(out Releases, wide, noHeaders bool) {
 	tw := newTable(r.stdout)
 	storageNS := wide || mixedNamespaces(out.Releases)
 	cells := func(it ReleaseItem, rest ...any) []any {
-		c := []any{it.Namespace}
+		ns := it.Namespace
+		if ns == "" {
+			ns = "?"
+		}
+		c := []any{ns}
 		if storageNS {
 			c = append(c, it.StorageNamespace)
 		}

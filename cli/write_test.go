@@ -314,7 +314,14 @@ func TestStorageNamespace(t *testing.T) {
 		if it.Name == "ext-helm" {
 			w = byPlugins
 		}
-		if it.StorageNamespace != system || it.Namespace != apps[w] || it.Revisions != 2 {
+		// helm-operator-plugins' record is several chunks without chunkview's
+		// summary: ls reads its index's own slice, which does not hold the
+		// release namespace, so it says it does not know it.
+		wantNS := apps[w]
+		if w == byPlugins {
+			wantNS = ""
+		}
+		if it.StorageNamespace != system || it.Namespace != wantNS || it.Revisions != 2 {
 			t.Errorf("%s: %+v", w, it)
 		}
 	}

@@ -159,7 +159,7 @@ func (s chunkedStore) decode(ctx context.Context, drv *storage.ChunkedSecrets, r
 	d := &Details{Row: row}
 	d.Row.ResourceVersion, d.Row.Written = idx.ResourceVersion, writtenAt(idx)
 	d.Row.Checked, d.Row.Writing, d.Row.Unchecked = false, false, ""
-	d.Row.Peeked, d.Row.StoredAtMost = false, 0
+	d.Row.Peeked, d.Row.StoredAtMost, d.Row.NamespaceUnknown = false, 0, false
 	rls, sum, info, err := drv.DecodeStats(ctx, idx)
 	switch {
 	case err == nil:

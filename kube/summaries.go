@@ -75,7 +75,7 @@ func (c *Client) fillEach(rows []*RevisionRow, want func(*RevisionRow) bool, fil
 func filledFrom(row, d RevisionRow) RevisionRow {
 	row.Summary, row.Known, row.Broken, row.Problem = d.Summary, d.Known, d.Broken, d.Problem
 	row.Checked, row.Written = d.Checked, d.Written
-	row.Peeked, row.StoredAtMost = d.Peeked, d.StoredAtMost
+	row.Peeked, row.StoredAtMost, row.NamespaceUnknown = d.Peeked, d.StoredAtMost, d.NamespaceUnknown
 	if d.Known && !d.Peeked {
 		row.ApplyMethod, row.UnknownFields = d.ApplyMethod, d.UnknownFields
 	}
@@ -98,7 +98,11 @@ func (s chunkedStore) summary(ctx context.Context, row RevisionRow) (RevisionRow
 	case err != nil:
 		return row, Explain(err, "get", "secrets", row.StorageNamespace)
 	}
-	if sum, ok := storage.PeekSummary(idx); ok && sum.Chunks > 0 {
+	names, namesErr := storage.ParseExtraChunks(idx.Name, idx.Data[storage.DataExtraChunks])
+	single := namesErr == nil && len(names) == 0
+	// A record of one slice is its index: decoded whole from it, with no further
+	// request, it gives its exact sizes and namespace too.
+	if sum, ok := storage.PeekSummary(idx); ok && sum.Chunks > 0 && !single {
 		r := row
 		r.Written = writtenAt(idx)
 		r.Summary, r.Known, r.Peeked = sum, true, true
@@ -109,15 +113,10 @@ func (s chunkedStore) summary(ctx context.Context, row RevisionRow) (RevisionRow
 		// Only the bound is kept: a row shows its size as not known rather
 		// than a guess (see RevisionRow.StoredAtMost).
 		first := int64(len(idx.Data[storage.DataChunk]))
-		if sum.Chunks == 1 {
-			r.Summary.StoredBytes = first
-		} else {
-			r.StoredAtMost = int64(sum.Chunks) * first
-		}
-		if names, err := storage.ParseExtraChunks(idx.Name, idx.Data[storage.DataExtraChunks]); err == nil {
-			// The health check looks for each by name.
-			r.chunkNames, r.chunkNamesKnown = names, true
-		}
+		r.StoredAtMost = int64(sum.Chunks) * first
+		// The health check looks for each chunk by name.
+		r.chunkNames, r.chunkNamesKnown = names, true
+		r.NamespaceUnknown = c.cfg.StorageNamespace != ""
 		return r, nil
 	}
 	d, keep, err := s.decode(ctx, drv, row, idx)

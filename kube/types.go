@@ -42,6 +42,11 @@ type RevisionRow struct {
 	// bytes, n×L: every slice but the last is L bytes, so the record takes more
 	// than (n-1)×L and at most n×L bytes. 0 otherwise.
 	StoredAtMost int64 `json:"storedAtMost,omitempty"`
+	// NamespaceUnknown is set on a Peeked row whose records are kept in a storage
+	// namespace (OLMv1): its release's own namespace, encoded at the end of the
+	// payload, is not known, and the namespace that holds its records is not it.
+	// Without a storage namespace, a release's records are in its namespace.
+	NamespaceUnknown bool `json:"namespaceUnknown,omitempty"`
 	// Broken is set when the revision could not be decoded or misses chunk
 	// Secrets; Problem says why.
 	Broken  bool   `json:"broken,omitempty"`

@@ -76,8 +76,11 @@ func sizeText(row kube.RevisionRow) string {
 // releaseNamespace is where a release's resources live: from its summary, else
 // where its records are.
 func releaseNamespace(row kube.RevisionRow) string {
-	if row.Summary.Namespace != "" {
+	switch {
+	case row.Summary.Namespace != "":
 		return row.Summary.Namespace
+	case row.NamespaceUnknown:
+		return "?" // read from the index's slice alone: known once opened
 	}
 	return row.StorageNamespace
 }

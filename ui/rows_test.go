@@ -27,3 +27,22 @@ func TestSizeText(t *testing.T) {
 		}
 	}
 }
+
+// TestReleaseNamespaceText: a row read from its index's slice alone, whose records
+// are kept in a storage namespace, shows its release namespace as not known, not
+// as the storage namespace; a decoded row shows its own.
+func TestReleaseNamespaceText(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		row  kube.RevisionRow
+		want string
+	}{
+		{"decoded", kube.RevisionRow{StorageNamespace: "olmv1-system", Known: true, Summary: storage.Summary{Namespace: "shop"}}, "shop"},
+		{"peeked, storage namespace", kube.RevisionRow{StorageNamespace: "olmv1-system", Known: true, Peeked: true, NamespaceUnknown: true}, "?"},
+		{"peeked, records in the release's namespace", kube.RevisionRow{StorageNamespace: "shop", Known: true, Peeked: true}, "shop"},
+	} {
+		if got := releaseNamespace(tc.row); got != tc.want {
+			t.Errorf("%s: releaseNamespace = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
