@@ -229,7 +229,7 @@ func TestChangedBy(t *testing.T) {
 
 func TestCompareLiveMasks(t *testing.T) {
 	SetMaskKey([]byte("test"))
-	defer SetMaskKey(nil)
+	defer SetMaskKey(testKey)
 	rel := &release.Release{Name: "app", Namespace: "ns", Version: 2, Manifest: `apiVersion: v1
 kind: Secret
 metadata: {name: app-db, namespace: ns}

@@ -247,7 +247,7 @@ func TestValuesYAML(t *testing.T) {
 // for elsewhere; one that reads like a secret is scrubbed everywhere.
 func TestScrubSkipsNameLikeValues(t *testing.T) {
 	SetMaskKey([]byte("fixed-test-key"))
-	defer SetMaskKey(nil)
+	defer SetMaskKey(testKey)
 	manifest := "---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: payments-db\nstringData:\n  username: payments\n  password: Zx9-PLANTED-pw\n" +
 		"---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: payments-api\ndata:\n  url: postgres://payments:Zx9-PLANTED-pw@db/payments\n"
 	from := &release.Release{Name: "payments-api", Version: 1, Manifest: manifest, Info: &release.Info{}}
