@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"helm.sh/helm/v3/pkg/storage/driver"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/chunkview/chunkview/storage"
 )
@@ -102,7 +103,7 @@ func (s chunkedStore) summary(ctx context.Context, row RevisionRow) (RevisionRow
 	single := namesErr == nil && len(names) == 0
 	// A record of one slice is its index: decoded whole from it, with no further
 	// request, it gives its exact sizes and namespace too.
-	if sum, ok := storage.PeekSummary(idx); ok && sum.Chunks > 0 && !single {
+	if sum, ok := peekUnlessSingle(idx, single); ok {
 		r := row
 		r.Written = writtenAt(idx)
 		r.Summary, r.Known, r.Peeked = sum, true, true
@@ -127,4 +128,14 @@ func (s chunkedStore) summary(ctx context.Context, row RevisionRow) (RevisionRow
 		c.reader.keep(row, d)
 	}
 	return filledFrom(row, d.Row), nil
+}
+
+// peekUnlessSingle is storage.PeekSummary of idx, not tried for a record of one
+// slice, which is decoded whole instead (inflating it twice would be waste).
+func peekUnlessSingle(idx *corev1.Secret, single bool) (storage.Summary, bool) {
+	if single {
+		return storage.Summary{}, false
+	}
+	sum, ok := storage.PeekSummary(idx)
+	return sum, ok && sum.Chunks > 0
 }
