@@ -61,6 +61,7 @@ bench-large: testbin
 fuzz:
 	$(GO) test ./storage -run '^$$' -fuzz FuzzDecodeIndex -fuzztime 60s
 	$(GO) test ./storage -run '^$$' -fuzz FuzzDecodePayload -fuzztime 60s
+	$(GO) test ./storage -run '^$$' -fuzz FuzzUnmarshalRelease -fuzztime 60s
 
 vet:
 	$(GO) vet ./...

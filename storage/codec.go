@@ -345,7 +345,7 @@ func jsonBuf(n, limit int64) []byte {
 }
 
 // recycleJSON gives back a buffer readAll returned, once nothing refers to it:
-// json.Unmarshal copies what it keeps.
+// unmarshalJSON copies what it keeps.
 func recycleJSON(b []byte) {
 	if cap(b) > 0 && cap(b) <= hintCap {
 		b = b[:0]
@@ -423,7 +423,7 @@ func decodePayloadInfo(r io.Reader, maxDecoded int64, claimed sizeClaim, walk bo
 	}
 	defer recycleJSON(js)
 	var p payload
-	if err := json.Unmarshal(js, &p); err != nil {
+	if err := unmarshalJSON(js, &p); err != nil {
 		return nil, info, fmt.Errorf("%w: payload does not decode: %v", ErrCorrupt, err)
 	}
 	rls := p.Release

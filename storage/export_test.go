@@ -48,3 +48,14 @@ func Streamable(c *ChunkedSecrets, key string, jsonLen int) bool { return c.stre
 
 // GzipBound is the most bytes a create assumes gzip can make of n bytes.
 func GzipBound(n int) int { return gzipBound(n) }
+
+// Payload is the JSON document a chunked record stores: Helm 3's release and the
+// format's "labels".
+type Payload = payload
+
+// UnmarshalPayloadJSON decodes a payload's JSON as the reads do.
+func UnmarshalPayloadJSON(js []byte, p *Payload) error { return unmarshalJSON(js, p) }
+
+// FastUnmarshalPayloadJSON is go-json's decode alone, without the fall back to
+// encoding/json.
+func FastUnmarshalPayloadJSON(js []byte, p *Payload) error { return fastUnmarshal(js, p) }

@@ -100,7 +100,7 @@ func DecodeHelmRecord(data []byte, maxDecoded int64) (*HelmRecord, error) {
 	}
 	rec.DecodedBytes = len(js)
 	var rls release.Release
-	if err := json.Unmarshal(js, &rls); err != nil {
+	if err := unmarshalJSON(js, &rls); err != nil {
 		return nil, fmt.Errorf("%w: release JSON does not decode: %v", ErrCorrupt, err)
 	}
 	if rls.Info == nil {
