@@ -33,7 +33,7 @@ func (m *measurer) peer(label string, want int, mode string, args ...string) con
 
 // listResult is the listing comparison.
 type listResult struct {
-	Fleet []summary // chunkview, Helm, original driver, floor
+	Fleet []summary // chunkview, Helm, original driver, floor, index metadata, index and chunk metadata
 	Orig  []summary // chunkview, original driver, floor over the original driver's copy
 	// OrigBound is the most requests "one payload decode per release" allows over
 	// the original driver's copy: the list, then the index and chunks of each
@@ -60,6 +60,7 @@ func (m *measurer) listing(rep *report) error {
 		m.peer("helm-operator-plugins v0.9.1 List", len(f.Specs), "hop-list", "-child-namespaces", strings.Join(nsList, ","), "-child-owner", fleetOwner),
 		m.peer("floor: metadata-only list of the same index Secrets, bare", len(f.Specs)*revisions, "floor", "-child-namespace", floorNamespace, "-child-owner", floorOwner),
 		m.peer("metadata-only list of chunkview's index Secrets", len(f.Specs)*revisions, "floor", "-child-owner", fleetOwner),
+		m.peer("the same, then of the chunk Secrets of each release's latest revision", len(f.Specs)*revisions, "floor", "-child-owner", fleetOwner, "-child-health"),
 	})
 	if err != nil {
 		return err

@@ -71,6 +71,7 @@ func main() {
 	fs.StringVar(&ca.Target, "child-target", "", "internal")
 	fs.Int64Var(&ca.Page, "child-page", 0, "internal")
 	fs.IntVar(&ca.Down, "child-down", 0, "internal")
+	fs.BoolVar(&ca.Health, "child-health", false, "internal")
 	_ = fs.Parse(os.Args[1:])
 	if ca.Mode != "" {
 		os.Exit(runChild(ca))

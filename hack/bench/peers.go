@@ -7,10 +7,13 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
 
@@ -48,6 +51,7 @@ type childArgs struct {
 	Target     string // tui: the release to open, Down rows below the first
 	Down       int
 	Page       int64 // floor: the page size of the list (0: one request)
+	Health     bool  // floor: also list the chunk Secrets of each release's latest revision
 }
 
 // listOut is the output of the listing children: chunkview's `ls -o json` shape.
@@ -170,18 +174,46 @@ func child(ctx context.Context, a childArgs, stdout, stderr io.Writer) error {
 		sel := storage.IndexSelector(a.Owner).String()
 		opts := metav1.ListOptions{LabelSelector: sel, Limit: a.Page}
 		n := 0
+		latest := map[string]metav1.Object{} // by namespace/release
 		for {
 			l, err := md.Resource(secretsGVR).Namespace(a.Namespace).List(ctx, opts)
 			if err != nil {
 				return err
 			}
 			n += len(l.Items)
+			for i := range l.Items {
+				m := &l.Items[i]
+				id := m.Namespace + "/" + m.Labels[storage.LabelName]
+				if p, ok := latest[id]; !ok || labelInt(m, storage.LabelVersion) > labelInt(p, storage.LabelVersion) {
+					latest[id] = m
+				}
+			}
 			if l.Continue == "" {
 				break
 			}
 			opts.Continue = l.Continue
 		}
-		return enc.Encode(map[string]int{"indexSecrets": n})
+		if !a.Health {
+			return enc.Encode(map[string]int{"indexSecrets": n})
+		}
+		// With -child-health, what a listing that checks each release shown has
+		// all its chunks must read too: the metadata of the chunk Secrets of each
+		// release's latest revision, one list selected by their keys.
+		var keys []string
+		for _, m := range latest {
+			keys = append(keys, m.GetLabels()[storage.LabelKey])
+		}
+		req, err := labels.NewRequirement(storage.LabelKey, selection.In, keys)
+		if err != nil {
+			return err
+		}
+		chunks, err := md.Resource(secretsGVR).Namespace(a.Namespace).List(ctx, metav1.ListOptions{
+			LabelSelector: storage.ChunkSelector(a.Owner, "").Add(*req).String(),
+		})
+		if err != nil {
+			return err
+		}
+		return enc.Encode(map[string]int{"indexSecrets": n, "chunkSecrets": len(chunks.Items)})
 
 	case "helm-floor":
 		// What chunkview's listing of Helm's Secrets reads first: the metadata of
@@ -240,4 +272,10 @@ func historyOf(name string, rels []*release.Release) historyOut {
 		out.Revisions = append(out.Revisions, itemOf(r))
 	}
 	return out
+}
+
+// labelInt is the integer value of a label, 0 when it has none.
+func labelInt(m metav1.Object, label string) int {
+	n, _ := strconv.Atoi(m.GetLabels()[label])
+	return n
 }
