@@ -70,7 +70,7 @@ func TestReadIndexes(t *testing.T) {
 	for _, k := range want {
 		s := got[k]
 		if s == nil || s.Name != k {
-			t.Errorf("ReadIndexes[%s]: %v", k, s)
+			t.Errorf("ReadIndexes[%s]: %s, want the Secret of that name", k, nameOf(s))
 			continue
 		}
 		byGet, err := d.ReadIndex(ctx, k)
@@ -80,7 +80,7 @@ func TestReadIndexes(t *testing.T) {
 	}
 	for _, k := range asked[3:] {
 		if s, ok := got[k]; ok {
-			t.Errorf("ReadIndexes returned %s for %s, which ReadIndex refuses or does not find", s.Name, k)
+			t.Errorf("ReadIndexes returned %s for %s, which ReadIndex refuses or does not find", nameOf(s), k)
 		}
 	}
 	if _, ok := got[key("unasked", 1)]; ok {
@@ -90,11 +90,19 @@ func TestReadIndexes(t *testing.T) {
 	// No key a label can hold: no request.
 	fc.Reset()
 	if got, err := d.ReadIndexes(ctx, asked[len(asked)-1:]); err != nil || len(got) != 0 || fc.Count() != 0 {
-		t.Errorf("ReadIndexes of a key no label can hold: %v, %v, %d requests", got, err, fc.Count())
+		t.Errorf("ReadIndexes of a key no label can hold: %d Secrets, %v, %d requests", len(got), err, fc.Count())
 	}
 	// A failed list is the caller's to handle.
 	fc.failAt = 1
 	if _, err := d.ReadIndexes(ctx, asked[:1]); err == nil {
 		t.Error("ReadIndexes over a failing list: no error")
 	}
+}
+
+// nameOf names s without its data, which holds a release.
+func nameOf(s *corev1.Secret) string {
+	if s == nil {
+		return "none"
+	}
+	return s.Name
 }
