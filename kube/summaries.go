@@ -89,8 +89,12 @@ const (
 // readIndexes reads the index Secrets of rows, all of one storage namespace, with
 // one list (storage.ReadIndexes), by key. A row missing from the map, as are all
 // of them when the list fails (the user may get Secrets but not list them), is
-// for summary to read on its own.
+// for summary to read on its own. A lone row is left to its GET: as many
+// requests, and the server reads one Secret, not the namespace's labels.
 func (s chunkedStore) readIndexes(ctx context.Context, rows []*RevisionRow) map[string]*corev1.Secret {
+	if len(rows) < 2 {
+		return nil
+	}
 	keys := make([]string, len(rows))
 	for i, r := range rows {
 		keys[i] = r.Key
