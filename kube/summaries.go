@@ -77,10 +77,10 @@ func (c *Client) FillSummaries(ctx context.Context, rows []*RevisionRow) error {
 
 // indexBatch is how many index Secrets FillSummaries reads with one list, and
 // indexLists how many such lists it has in flight. An index Secret holds up to
-// DefaultChunkSize (about 1 MiB) of its record, so at worst about 30 MiB of
-// Secret data is held at once (and the lists' response bodies, a third more in
-// JSON's base64, while they are read); a release list of the original driver's
-// records takes one request per indexBatch rows.
+// storage.DefaultChunkSize (about 1 MiB, near a Secret's limit) of its record,
+// so at worst about 30 MiB of index data is held at once, and while a list is
+// read its response body too (a third more in JSON's base64); a release list of
+// the original driver's records takes one request per indexBatch rows.
 const (
 	indexBatch = 10
 	indexLists = 3
