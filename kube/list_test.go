@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
@@ -388,4 +390,32 @@ func secretGet(r wireRequest) (ns, name string, ok bool) {
 		return "", "", false
 	}
 	return parts[0], parts[2], true
+}
+
+// indexList reports whether r lists index Secrets of the keys its label selector
+// names (FillSummaries' batches), and in which namespace.
+func indexList(r wireRequest) (ns string, keys []string, ok bool) {
+	rest, ok := strings.CutPrefix(r.Path, "/api/v1/namespaces/")
+	if !ok || r.Method != "GET" || strings.Count(rest, "/") != 1 || !strings.HasSuffix(rest, "/secrets") {
+		return "", nil, false
+	}
+	q, _ := url.ParseQuery(r.Query)
+	sel, err := labels.Parse(q.Get("labelSelector"))
+	if err != nil {
+		return "", nil, false
+	}
+	reqs, _ := sel.Requirements()
+	isIndex := false
+	for _, req := range reqs {
+		switch {
+		case req.Key() == storage.LabelType && req.Operator() == selection.Equals:
+			isIndex = req.Values().Has(storage.TypeIndex)
+		case req.Key() == storage.LabelKey && req.Operator() == selection.In:
+			keys = req.Values().List()
+		}
+	}
+	if !isIndex || keys == nil {
+		return "", nil, false
+	}
+	return strings.TrimSuffix(rest, "/secrets"), keys, true
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"helm.sh/helm/v3/pkg/storage/driver"
@@ -13,29 +14,119 @@ import (
 )
 
 // FillSummaries fills in place the listing rows that lack a summary, a few at a
-// time: what a release list shows of them. A chunked row's index Secret is read,
-// one request, and its summary taken from the index's own slice
-// (storage.PeekSummary) without fetching a chunk Secret; only a record whose
-// chart metadata lies past that slice is decoded in full, from the index already
-// read. A peeked row is Known and Peeked: its release namespace and sizes stay
-// unknown (see RevisionRow.Peeked), and it is not Checked, as none of its chunks
-// was read: CheckHealth looks for them. Rows of Helm's stores are decoded as
-// FillDetails does. A broken revision is marked in its row and does not fail the
-// rest; errors are for failures to reach the server.
+// time: what a release list shows of them. Chunked rows' index Secrets are read
+// with label-selected lists, indexBatch keys per list (storage.ReadIndexes), and
+// each row's summary taken from its index's own slice (storage.PeekSummary)
+// without fetching a chunk Secret; only a record whose chart metadata lies past
+// that slice is decoded in full, from the index already read. A row the list did
+// not return, or all of a batch whose list failed, is read with a GET of its
+// index, which tells a record gone from a broken one. A peeked row is Known and
+// Peeked: its release namespace and sizes stay unknown (see RevisionRow.Peeked),
+// and it is not Checked, as none of its chunks was read: CheckHealth looks for
+// them. Rows of Helm's stores are decoded as FillDetails does. A broken revision
+// is marked in its row and does not fail the rest; errors are for failures to
+// reach the server.
 //
 // Details, and FillDetails, still decode: use them where the release itself or
 // its sizes are wanted.
 func (c *Client) FillSummaries(ctx context.Context, rows []*RevisionRow) error {
-	return c.fillEach(rows, func(r *RevisionRow) bool { return !r.Known && !r.Broken }, func(r RevisionRow) (RevisionRow, error) {
-		if r.driver() != DriverChunked {
+	want := func(r *RevisionRow) bool { return !r.Known && !r.Broken }
+	var others []*RevisionRow
+	byNS := map[string][]*RevisionRow{}
+	var order []string
+	for _, r := range rows {
+		switch {
+		case !want(r):
+		case r.driver() != DriverChunked:
+			others = append(others, r)
+		default:
+			if byNS[r.StorageNamespace] == nil {
+				order = append(order, r.StorageNamespace)
+			}
+			byNS[r.StorageNamespace] = append(byNS[r.StorageNamespace], r)
+		}
+	}
+	var wg sync.WaitGroup
+	var othersErr error
+	wg.Go(func() {
+		othersErr = c.fillEach(others, want, func(r RevisionRow) (RevisionRow, error) {
 			d, err := c.Details(ctx, r)
 			if err != nil {
 				return r, err
 			}
 			return filledFrom(r, d.Row), nil
-		}
-		return chunkedStore{c}.summary(ctx, r)
+		})
 	})
+	var batches [][]*RevisionRow
+	for _, ns := range order {
+		batches = slices.AppendSeq(batches, slices.Chunk(byNS[ns], indexBatch))
+	}
+	s := chunkedStore{c}
+	err := forEach(batches, indexLists, func(b []*RevisionRow) error {
+		idx := s.readIndexes(ctx, b)
+		return c.fillEach(b, want, func(r RevisionRow) (RevisionRow, error) {
+			if i := idx[r.Key]; i != nil {
+				return s.fromIndex(ctx, r, i)
+			}
+			return s.summary(ctx, r)
+		})
+	})
+	wg.Wait()
+	return errors.Join(othersErr, err)
+}
+
+// indexBatch is how many index Secrets FillSummaries reads with one list, and
+// indexLists how many such lists it has in flight. An index Secret holds up to
+// storage.DefaultChunkSize (about 1 MiB, near a Secret's limit) of its record,
+// so at worst about 30 MiB of index data is held at once, and while a list is
+// read its response body too (a third more in JSON's base64); a release list of
+// the original driver's records takes one request per indexBatch rows.
+const (
+	indexBatch = 10
+	indexLists = 3
+)
+
+// readIndexes reads the index Secrets of rows, all of one storage namespace, with
+// one list (storage.ReadIndexes), by key. A row missing from the map, as are all
+// of them when the list fails (the user may get Secrets but not list them), is
+// for summary to read on its own. A lone row is left to its GET: as many
+// requests, and the server reads one Secret, not the namespace's labels.
+func (s chunkedStore) readIndexes(ctx context.Context, rows []*RevisionRow) map[string]*corev1.Secret {
+	if len(rows) < 2 {
+		return nil
+	}
+	keys := make([]string, len(rows))
+	for i, r := range rows {
+		keys[i] = r.Key
+	}
+	idx, err := s.c.Driver(rows[0].StorageNamespace).ReadIndexes(ctx, keys)
+	if err != nil {
+		return nil
+	}
+	return idx
+}
+
+// forEach calls fn on each item, at most n at a time, and joins its errors.
+func forEach[T any](items []T, n int, fn func(T) error) error {
+	var (
+		wg   sync.WaitGroup
+		sem  = make(chan struct{}, n)
+		mu   sync.Mutex
+		errs []error
+	)
+	for _, it := range items {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			if err := fn(it); err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // fillEach runs fill over the rows want picks, four at a time, and writes back
@@ -83,13 +174,10 @@ func filledFrom(row, d RevisionRow) RevisionRow {
 	return row
 }
 
-// summary reads one row's index Secret and peeks its summary from the index's
-// own slice; it decodes the record in full when the slice does not hold the
-// chart's metadata (see FillSummaries).
+// summary reads one row's index Secret, one GET, and fills the row from it
+// (fromIndex).
 func (s chunkedStore) summary(ctx context.Context, row RevisionRow) (RevisionRow, error) {
-	c := s.c
-	drv := c.Driver(row.StorageNamespace).WithContext(ctx)
-	idx, err := drv.ReadIndex(ctx, row.Key)
+	idx, err := s.c.Driver(row.StorageNamespace).ReadIndex(ctx, row.Key)
 	switch {
 	case errors.Is(err, driver.ErrReleaseNotFound):
 		return row, fmt.Errorf("%w: revision record %s/%s is gone; refresh", ErrNotFound, row.StorageNamespace, row.Key)
@@ -99,6 +187,14 @@ func (s chunkedStore) summary(ctx context.Context, row RevisionRow) (RevisionRow
 	case err != nil:
 		return row, Explain(err, "get", "secrets", row.StorageNamespace)
 	}
+	return s.fromIndex(ctx, row, idx)
+}
+
+// fromIndex peeks a row's summary from its index Secret's own slice; it decodes
+// the record in full when the slice does not hold the chart's metadata (see
+// FillSummaries).
+func (s chunkedStore) fromIndex(ctx context.Context, row RevisionRow, idx *corev1.Secret) (RevisionRow, error) {
+	c := s.c
 	names, namesErr := storage.ParseExtraChunks(idx.Name, idx.Data[storage.DataExtraChunks])
 	single := namesErr == nil && len(names) == 0
 	// A record of one slice is its index: decoded whole from it, with no further
@@ -120,6 +216,7 @@ func (s chunkedStore) summary(ctx context.Context, row RevisionRow) (RevisionRow
 		r.NamespaceUnknown = c.cfg.StorageNamespace != ""
 		return r, nil
 	}
+	drv := c.Driver(row.StorageNamespace).WithContext(ctx)
 	d, keep, err := s.decode(ctx, drv, row, idx)
 	if err != nil {
 		return row, err

@@ -11,8 +11,8 @@ import (
 )
 
 // TestFillSummariesPeeksIndexes: rows of records the original driver wrote get
-// their chart, versions and status from one GET of their index Secret each, with
-// no chunk Secret read; multi-chunk ones carry a size bound, not a size, and are
+// their chart, versions and status from their index Secrets, read with one
+// label-selected list, with no chunk Secret read; multi-chunk ones carry a size bound, not a size, and are
 // not Checked until CheckHealth (one list) finds their chunks. A record whose
 // chart metadata lies past the index's slice is decoded in full instead.
 func TestFillSummariesPeeksIndexes(t *testing.T) {
@@ -88,26 +88,32 @@ func TestFillSummariesPeeksIndexes(t *testing.T) {
 	for _, r := range rows {
 		indexes[r.Latest.Key] = true
 	}
-	gets := map[string]int{}
-	chunks := 0
+	listed := map[string]int{}
+	lists, chunks := 0, 0
 	for _, rq := range wire.Requests() {
-		_, name, ok := secretGet(rq)
-		if !ok {
-			t.Errorf("FillSummaries sent %s, want only GETs of Secrets by name", rq)
-			continue
-		}
-		if !indexes[name] {
-			chunks++
-			if !strings.HasPrefix(name, storage.RecordKey("late", 1)+"-") {
-				t.Errorf("FillSummaries fetched chunk Secret %s of a record whose index holds its chart", name)
+		if lns, keys, ok := indexList(rq); ok && lns == ns {
+			lists++
+			for _, k := range keys {
+				listed[k]++
 			}
 			continue
 		}
-		gets[name]++
+		_, name, ok := secretGet(rq)
+		if !ok || indexes[name] {
+			t.Errorf("FillSummaries sent %s, want lists of index Secrets and GETs of chunk Secrets", rq)
+			continue
+		}
+		chunks++
+		if !strings.HasPrefix(name, storage.RecordKey("late", 1)+"-") {
+			t.Errorf("FillSummaries fetched chunk Secret %s of a record whose index holds its chart", name)
+		}
+	}
+	if lists != 1 {
+		t.Errorf("FillSummaries listed index Secrets %d times, want once for %d rows", lists, len(rows))
 	}
 	for _, r := range rows {
-		if gets[r.Latest.Key] != 1 {
-			t.Errorf("index %s fetched %d times, want once", r.Latest.Key, gets[r.Latest.Key])
+		if listed[r.Latest.Key] != 1 {
+			t.Errorf("index %s listed %d times, want once", r.Latest.Key, listed[r.Latest.Key])
 		}
 	}
 	if want := truth["late"].Summary.Chunks - 1; chunks != want {

@@ -3,10 +3,15 @@ package storage
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
+	"k8s.io/apimachinery/pkg/util/validation"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 )
 
@@ -73,4 +78,40 @@ func secretLister(client corev1client.SecretInterface) func(context.Context, met
 
 func (c *ChunkedSecrets) listSecrets(ctx context.Context, opts metav1.ListOptions) ([]corev1.Secret, string, error) {
 	return secretLister(c.client)(ctx, opts)
+}
+
+// ReadIndexes returns, by key, the index Secrets of keys that one label-selected
+// list finds (IndexSelector with the keys' key labels), for a few requests where
+// ReadIndex takes one per key. Each Secret is kept under its name, the record's
+// key, whatever its key label says; it passes the checks ReadIndex makes. A key is
+// absent from the map when the list did not find such a Secret: no index by that
+// name, a pending one (a create in progress), a Secret that is not an index, one
+// whose key label names none of keys, or a key that cannot be a label value. Read
+// those with ReadIndex, which tells apart what it finds. keys should be few: the
+// list holds the data of every index Secret it returns.
+func (c *ChunkedSecrets) ReadIndexes(ctx context.Context, keys []string) (map[string]*corev1.Secret, error) {
+	want := map[string]bool{}
+	for _, k := range keys {
+		if len(validation.IsValidLabelValue(k)) == 0 {
+			want[k] = true
+		}
+	}
+	out := map[string]*corev1.Secret{}
+	if len(want) == 0 {
+		return out, nil
+	}
+	req, err := labels.NewRequirement(LabelKey, selection.In, slices.Sorted(maps.Keys(want)))
+	if err != nil {
+		return nil, fmt.Errorf("read index Secrets: %w", err)
+	}
+	err = c.eachIndex(ctx, IndexSelector(c.owner).Add(*req), func(s *corev1.Secret) error {
+		if want[s.Name] && s.Type == SecretTypeIndex && !IsPending(s) {
+			out[s.Name] = s
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read index Secrets: %w", err)
+	}
+	return out, nil
 }

@@ -226,8 +226,9 @@ func (r *report) largeMarkdown() string {
 		p("at most one request per release shown beyond the list (%d in all), reading no chunk Secret, and at most 20%% of\n", bound)
 		p("the bytes its copy stores: %s of gzip, %s of it in the latest revisions. Of those latest revisions, %d\n",
 			mb(float64(lr.OrigStored)), mb(float64(lr.OrigLatest)), lr.OrigChunked)
-		p("%s more than one chunk: %d chunks, %d of them in chunk Secrets, which a row's fields do not need.\n\n",
+		p("%s more than one chunk: %d chunks, %d of them in chunk Secrets, which a row's fields do not need. chunkview\n",
 			map[bool]string{true: "has", false: "have"}[lr.OrigChunked == 1], lr.OrigChunks, lr.OrigChunks-lr.OrigChunked)
+		p("reads the index Secrets ten to a list selected by their keys, then one list of chunk metadata for HEALTH.\n\n")
 		spreadTable(&b, lr.Orig)
 		p("\n")
 		target("`ls` over the original driver's releases: at most 1 + one request per release shown",

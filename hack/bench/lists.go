@@ -84,7 +84,7 @@ func (m *measurer) listing(rep *report) error {
 			// An index Secret listed holds the first chunk; each further one is a GET.
 			lr.OrigAllRevisions += n - 1
 			if rev == revisions {
-				lr.OrigBound += n // one GET of the index, then its other chunks
+				lr.OrigBound += n // its index, as a GET would read it, then its other chunks
 			}
 		}
 	}

@@ -168,8 +168,10 @@ func (r *report) markdown() string {
 		orig := lr.Orig
 		p("### Over the original driver's copy\n\n")
 		p("`chunkview ls` over %d releases written by helm-operator-plugins, whose index Secrets carry no\n", len(f.Orig))
-		p("summary: it decodes each release's latest revision, once: %d decodes, which take at most %d requests\n", len(f.Orig), lr.OrigBound)
-		p("(the list, then each latest revision's index and other chunks). The original driver's List decodes\n")
+		p("summary: it reads the latest revisions' index Secrets, ten to a list selected by their keys, and takes each row\n")
+		p("from its index's first slice, decoding only a release whose chart lies past it. The target allows one decode\n")
+		p("per release, %d decodes: at most %d requests (the list, then a GET of each latest revision's index and of\n", len(f.Orig), lr.OrigBound)
+		p("each of its other chunks). The original driver's List decodes\n")
 		p("all %d revisions, from one list of the index Secrets with their data plus %d requests for chunks.\n\n", len(f.Orig)*revisions, lr.OrigAllRevisions-1)
 		summaryTable(&b, orig)
 		p("\n")
