@@ -12,7 +12,7 @@ require (
 	github.com/charmbracelet/x/exp/golden v0.0.0-20251109135125-8916d276318f
 	github.com/charmbracelet/x/exp/teatest/v2 v2.0.0-20260823001701-96af6d2cb5f6
 	github.com/dustin/go-humanize v1.1.0
-	github.com/goccy/go-json v0.12.0
+	github.com/go-json-experiment/json v1.27.2
 	github.com/klauspost/compress v1.20.4
 	github.com/operator-framework/helm-operator-plugins v0.9.1
 	github.com/sahilm/fuzzy v0.1.3

@@ -56,6 +56,6 @@ type Payload = payload
 // UnmarshalPayloadJSON decodes a payload's JSON as the reads do.
 func UnmarshalPayloadJSON(js []byte, p *Payload) error { return unmarshalJSON(js, p) }
 
-// FastUnmarshalPayloadJSON is go-json's decode alone, without the fall back to
+// FastUnmarshalPayloadJSON is json/v1's decode alone, without the fall back to
 // encoding/json.
 func FastUnmarshalPayloadJSON(js []byte, p *Payload) error { return fastUnmarshal(js, p) }

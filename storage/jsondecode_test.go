@@ -16,7 +16,7 @@ import (
 	"github.com/chunkview/chunkview/storage"
 )
 
-// jsonCorpus is the JSON the decode tests hold go-json to encoding/json on: the
+// jsonCorpus is the JSON the decode tests hold json/v1 to encoding/json on: the
 // payloads of real-shaped releases (a chart with files, values, hooks, Helm 4's
 // fields), the unknown-field walk's corpus, and JSON that tells decoders apart.
 func jsonCorpus(t testing.TB) [][]byte {
@@ -83,19 +83,19 @@ func TestUnmarshalMatchesEncodingJSON(t *testing.T) {
 	}
 }
 
-// TestUnmarshalFastPath: the releases the drivers write decode through go-json
+// TestUnmarshalFastPath: the releases the drivers write decode through json/v1
 // itself, not its fall back, and to what encoding/json decodes.
 func TestUnmarshalFastPath(t *testing.T) {
 	for _, js := range jsonCorpus(t)[:3] {
 		var got, want storage.Payload
 		if err := storage.FastUnmarshalPayloadJSON(js, &got); err != nil {
-			t.Fatalf("go-json refused a release's JSON: %v", err)
+			t.Fatalf("json/v1 refused a release's JSON: %v", err)
 		}
 		if err := json.Unmarshal(js, &want); err != nil {
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("go-json decodes %s differently", want.Name)
+			t.Fatalf("json/v1 decodes %s differently", want.Name)
 		}
 	}
 }
