@@ -54,8 +54,14 @@ func (c *Client) beingWritten(t time.Time) bool {
 // metadata alone when its summary counts them: one list of the chunk Secrets
 // labelled with its key. See CheckHealth.
 func (c *Client) CheckChunks(ctx context.Context, row RevisionRow) (RevisionRow, error) {
-	err := c.checkPresence(ctx, []*RevisionRow{&row}, true)
+	err := c.CheckChunksOf(ctx, []*RevisionRow{&row})
 	return row, err
+}
+
+// CheckChunksOf is CheckChunks for several rows, in place, with one list of chunk
+// Secret metadata for all of them.
+func (c *Client) CheckChunksOf(ctx context.Context, rows []*RevisionRow) error {
+	return c.checkPresence(ctx, rows, true)
 }
 
 // CheckHealth tells for each row whether its revision's chunk Secrets are all

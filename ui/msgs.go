@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 
 	tea "charm.land/bubbletea/v2"
@@ -101,6 +102,64 @@ func fillRow(ctx context.Context, c *kube.Client, row kube.RevisionRow, peek boo
 		}
 		msg.row = r
 		return msg
+	}
+}
+
+// fillRows is fillRow, with peek, for several rows of the release list at once:
+// their summaries are read together (FillSummaries reads index Secrets ten to a
+// list) and their chunks checked with one list, where each fillRow takes a GET
+// and a list of its own. It answers with a rowDetailsMsg per row. A row the
+// batch leaves without a summary (its record gone, a request refused), or whose
+// chunk check failed, is filled again on its own by fillRow, so that the error it
+// shows is its own.
+func fillRows(ctx context.Context, c *kube.Client, rows []kube.RevisionRow) tea.Cmd {
+	if len(rows) == 1 {
+		return fillRow(ctx, c, rows[0], true)
+	}
+	return func() tea.Msg {
+		rs := slices.Clone(rows)
+		var unknown []*kube.RevisionRow
+		for i := range rs {
+			// A row being written is checked afresh.
+			rs[i].Writing, rs[i].Unchecked = false, ""
+			if !rs[i].Known {
+				unknown = append(unknown, &rs[i])
+			}
+		}
+		// A row that failed stays without a summary: it is filled again below.
+		_ = c.FillSummaries(ctx, unknown)
+		var check []int
+		alone := make([]bool, len(rs))
+		for i := range rs {
+			r := &rs[i]
+			switch {
+			case !r.Known && !r.Broken:
+				alone[i] = true
+			case r.Known && !r.Checked && !r.Broken && !r.Writing:
+				check = append(check, i)
+			}
+		}
+		ptrs := make([]*kube.RevisionRow, len(check))
+		for j, i := range check {
+			ptrs[j] = &rs[i]
+		}
+		if err := c.CheckChunksOf(ctx, ptrs); err != nil {
+			for _, i := range check {
+				if r := &rs[i]; !r.Checked && !r.Broken && !r.Writing {
+					alone[i] = true
+				}
+			}
+		}
+		cmds := make([]tea.Cmd, len(rs))
+		for i, r := range rs {
+			if alone[i] {
+				cmds[i] = fillRow(ctx, c, rows[i], true)
+				continue
+			}
+			msg := rowDetailsMsg{driver: r.Driver, ns: r.StorageNamespace, key: r.Key, rv: rows[i].ResourceVersion, row: r}
+			cmds[i] = func() tea.Msg { return msg }
+		}
+		return tea.BatchMsg(cmds)
 	}
 }
 

@@ -361,9 +361,10 @@ func (s *releasesScreen) verifyVisible() tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// fillVisible asks for the details of the rows on screen that lack them.
+// fillVisible asks for the details of the rows on screen that lack them, all in
+// one batch (fillRows).
 func (s *releasesScreen) fillVisible() tea.Cmd {
-	var cmds []tea.Cmd
+	var rows []kube.RevisionRow
 	end := min(s.offset+s.tableHeight(), len(s.shown))
 	for _, idx := range s.shown[s.offset:end] {
 		it := &s.items[idx]
@@ -376,9 +377,12 @@ func (s *releasesScreen) fillVisible() tea.Cmd {
 			continue
 		}
 		s.inflight[it.id()] = true
-		cmds = append(cmds, fillRow(s.ctx, s.client, l, true))
+		rows = append(rows, l)
 	}
-	return tea.Batch(cmds...)
+	if len(rows) == 0 {
+		return nil
+	}
+	return fillRows(s.ctx, s.client, rows)
 }
 
 func (s *releasesScreen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
