@@ -59,3 +59,6 @@ func UnmarshalPayloadJSON(js []byte, p *Payload) error { return unmarshalJSON(js
 // FastUnmarshalPayloadJSON is json/v1's decode alone, without the fall back to
 // encoding/json.
 func FastUnmarshalPayloadJSON(js []byte, p *Payload) error { return fastUnmarshal(js, p) }
+
+// StringHeavy reports whether the reads decode js with json/v1 first.
+func StringHeavy(js []byte) bool { return stringHeavy(js) }

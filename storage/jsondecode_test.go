@@ -167,14 +167,56 @@ func FuzzUnmarshalRelease(f *testing.F) {
 	f.Fuzz(func(t *testing.T, js []byte) { decodeBoth(t, js) })
 }
 
+// TestUnmarshalPicksDecoder: a release of a large manifest goes to json/v1 first,
+// one whose bytes are a values map of short strings to encoding/json, where
+// json/v1 is the slower (BenchmarkUnmarshalRelease).
+func TestUnmarshalPicksDecoder(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		rls  *release.Release
+		fast bool
+	}{{"manifest", manifestRelease(1 << 20), true}, {"values", valuesRelease(2000), false}, {"helm record", helmRecordRelease("three", 1), true}} {
+		js, err := json.Marshal(&storage.Payload{Release: *c.rls, Labels: c.rls.Labels})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := storage.StringHeavy(js); got != c.fast {
+			t.Errorf("%s (%d bytes, %d quotes): decoded with json/v1 first %v, want %v", c.name, len(js), bytes.Count(js, []byte{'"'}), got, c.fast)
+		}
+	}
+}
+
+// manifestRelease is a release whose JSON is mostly its manifest and a chart
+// file: most releases.
+func manifestRelease(gz int) *release.Release {
+	rls := benchRelease("bench", 1, gz, 5)
+	rls.Chart.Templates = []*chart.File{{Name: "templates/blob.yaml", Data: []byte(rls.Manifest[:len(rls.Manifest)/4])}}
+	return rls
+}
+
+// valuesRelease is a release whose JSON is mostly its values: n entries of
+// short strings, as chart values and as the user's.
+func valuesRelease(n int) *release.Release {
+	rls := benchRelease("bench", 1, 16<<10, 5)
+	vals := map[string]interface{}{}
+	for i := range n {
+		vals[fmt.Sprintf("key-%05d", i)] = map[string]interface{}{"enabled": i%2 == 0, "replicas": float64(i % 7), "image": fmt.Sprintf("example.com/app-%d:1.%d", i, i%13)}
+	}
+	rls.Chart.Values, rls.Config = vals, vals
+	return rls
+}
+
 // BenchmarkUnmarshalRelease decodes a release's payload JSON as the reads do and
-// with encoding/json, in turns, and reports the ratio (reads/encoding/json).
+// with encoding/json, in turns, and reports the ratio (reads/encoding/json): a
+// release whose bytes are its manifest and chart files (most releases), at two
+// sizes, and one whose bytes are a values map of 20,000 entries.
 func BenchmarkUnmarshalRelease(b *testing.B) {
-	for _, size := range []int{64 << 10, 8 << 20} {
-		b.Run(fmt.Sprintf("gzip=%dKiB", size>>10), func(b *testing.B) {
-			rls := benchRelease("bench", 1, size, 5)
-			rls.Chart.Templates = []*chart.File{{Name: "templates/blob.yaml", Data: []byte(rls.Manifest[:len(rls.Manifest)/4])}}
-			js, err := json.Marshal(&storage.Payload{Release: *rls, Labels: rls.Labels})
+	for _, c := range []struct {
+		name string
+		rls  *release.Release
+	}{{"manifest/gzip=64KiB", manifestRelease(64 << 10)}, {"manifest/gzip=8MiB", manifestRelease(8 << 20)}, {"values=20000", valuesRelease(20000)}} {
+		b.Run(c.name, func(b *testing.B) {
+			js, err := json.Marshal(&storage.Payload{Release: *c.rls, Labels: c.rls.Labels})
 			if err != nil {
 				b.Fatal(err)
 			}
