@@ -46,10 +46,14 @@ func (c *Client) FillSummaries(ctx context.Context, rows []*RevisionRow) error {
 			byNS[r.StorageNamespace] = append(byNS[r.StorageNamespace], r)
 		}
 	}
+	// The lists of index Secrets run side by side, and beside the decodes of
+	// Helm's rows; the fills of all of them share fillWidth slots, so that no
+	// more records are decoded at once than by fillEach alone.
+	sem := make(chan struct{}, fillWidth)
 	var wg sync.WaitGroup
 	var othersErr error
 	wg.Go(func() {
-		othersErr = c.fillEach(others, want, func(r RevisionRow) (RevisionRow, error) {
+		othersErr = c.fillEachIn(sem, others, want, func(r RevisionRow) (RevisionRow, error) {
 			d, err := c.Details(ctx, r)
 			if err != nil {
 				return r, err
@@ -64,7 +68,7 @@ func (c *Client) FillSummaries(ctx context.Context, rows []*RevisionRow) error {
 	s := chunkedStore{c}
 	err := forEach(batches, indexLists, func(b []*RevisionRow) error {
 		idx := s.readIndexes(ctx, b)
-		return c.fillEach(b, want, func(r RevisionRow) (RevisionRow, error) {
+		return c.fillEachIn(sem, b, want, func(r RevisionRow) (RevisionRow, error) {
 			if i := idx[r.Key]; i != nil {
 				return s.fromIndex(ctx, r, i)
 			}
@@ -79,8 +83,15 @@ func (c *Client) FillSummaries(ctx context.Context, rows []*RevisionRow) error {
 // indexLists how many such lists it has in flight. An index Secret holds up to
 // storage.DefaultChunkSize (about 1 MiB, near a Secret's limit) of its record,
 // so at worst about 30 MiB of index data is held at once, and while a list is
-// read its response body too (a third more in JSON's base64); a release list of
-// the original driver's records takes one request per indexBatch rows.
+// read its response body too (a third more in JSON's base64); besides, the rows
+// decoded in full take fillWidth slots shared by all. A release list of the
+// original driver's records takes one request per indexBatch rows.
+//
+// Each list is selected by label, which an API server of 1.31 or later answers
+// from its watch cache, in memory. An older one, or one with ConsistentListFromCache
+// off, reads it from etcd, which scans every Secret of the namespace, chunk
+// payloads included, to filter them: a namespace's size per ten rows, where a GET
+// reads one Secret. Kubernetes releases before 1.31 are out of support.
 const (
 	indexBatch = 10
 	indexLists = 3
@@ -132,9 +143,17 @@ func forEach[T any](items []T, n int, fn func(T) error) error {
 // fillEach runs fill over the rows want picks, four at a time, and writes back
 // what each returns; c.judge then looks at it.
 func (c *Client) fillEach(rows []*RevisionRow, want func(*RevisionRow) bool, fill func(RevisionRow) (RevisionRow, error)) error {
+	return c.fillEachIn(make(chan struct{}, fillWidth), rows, want, fill)
+}
+
+// fillWidth is how many rows are filled at once: each fill may decode a record.
+const fillWidth = 4
+
+// fillEachIn is fillEach with the slots of sem, which other calls may share so
+// that together they fill no more than cap(sem) rows at once.
+func (c *Client) fillEachIn(sem chan struct{}, rows []*RevisionRow, want func(*RevisionRow) bool, fill func(RevisionRow) (RevisionRow, error)) error {
 	var (
 		wg   sync.WaitGroup
-		sem  = make(chan struct{}, 4)
 		mu   sync.Mutex
 		errs []error
 	)
