@@ -1,92 +1,175 @@
 package ui
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"helm.sh/helm/v3/pkg/release"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/chunkview/chunkview/internal/fakeapi"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/storage"
 )
 
+// operatorFixture is the fixture plus n releases another tool wrote (no chunkview
+// summary), of several chunks each: op-00, op-01...
+func operatorFixture(t *testing.T, n int) *fixture {
+	t.Helper()
+	f := newFixture(t)
+	drv := storage.NewDriver(f.cluster.Clientset().CoreV1().Secrets("default"), kube.DefaultOwner, testConfig().Driver)
+	for i := range n {
+		rls := simpleRelease(fmt.Sprintf("op-%02d", i), "default", 1, release.StatusDeployed, 3*fixtureChunkSize, testNow.Add(-48*time.Hour))
+		if err := drv.Create(storage.RecordKey(rls.Name, 1), rls); err != nil {
+			t.Fatal(err)
+		}
+		f.stripAnnotations(t, "default", storage.RecordKey(rls.Name, 1), testNow.Add(-48*time.Hour))
+	}
+	f.cluster.ResetRequests()
+	return f
+}
+
+// fillStats opens the release list on f at w×h and returns how many rows are on
+// screen and how many of those were peeked, after checking every row on screen
+// is filled, and without an error unless errOK names it.
+func fillStats(t *testing.T, f *fixture, w, h int, errOK string) (visible, peeked int, req map[string]int) {
+	t.Helper()
+	hs := newHarness(t, f.client, Options{}, w, h)
+	rs := hs.top().(*releasesScreen)
+	visible = min(rs.tableHeight(), len(rs.shown))
+	checked := 0
+	for _, idx := range rs.shown[:visible] {
+		it := rs.items[idx]
+		l := it.row.Latest
+		if !it.filled || (it.err != nil && l.Name != errOK) {
+			t.Fatalf("row %s on screen not filled: %v", l.Name, it.err)
+		}
+		if l.Peeked {
+			peeked++
+		}
+		if l.Peeked && l.Checked {
+			checked++
+		}
+	}
+	if checked < peeked {
+		t.Errorf("%d of %d peeked rows checked for missing chunks", checked, peeked)
+	}
+	hs.contains("op-00")
+	return visible, peeked, f.cluster.Requests()
+}
+
 // TestReleaseListFillsInBatch: the rows on screen that another tool wrote (no
 // chunkview summary) get their summaries from index Secrets read ten to a list,
 // and every row on screen is checked for missing chunks with one list, where a
-// row at a time took a GET and a list each. Rows the batch cannot fill alone
-// (a record gone meanwhile) are filled on their own, with their own error. At
-// 80x24 and 160x50.
+// row at a time took a GET and a list each. At 80x24 and 160x50.
 func TestReleaseListFillsInBatch(t *testing.T) {
-	baseGets := -1
-	for _, tc := range []struct {
-		size [2]int
-		// failList fails the list of that number (the first is the release
-		// listing, the second one of index Secrets): the rows of that batch are
-		// filled one by one, without an error of their own.
-		failList int
-	}{{size: [2]int{80, 24}}, {size: [2]int{160, 50}}, {size: [2]int{80, 24}, failList: 2}} {
-		size := tc.size
-		t.Run(fmt.Sprintf("%dx%d/fail-list-%d", size[0], size[1], tc.failList), func(t *testing.T) {
-			f := newFixture(t)
-			drv := storage.NewDriver(f.cluster.Clientset().CoreV1().Secrets("default"), kube.DefaultOwner, testConfig().Driver)
-			const n = 24
-			for i := range n {
-				rls := simpleRelease(fmt.Sprintf("op-%02d", i), "default", 1, release.StatusDeployed, 3*fixtureChunkSize, testNow.Add(-48*time.Hour))
-				if err := drv.Create(storage.RecordKey(rls.Name, 1), rls); err != nil {
-					t.Fatal(err)
-				}
-				f.stripAnnotations(t, "default", storage.RecordKey(rls.Name, 1), testNow.Add(-48*time.Hour))
-			}
-			f.cluster.ResetRequests()
-			if tc.failList > 0 {
-				f.cluster.FailRequest(fakeapi.VerbList, tc.failList, errors.New("boom"))
-			}
-			h := newHarness(t, f.client, Options{}, size[0], size[1])
-			rs := h.top().(*releasesScreen)
-			visible := min(rs.tableHeight(), len(rs.shown))
-			peeked, checked := 0, 0
-			for _, idx := range rs.shown[:visible] {
-				it := rs.items[idx]
-				if !it.filled || it.err != nil {
-					t.Fatalf("row %s on screen not filled: %v", it.row.Latest.Name, it.err)
-				}
-				l := it.row.Latest
-				if l.Peeked {
-					peeked++
-				}
-				if l.Checked {
-					checked++
-				}
-			}
-			if peeked < 5 {
+	for _, size := range [][2]int{{80, 24}, {160, 50}} {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			visible, peeked, req := fillStats(t, operatorFixture(t, 24), size[0], size[1], "")
+			t.Logf("%d rows on screen, %d peeked: %d lists, %d GETs", visible, peeked, req[fakeapi.VerbList], req[fakeapi.VerbGet])
+			if peeked < 10 {
 				t.Fatalf("%d rows on screen were peeked, want the screen's operator rows", peeked)
 			}
-			req := f.cluster.Requests()
 			// The release listing, one list per ten peeked rows, one chunk check;
-			// the fixture's own rows without a summary ("old-tool") decode, which
-			// is a GET of its index and chunks.
-			maxLists := 1 + (peeked+9)/10 + 1
-			switch {
-			case tc.failList == 0 && req[fakeapi.VerbList] > maxLists:
+			// the fixture's own row without a summary ("old-tool") decodes, with
+			// GETs of its index and chunks.
+			if maxLists := 1 + (peeked+9)/10 + 1; req[fakeapi.VerbList] > maxLists {
 				t.Errorf("%d lists for %d peeked rows on screen, want at most %d", req[fakeapi.VerbList], peeked, maxLists)
-			case tc.failList == 0 && req[fakeapi.VerbGet] >= peeked:
+			}
+			if req[fakeapi.VerbGet] >= peeked {
 				t.Errorf("%d GETs for %d peeked rows: the index Secrets were read one by one", req[fakeapi.VerbGet], peeked)
-			case tc.failList > 0 && (baseGets < 0 || req[fakeapi.VerbGet] < baseGets+5):
-				// Batches are of ten rows and five here: whichever failed, five
-				// rows at least were read one by one.
-				t.Errorf("%d GETs after a batch's list failed, %d without: its rows were not read one by one", req[fakeapi.VerbGet], baseGets)
 			}
-			if tc.failList == 0 && size == [2]int{80, 24} {
-				baseGets = req[fakeapi.VerbGet]
-			}
-			if checked < peeked {
-				t.Errorf("%d of %d peeked rows checked for missing chunks", checked, peeked)
-			}
-			t.Logf("%d rows on screen, %d peeked: %d lists, %d GETs", visible, peeked, req[fakeapi.VerbList], req[fakeapi.VerbGet])
-			h.contains("op-00")
 		})
 	}
+}
+
+// TestReleaseListBatchFallsBack: when a batch's list of index Secrets fails, its
+// rows are read one by one and all fill without an error.
+func TestReleaseListBatchFallsBack(t *testing.T) {
+	_, peeked, ok := fillStats(t, operatorFixture(t, 24), 80, 24, "")
+	f := operatorFixture(t, 24)
+	// The first list is the release listing; the second, one of index Secrets.
+	f.cluster.FailRequest(fakeapi.VerbList, 2, errors.New("boom"))
+	_, peekedAfter, req := fillStats(t, f, 80, 24, "")
+	if peekedAfter != peeked {
+		t.Fatalf("%d rows peeked after a failed list, %d without", peekedAfter, peeked)
+	}
+	// Whichever batch failed holds at least peeked-10 rows (and at most ten).
+	if extra := req[fakeapi.VerbGet] - ok[fakeapi.VerbGet]; extra < min(peeked-10, 10) {
+		t.Errorf("%d GETs more after a batch's list failed: its rows were not read one by one", extra)
+	}
+}
+
+// TestReleaseListBatchRecordGone: a record deleted between the listing and the
+// batch's read shows its own error ("gone; refresh"); every other row fills.
+func TestReleaseListBatchRecordGone(t *testing.T) {
+	f := operatorFixture(t, 24)
+	gone := storage.RecordKey("op-03", 1)
+	var once sync.Once
+	hook := func(opts metav1.ListOptions) {
+		if strings.Contains(opts.LabelSelector, storage.LabelKey+" in") {
+			once.Do(func() {
+				if err := f.cluster.Clientset().CoreV1().Secrets("default").Delete(context.Background(), gone, metav1.DeleteOptions{}); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+	}
+	f.client = kube.New(listHookClientset{f.cluster.Clientset(), hook}, f.cluster.Metadata(), kube.DiscardKubeClients, testConfig())
+	h := newHarness(t, f.client, Options{}, 80, 24)
+	rs := h.top().(*releasesScreen)
+	found := false
+	for _, idx := range rs.shown[:min(rs.tableHeight(), len(rs.shown))] {
+		it := rs.items[idx]
+		switch l := it.row.Latest; {
+		case l.Name == "op-03":
+			found = true
+			if it.err == nil || !strings.Contains(it.err.Error(), "gone; refresh") {
+				t.Errorf("op-03, deleted meanwhile: error %v, want it gone", it.err)
+			}
+		case !it.filled || it.err != nil:
+			t.Errorf("row %s: filled %v, error %v", l.Name, it.filled, it.err)
+		}
+	}
+	if !found {
+		t.Fatal("op-03 is not on screen")
+	}
+}
+
+// listHookClientset calls hook before each list of Secrets.
+type listHookClientset struct {
+	kubernetes.Interface
+	hook func(metav1.ListOptions)
+}
+
+func (c listHookClientset) CoreV1() corev1client.CoreV1Interface {
+	return listHookCore{c.Interface.CoreV1(), c.hook}
+}
+
+type listHookCore struct {
+	corev1client.CoreV1Interface
+	hook func(metav1.ListOptions)
+}
+
+func (c listHookCore) Secrets(ns string) corev1client.SecretInterface {
+	return listHookSecrets{c.CoreV1Interface.Secrets(ns), c.hook}
+}
+
+type listHookSecrets struct {
+	corev1client.SecretInterface
+	hook func(metav1.ListOptions)
+}
+
+func (s listHookSecrets) List(ctx context.Context, opts metav1.ListOptions) (*corev1.SecretList, error) {
+	s.hook(opts)
+	return s.SecretInterface.List(ctx, opts)
 }

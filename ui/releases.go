@@ -361,10 +361,12 @@ func (s *releasesScreen) verifyVisible() tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// fillVisible asks for the details of the rows on screen that lack them, all in
-// one batch (fillRows).
+// fillVisible asks for the details of the rows on screen that lack them: the
+// chunked rows in one batch (fillRows), the rows of Helm's stores, which are
+// decoded whole, each on its own, so that none waits for another's decode.
 func (s *releasesScreen) fillVisible() tea.Cmd {
 	var rows []kube.RevisionRow
+	var cmds []tea.Cmd
 	end := min(s.offset+s.tableHeight(), len(s.shown))
 	for _, idx := range s.shown[s.offset:end] {
 		it := &s.items[idx]
@@ -377,12 +379,16 @@ func (s *releasesScreen) fillVisible() tea.Cmd {
 			continue
 		}
 		s.inflight[it.id()] = true
+		if l.Driver != "" && l.Driver != kube.DriverChunked {
+			cmds = append(cmds, fillRow(s.ctx, s.client, l, true))
+			continue
+		}
 		rows = append(rows, l)
 	}
-	if len(rows) == 0 {
-		return nil
+	if len(rows) > 0 {
+		cmds = append(cmds, fillRows(s.ctx, s.client, rows))
 	}
-	return fillRows(s.ctx, s.client, rows)
+	return tea.Batch(cmds...)
 }
 
 func (s *releasesScreen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
