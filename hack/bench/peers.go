@@ -203,6 +203,9 @@ func child(ctx context.Context, a childArgs, stdout, stderr io.Writer) error {
 		for _, m := range latest {
 			keys = append(keys, m.GetLabels()[storage.LabelKey])
 		}
+		if len(keys) == 0 {
+			return enc.Encode(map[string]int{"indexSecrets": n, "chunkSecrets": 0})
+		}
 		req, err := labels.NewRequirement(storage.LabelKey, selection.In, keys)
 		if err != nil {
 			return err

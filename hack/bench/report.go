@@ -181,6 +181,8 @@ func (r *report) markdown() string {
 		// What ls must read: the index metadata, and, for the health check each row
 		// gets (a release whose chunk Secret is gone shows broken), the metadata of
 		// the latest revisions' chunk Secrets. Neither holds chunk data.
+		// A chunk read would be a request more; the bytes may differ by a list's
+		// envelope (a page limit, a continue token), which 5% covers.
 		own := lr.Fleet[5]
 		target("Listing reads no chunk data and decodes no payload (releases chunkview wrote)",
 			fmt.Sprintf("%d requests, %s: metadata-only lists of the index Secrets and of the latest revisions' chunk Secrets read %d, %s",
