@@ -57,14 +57,25 @@ func jsonCorpus(t testing.TB) [][]byte {
 }
 
 // decodeBoth decodes js as the reads do and with encoding/json, and fails t when
-// they differ: in whether they accept it, or in what they decode.
+// they differ: in whether they accept it, in their error, or in what they decode.
+// json/v1 alone is held to encoding/json too, whatever decoder the reads would
+// pick for js (small or quote-dense JSON goes to encoding/json): whatever it
+// accepts, encoding/json accepts and decodes alike.
 func decodeBoth(t *testing.T, js []byte) {
 	t.Helper()
-	var got, want storage.Payload
+	var got, want, fast storage.Payload
 	err := storage.UnmarshalPayloadJSON(js, &got)
 	wantErr := json.Unmarshal(js, &want)
 	if (err == nil) != (wantErr == nil) {
 		t.Fatalf("%.200q: decode error %v, encoding/json %v", js, err, wantErr)
+	}
+	if fastErr := storage.FastUnmarshalPayloadJSON(js, &fast); fastErr == nil {
+		if wantErr != nil {
+			t.Fatalf("%.200q: json/v1 accepts it, encoding/json says %v", js, wantErr)
+		}
+		if !reflect.DeepEqual(fast, want) {
+			t.Fatalf("%.200q: json/v1 decodes to\n%#v\nencoding/json to\n%#v", js, fast, want)
+		}
 	}
 	if err != nil {
 		if err.Error() != wantErr.Error() {
