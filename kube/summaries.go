@@ -66,7 +66,7 @@ func (c *Client) FillSummaries(ctx context.Context, rows []*RevisionRow) error {
 		batches = slices.AppendSeq(batches, slices.Chunk(byNS[ns], indexBatch))
 	}
 	s := chunkedStore{c}
-	err := forEach(batches, indexLists, func(b []*RevisionRow) error {
+	err := forEachIn(make(chan struct{}, indexLists), batches, func(b []*RevisionRow) error {
 		idx := s.readIndexes(ctx, b)
 		return c.fillEachIn(sem, b, want, func(r RevisionRow) (RevisionRow, error) {
 			if i := idx[r.Key]; i != nil {
@@ -117,11 +117,12 @@ func (s chunkedStore) readIndexes(ctx context.Context, rows []*RevisionRow) map[
 	return idx
 }
 
-// forEach calls fn on each item, at most n at a time, and joins its errors.
-func forEach[T any](items []T, n int, fn func(T) error) error {
+// forEachIn calls fn on each item in a goroutine of its own, each holding a
+// slot of sem while it runs, so that calls sharing sem run no more than cap(sem)
+// fns at once, and joins their errors.
+func forEachIn[T any](sem chan struct{}, items []T, fn func(T) error) error {
 	var (
 		wg   sync.WaitGroup
-		sem  = make(chan struct{}, n)
 		mu   sync.Mutex
 		errs []error
 	)
@@ -152,33 +153,18 @@ const fillWidth = 4
 // fillEachIn is fillEach with the slots of sem, which other calls may share so
 // that together they fill no more than cap(sem) rows at once.
 func (c *Client) fillEachIn(sem chan struct{}, rows []*RevisionRow, want func(*RevisionRow) bool, fill func(RevisionRow) (RevisionRow, error)) error {
-	var (
-		wg   sync.WaitGroup
-		mu   sync.Mutex
-		errs []error
-	)
-	for _, r := range rows {
-		if !want(r) {
-			continue
+	var mu sync.Mutex
+	return forEachIn(sem, slices.DeleteFunc(slices.Clone(rows), func(r *RevisionRow) bool { return !want(r) }), func(r *RevisionRow) error {
+		got, err := fill(*r)
+		if err != nil {
+			return err
 		}
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			got, err := fill(*r)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				errs = append(errs, err)
-				return
-			}
-			*r = got
-			c.judge(r)
-		}()
-	}
-	wg.Wait()
-	return errors.Join(errs...)
+		mu.Lock()
+		defer mu.Unlock()
+		*r = got
+		c.judge(r)
+		return nil
+	})
 }
 
 // filledFrom is row with what a decode of it found (d): its summary, whether it

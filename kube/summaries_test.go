@@ -42,33 +42,18 @@ func TestFillSummariesPeeksIndexes(t *testing.T) {
 		o.Stats = stats
 		o.WrapConfig = wire.install
 	})
-	rows, err := c.Releases(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rows) != len(blobs)+1 {
-		t.Fatalf("Releases: %d rows, want %d", len(rows), len(blobs)+1)
-	}
-	ptrs := make([]*kube.RevisionRow, len(rows))
-	byName := map[string]*kube.RevisionRow{}
-	for i := range rows {
-		ptrs[i] = &rows[i].Latest
-		byName[rows[i].Latest.Name] = ptrs[i]
-		if rows[i].Latest.Known {
-			t.Fatalf("%s is Known from metadata alone", rows[i].Latest.Name)
-		}
-	}
+	ptrs, byName := summaryRows(t, c, len(blobs)+1)
 
 	// The truth, from full decodes by another client.
 	truth := map[string]kube.RevisionRow{}
 	otherStats := &kube.Stats{}
 	other := connect(t, adminKubeconfig(t, ""), []string{"-n", ns, "--owner", owner}, func(o *kube.Options) { o.Stats = otherStats })
-	for _, r := range rows {
-		det, err := other.Details(ctx, r.Latest)
+	for _, r := range ptrs {
+		det, err := other.Details(ctx, *r)
 		if err != nil || !det.Row.Known {
-			t.Fatalf("Details of %s: %v %+v", r.Latest.Name, err, det)
+			t.Fatalf("Details of %s: %v %+v", r.Name, err, det)
 		}
-		truth[r.Latest.Name] = det.Row
+		truth[r.Name] = det.Row
 	}
 	if truth["late"].Summary.Chunks < 3 || truth["one-a"].Summary.Chunks != 1 || truth["multi-b"].Summary.Chunks < 3 {
 		t.Fatalf("fixture: late %d chunks, one-a %d, multi-b %d", truth["late"].Summary.Chunks, truth["one-a"].Summary.Chunks, truth["multi-b"].Summary.Chunks)
@@ -85,8 +70,8 @@ func TestFillSummariesPeeksIndexes(t *testing.T) {
 	}
 	got := stats.BytesReceived() - before
 	indexes := map[string]bool{}
-	for _, r := range rows {
-		indexes[r.Latest.Key] = true
+	for _, r := range ptrs {
+		indexes[r.Key] = true
 	}
 	listed := map[string]int{}
 	lists, chunks := 0, 0
@@ -109,18 +94,18 @@ func TestFillSummariesPeeksIndexes(t *testing.T) {
 		}
 	}
 	if lists != 1 {
-		t.Errorf("FillSummaries listed index Secrets %d times, want once for %d rows", lists, len(rows))
+		t.Errorf("FillSummaries listed index Secrets %d times, want once for %d rows", lists, len(ptrs))
 	}
-	for _, r := range rows {
-		if listed[r.Latest.Key] != 1 {
-			t.Errorf("index %s listed %d times, want once", r.Latest.Key, listed[r.Latest.Key])
+	for _, r := range ptrs {
+		if listed[r.Key] != 1 {
+			t.Errorf("index %s listed %d times, want once", r.Key, listed[r.Key])
 		}
 	}
 	if want := truth["late"].Summary.Chunks - 1; chunks != want {
 		t.Errorf("FillSummaries fetched %d chunk Secrets, want the %d of the record whose chart lies past its index", chunks, want)
 	}
 	t.Logf("FillSummaries over %d rows: %d requests (%d chunk GETs, all the fallback's), %d response bytes for %d stored bytes (%.1f%%); decoding each: %d requests, %d bytes",
-		len(rows), len(wire.Requests()), chunks, got, stored, 100*float64(got)/float64(stored), otherStats.Total(), otherStats.BytesReceived())
+		len(ptrs), len(wire.Requests()), chunks, got, stored, 100*float64(got)/float64(stored), otherStats.Total(), otherStats.BytesReceived())
 	if got >= otherStats.BytesReceived() {
 		t.Errorf("FillSummaries received %d bytes, no fewer than decoding every row (%d)", got, otherStats.BytesReceived())
 	}
