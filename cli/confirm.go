@@ -24,6 +24,8 @@ type confirmation struct {
 	// want is the answer that confirms: "y" (also "yes", any case), or a name that
 	// must be typed exactly.
 	want string
+	// where names the kube context and namespace the operation changes.
+	where string
 }
 
 // confirm asks on stderr and reads the answer from stdin. --yes skips the question;
@@ -35,10 +37,14 @@ func (r *run) confirm(yes bool, c confirmation) error {
 	if !r.app.isTerminal(r.stdin) {
 		return fmt.Errorf("%w: not going to %s without confirmation: stdin is not a terminal; pass --yes to proceed", ErrRefused, c.what)
 	}
+	on := ""
+	if c.where != "" {
+		on = " on " + c.where
+	}
 	if c.want == "y" {
-		fmt.Fprintf(r.stderr, "Proceed to %s? [y/N]: ", c.what)
+		fmt.Fprintf(r.stderr, "Proceed to %s%s? [y/N]: ", c.what, on)
 	} else {
-		fmt.Fprintf(r.stderr, "To %s, type the release name (%s): ", c.what, c.want)
+		fmt.Fprintf(r.stderr, "To %s%s, type the release name (%s): ", c.what, on, c.want)
 	}
 	line, err := r.readAnswer()
 	if errors.Is(err, ErrCancelled) {

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/ops"
 )
 
 // DeleteRevisionResult is the output of `delete-revision`.
@@ -24,6 +25,12 @@ type DeleteRevisionResult struct {
 	WasLatest bool `json:"wasLatest"`
 	// Remaining is how many revisions the release still has.
 	Remaining int `json:"remaining"`
+	// LeavesNoneDeployed is true when no deployed revision remains: `helm ls`
+	// then no longer lists the release.
+	LeavesNoneDeployed bool `json:"leavesNoneDeployed,omitempty"`
+	// Helm is the Helm major whose driver deletes the record, HelmReason why.
+	Helm       int    `json:"helm"`
+	HelmReason string `json:"helmReason"`
 }
 
 // deleteRevisionOptions are the flags and arguments of `delete-revision`, in
@@ -35,7 +42,6 @@ type deleteRevisionOptions struct {
 	yes          bool
 	force        bool
 
-	p   *kube.DeleteRevisionPlan
 	out DeleteRevisionResult
 }
 
@@ -65,20 +71,20 @@ func (o *deleteRevisionOptions) intent() intent {
 	return intent{release: o.name, what: "delete-revision", op: kube.OpDeleteRevision, yes: o.yes}
 }
 
-func (o *deleteRevisionOptions) plan(ctx context.Context, r *run, c *kube.Client, ns string) (*confirmation, error) {
-	p, err := c.PlanDeleteRevision(ctx, ns, o.name, o.rev, o.force)
+func (o *deleteRevisionOptions) plan(ctx context.Context, r *run, rn *ops.Runner, p *ops.Plan) (ops.Operation, *confirmation, error) {
+	d, err := rn.PlanDeleteRevision(ctx, p, o.rev, o.force)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	o.p = p
 	rows := p.Rows
 	row, err := p.Row(o.rev)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	o.out = DeleteRevisionResult{
-		Release: o.name, Driver: p.Plan.Driver, StorageNamespace: row.StorageNamespace, Revision: o.rev, Key: row.Key, Forced: o.force,
-		WasLatest: rows[len(rows)-1].Revision == o.rev, Remaining: len(rows) - 1,
+		Release: o.name, Driver: p.Driver, StorageNamespace: row.StorageNamespace, Revision: o.rev, Key: row.Key, Forced: o.force,
+		WasLatest: rows[len(rows)-1].Revision == o.rev, Remaining: len(rows) - 1, LeavesNoneDeployed: d.LeavesNoneDeployed,
+		Helm: d.Major, HelmReason: d.Reason,
 	}
 	if o.format == FormatTable {
 		fmt.Fprintf(r.stdout, "Revision %d of %s (%s) is stored in namespace %s under key %s.\n", o.rev, o.name, row.Status, row.StorageNamespace, row.Key)
@@ -88,14 +94,14 @@ func (o *deleteRevisionOptions) plan(ctx context.Context, r *run, c *kube.Client
 		case o.out.WasLatest:
 			fmt.Fprintf(r.stdout, "It is the latest revision: revision %d becomes the latest record, while the resources stay as revision %d left them.\n", rows[len(rows)-2].Revision, o.rev)
 		}
+		if d.LeavesNoneDeployed && len(rows) > 1 {
+			fmt.Fprintln(r.stdout, "It is the only deployed revision: afterwards no revision is deployed, so `helm ls` no longer lists the release (`helm ls -a` does) until a rollback deploys one again.")
+		}
 	}
-	return &confirmation{what: fmt.Sprintf("delete revision %d of release %q", o.rev, o.name), want: o.name}, nil
+	return d, &confirmation{what: fmt.Sprintf("delete revision %d of release %q", o.rev, o.name), want: o.name}, nil
 }
 
-func (o *deleteRevisionOptions) apply(ctx context.Context, r *run, c *kube.Client) error {
-	if err := c.ApplyDeleteRevision(ctx, o.p); err != nil {
-		return err
-	}
+func (o *deleteRevisionOptions) applied(r *run, _ ops.Operation) error {
 	if o.format != FormatTable {
 		return printStructured(r.stdout, o.format, o.out)
 	}

@@ -78,6 +78,10 @@ func (r *run) demoContext(ctx context.Context, name string) (*kube.Client, error
 		// has something to show; it ends with the command.
 		go demo.RunOperator(ctx, cluster, opOpts)
 	}
+	cfg.Demo = true
+	if name != DemoContext {
+		cfg.Context = name
+	}
 	return kube.New(cluster.Clientset(), cluster.Metadata(), kube.DiscardKubeClients, cfg), nil
 }
 

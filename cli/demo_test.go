@@ -51,7 +51,13 @@ func TestDemo(t *testing.T) {
 	if !st.Stuck || st.Status != "pending-upgrade" {
 		t.Errorf("demo stuck release: %s", r)
 	}
+	// The default target, revision 3, is failed: it must be named.
 	r = runDemo(t, &cli.App{}, "rollback", "podinfo", "--yes", "-o", "json")
+	mustCode(t, r, cli.ExitUsage)
+	if !strings.Contains(r.stderr, "revision 3 (the one before the latest), is failed") || !strings.Contains(r.stderr, "chunkview --demo history podinfo") {
+		t.Errorf("rollback to a failed default target: %s", r)
+	}
+	r = runDemo(t, &cli.App{}, "rollback", "podinfo", "2", "--yes", "-o", "json")
 	mustCode(t, r, cli.ExitOK)
 	var rb cli.RollbackResult
 	decode(t, r, &rb)

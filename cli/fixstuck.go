@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/ops"
 )
 
 // StuckResult is the output of `fix-stuck`.
@@ -19,9 +20,12 @@ type StuckResult struct {
 	// Revision and Status are those of the latest revision.
 	Revision int    `json:"revision"`
 	Status   string `json:"status"`
-	// Stuck is true when the latest revision is pending-install, -upgrade or
-	// -rollback.
-	Stuck bool `json:"stuck"`
+	// Stuck is true when the latest revision is pending-install, -upgrade,
+	// -rollback or uninstalling, for longer than the threshold (--stuck-after,
+	// 5 minutes by default); InProgress while it is for less: the operation is
+	// probably still running.
+	Stuck      bool `json:"stuck"`
+	InProgress bool `json:"inProgress,omitempty"`
 	// PendingSeconds is how long it has been pending, Since when it started.
 	PendingSeconds int64     `json:"pendingSeconds,omitempty"`
 	Since          time.Time `json:"since,omitzero"`
@@ -29,6 +33,9 @@ type StuckResult struct {
 	Fixes []FixItem `json:"fixes"`
 	// Applied names the fix applied ("" when none).
 	Applied string `json:"applied,omitempty"`
+	// Helm is the Helm major that applies the fix, HelmReason why.
+	Helm       int    `json:"helm,omitempty"`
+	HelmReason string `json:"helmReason,omitempty"`
 }
 
 // FixItem is one way out of a stuck release.
@@ -41,8 +48,8 @@ type FixItem struct {
 }
 
 var fixes = []FixItem{
-	{Name: string(kube.FixMarkFailed), Flag: "--mark-failed", Does: "Sets the pending revision's status to failed, so Helm lets the next upgrade or rollback proceed.", Warning: kube.FixMarkFailed.Warning()},
-	{Name: string(kube.FixDeletePending), Flag: "--delete-pending", Does: "Deletes the pending revision's record, so the revision before it is the latest again.", Warning: kube.FixDeletePending.Warning()},
+	{Name: string(ops.FixMarkFailed), Flag: "--mark-failed", Does: "Sets the pending revision's status to failed, so Helm lets the next upgrade or rollback proceed.", Warning: ops.FixMarkFailed.Warning()},
+	{Name: string(ops.FixDeletePending), Flag: "--delete-pending", Does: "Deletes the pending revision's record, so the revision before it is the latest again.", Warning: ops.FixDeletePending.Warning()},
 }
 
 // fixStuckOptions are the flags and argument of `fix-stuck`, in kubectl's shape;
@@ -54,8 +61,7 @@ type fixStuckOptions struct {
 	markFailed    bool
 	deletePending bool
 
-	fix kube.StuckFix
-	p   *kube.StuckPlan
+	fix ops.StuckFix
 	out StuckResult
 }
 
@@ -75,9 +81,9 @@ func (o *fixStuckOptions) Validate() error {
 	}
 	switch {
 	case o.markFailed:
-		o.fix = kube.FixMarkFailed
+		o.fix = ops.FixMarkFailed
 	case o.deletePending:
-		o.fix = kube.FixDeletePending
+		o.fix = ops.FixDeletePending
 	}
 	return nil
 }
@@ -94,37 +100,42 @@ func (o *fixStuckOptions) intent() intent {
 	return in
 }
 
-func (o *fixStuckOptions) plan(ctx context.Context, r *run, c *kube.Client, ns string) (*confirmation, error) {
-	p, err := c.PlanFixStuck(ctx, ns, o.name)
+func (o *fixStuckOptions) plan(ctx context.Context, r *run, rn *ops.Runner, p *ops.Plan) (ops.Operation, *confirmation, error) {
+	fs, err := rn.PlanFixStuck(ctx, p, o.fix)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	o.p = p
-	latest, st := p.Rows[len(p.Rows)-1], p.Stuck
-	out := StuckResult{Release: o.name, Driver: p.Plan.Driver, StorageNamespace: latest.StorageNamespace, Revision: latest.Revision, Status: latest.Status, Fixes: fixes}
+	latest, st := p.Rows[len(p.Rows)-1], fs.Stuck
+	out := StuckResult{Release: o.name, Driver: p.Driver, StorageNamespace: latest.StorageNamespace, Revision: latest.Revision, Status: latest.Status, Fixes: fixes}
 	if st != nil {
-		out.Stuck = true
+		out.Stuck, out.InProgress = !st.InProgress, st.InProgress
+		out.Helm, out.HelmReason = fs.Major, fs.Reason
 		out.Revision, out.Status = st.Row.Revision, st.Row.Status
 		out.PendingSeconds = int64(st.For / time.Second)
 		out.Since = r.now().Add(-st.For).Truncate(time.Second)
 	}
 	o.out = out
 	table := o.format == FormatTable
-	if !out.Stuck {
+	if st == nil {
 		if o.fix != "" {
-			return nil, fmt.Errorf("release %q is not stuck: its latest revision %d is %s, not pending; nothing to fix", o.name, out.Revision, out.Status)
+			return nil, nil, fmt.Errorf("release %q is not stuck: its latest revision %d is %s, not pending or uninstalling; nothing to fix", o.name, out.Revision, out.Status)
 		}
 		out.Fixes = []FixItem{}
 		if !table {
-			return nil, printStructured(r.stdout, o.format, out)
+			return nil, nil, printStructured(r.stdout, o.format, out)
 		}
 		fmt.Fprintf(r.stdout, "Release %s is not stuck: its latest revision %d is %s. Nothing to fix.\n", o.name, out.Revision, out.Status)
-		return nil, nil
+		return nil, nil, nil
 	}
 	if table {
-		fmt.Fprintf(r.stdout, "Release %s is stuck: revision %d has been %s for %s (since %s).\n",
-			o.name, out.Revision, out.Status, st.For, timestamp(out.Since))
-		fmt.Fprintln(r.stdout, "Helm refuses to upgrade or roll it back until the pending revision is dealt with.")
+		if st.InProgress {
+			fmt.Fprintf(r.stdout, "Release %s is in progress: revision %d has been %s for %s (since %s), less than %s: the operation that wrote it is probably still running. Fix it only if you know it was interrupted.\n",
+				o.name, out.Revision, out.Status, st.For, timestamp(out.Since), rn.Client().StuckAfter())
+		} else {
+			fmt.Fprintf(r.stdout, "Release %s is stuck: revision %d has been %s for %s (since %s).\n",
+				o.name, out.Revision, out.Status, st.For, timestamp(out.Since))
+		}
+		fmt.Fprintln(r.stdout, "Helm refuses to upgrade or roll it back until that revision is dealt with.")
 		for _, f := range fixes {
 			if o.fix != "" && f.Name != string(o.fix) {
 				continue
@@ -134,33 +145,31 @@ func (o *fixStuckOptions) plan(ctx context.Context, r *run, c *kube.Client, ns s
 	}
 	if o.fix == "" {
 		if !table {
-			return nil, printStructured(r.stdout, o.format, out)
+			return nil, nil, printStructured(r.stdout, o.format, out)
 		}
-		fmt.Fprintf(r.stdout, "\nRun `chunkview fix-stuck %s --mark-failed` or `--delete-pending` to apply one.\n", o.name)
-		return nil, nil
+		c := rn.Client()
+		fmt.Fprintf(r.stdout, "\nRun `%s` or `%s` to apply one.\n", c.Suggest("fix-stuck", o.name, "--mark-failed"), c.Suggest("fix-stuck", o.name, "--delete-pending"))
+		return nil, nil, nil
 	}
 	if table {
 		fmt.Fprintln(r.stdout)
 	}
 	what := fmt.Sprintf("mark revision %d of %s failed", out.Revision, o.name)
-	if o.fix == kube.FixDeletePending {
-		what = fmt.Sprintf("delete pending revision %d of %s", out.Revision, o.name)
+	if o.fix == ops.FixDeletePending {
+		what = fmt.Sprintf("delete %s revision %d of %s", out.Status, out.Revision, o.name)
 	}
-	return &confirmation{what: what, want: "y"}, nil
+	return fs, &confirmation{what: what, want: "y"}, nil
 }
 
-func (o *fixStuckOptions) apply(ctx context.Context, r *run, c *kube.Client) error {
-	if err := c.ApplyFixStuck(ctx, o.p, o.fix); err != nil {
-		return err
-	}
+func (o *fixStuckOptions) applied(r *run, _ ops.Operation) error {
 	o.out.Applied = string(o.fix)
 	if o.format != FormatTable {
 		return printStructured(r.stdout, o.format, o.out)
 	}
-	if o.fix == kube.FixMarkFailed {
+	if o.fix == ops.FixMarkFailed {
 		fmt.Fprintf(r.stdout, "Marked revision %d of %s failed. The next upgrade or rollback can proceed.\n", o.out.Revision, o.name)
 	} else {
-		fmt.Fprintf(r.stdout, "Deleted pending revision %d of %s.\n", o.out.Revision, o.name)
+		fmt.Fprintf(r.stdout, "Deleted %s revision %d of %s.\n", o.out.Status, o.out.Revision, o.name)
 	}
 	return nil
 }
@@ -169,10 +178,12 @@ func (r *run) fixStuckCommand() *cobra.Command {
 	o := &fixStuckOptions{}
 	cmd := &cobra.Command{
 		Use:   "fix-stuck NAME [--mark-failed | --delete-pending]",
-		Short: "Unblock a release stuck in pending-install, pending-upgrade or pending-rollback",
-		Long: `A release whose latest revision stays pending-install, pending-upgrade or
+		Short: "Unblock a release stuck pending (install, upgrade, rollback) or uninstalling",
+		Long: `A release whose latest revision stays pending-install, pending-upgrade,
 pending-rollback (an operation that was interrupted) blocks every further Helm
-operation with "another operation is in progress".
+operation with "another operation is in progress"; one left uninstalling by a
+failed uninstall is neither installed nor gone. A revision in that state for less
+than 5 minutes (--stuck-after) is an operation in progress, and is shown so.
 
 Without a flag, fix-stuck shows how long the release has been pending and the two
 ways out, each with its warning. --mark-failed marks the pending revision failed;

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/ops"
 )
 
 // intent is what a run of a mutating command means to change, as the shared step
@@ -28,21 +29,22 @@ type intent struct {
 type mutation interface {
 	// intent says what this run means to change.
 	intent() intent
-	// plan reads the release in storage namespace ns into the plan that apply will
-	// hold to, and prints what it would change. It returns the question to ask
-	// before applying, or nil when there is nothing to apply (a dry run, nothing
-	// to fix), the plan printed.
-	plan(ctx context.Context, r *run, c *kube.Client, ns string) (*confirmation, error)
-	// apply applies the plan that was shown and confirmed, and prints the result.
-	apply(ctx context.Context, r *run, c *kube.Client) error
+	// plan makes the command's operation from the release as it was read (p),
+	// and prints what it would do. It returns the operation and the question to
+	// ask before applying it, or a nil operation when there is nothing to apply
+	// (a dry run, nothing to fix), the plan printed.
+	plan(ctx context.Context, r *run, rn *ops.Runner, p *ops.Plan) (ops.Operation, *confirmation, error)
+	// applied prints the outcome of the operation once it was applied.
+	applied(r *run, op ops.Operation) error
 }
 
 // mutate is the one step every mutating command runs: refuse under --read-only,
-// connect, locate the release, check the permissions, plan and show, confirm,
-// apply. The refusals come before anything is asked of the cluster that a
-// refusal would waste, and the question before anything changes. What was shown
-// and confirmed is what runs: apply refuses a plan the release moved on from
-// (exit code 7).
+// connect, locate the release, check the permissions, plan from the revisions the
+// locating listing read, show the plan, confirm, apply. The refusals come before
+// anything is asked of the cluster that a refusal would waste, and the question
+// before anything changes. What was shown and confirmed is what runs: Apply
+// refuses a plan the release moved on from (exit code 7), with one more listing
+// of the release's revisions.
 func (r *run) mutate(ctx context.Context, m mutation) error {
 	in := m.intent()
 	refuse := func(err error) error {
@@ -56,21 +58,54 @@ func (r *run) mutate(ctx context.Context, m mutation) error {
 			return refuse(err)
 		}
 	}
-	c, ns, err := r.connectTo(ctx, in.release)
+	c, l, err := r.connectRelease(ctx, in.release)
 	if err != nil {
 		return err
 	}
 	if in.what != "" {
-		if err := c.CheckAllowed(ctx, ns, in.op); err != nil {
+		if err := c.CheckAllowed(ctx, l.ns, in.op); err != nil {
 			return refuse(err)
 		}
 	}
-	ask, err := m.plan(ctx, r, c, ns)
-	if err != nil || ask == nil {
+	rows := l.rows
+	if rows == nil {
+		if rows, err = c.Versions(ctx, l.ns, in.release); err != nil {
+			return err
+		}
+	}
+	p, err := ops.NewPlan(l.ns, rows)
+	if err != nil {
 		return err
 	}
+	rn := ops.NewRunner(c)
+	op, ask, err := m.plan(ctx, r, rn, p)
+	if err != nil || op == nil {
+		return err
+	}
+	ask.where = r.where(ctx, c, rn, p)
 	if err := r.confirm(in.yes, *ask); err != nil {
 		return err
 	}
-	return m.apply(ctx, r, c)
+	if err := rn.Apply(ctx, op); err != nil {
+		return err
+	}
+	return m.applied(r, op)
+}
+
+// where names the kube context and the namespace an operation on p changes, for
+// its question: "context prod, namespace payments".
+func (r *run) where(ctx context.Context, c *kube.Client, rn *ops.Runner, p *ops.Plan) string {
+	ns := p.Namespace
+	if latest, err := p.Row(0); err == nil {
+		if s := latest.Summary.Namespace; s != "" && !latest.NamespaceUnknown {
+			ns = s
+		} else if d, err := c.Details(ctx, latest); err == nil && d.Release != nil && d.Release.Namespace != "" {
+			ns = d.Release.Namespace
+		}
+	}
+	name := r.session(ctx, c).Context
+	if name == "" {
+		name = "(none)"
+	}
+	return fmt.Sprintf("context %s, namespace %s", name, ns)
 }

@@ -11,26 +11,32 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/ops"
 )
 
 // fakeMutation records which of its steps the shared step ran.
+// Its operation, when it asks, deletes the release's first revision record.
 type fakeMutation struct {
-	in      intent
-	ask     *confirmation
-	planNS  string
-	planned bool
-	applied bool
+	in       intent
+	ask      *confirmation
+	planNS   string
+	planned  bool
+	didApply bool
 }
 
 func (f *fakeMutation) intent() intent { return f.in }
 
-func (f *fakeMutation) plan(_ context.Context, _ *run, _ *kube.Client, ns string) (*confirmation, error) {
-	f.planned, f.planNS = true, ns
-	return f.ask, nil
+func (f *fakeMutation) plan(ctx context.Context, _ *run, rn *ops.Runner, p *ops.Plan) (ops.Operation, *confirmation, error) {
+	f.planned, f.planNS = true, p.Namespace
+	if f.ask == nil {
+		return nil, nil, nil
+	}
+	op, err := rn.PlanDeleteRevision(ctx, p, p.Rows[0].Revision, false)
+	return op, f.ask, err
 }
 
-func (f *fakeMutation) apply(context.Context, *run, *kube.Client) error {
-	f.applied = true
+func (f *fakeMutation) applied(*run, ops.Operation) error {
+	f.didApply = true
 	return nil
 }
 
@@ -70,22 +76,22 @@ func TestMutateOrder(t *testing.T) {
 	dry := change
 	dry.what = ""
 	m = &fakeMutation{in: dry}
-	if err := testRun(t, true, "--read-only", "-n", "monitoring").mutate(ctx, m); err != nil || !m.planned || m.applied {
-		t.Errorf("dry run under --read-only: %v, planned %v, applied %v; want a plan and nothing applied", err, m.planned, m.applied)
+	if err := testRun(t, true, "--read-only", "-n", "monitoring").mutate(ctx, m); err != nil || !m.planned || m.didApply {
+		t.Errorf("dry run under --read-only: %v, planned %v, applied %v; want a plan and nothing applied", err, m.planned, m.didApply)
 	}
 	if m.planNS != "demo" {
 		t.Errorf("planned in namespace %q, want demo, where grafana-dashboards (deployed to monitoring) is stored", m.planNS)
 	}
 
 	m = &fakeMutation{in: change, ask: ask}
-	if err := testRun(t, true, "-n", "monitoring").mutate(ctx, m); !errors.Is(err, ErrRefused) || !m.planned || m.applied {
-		t.Errorf("no terminal, no --yes: %v, planned %v, applied %v; want refused after the plan, nothing applied", err, m.planned, m.applied)
+	if err := testRun(t, true, "-n", "monitoring").mutate(ctx, m); !errors.Is(err, ErrRefused) || !m.planned || m.didApply {
+		t.Errorf("no terminal, no --yes: %v, planned %v, applied %v; want refused after the plan, nothing applied", err, m.planned, m.didApply)
 	}
 
 	yes := change
 	yes.yes = true
 	m = &fakeMutation{in: yes, ask: ask}
-	if err := testRun(t, true, "-n", "monitoring").mutate(ctx, m); err != nil || !m.applied {
-		t.Errorf("--yes: %v, applied %v", err, m.applied)
+	if err := testRun(t, true, "-n", "monitoring").mutate(ctx, m); err != nil || !m.didApply {
+		t.Errorf("--yes: %v, applied %v", err, m.didApply)
 	}
 }

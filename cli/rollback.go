@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/ops"
 	"github.com/chunkview/chunkview/revdiff"
 )
 
@@ -26,6 +28,14 @@ type RollbackResult struct {
 	NewRevision int  `json:"newRevision,omitempty"`
 	// Diff is what the rollback changes: revision From compared with revision To.
 	Diff *revdiff.Result `json:"diff"`
+	// Reapply is true when To is the latest revision: its objects are applied
+	// again as recorded, undoing drift.
+	Reapply bool `json:"reapply,omitempty"`
+	// Drop are the unreadable revisions above To whose records go first.
+	Drop []ops.Dropped `json:"drop,omitempty"`
+	// Helm is the Helm major that runs the rollback (3 or 4), HelmReason why.
+	Helm       int    `json:"helm"`
+	HelmReason string `json:"helmReason"`
 }
 
 // rollbackOptions are the flags and arguments of `rollback`, in kubectl's shape;
@@ -40,7 +50,6 @@ type rollbackOptions struct {
 	unified      int
 
 	diff kube.DiffOptions
-	p    *kube.RollbackPlan
 	out  RollbackResult
 }
 
@@ -86,44 +95,62 @@ func (o *rollbackOptions) intent() intent {
 	return in
 }
 
-func (o *rollbackOptions) plan(ctx context.Context, r *run, c *kube.Client, ns string) (*confirmation, error) {
-	p, err := c.PlanRollback(ctx, ns, o.name, o.rev, o.diff)
-	if err != nil {
-		return nil, err
-	}
-	o.p = p
-	o.out = RollbackResult{Release: o.name, Driver: p.Plan.Driver, StorageNamespace: p.StorageNamespace, From: p.From, To: p.To, Diff: p.Diff}
-	table := o.format == FormatTable
-	if table {
-		fmt.Fprintf(r.stdout, "Rollback of %s: from revision %d (latest) to the content of revision %d, recorded as a new revision.\n\n", o.name, p.From, p.To)
-		if _, err := io.WriteString(r.stdout, p.Diff.Unified()); err != nil {
-			return nil, err
+func (o *rollbackOptions) plan(ctx context.Context, r *run, rn *ops.Runner, p *ops.Plan) (ops.Operation, *confirmation, error) {
+	if o.rev == 0 && len(p.Rows) > 1 && !o.dryRun {
+		// Helm rolls back to the revision before the latest, whatever it is;
+		// landing on a failed one by default is a surprise, so it must be named
+		// (a dry run shows the plan, with a warning).
+		if prev := p.Rows[len(p.Rows)-2]; prev.Status == "failed" {
+			return nil, nil, usageErrorf("the default target, revision %d (the one before the latest), is failed: name the revision to roll back to (`%s` lists them)", prev.Revision, rn.Client().Suggest("history", o.name))
 		}
 	}
-	r.warnRollback(p, o.rev == 0)
+	rb, err := rn.PlanRollback(ctx, p, o.rev, o.diff)
+	if err != nil {
+		return nil, nil, err
+	}
+	o.out = RollbackResult{Release: o.name, Driver: p.Driver, StorageNamespace: p.StorageNamespace, From: rb.From, To: rb.To, Diff: rb.Diff,
+		Reapply: rb.Reapply, Drop: rb.Drop, Helm: rb.Major, HelmReason: rb.Reason}
+	table := o.format == FormatTable
+	if table {
+		fmt.Fprintf(r.stdout, "Rollback of %s: %s\n\n", o.name, rb.Describe())
+		if _, err := io.WriteString(r.stdout, rb.Diff.Unified()); err != nil {
+			return nil, nil, err
+		}
+	}
+	r.warnRollback(rb, o.rev == 0)
 	if o.dryRun {
 		if table {
 			fmt.Fprintln(r.stdout, "\nDry run: nothing changed.")
-			return nil, nil
+			return nil, nil, nil
 		}
-		return nil, printStructured(r.stdout, o.format, o.out)
+		return nil, nil, printStructured(r.stdout, o.format, o.out)
 	}
-	return &confirmation{what: fmt.Sprintf("roll %s back to revision %d", o.name, p.To), want: "y"}, nil
+	what := fmt.Sprintf("roll %s back to revision %d", o.name, rb.To)
+	if rb.Reapply {
+		what = fmt.Sprintf("apply revision %d of %s again", rb.To, o.name)
+	}
+	if len(rb.Drop) > 0 {
+		what = fmt.Sprintf("delete the unreadable record of revision %s and roll %s back to revision %d", droppedRevisions(rb.Drop), o.name, rb.To)
+	}
+	return rb, &confirmation{what: what, want: "y"}, nil
 }
 
-func (o *rollbackOptions) apply(ctx context.Context, r *run, c *kube.Client) error {
-	done, err := c.ApplyRollback(ctx, o.p)
-	if err != nil {
-		return err
+// droppedRevisions lists the revisions of drop: "3" or "3, 4".
+func droppedRevisions(drop []ops.Dropped) string {
+	out := make([]string, len(drop))
+	for i, d := range drop {
+		out[i] = fmt.Sprint(d.Revision)
 	}
+	return strings.Join(out, ", ")
+}
+
+func (o *rollbackOptions) applied(r *run, op ops.Operation) error {
+	done := op.(*ops.Rollback)
 	o.out.Applied, o.out.NewRevision = done.Applied, done.NewRevision
-	if done.Diff != nil {
-		o.out.Diff = done.Diff
-	}
 	if o.format != FormatTable {
 		return printStructured(r.stdout, o.format, o.out)
 	}
-	fmt.Fprintf(r.stdout, "\nRolled %s back to revision %d: now at revision %d.\n", o.name, o.p.To, done.NewRevision)
+	fmt.Fprintf(r.stdout, "\nRolled %s back to revision %d: now at revision %d.\n", o.name, done.To, done.NewRevision)
 	return nil
 }
 
@@ -131,10 +158,15 @@ func (r *run) rollbackCommand() *cobra.Command {
 	o := &rollbackOptions{}
 	cmd := &cobra.Command{
 		Use:   "rollback NAME [REVISION]",
-		Short: "Roll a release back to an earlier revision with Helm's rollback",
+		Short: "Roll a release back to a revision with Helm's rollback",
 		Long: `Roll a release back to REVISION (default: the one before the latest) with Helm's own
-rollback action, through the chunked driver: the resources of REVISION are applied
-again and recorded as a new revision.
+rollback action, through the store that holds the release: the resources of
+REVISION are applied again and recorded as a new revision. REVISION may be the
+latest: its resources are then applied again as recorded, which undoes drift.
+A release Helm 4 wrote is rolled back by Helm 4's action, one Helm 3 wrote by Helm
+3's (the plan says which). Revisions above REVISION that cannot be read are
+deleted first, which the plan shows. The default target must not be a failed
+revision: name one.
 
 It first shows what would change (the latest revision compared with REVISION,
 secrets masked unless --reveal) and asks for confirmation. --dry-run shows the plan

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/ops"
 )
 
 // rollbackWarnings are what a person should know before confirming a rollback
@@ -23,7 +24,7 @@ func rollbackWarnings(name string, byDefault bool, latest, target kube.RevisionR
 
 // warnRollback prints rollbackWarnings on stderr, before the question, about the
 // revisions the plan was made from.
-func (r *run) warnRollback(plan *kube.RollbackPlan, byDefault bool) {
+func (r *run) warnRollback(plan *ops.Rollback, byDefault bool) {
 	latest, err := plan.Row(plan.From)
 	if err != nil {
 		return

@@ -260,10 +260,26 @@ func (r *run) locate(ctx context.Context, c *kube.Client, name string) (string, 
 // name, and the store that holds it when exactly one does ("" otherwise: the
 // command that follows asks for --driver if two do).
 func (r *run) locateStore(ctx context.Context, c *kube.Client, name string) (string, string, error) {
+	l, err := r.locateRelease(ctx, c, name)
+	return l.ns, l.store, err
+}
+
+// located is where a release was found: the namespace its records were looked
+// up in, the one store that holds it (or ""), and its revisions from the listing
+// that found it, when the listing told them (nil otherwise).
+type located struct {
+	ns, store string
+	rows      []kube.RevisionRow
+}
+
+// locateRelease is locateStore, with the release's revisions when the listing
+// that found it in one store and one namespace gave them: a command by name plans
+// from those, without listing the release again.
+func (r *run) locateRelease(ctx context.Context, c *kube.Client, name string) (located, error) {
 	cfg := c.Config()
 	if len(cfg.Drivers) == 1 && cfg.Drivers[0] == kube.DriverChunked && cfg.StorageNamespace != "" {
 		// One store, one place for its records: nothing to look for.
-		return cfg.Namespace, kube.DriverChunked, nil
+		return located{ns: cfg.Namespace, store: kube.DriverChunked}, nil
 	}
 	rows, err := c.ReleasesNamed(ctx, name)
 	held := map[string]bool{}
@@ -272,17 +288,35 @@ func (r *run) locateStore(ctx context.Context, c *kube.Client, name string) (str
 			held[row.Latest.Driver] = true
 		}
 	}
-	store := ""
+	l := located{}
 	if len(held) == 1 {
 		for d := range held {
-			store = d
+			l.store = d
 		}
 	}
-	if cfg.StorageNamespace != "" && store != kube.DriverSecret && store != kube.DriverConfigMap {
-		return cfg.Namespace, store, nil
+	if cfg.StorageNamespace != "" && l.store != kube.DriverSecret && l.store != kube.DriverConfigMap {
+		l.ns = cfg.Namespace
+	} else {
+		l.ns, err = r.locateIn(rows, err, cfg, name)
+		if err != nil {
+			return l, err
+		}
 	}
-	ns, err := r.locateIn(rows, err, cfg, name)
-	return ns, store, err
+	if l.store == "" || err != nil {
+		return l, err
+	}
+	// The rows of the one release found: the same store, in the storage
+	// namespace its records are looked up in.
+	var match []kube.ReleaseRow
+	for _, row := range rows {
+		if row.Latest.Name == name && row.Latest.Driver == l.store && row.Latest.StorageNamespace == c.StorageNamespaceFor(l.store, l.ns) {
+			match = append(match, row)
+		}
+	}
+	if len(match) == 1 && len(match[0].History) == match[0].Revisions {
+		l.rows = match[0].History
+	}
+	return l, err
 }
 
 // locateIn is locate over a listing already made.
@@ -320,6 +354,24 @@ func (r *run) locateIn(rows []kube.ReleaseRow, err error, cfg kube.Config, name 
 		return found[0], nil
 	}
 	return "", usageErrorf("release %q exists in namespaces %s: pick one with -n", name, strings.Join(found, ", "))
+}
+
+// connectRelease connects and finds release name: the namespace its records are
+// looked up in, and, when the listing that found it told them, its revisions.
+// The client it returns talks to the one store that holds the release.
+func (r *run) connectRelease(ctx context.Context, name string) (*kube.Client, located, error) {
+	c, err := r.connect(ctx)
+	if err != nil {
+		return nil, located{}, err
+	}
+	l, err := r.locateRelease(ctx, c, name)
+	if err != nil {
+		return nil, l, err
+	}
+	if l.store != "" {
+		c = c.WithDrivers(l.store)
+	}
+	return c, l, nil
 }
 
 // connectTo connects and finds the namespace whose records hold release name.

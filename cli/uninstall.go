@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/ops"
 )
 
 // UninstallResult is the output of `uninstall`.
@@ -21,8 +22,15 @@ type UninstallResult struct {
 	Revisions int `json:"revisions"`
 	// KeptHistory is true with --keep-history: the records stay, marked uninstalled.
 	KeptHistory bool `json:"keptHistory"`
-	// Info is what Helm's uninstall reported (often empty).
-	Info string `json:"info,omitempty"`
+	// Deletes are the objects Helm deletes ("Kind/namespace/name"), Keeps those it
+	// leaves (helm.sh/resource-policy: keep).
+	Deletes []string `json:"deletes"`
+	Keeps   []string `json:"keeps,omitempty"`
+	// Applied is false for --dry-run.
+	Applied bool `json:"applied"`
+	// Helm is the Helm major that runs the uninstall (3 or 4), HelmReason why.
+	Helm       int    `json:"helm"`
+	HelmReason string `json:"helmReason"`
 }
 
 // uninstallOptions are the flags and argument of `uninstall`, in kubectl's shape;
@@ -32,8 +40,8 @@ type uninstallOptions struct {
 	format      string
 	yes         bool
 	keepHistory bool
+	dryRun      bool
 
-	p   *kube.UninstallPlan
 	out UninstallResult
 }
 
@@ -50,45 +58,57 @@ func (o *uninstallOptions) Validate() error { return checkFormat(o.format) }
 func (o *uninstallOptions) Run(ctx context.Context, r *run) error { return r.mutate(ctx, o) }
 
 func (o *uninstallOptions) intent() intent {
-	return intent{release: o.name, what: "uninstall", op: kube.OpUninstall, yes: o.yes}
+	in := intent{release: o.name, op: kube.OpUninstall, yes: o.yes, hint: "--dry-run shows what it would delete"}
+	if !o.dryRun {
+		in.what = "uninstall"
+	}
+	return in
 }
 
-func (o *uninstallOptions) plan(ctx context.Context, r *run, c *kube.Client, ns string) (*confirmation, error) {
-	p, err := c.PlanUninstall(ctx, ns, o.name, o.keepHistory)
+func (o *uninstallOptions) plan(ctx context.Context, r *run, rn *ops.Runner, p *ops.Plan) (ops.Operation, *confirmation, error) {
+	u, err := rn.PlanUninstall(ctx, p, o.keepHistory)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	o.p = p
-	rows := p.Rows
-	latest := rows[len(rows)-1]
-	d, err := c.Details(ctx, latest)
-	if err != nil {
-		return nil, err
+	latest, _ := p.Row(0)
+	o.out = UninstallResult{Release: o.name, Driver: p.Driver, StorageNamespace: p.StorageNamespace, Namespace: p.StorageNamespace,
+		Revisions: len(p.Rows), KeptHistory: o.keepHistory, Deletes: u.Deletes, Keeps: u.Keeps, Helm: u.Major, HelmReason: u.Reason}
+	if o.out.Deletes == nil {
+		o.out.Deletes = []string{}
 	}
-	o.out = UninstallResult{Release: o.name, Driver: p.Plan.Driver, StorageNamespace: latest.StorageNamespace, Namespace: latest.StorageNamespace, Revisions: len(rows), KeptHistory: o.keepHistory}
-	if d.Release != nil && d.Release.Namespace != "" {
+	if d, err := rn.Client().Details(ctx, latest); err == nil && d.Release != nil && d.Release.Namespace != "" {
 		o.out.Namespace = d.Release.Namespace
 	}
-	if o.format == FormatTable {
+	table := o.format == FormatTable
+	if table {
 		fmt.Fprintf(r.stdout, "Release %s: revision %d (%s), resources in namespace %s, %s stored in namespace %s.\n",
-			o.name, latest.Revision, latest.Status, o.out.Namespace, plural(len(rows), "revision", "revisions"), o.out.StorageNamespace)
-		if o.keepHistory {
-			fmt.Fprintln(r.stdout, "Uninstalling deletes its resources and marks it uninstalled; the revision records are kept.")
-		} else {
-			fmt.Fprintln(r.stdout, "Uninstalling deletes its resources and all its revision records. This cannot be undone.")
+			o.name, latest.Revision, latest.Status, o.out.Namespace, plural(len(p.Rows), "revision", "revisions"), o.out.StorageNamespace)
+		fmt.Fprintln(r.stdout, u.Describe())
+		if len(u.Deletes) > 0 {
+			fmt.Fprintln(r.stdout, "\nDeletes:")
+			for _, d := range u.Deletes {
+				fmt.Fprintf(r.stdout, "  %s\n", d)
+			}
+		}
+		if len(u.Keeps) > 0 {
+			fmt.Fprintln(r.stdout, "Keeps (helm.sh/resource-policy: keep):")
+			for _, k := range u.Keeps {
+				fmt.Fprintf(r.stdout, "  %s\n", k)
+			}
 		}
 	}
-	return &confirmation{what: fmt.Sprintf("uninstall release %q", o.name), want: o.name}, nil
+	if o.dryRun {
+		if table {
+			fmt.Fprintln(r.stdout, "\nDry run: nothing changed.")
+			return nil, nil, nil
+		}
+		return nil, nil, printStructured(r.stdout, o.format, o.out)
+	}
+	return u, &confirmation{what: fmt.Sprintf("uninstall release %q", o.name), want: o.name}, nil
 }
 
-func (o *uninstallOptions) apply(ctx context.Context, r *run, c *kube.Client) error {
-	res, err := c.ApplyUninstall(ctx, o.p)
-	if err != nil {
-		return err
-	}
-	if res != nil {
-		o.out.Info = res.Info
-	}
+func (o *uninstallOptions) applied(r *run, _ ops.Operation) error {
+	o.out.Applied = true
 	if o.format != FormatTable {
 		return printStructured(r.stdout, o.format, o.out)
 	}
@@ -96,9 +116,6 @@ func (o *uninstallOptions) apply(ctx context.Context, r *run, c *kube.Client) er
 		fmt.Fprintf(r.stdout, "Uninstalled %s; its history is kept.\n", o.name)
 	} else {
 		fmt.Fprintf(r.stdout, "Uninstalled %s.\n", o.name)
-	}
-	if o.out.Info != "" {
-		fmt.Fprintln(r.stdout, o.out.Info)
 	}
 	return nil
 }
@@ -108,9 +125,10 @@ func (r *run) uninstallCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "uninstall NAME",
 		Short: "Uninstall a release with Helm's uninstall: its resources and its records",
-		Long: `Uninstall a release with Helm's own uninstall action, through the chunked driver:
-its resources are deleted (hooks run), and so are all its revision records, unless
---keep-history marks it uninstalled and keeps them.
+		Long: `Uninstall a release with Helm's own uninstall action, through the store that holds
+it: its resources are deleted (hooks run), and so are all its revision records,
+unless --keep-history marks it uninstalled and keeps them. It first lists the
+objects it deletes; --dry-run lists them only.
 
 On a terminal it asks you to type the release's name; otherwise it needs --yes.
 If the release changed after it was shown (a revision added, deleted or rewritten
@@ -125,5 +143,6 @@ by another writer), nothing is changed and the exit code is 7.`,
 	addOutputFlag(cmd, &o.format)
 	cmd.Flags().BoolVarP(&o.yes, "yes", "y", false, "uninstall without asking (needed when stdin is not a terminal)")
 	cmd.Flags().BoolVar(&o.keepHistory, "keep-history", false, "keep the revision records, marked uninstalled")
+	cmd.Flags().BoolVar(&o.dryRun, "dry-run", false, "show what the uninstall would delete; change nothing")
 	return cmd
 }

@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -348,5 +349,43 @@ func TestStorageNamespace(t *testing.T) {
 	decode(t, r, &h)
 	if len(h.Revisions) != 3 || h.StorageNamespace != system {
 		t.Errorf("history: %s", r)
+	}
+}
+
+// TestRollbackReadsRevisionsTwice: a rollback from the CLI lists the release's
+// revisions twice in the store that holds it: once to find and plan it (the
+// listing that locates the release is its history), once to check the plan before
+// Helm runs. Helm's own reads inside its action are not chunkview's to save. Each
+// other store read is listed once, to learn it does not hold the release.
+func TestRollbackReadsRevisionsTwice(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.install(byChunkview, "twice", 3)
+	for _, args := range [][]string{
+		{"rollback", "twice", "1", "--yes"},
+		{"rollback", "twice", "2", "--yes", "--driver", "chunked"},
+	} {
+		stats := &kube.Stats{}
+		r := e.runApp(&cli.App{Stats: stats}, "", args...)
+		mustCode(t, r, cli.ExitOK)
+		lists := map[string]int{}
+		for _, call := range stats.Calls() {
+			// chunkview's own listings of the release's revisions: metadata
+			// lists selected by its name.
+			if !strings.HasPrefix(call, "GET ") || !strings.HasSuffix(call, " (metadata)") || !strings.Contains(call, "name%3Dtwice") {
+				continue
+			}
+			path := strings.SplitN(strings.Fields(call)[1], "?", 2)[0]
+			lists[path[strings.LastIndex(path, "/")+1:]]++
+		}
+		// The chunked store's records and Helm's own Secrets are both
+		// "secrets": told apart by their selectors, which the counts need not.
+		want := map[string]int{"secrets": 3, "configmaps": 1}
+		if len(args) > 4 {
+			want = map[string]int{"secrets": 2}
+		}
+		if !maps.Equal(lists, want) {
+			t.Errorf("%v: revision lists %v, want %v (the holder's twice: to plan, to check): %q", args, lists, want, stats.Calls())
+		}
 	}
 }

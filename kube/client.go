@@ -63,6 +63,31 @@ type Config struct {
 	// which unreferenced chunks are old enough to be leftovers, and how long a
 	// release has been stuck.
 	Now func() time.Time
+	// StuckAfter is how long a revision may stay pending (or uninstalling)
+	// before it counts as stuck rather than in progress: DefaultStuckAfter when
+	// zero. A rollback over a latest revision pending for less is refused as an
+	// operation in flight.
+	StuckAfter time.Duration
+
+	// Context is the kube context given with --context, when it is not the
+	// kubeconfig's current one; Profile the --profile in use. Commands the tool
+	// suggests carry them (see Suggest).
+	Context string
+	Profile string
+	// Demo is set on the demo's in-memory clusters: suggested commands carry
+	// --demo.
+	Demo bool
+}
+
+// DefaultStuckAfter is Config.StuckAfter's default.
+const DefaultStuckAfter = 5 * time.Minute
+
+// StuckAfter returns how long a revision may stay pending before it is stuck.
+func (c *Client) StuckAfter() time.Duration {
+	if c.cfg.StuckAfter > 0 {
+		return c.cfg.StuckAfter
+	}
+	return DefaultStuckAfter
 }
 
 // DefaultOwner is the owner label helm-operator-plugins' chunked driver uses by
@@ -74,10 +99,12 @@ var secretsGVR = corev1.SchemeGroupVersion.WithResource("secrets")
 
 // Client is a connection to one cluster with chunkview's configuration.
 type Client struct {
-	cfg   Config
-	cs    kubernetes.Interface
-	md    metadata.Interface
-	kubes KubeClientFactory
+	cfg Config
+	cs  kubernetes.Interface
+	md  metadata.Interface
+	// appliers builds the Helm kube clients operations apply resources with;
+	// nil on a connection that cannot.
+	appliers Appliers
 	// dyn reads OLMv1's ClusterExtensions; nil leaves them unread.
 	dyn dynamic.Interface
 
@@ -88,9 +115,10 @@ type Client struct {
 	live *liveSource
 }
 
-// New returns a Client over the given clients. kubes builds the Helm kube client that
-// applies and deletes release resources; nil disables operations that need it.
-func New(cs kubernetes.Interface, md metadata.Interface, kubes KubeClientFactory, cfg Config) *Client {
+// New returns a Client over the given clients. appliers builds the Helm kube
+// clients that apply and delete release resources; nil disables the operations
+// that need them.
+func New(cs kubernetes.Interface, md metadata.Interface, appliers Appliers, cfg Config) *Client {
 	if cfg.Owner == "" {
 		cfg.Owner = DefaultOwner
 	}
@@ -98,15 +126,18 @@ func New(cs kubernetes.Interface, md metadata.Interface, kubes KubeClientFactory
 	if size == 0 {
 		size = DefaultDetailsCacheBytes
 	}
-	return &Client{cfg: cfg, cs: cs, md: md, kubes: kubes, reader: &reader{cache: newDetailsCache(size)}}
+	return &Client{cfg: cfg, cs: cs, md: md, appliers: appliers, reader: &reader{cache: newDetailsCache(size)}}
 }
 
-func (c *Client) now() time.Time {
+// Now returns the current time as the configuration tells it (Config.Now).
+func (c *Client) Now() time.Time {
 	if c.cfg.Now != nil {
 		return c.cfg.Now()
 	}
 	return time.Now()
 }
+
+func (c *Client) now() time.Time { return c.Now() }
 
 // Config returns the client's configuration.
 func (c *Client) Config() Config { return c.cfg }
@@ -125,9 +156,9 @@ func (c *Client) WithNamespace(ns string, all bool) *Client {
 	return &cp
 }
 
-// WithDynamic returns a copy of c that reads OLMv1's objects (see
+// withDynamic returns a copy of c that reads OLMv1's objects (see
 // ClusterExtension) through dyn. The details cache is shared.
-func (c *Client) WithDynamic(dyn dynamic.Interface) *Client {
+func (c *Client) withDynamic(dyn dynamic.Interface) *Client {
 	cp := *c
 	cp.dyn = dyn
 	return &cp
@@ -160,14 +191,24 @@ func (c *Client) storageNamespaceFor(ns string) string {
 
 // Driver returns the chunked driver over the records in storage namespace ns.
 func (c *Client) Driver(ns string) *storage.ChunkedSecrets {
-	cfg := c.cfg.Driver
 	sns := c.storageNamespaceFor(ns)
+	return storage.NewDriver(c.cs.CoreV1().Secrets(sns), c.cfg.Owner, c.ChunkedConfig(sns))
+}
+
+// ChunkedConfig returns the chunked driver's configuration for the records in
+// storage namespace sns, whichever Helm's driver type it builds.
+func (c *Client) ChunkedConfig(sns string) storage.ChunkedSecretsConfig {
+	cfg := c.cfg.Driver
 	if c.md != nil && cfg.Metadata == nil {
 		// The driver reads the versions of chunks it deletes from metadata alone.
 		cfg.Metadata = c.md.Resource(secretsGVR).Namespace(sns)
 	}
-	return storage.NewDriver(c.cs.CoreV1().Secrets(sns), c.cfg.Owner, cfg)
+	return cfg
 }
+
+// StorageNamespaceFor returns where store d keeps the records of a release looked
+// up in namespace ns.
+func (c *Client) StorageNamespaceFor(d, ns string) string { return c.storeNamespaceFor(d, ns) }
 
 // listIndexMeta lists index Secret metadata matching extra labels through the
 // metadata API (see listMeta): no Secret data crosses the wire.
@@ -298,6 +339,9 @@ func (c *Client) releases(ctx context.Context, name string, light bool, keep fun
 	out := make([]ReleaseRow, 0, len(all))
 	for _, rr := range all {
 		c.reader.applyCached(&rr.Latest)
+		for i := range rr.History {
+			c.reader.applyCached(&rr.History[i])
+		}
 		if narrow && !keep(rr.Latest) {
 			continue
 		}
@@ -333,8 +377,12 @@ func (c *Client) History(ctx context.Context, ns, name string) ([]RevisionRow, e
 	return c.history(ctx, ns, name, false)
 }
 
-// versions lists the revisions of one release as History does, from metadata
+// Versions lists the revisions of one release as History does, from metadata
 // alone: what a plan's check and a look at the statuses need.
+func (c *Client) Versions(ctx context.Context, ns, name string) ([]RevisionRow, error) {
+	return c.versions(ctx, ns, name)
+}
+
 func (c *Client) versions(ctx context.Context, ns, name string) ([]RevisionRow, error) {
 	return c.history(ctx, ns, name, true)
 }

@@ -13,8 +13,6 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
-	helmkube "helm.sh/helm/v3/pkg/kube"
-
 	"github.com/chunkview/chunkview/storage"
 )
 
@@ -55,6 +53,9 @@ type Options struct {
 	// HelmDriver is HELM_DRIVER, read as Helm reads it when --driver is not
 	// given.
 	HelmDriver string
+	// StuckAfter is --stuck-after: how long a revision may stay pending before
+	// it is stuck.
+	StuckAfter time.Duration
 
 	// Stats, when set, counts requests and bytes on every connection made.
 	Stats *Stats
@@ -84,6 +85,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.MaxWriteChunks, "max-write-chunks", 0, "refuse to write releases of more chunks (0: no limit)")
 	fs.BoolVar(&o.ReadOnly, "read-only", false, "refuse every change to the cluster; no mutating request leaves chunkview")
 	fs.StringSliceVar(&o.Drivers, "driver", nil, "stores to read: chunked, secret (Helm's Secrets), configmap (Helm's ConfigMaps); repeated or comma-separated (default: HELM_DRIVER if set, else all; with an --owner other than helm, chunked)")
+	fs.DurationVar(&o.StuckAfter, "stuck-after", DefaultStuckAfter, "how long a revision may stay pending (or uninstalling) before it counts as stuck rather than in progress")
 	fs.StringSliceVar(&o.Namespaces, "namespaces", nil, "with -A, when listing across all namespaces is forbidden, namespaces to look in besides the context's (comma-separated)")
 }
 
@@ -95,7 +97,12 @@ func (o *Options) Resolve() (Config, error) {
 		return Config{}, fmt.Errorf("unknown --profile %q: use default or olmv1", o.Profile)
 	}
 	changed := func(name string) bool { return o.fs != nil && o.fs.Changed(name) }
+	if o.StuckAfter < 0 {
+		return Config{}, fmt.Errorf("--stuck-after %s: want a positive duration such as 5m", o.StuckAfter)
+	}
 	cfg := Config{
+		Profile:            p.Name,
+		StuckAfter:         o.StuckAfter,
 		Owner:              p.Owner,
 		StorageNamespace:   p.StorageNamespace,
 		AllNamespaces:      o.AllNamespaces,
@@ -171,6 +178,11 @@ func (o *Options) Connect() (*Client, error) {
 		return nil, fmt.Errorf("read the namespace from kubeconfig: %w", err)
 	}
 	cfg.Namespace = ns
+	if want := o.Flags.Context; want != nil && *want != "" {
+		if raw, err := o.Flags.ToRawKubeConfigLoader().RawConfig(); err != nil || raw.CurrentContext != *want {
+			cfg.Context = *want
+		}
+	}
 	if cfg.StorageNamespace != "" && !explicit {
 		// The records of every release namespace live together in the storage
 		// namespace; the context's namespace (often just "default") says nothing
@@ -189,12 +201,7 @@ func (o *Options) Connect() (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("build dynamic client: %w", err)
 	}
-	kubes := func(ns string) (helmkube.Interface, error) {
-		kc := helmkube.New(o.Flags)
-		kc.Namespace = ns
-		return kc, nil
-	}
-	c := New(cs, md, kubes, cfg).WithDynamic(dyn)
+	c := New(cs, md, restAppliers{o.Flags}, cfg).withDynamic(dyn)
 	c.live = liveFromConfig(rc, md)
 	return c, nil
 }

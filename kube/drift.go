@@ -84,7 +84,7 @@ func (c *Client) Drift(ctx context.Context, ns, name string, rev int, opts Drift
 	if err != nil {
 		return nil, err
 	}
-	rel, err := c.decodeRow(ctx, name, row)
+	rel, err := c.Decode(ctx, row)
 	if err != nil {
 		return nil, err
 	}

@@ -25,7 +25,7 @@ func TestReleaseGroupsPageByPage(t *testing.T) {
 	for _, p := range pages {
 		all = append(all, p...)
 	}
-	want := groupReleases(all)
+	want := groupReleases(all, false)
 	if len(want) != 4 || want[0].Latest.Name != "api" || want[2].Latest.Revision != 3 || want[2].Revisions != 3 || want[3].Latest.Revision != 4 {
 		t.Fatalf("groupReleases: %+v", want)
 	}
@@ -50,7 +50,7 @@ func TestReleaseGroupsPageByPage(t *testing.T) {
 				return pages[i], next, nil
 			}
 			var g releaseGroups
-			err := eachPage(context.Background(), page, g.reset, func(rows []RevisionRow) {
+			err := eachPage(context.Background(), page, func() { g = releaseGroups{} }, func(rows []RevisionRow) {
 				for _, r := range rows {
 					g.add(r)
 				}

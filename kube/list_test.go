@@ -90,7 +90,7 @@ func TestListingReadsMetadataOnly(t *testing.T) {
 	for _, r := range reqs {
 		mustBeMetadataList(t, r, "/api/v1/secrets", f.owner, "")
 	}
-	listBytes, listWire := stats.BytesReceived(), wire.wireBytes.Load()
+	listBytes, listWire := stats.BytesReceived(), wire.WireBytes.Load()
 	t.Logf("Releases -A over %d releases x %d revisions in %d namespaces (%d index Secrets): %d requests %v, %d response bytes, %d bytes on the wire",
 		listReleases, listRevisions, len(f.namespaces), f.indexes, stats.Total(), stats.Requests(), listBytes, listWire)
 
@@ -174,7 +174,7 @@ func TestListingReadsMetadataOnly(t *testing.T) {
 	}
 	fullBytes := fullStats.BytesReceived()
 	t.Logf("full Secret list of the same %d index Secrets: %d requests, %d response bytes, %d bytes on the wire; the metadata list takes %.1f%% of the response bytes",
-		n, fullStats.Total(), fullBytes, fullWire.wireBytes.Load(), 100*float64(listBytes)/float64(fullBytes))
+		n, fullStats.Total(), fullBytes, fullWire.WireBytes.Load(), 100*float64(listBytes)/float64(fullBytes))
 	if n != f.indexes {
 		t.Fatalf("full list found %d index Secrets, want %d", n, f.indexes)
 	}

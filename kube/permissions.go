@@ -145,19 +145,19 @@ func (c *Client) Can(ctx context.Context, ns string) (*Permissions, error) {
 		}
 		return p, nil
 	}
-	need := map[access]bool{}
+	need := make([]Access, 0, len(secretVerbs))
 	for _, verb := range secretVerbs {
-		need[access{verb: verb, gr: schema.GroupResource{Resource: res}, ns: sns}] = true
+		need = append(need, Access{Verb: verb, Resource: schema.GroupResource{Resource: res}, Namespace: sns})
 	}
-	verdicts, err := c.reviewAll(ctx, need)
+	verdicts, err := c.Review(ctx, need)
 	if err != nil {
 		return nil, fmt.Errorf("check permissions in namespace %s: %w", sns, err)
 	}
 	p := &Permissions{Namespace: sns, Driver: d, Resource: res, Allowed: map[string]bool{}, Reasons: map[string]string{}}
 	for a, v := range verdicts {
-		p.Allowed[a.verb] = v.allowed
-		if !v.allowed && v.reason != "" {
-			p.Reasons[a.verb] = v.reason
+		p.Allowed[a.Verb] = v.Allowed
+		if !v.Allowed && v.Reason != "" {
+			p.Reasons[a.Verb] = v.Reason
 		}
 	}
 	return p, nil

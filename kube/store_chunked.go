@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
@@ -52,15 +51,18 @@ func (s chunkedStore) releases(ctx context.Context, name string, _ bool) ([]Rele
 	if across {
 		ns = metav1.NamespaceAll
 	}
-	out, err := s.indexReleases(ctx, ns, sel)
+	// A release looked up by name keeps every revision's row: the listing
+	// is its history, and a command by name plans from it.
+	all := name != ""
+	out, err := s.indexReleases(ctx, ns, sel, all)
 	if err != nil && across && errors.Is(err, ErrForbidden) {
-		out, err = s.indexReleases(ctx, c.cfg.Namespace, sel)
+		out, err = s.indexReleases(ctx, c.cfg.Namespace, sel, all)
 	}
 	var partial error
 	if err != nil && !across && ns == metav1.NamespaceAll && errors.Is(err, ErrForbidden) {
 		out = nil
 		partial = c.eachReadable(err, func(ns string) error {
-			rr, err := s.indexReleases(ctx, ns, sel)
+			rr, err := s.indexReleases(ctx, ns, sel, all)
 			out = append(out, rr...)
 			return err
 		})
@@ -83,11 +85,11 @@ func (s chunkedStore) releases(ctx context.Context, name string, _ bool) ([]Rele
 // at once, their latest revisions a tenth of it. A row (its summary decoded from
 // its annotations) is made only for a revision later than the latest seen so far
 // of its release: in the listing's order (by key: v1, v10, v2...) that is two or
-// three of ten.
-func (s chunkedStore) indexReleases(ctx context.Context, ns string, sel labels.Set) ([]ReleaseRow, error) {
-	var g releaseGroups
+// three of ten. With all, every revision's row is kept (ReleaseRow.History).
+func (s chunkedStore) indexReleases(ctx context.Context, ns string, sel labels.Set, all bool) ([]ReleaseRow, error) {
+	g := releaseGroups{all: all}
 	limit := s.limit()
-	err := s.c.eachMeta(ctx, ns, s.c.indexSelector(sel), g.reset, func(page []metav1.PartialObjectMetadata) {
+	err := s.c.eachMeta(ctx, ns, s.c.indexSelector(sel), func() { g = releaseGroups{all: all} }, func(page []metav1.PartialObjectMetadata) {
 		for i := range page {
 			m := &page[i]
 			name, rev := nameAndRevision(m)
@@ -215,21 +217,10 @@ func layoutErr(row RevisionRow, err error) error {
 	return Explain(err, "get", "secrets", row.StorageNamespace)
 }
 
-func (s chunkedStore) driver(ctx context.Context, sns string) recordDriver {
-	return s.c.Driver(sns).WithContext(ctx)
-}
-
-// pinned holds the chunked driver to the plan's records (storage's Expect: a read
-// that finds the release moved on, and a write over a record that changed, fail
-// with storage.ErrConflict).
-func (s chunkedStore) pinned(ctx context.Context, p *Plan) recordDriver {
-	return s.c.Driver(p.StorageNamespace).WithContext(ctx).Expect(p.Release, maps.Clone(p.Records))
-}
-
 // groupReleases groups revision rows by release (storage namespace and name) and
 // keeps each one's latest revision and count.
-func groupReleases(rows []RevisionRow) []ReleaseRow {
-	var g releaseGroups
+func groupReleases(rows []RevisionRow, all bool) []ReleaseRow {
+	g := releaseGroups{all: all}
 	for _, row := range rows {
 		g.add(row)
 	}
@@ -243,6 +234,8 @@ func groupReleases(rows []RevisionRow) []ReleaseRow {
 type releaseGroups struct {
 	byRelease map[releaseID]int // index in rows
 	rows      []ReleaseRow
+	// all keeps every revision's row in its release's History.
+	all bool
 }
 
 type releaseID struct{ ns, name string }
@@ -267,16 +260,28 @@ func (g *releaseGroups) offer(ns, name string, rev int, row func() RevisionRow) 
 	}
 	rr := &g.rows[i]
 	rr.Revisions++
+	if g.all {
+		r := row()
+		rr.History = append(rr.History, r)
+		if rev > rr.Latest.Revision {
+			rr.Latest = r
+		}
+		return
+	}
 	if rev > rr.Latest.Revision {
 		rr.Latest = row()
 	}
 }
 
-// reset drops every row added so far.
-func (g *releaseGroups) reset() { *g = releaseGroups{} }
-
-// releases returns the releases in the order they were first seen.
-func (g *releaseGroups) releases() []ReleaseRow { return g.rows }
+// releases returns the releases in the order they were first seen, each one's
+// History (when kept) oldest first.
+func (g *releaseGroups) releases() []ReleaseRow {
+	for i := range g.rows {
+		h := g.rows[i].History
+		sort.Slice(h, func(a, b int) bool { return h[a].Revision < h[b].Revision })
+	}
+	return g.rows
+}
 
 // sortReleases sorts releases by storage namespace and name.
 func sortReleases(out []ReleaseRow) {

@@ -13,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"helm.sh/helm/v3/pkg/release"
-	"helm.sh/helm/v3/pkg/storage/driver"
 
 	"github.com/chunkview/chunkview/storage"
 )
@@ -250,7 +249,7 @@ func (s *helmStore) releases(ctx context.Context, name string, light bool) ([]Re
 	for i := range metas {
 		rows[i] = s.rowOf(&metas[i])
 	}
-	out := groupReleases(rows)
+	out := groupReleases(rows, name != "")
 	if len(out) == 0 || light {
 		return out, partial
 	}
@@ -399,57 +398,4 @@ func (s *helmStore) layout(ctx context.Context, row RevisionRow) (*storage.Layou
 	}
 	l.DecodedBytes, l.Decoded, l.Parts = r.DecodedBytes, r.Release, storage.Breakdown(r.Release)
 	return l, nil
-}
-
-// driver returns Helm's own driver for the store over storage namespace sns.
-func (s *helmStore) driver(_ context.Context, sns string) recordDriver {
-	if s.kind == DriverConfigMap {
-		cms := s.c.cs.CoreV1().ConfigMaps(sns)
-		return helmDriver{Driver: driver.NewConfigMaps(cms), del: func(key string) error {
-			return cms.Delete(context.Background(), key, metav1.DeleteOptions{})
-		}}
-	}
-	secs := s.c.cs.CoreV1().Secrets(sns)
-	return helmDriver{Driver: driver.NewSecrets(secs), del: func(key string) error {
-		return secs.Delete(context.Background(), key, metav1.DeleteOptions{})
-	}}
-}
-
-// pinned returns Helm's own driver over a client held to the plan: a read that
-// finds the release moved on fails, and every update and delete carries the
-// planned resourceVersion as a precondition (see pins).
-func (s *helmStore) pinned(_ context.Context, p *Plan) recordDriver {
-	pn := newPins(p.Release, p.Records)
-	if s.kind == DriverConfigMap {
-		cms := pinConfigMaps(s.c.cs.CoreV1().ConfigMaps(p.StorageNamespace), pn)
-		return helmDriver{Driver: driver.NewConfigMaps(cms), pins: pn, del: func(key string) error {
-			return cms.Delete(context.Background(), key, metav1.DeleteOptions{})
-		}}
-	}
-	secs := pinSecrets(s.c.cs.CoreV1().Secrets(p.StorageNamespace), pn)
-	return helmDriver{Driver: driver.NewSecrets(secs), pins: pn, del: func(key string) error {
-		return secs.Delete(context.Background(), key, metav1.DeleteOptions{})
-	}}
-}
-
-// helmDriver is Helm's driver with a delete that does not decode the record first.
-type helmDriver struct {
-	driver.Driver
-	del func(key string) error
-	// pins, on an operation's driver, hold it to the plan.
-	pins *pins
-}
-
-// conflicted reports whether a request met a record that moved on from the
-// plan, even one whose failure Helm ignored (its rollback logs a failed write of
-// the previous revision and goes on).
-func (d helmDriver) conflicted() bool { return d.pins != nil && d.pins.conflicted() }
-
-// ForceDelete deletes a record without reading it: for one that cannot be decoded.
-func (d helmDriver) ForceDelete(key string) error {
-	err := d.del(key)
-	if apierrors.IsNotFound(err) {
-		return driver.ErrReleaseNotFound
-	}
-	return err
 }

@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"helm.sh/helm/v3/pkg/storage/driver"
-
 	"github.com/chunkview/chunkview/storage"
 )
 
@@ -105,20 +103,10 @@ type store interface {
 	details(ctx context.Context, row RevisionRow) (d *Details, keep bool, err error)
 	// layout inspects how one revision is stored.
 	layout(ctx context.Context, row RevisionRow) (*storage.Layout, error)
-	// driver returns the store's Helm driver over storage namespace sns.
-	driver(ctx context.Context, sns string) recordDriver
-	// pinned returns the driver of an operation on p, held to p's records.
-	pinned(ctx context.Context, p *Plan) recordDriver
 	// limit is the most one revision may take in this store, in stored bytes.
 	limit() int64
 	// resource is the API resource of the store's records.
 	resource() string
-}
-
-// recordDriver is a Helm driver that can also delete a record it cannot decode.
-type recordDriver interface {
-	driver.Driver
-	ForceDelete(key string) error
 }
 
 // drivers returns the stores the configuration reads.
@@ -156,11 +144,6 @@ func (c *Client) WithDrivers(ds ...string) *Client {
 	return &cp
 }
 
-// Limit returns the most one revision may take in store d, in stored bytes, with
-// the settings in use: the API server's 1 MiB of data for Helm's Secrets and
-// ConfigMaps, and MaxWriteChunks × ChunkSize for chunked (0: no limit set).
-func (c *Client) Limit(d string) int64 { return c.store(d).limit() }
-
 // storeErrors gathers the stores a listing had to skip, by store, with why.
 type storeErrors map[string]error
 
@@ -191,46 +174,4 @@ func (e *StoreSkipError) Unwrap() []error {
 		}
 	}
 	return out
-}
-
-// unknownFieldsRefusal refuses an operation that would rewrite a record whose
-// fields Helm 3's types do not know (a Helm 4 record): Helm 3's actions would
-// silently drop them.
-func unknownFieldsRefusal(op string, row RevisionRow) error {
-	if len(row.UnknownFields) == 0 {
-		return nil
-	}
-	return fmt.Errorf("%s refused: revision %d of %q was written by a newer Helm (it has %s, which Helm 3's actions would drop when they rewrite it); nothing was changed: use Helm 4 for it (helm %s %s)",
-		op, row.Revision, row.Name, strings.Join(row.UnknownFields, ", "), helmVerb(op), row.Name)
-}
-
-func helmVerb(op string) string {
-	switch op {
-	case OpRollback:
-		return "rollback"
-	case OpUninstall:
-		return "uninstall"
-	}
-	// Helm 4's rollback gets a release out of a pending state.
-	return "rollback"
-}
-
-// refuseNewerHelm refuses op when a revision it would rewrite through Helm 3's
-// actions carries fields Helm 3 does not know. The revisions are decoded through
-// the details cache, which the plan's own reads filled.
-func (c *Client) refuseNewerHelm(ctx context.Context, op string, p *Plan, revs ...int) error {
-	for _, rev := range revs {
-		row, err := p.Row(rev)
-		if err != nil {
-			return err
-		}
-		d, err := c.Details(ctx, row)
-		if err != nil {
-			return err
-		}
-		if err := unknownFieldsRefusal(op, d.Row); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -33,7 +35,20 @@ func ReadOnly(cfg *rest.Config) {
 type Stats struct {
 	mu       sync.Mutex
 	byMethod map[string]int
+	calls    []string
 	received atomic.Int64
+}
+
+// maxCalls bounds the requests Calls keeps.
+const maxCalls = 10_000
+
+// Calls returns the requests sent, in order, as "GET /api/v1/...?query", with
+// " (metadata)" after those that asked for metadata only: what a test or a
+// benchmark reads to count the requests of one kind. It keeps the first maxCalls.
+func (s *Stats) Calls() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.calls)
 }
 
 // Requests returns the number of requests sent, by HTTP method.
@@ -88,6 +103,13 @@ func (t *countingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 		t.s.byMethod = map[string]int{}
 	}
 	t.s.byMethod[req.Method]++
+	if len(t.s.calls) < maxCalls {
+		call := req.Method + " " + req.URL.Path + "?" + req.URL.RawQuery
+		if strings.Contains(req.Header.Get("Accept"), "PartialObjectMetadata") {
+			call += " (metadata)"
+		}
+		t.s.calls = append(t.s.calls, call)
+	}
 	t.s.mu.Unlock()
 	resp, err := t.next.RoundTrip(req)
 	if resp != nil && resp.Body != nil {

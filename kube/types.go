@@ -112,6 +112,10 @@ func (r RevisionRow) FillAtMost() float64 {
 type ReleaseRow struct {
 	Latest    RevisionRow `json:"latest"`
 	Revisions int         `json:"revisions"`
+	// History holds every revision's row, oldest first, from metadata alone,
+	// when the release was looked up by name (Client.ReleasesNamed): what a
+	// command by name plans from, without listing again.
+	History []RevisionRow `json:"-"`
 }
 
 // Pending reports whether the status is one of Helm's pending states.

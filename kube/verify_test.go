@@ -11,7 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/metadata"
-	"k8s.io/utils/ptr"
 
 	"helm.sh/helm/v3/pkg/release"
 
@@ -21,7 +20,7 @@ import (
 
 // directClient builds a Client straight from the test cluster's clients, without
 // flags, for tests that need a Config field no flag sets.
-func directClient(t *testing.T, kubes kube.KubeClientFactory, cfg kube.Config) *kube.Client {
+func directClient(t *testing.T, kubes kube.Appliers, cfg kube.Config) *kube.Client {
 	t.Helper()
 	md, err := metadata.NewForConfig(cluster.Config)
 	if err != nil {
@@ -51,25 +50,6 @@ func replaceChunk(t *testing.T, ns, name string, mutate func([]byte) []byte) {
 	if _, err := secrets(ns).Create(ctx, repl, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// createChunk creates a well-formed chunk Secret of key holding data, named after
-// its hash, with no owner: what an interrupted write leaves.
-func createChunk(t *testing.T, ns, owner, key string, data []byte) string {
-	t.Helper()
-	name := storage.ChunkName(key, data)
-	s := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{
-			storage.LabelOwner: owner, storage.LabelKey: key, storage.LabelType: storage.TypeChunk,
-			storage.LabelCreatedAt: fmt.Sprint(time.Now().Unix()),
-		}},
-		Type: storage.SecretTypeChunk, Immutable: ptr.To(true),
-		Data: map[string][]byte{storage.DataChunk: data},
-	}
-	if _, err := secrets(ns).Create(t.Context(), s, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	return name
 }
 
 // patchIndex changes an index Secret's data.

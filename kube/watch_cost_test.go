@@ -43,10 +43,10 @@ func TestWatchCost(t *testing.T) {
 	ch := c.Watch(ctx, kube.WatchOptions{})
 	nextEvent(t, ch, "synced", func(ev kube.WatchEvent) bool { return ev.Type == kube.WatchSynced })
 	time.Sleep(200 * time.Millisecond)
-	startReqs, startBytes := len(wire.Requests()), wire.wireBytes.Load()
+	startReqs, startBytes := len(wire.Requests()), wire.WireBytes.Load()
 	wire.Reset()
 	time.Sleep(idle)
-	idleReqs, idleBytes := len(wire.Requests()), wire.wireBytes.Load()
+	idleReqs, idleBytes := len(wire.Requests()), wire.WireBytes.Load()
 	wire.Reset()
 	const written = 10
 	for i := range written {
@@ -56,7 +56,7 @@ func TestWatchCost(t *testing.T) {
 		}
 		nextEvent(t, ch, "written", isRev(kube.WatchChanged, kube.DriverChunked, "app-00", rel.Version, ""))
 	}
-	perRevReqs, perRevBytes := float64(len(wire.Requests()))/written, float64(wire.wireBytes.Load())/written
+	perRevReqs, perRevBytes := float64(len(wire.Requests()))/written, float64(wire.WireBytes.Load())/written
 	cancel()
 
 	// Polling: the release list read again every 5 s for the same minute.
@@ -70,7 +70,7 @@ func TestWatchCost(t *testing.T) {
 		lists++
 		time.Sleep(5 * time.Second)
 	}
-	pollReqs, pollBytes := len(wire.Requests()), wire.wireBytes.Load()
+	pollReqs, pollBytes := len(wire.Requests()), wire.WireBytes.Load()
 
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d releases × %d revisions (%d index Secrets, chunked), idle %s\n", releases, revs, releases*revs, idle)

@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/ops"
 )
 
 // dialogState is where a confirmation dialog is: asking, waiting for the
@@ -19,6 +20,9 @@ const (
 	dialogAsking dialogState = iota
 	dialogRunning
 	dialogDone
+	// dialogPlanning: the operation is being planned (decoding what it needs);
+	// nothing can be confirmed yet.
+	dialogPlanning
 )
 
 // choice is one of the ways a dialog offers (the stuck-release fixes).
@@ -49,6 +53,10 @@ type confirmDialog struct {
 	cursor  int
 	// run starts the operation with the picked choice.
 	run func(choice int) tea.Cmd
+	// plan, while planning, makes the operation; planned takes it, filling the
+	// body and run.
+	plan    tea.Cmd
+	planned func(op ops.Operation)
 	// after runs when a successful dialog is closed.
 	after func() tea.Cmd
 
@@ -73,10 +81,22 @@ func (d *confirmDialog) typed() *confirmDialog {
 }
 
 func (d *confirmDialog) init() tea.Cmd {
-	if d.want != "" {
-		return d.input.Focus()
+	var cmds []tea.Cmd
+	if d.plan != nil {
+		d.state = dialogPlanning
+		cmds = append(cmds, d.plan)
 	}
-	return nil
+	if d.want != "" {
+		cmds = append(cmds, d.input.Focus())
+	}
+	return tea.Batch(cmds...)
+}
+
+// planning makes the dialog plan its operation with plan before it asks;
+// planned then takes the operation.
+func (d *confirmDialog) planning(plan tea.Cmd, planned func(op ops.Operation)) *confirmDialog {
+	d.plan, d.planned = plan, planned
+	return d
 }
 
 // capturing reports whether typed letters belong to the dialog.
@@ -86,6 +106,17 @@ func (d *confirmDialog) capturing() bool { return d.want != "" && d.state == dia
 // that the dialog is done with.
 func (d *confirmDialog) update(msg tea.Msg) (cmd tea.Cmd, closed bool) {
 	switch msg := msg.(type) {
+	case opPlannedMsg:
+		if msg.kind != d.kind || msg.ns != d.ns || msg.name != d.name || d.state != dialogPlanning {
+			return nil, false
+		}
+		if msg.err != nil {
+			d.state, d.err = dialogDone, msg.err
+			return nil, false
+		}
+		d.state = dialogAsking
+		d.planned(msg.op)
+		return nil, false
 	case actionDoneMsg:
 		if msg.kind != d.kind || msg.ns != d.ns || msg.name != d.name || d.state != dialogRunning {
 			return nil, false
@@ -108,6 +139,11 @@ func (d *confirmDialog) handleKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	k := d.keys.Dialog
 	switch d.state {
 	case dialogRunning:
+		return nil, false
+	case dialogPlanning:
+		if key.Matches(msg, d.keys.Global.Back) {
+			return nil, true
+		}
 		return nil, false
 	case dialogDone:
 		if key.Matches(msg, k.Close) {
@@ -172,6 +208,8 @@ func (d *confirmDialog) help() helpKeys {
 	case d.state == dialogDone:
 		short = []key.Binding{k.Close}
 	case d.state == dialogRunning:
+	case d.state == dialogPlanning:
+		short = []key.Binding{d.keys.Global.Back}
 	case d.want != "":
 		short = []key.Binding{k.Submit, d.keys.Global.Back}
 	case len(d.choices) > 0:
@@ -194,19 +232,29 @@ func (d *confirmDialog) view() string {
 	for i, c := range d.choices {
 		add("")
 		mark := "  "
-		label := fmt.Sprintf("%d. %s", i+1, c.label)
 		if i == d.cursor {
 			mark = st.Cursor.Render("▶ ")
-			label = st.Selected.Render(label)
 			selected = len(lines)
 		}
-		add(mark + label)
+		// A label the box would wrap is wrapped here, so that the lines
+		// counted are the lines drawn.
+		for j, l := range strings.Split(wrap(fmt.Sprintf("%d. %s", i+1, c.label), inner-2), "\n") {
+			if i == d.cursor {
+				l = st.Selected.Render(l)
+			}
+			if j > 0 {
+				mark = "  "
+			}
+			lines = append(lines, mark+l)
+		}
 		if i == d.cursor && c.warning != "" {
 			add(st.Warning.Render(wrap("⚠ "+c.warning, inner)))
 		}
 	}
 	var foot strings.Builder
 	switch d.state {
+	case dialogPlanning:
+		foot.WriteString(st.Dim.Render(wrap("Working out what this would do… (nothing is changed yet)", inner)))
 	case dialogAsking:
 		if d.want != "" {
 			foot.WriteString(st.Prompt.Render(fmt.Sprintf("Type the release name (%s) to confirm:", d.want)) + "\n")
@@ -269,47 +317,94 @@ func deniedDialog(c common, ns, name, op string, why error) *confirmDialog {
 
 // uninstallDialog asks to type the release name before uninstalling it. It holds
 // the plan it shows: the release as the screen read it.
-func uninstallDialog(c common, p *kube.Plan) *confirmDialog {
+func uninstallDialog(c common, p *ops.Plan) *confirmDialog {
 	d := newConfirmDialog(c, actionUninstall, p.Namespace, p.Release, 0, "Uninstall "+p.Release,
 		fmt.Sprintf("Helm uninstalls %s: it deletes the release's resources (running its delete hooks) and all %d revision records. This cannot be undone.", p.Release, len(p.Rows)))
-	plan := p.Uninstall(false)
-	d.run = func(int) tea.Cmd { return runUninstall(c.ctx, c.client, plan) }
-	return d.typed()
+	plan := planOp(actionUninstall, p.Namespace, p.Release, func() (ops.Operation, error) {
+		return ops.NewRunner(c.client).PlanUninstall(c.ctx, p, false)
+	})
+	return d.planning(plan, func(op ops.Operation) {
+		u := op.(*ops.Uninstall)
+		d.body = u.Describe() + objectList("Deletes", u.Deletes, 6) + objectList("Keeps", u.Keeps, 3)
+		d.run = func(int) tea.Cmd {
+			return runOp(c.ctx, c.client, actionUninstall, 0, u, func() string {
+				return fmt.Sprintf("Uninstalled %s: its resources and all its revision records were deleted.", p.Release)
+			})
+		}
+	}).typed()
+}
+
+// objectList lists objects under a heading, at most n of them and how many more.
+func objectList(heading string, objs []string, n int) string {
+	if len(objs) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n\n%s:", heading)
+	for i, o := range objs {
+		if i == n {
+			fmt.Fprintf(&b, "\n  … and %d more", len(objs)-n)
+			break
+		}
+		b.WriteString("\n  " + o)
+	}
+	return b.String()
 }
 
 // deleteRevisionDialog asks to type the release name before deleting one
 // revision's record, of the release as plan p shows it.
-func deleteRevisionDialog(c common, p *kube.Plan, row kube.RevisionRow) *confirmDialog {
-	body := fmt.Sprintf("Deletes the record of revision %d of %s: its %s. The release's resources stay as they are.", row.Revision, row.Name, objectNoun(row.Driver))
-	if p.Latest == row.Revision {
-		body += " This is the latest revision: Helm will then see the one before as the latest."
-	}
+func deleteRevisionDialog(c common, p *ops.Plan, row kube.RevisionRow) *confirmDialog {
 	force := row.Broken
-	if force {
-		body += " It cannot be decoded, so it is deleted without being read (--force)."
-	}
-	d := newConfirmDialog(c, actionDelete, p.Namespace, row.Name, row.Revision, fmt.Sprintf("Delete revision %d of %s", row.Revision, row.Name), body)
-	plan, err := p.DeleteRevision(row.Revision, force)
-	if err != nil {
-		d.state, d.err = dialogDone, err
-		return d
-	}
-	d.run = func(int) tea.Cmd { return runDeleteRevision(c.ctx, c.client, plan) }
-	return d.typed()
+	d := newConfirmDialog(c, actionDelete, p.Namespace, row.Name, row.Revision, fmt.Sprintf("Delete revision %d of %s", row.Revision, row.Name),
+		fmt.Sprintf("Deletes the record of revision %d of %s: its %s.", row.Revision, row.Name, objectNoun(row.Driver)))
+	plan := planOp(actionDelete, p.Namespace, row.Name, func() (ops.Operation, error) {
+		return ops.NewRunner(c.client).PlanDeleteRevision(c.ctx, p, row.Revision, force)
+	})
+	return d.planning(plan, func(op ops.Operation) {
+		del := op.(*ops.DeleteRevision)
+		d.body = fmt.Sprintf("Deletes the record of revision %d of %s: its %s. ", row.Revision, row.Name, objectNoun(row.Driver)) + strings.TrimPrefix(del.Describe(), fmt.Sprintf("Deletes the record of revision %d of %s. ", row.Revision, row.Name))
+		d.run = func(int) tea.Cmd {
+			return runOp(c.ctx, c.client, actionDelete, row.Revision, del, func() string {
+				return fmt.Sprintf("Deleted the record of revision %d of %s (its %s).", row.Revision, row.Name, objectNoun(row.Driver))
+			})
+		}
+	}).typed()
 }
 
-// fixStuckDialog offers the two ways out of a pending release, each with its
-// warning, for the release as plan sp shows it.
-func fixStuckDialog(c common, sp *kube.StuckPlan) *confirmDialog {
-	fixes := []kube.StuckFix{kube.FixMarkFailed, kube.FixDeletePending}
-	row := sp.Stuck.Row
-	body := fmt.Sprintf("Revision %d of %s has been %s for %s. Helm refuses to upgrade a release while a revision is pending (a rollback runs, but leaves the pending revision behind). If the operation that wrote it is gone (a killed helm, a restarted operator), pick a way out:",
-		row.Revision, row.Name, row.Status, duration(sp.Stuck.For))
-	d := newConfirmDialog(c, actionFixStuck, sp.Namespace, row.Name, row.Revision, "Fix stuck release "+row.Name, body)
+// fixStuckDialog offers the two ways out of a stuck release, each with its
+// warning, for the release as plan p shows it.
+func fixStuckDialog(c common, p *ops.Plan) *confirmDialog {
+	fixes := []ops.StuckFix{ops.FixMarkFailed, ops.FixDeletePending}
+	row := p.Rows[len(p.Rows)-1]
+	d := newConfirmDialog(c, actionFixStuck, p.Namespace, row.Name, row.Revision, "Fix stuck release "+row.Name,
+		fmt.Sprintf("Revision %d of %s is %s.", row.Revision, row.Name, row.Status))
 	d.choices = []choice{
-		{label: fmt.Sprintf("Mark revision %d failed (%s)", row.Revision, kube.FixMarkFailed), warning: kube.FixMarkFailed.Warning()},
-		{label: fmt.Sprintf("Delete pending revision %d (%s)", row.Revision, kube.FixDeletePending), warning: kube.FixDeletePending.Warning()},
+		{label: fmt.Sprintf("Mark revision %d failed (%s)", row.Revision, ops.FixMarkFailed), warning: ops.FixMarkFailed.Warning()},
+		{label: fmt.Sprintf("Delete revision %d (%s)", row.Revision, ops.FixDeletePending), warning: ops.FixDeletePending.Warning()},
 	}
-	d.run = func(i int) tea.Cmd { return runFixStuck(c.ctx, c.client, sp, fixes[i]) }
-	return d
+	plan := planOp(actionFixStuck, p.Namespace, row.Name, func() (ops.Operation, error) {
+		return ops.NewRunner(c.client).PlanFixStuck(c.ctx, p, "")
+	})
+	return d.planning(plan, func(op ops.Operation) {
+		fs := op.(*ops.FixStuck)
+		if fs.Stuck == nil {
+			d.state, d.err = dialogDone, fmt.Errorf("%s is not stuck: there is nothing to fix", row.Name)
+			return
+		}
+		state := fmt.Sprintf("has been %s for %s", row.Status, duration(fs.Stuck.For))
+		if fs.Stuck.InProgress {
+			state += fmt.Sprintf(", less than %s: the operation that wrote it is probably still running. Fix it only if you know it was interrupted", duration(c.client.StuckAfter()))
+		}
+		d.body = fmt.Sprintf("Revision %d of %s %s. Helm refuses to upgrade a release while a revision is pending (a rollback runs, but leaves the pending revision behind). If the operation that wrote it is gone (a killed helm, a restarted operator), pick a way out (through Helm %d):",
+			row.Revision, row.Name, state, fs.Major)
+		d.run = func(i int) tea.Cmd {
+			fs.Fix = fixes[i]
+			return runOp(c.ctx, c.client, actionFixStuck, row.Revision, fs, func() string {
+				if fixes[i] == ops.FixMarkFailed {
+					return fmt.Sprintf("Revision %d of %s is now marked failed; the next upgrade or rollback can proceed.", row.Revision, row.Name)
+				}
+				return fmt.Sprintf("Deleted %s revision %d of %s; the previous revision is the latest again.", row.Status, row.Revision, row.Name)
+			})
+		}
+	})
 }

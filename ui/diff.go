@@ -10,7 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/ops"
 	"github.com/chunkview/chunkview/revdiff"
 )
 
@@ -25,7 +25,10 @@ type diffScreen struct {
 	reveal   bool
 
 	rollback bool
-	plan     *kube.RollbackPlan
+	// base is the release as the history showed it, which the rollback is
+	// planned from; plan is that rollback.
+	base *ops.Plan
+	plan *ops.Rollback
 	// state of the rollback once confirmed.
 	state  dialogState
 	result string
@@ -56,11 +59,11 @@ func newDiffScreen(c common, ns, name string, from, to int) *diffScreen {
 	return &diffScreen{common: c, ns: ns, name: name, from: from, to: to, results: map[bool]*revdiff.Result{}, vp: vp, cur: -1}
 }
 
-// newRollbackScreen shows what rolling back to revision rev would change, and
-// rolls back on "y".
-func newRollbackScreen(c common, ns, name string, rev int) *diffScreen {
-	s := newDiffScreen(c, ns, name, 0, rev)
-	s.rollback = true
+// newRollbackScreen shows what rolling the release of base back to revision rev
+// would change, and rolls back on "y".
+func newRollbackScreen(c common, base *ops.Plan, rev int) *diffScreen {
+	s := newDiffScreen(c, base.Namespace, base.Release, 0, rev)
+	s.rollback, s.base = true, base
 	return s
 }
 
@@ -81,7 +84,7 @@ func (s *diffScreen) load() tea.Cmd {
 	}
 	s.loading = true
 	if s.rollback {
-		return planRollback(s.ctx, s.client, s.ns, s.name, s.to, s.reveal)
+		return planRollback(s.ctx, s.client, s.base, s.to, s.reveal)
 	}
 	return loadDiff(s.ctx, s.client, s.ns, s.name, s.from, s.to, s.reveal)
 }
@@ -199,7 +202,7 @@ func (s *diffScreen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		s.state = dialogRunning
-		return runRollback(s.ctx, s.client, s.plan)
+		return runOp(s.ctx, s.client, actionRollback, s.plan.To, s.plan, rollbackDone(s.plan))
 	}
 	return scrollViewport(msg, s.keys.Scroll, &s.vp)
 }
@@ -411,8 +414,18 @@ func (s *diffScreen) rollbackFooter() []string {
 	case s.readOnly():
 		return []string{rule, st.Warning.Render(line1(s.width, "Read-only mode: this is what a rollback would change; rolling back is off.")), "", ""}
 	}
-	q := fmt.Sprintf("Roll back %s from revision %d to revision %d? Helm writes revision %d with revision %d's chart, values and manifest, and applies it.",
-		s.name, s.plan.From, s.plan.To, s.plan.From+1, s.plan.To)
+	p := s.plan
+	q := fmt.Sprintf("Roll back %s from revision %d to revision %d? Helm %d writes revision %d with revision %d's chart, values and manifest, and applies it.",
+		s.name, p.From, p.To, p.Major, p.From+1, p.To)
+	short := fmt.Sprintf("Roll back %s from revision %d to revision %d, written as revision %d?", s.name, p.From, p.To, p.From+1)
+	switch {
+	case len(p.Drop) > 0:
+		q = fmt.Sprintf("Revision %s cannot be read: delete its record, then roll %s back to revision %d, written as revision %d? (Helm %d)", dropList(p.Drop), s.name, p.To, p.From+1, p.Major)
+		short = q
+	case p.Reapply:
+		q = fmt.Sprintf("Apply revision %d of %s again? Helm %d applies its objects as recorded (undoing any drift) and writes revision %d.", p.To, s.name, p.Major, p.From+1)
+		short = fmt.Sprintf("Apply revision %d of %s again, written as revision %d?", p.To, s.name, p.From+1)
+	}
 	lines := strings.Split(wrap(q, s.width), "\n")
 	for len(lines) < 2 {
 		lines = append(lines, "")
@@ -421,8 +434,17 @@ func (s *diffScreen) rollbackFooter() []string {
 	if s.leftPending != "" {
 		// Helm's rollback supersedes the deployed revision only: say so
 		// before y, in place of the question's second half.
-		first = st.Warning.Render(line1(s.width, fmt.Sprintf("Roll back %s from revision %d to revision %d, written as revision %d?", s.name, s.plan.From, s.plan.To, s.plan.From+1)))
+		first = st.Warning.Render(line1(s.width, short))
 		second = st.ErrorBold.Render(line1(s.width, "⚠ "+s.leftPending))
 	}
 	return []string{rule, first, second, st.Prompt.Render(line1(s.width, "y: roll back · esc: cancel · on "+s.where(s.ns)))}
+}
+
+// dropList names the revisions a rollback deletes first: "3" or "3, 4".
+func dropList(drop []ops.Dropped) string {
+	out := make([]string, len(drop))
+	for i, d := range drop {
+		out[i] = fmt.Sprint(d.Revision)
+	}
+	return strings.Join(out, ", ")
 }

@@ -125,7 +125,7 @@ func TestDialogsKeepTheirButtons(t *testing.T) {
 		if sz[1] < 24 {
 			h.contains("…")
 		}
-		h.press("down").contains("▶ 2. Delete pending revision", "Proceed? y: yes · esc: cancel", "╰")
+		h.press("down").contains("▶ 2. Delete revision", "Proceed? y: yes · esc: cancel", "╰")
 
 		h = newHarness(t, f.client, Options{}, sz[0], sz[1])
 		h.press("down", "down", "enter", "U").contains("Type the release name (web) to confirm:", "╰")

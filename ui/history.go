@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/ops"
 )
 
 // historyScreen shows the revisions of one release, its size trend, and the
@@ -325,14 +326,14 @@ func (s *historyScreen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	if key.Matches(msg, k.FixStuck) {
 		l := s.latest()
-		if l == nil || !kube.Pending(l.Status) {
-			return status(s.name+" is not pending: there is nothing stuck to fix.", true)
+		if l == nil || !ops.Stuckable(l.Status) {
+			return status(s.name+" is not pending or uninstalling: there is nothing stuck to fix.", true)
 		}
 		p, err := s.plan()
 		if err != nil {
 			return status(shortError(err), true)
 		}
-		return s.openDialog(fixStuckDialog(s.common, p.Stuck(s.now())), nil)
+		return s.openDialog(fixStuckDialog(s.common, p), nil)
 	}
 	sel := s.selected()
 	if sel == nil {
@@ -368,13 +369,14 @@ func (s *historyScreen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return push(newLiveDiffScreen(s.common, s.ns, s.name, sel.Revision))
 	case key.Matches(msg, k.Rollback):
-		if l := s.latest(); l != nil && l.Revision == sel.Revision {
-			return status(fmt.Sprintf("Revision %d is already the latest: select an earlier one to roll back to.", sel.Revision), true)
-		}
 		if sel.Broken {
 			return status(fmt.Sprintf("Revision %d cannot be read, so it cannot be rolled back to.", sel.Revision), true)
 		}
-		rs := newRollbackScreen(s.common, s.ns, s.name, sel.Revision)
+		p, err := s.plan()
+		if err != nil {
+			return status(shortError(err), true)
+		}
+		rs := newRollbackScreen(s.common, p, sel.Revision)
 		if l := s.latest(); l != nil && kube.Pending(l.Status) {
 			rs.leftPending = fmt.Sprintf("Revision %d stays %s under the new one: F in the history fixes it first.", l.Revision, l.Status)
 		}
@@ -391,7 +393,7 @@ func (s *historyScreen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 
 // plan is the release as the screen shows it, for an operation's dialog to hold:
 // the operation applies to exactly that, and is refused if the release moved on.
-func (s *historyScreen) plan() (*kube.Plan, error) { return kube.NewPlan(s.ns, s.rows) }
+func (s *historyScreen) plan() (*ops.Plan, error) { return ops.NewPlan(s.ns, s.rows) }
 
 func (s *historyScreen) openDialog(d *confirmDialog, after func() tea.Cmd) tea.Cmd {
 	d.after = after

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/ops"
 	"github.com/chunkview/chunkview/revdiff"
 	"github.com/chunkview/chunkview/storage"
 )
@@ -240,7 +241,7 @@ type diffLoadedMsg struct {
 	reveal   bool
 	rollback bool
 	result   *revdiff.Result
-	plan     *kube.RollbackPlan
+	plan     *ops.Rollback
 	err      error
 }
 
@@ -251,12 +252,13 @@ func loadDiff(ctx context.Context, c *kube.Client, ns, name string, from, to int
 	}
 }
 
-// planRollback asks what rolling back to rev would change. The message's from and
-// to are those of the request (0 for from: the latest); the plan has the real ones.
-func planRollback(ctx context.Context, c *kube.Client, ns, name string, rev int, reveal bool) tea.Cmd {
+// planRollback asks what rolling back to rev would change, planned from base: the
+// revisions the history showed, not a fresh listing. The message's from and to are
+// those of the request (0 for from: the latest); the plan has the real ones.
+func planRollback(ctx context.Context, c *kube.Client, base *ops.Plan, rev int, reveal bool) tea.Cmd {
 	return func() tea.Msg {
-		plan, err := c.PlanRollback(ctx, ns, name, rev, kube.DiffOptions{Reveal: reveal})
-		msg := diffLoadedMsg{ns: ns, name: name, to: rev, reveal: reveal, rollback: true, plan: plan, err: err}
+		plan, err := ops.NewRunner(c).PlanRollback(ctx, base, rev, kube.DiffOptions{Reveal: reveal})
+		msg := diffLoadedMsg{ns: base.Namespace, name: base.Release, to: rev, reveal: reveal, rollback: true, plan: plan, err: err}
 		if plan != nil {
 			msg.result = plan.Diff
 		}
@@ -301,59 +303,43 @@ type actionDoneMsg struct {
 	err      error
 }
 
-// runRollback applies the rollback plan the screen showed, and nothing else.
-func runRollback(ctx context.Context, c *kube.Client, plan *kube.RollbackPlan) tea.Cmd {
+// opPlannedMsg answers planOp: the operation a dialog asks about, planned from
+// the rows its screen showed.
+type opPlannedMsg struct {
+	kind     actionKind
+	ns, name string
+	op       ops.Operation
+	err      error
+}
+
+// planOp plans an operation for a dialog: plan decodes what it needs through the
+// details cache, which the screen's own reads have mostly filled.
+func planOp(kind actionKind, ns, name string, plan func() (ops.Operation, error)) tea.Cmd {
 	return func() tea.Msg {
-		msg := actionDoneMsg{kind: actionRollback, ns: plan.Namespace, name: plan.Release, rev: plan.To}
-		done, err := c.ApplyRollback(ctx, plan)
-		if err != nil {
+		op, err := plan()
+		return opPlannedMsg{kind: kind, ns: ns, name: name, op: op, err: err}
+	}
+}
+
+// runOp applies the operation the screen showed and the person confirmed, and
+// nothing else; done says what happened once it succeeded.
+func runOp(ctx context.Context, c *kube.Client, kind actionKind, rev int, op ops.Operation, done func() string) tea.Cmd {
+	return func() tea.Msg {
+		p := op.Base()
+		msg := actionDoneMsg{kind: kind, ns: p.Namespace, name: p.Release, rev: rev}
+		if err := ops.NewRunner(c).Apply(ctx, op); err != nil {
 			msg.err = err
 			return msg
 		}
-		msg.text = fmt.Sprintf("Rolled back %s to revision %d: revision %d created.", plan.Release, done.To, done.NewRevision)
+		msg.text = done()
 		return msg
 	}
 }
 
-func runUninstall(ctx context.Context, c *kube.Client, plan *kube.UninstallPlan) tea.Cmd {
-	return func() tea.Msg {
-		msg := actionDoneMsg{kind: actionUninstall, ns: plan.Namespace, name: plan.Release}
-		if _, err := c.ApplyUninstall(ctx, plan); err != nil {
-			msg.err = err
-			return msg
-		}
-		msg.text = fmt.Sprintf("Uninstalled %s: its resources and all its revision records were deleted.", plan.Release)
-		return msg
-	}
-}
-
-func runDeleteRevision(ctx context.Context, c *kube.Client, plan *kube.DeleteRevisionPlan) tea.Cmd {
-	return func() tea.Msg {
-		msg := actionDoneMsg{kind: actionDelete, ns: plan.Namespace, name: plan.Release, rev: plan.Revision}
-		if err := c.ApplyDeleteRevision(ctx, plan); err != nil {
-			msg.err = err
-			return msg
-		}
-		msg.text = fmt.Sprintf("Deleted the record of revision %d of %s (its %s).", plan.Revision, plan.Release, objectNoun(plan.Driver))
-		return msg
-	}
-}
-
-func runFixStuck(ctx context.Context, c *kube.Client, plan *kube.StuckPlan, fix kube.StuckFix) tea.Cmd {
-	return func() tea.Msg {
-		rev := plan.Stuck.Row.Revision
-		msg := actionDoneMsg{kind: actionFixStuck, ns: plan.Namespace, name: plan.Release, rev: rev}
-		if err := c.ApplyFixStuck(ctx, plan, fix); err != nil {
-			msg.err = err
-			return msg
-		}
-		switch fix {
-		case kube.FixMarkFailed:
-			msg.text = fmt.Sprintf("Revision %d of %s is now marked failed; the next upgrade or rollback can proceed.", rev, plan.Release)
-		default:
-			msg.text = fmt.Sprintf("Deleted pending revision %d of %s; the previous revision is the latest again.", rev, plan.Release)
-		}
-		return msg
+// rollbackDone says what an applied rollback did.
+func rollbackDone(rb *ops.Rollback) func() string {
+	return func() string {
+		return fmt.Sprintf("Rolled back %s to revision %d: revision %d created.", rb.Release, rb.To, rb.NewRevision)
 	}
 }
 

@@ -165,10 +165,13 @@ func TestHistoryKeys(t *testing.T) {
 	if got := hs.selected().Revision; got != 4 {
 		t.Fatalf("history opens on revision %d, want the latest (4)", got)
 	}
-	h.press("R").contains("already the latest")
-	if _, ok := h.top().(*historyScreen); !ok {
-		t.Fatal("R on the latest revision opened a screen")
+	// R on the latest revision applies it again, as `helm rollback web 4`
+	// does: the way to undo drift.
+	h.press("R").contains("Apply revision 4 of web again?", "undoing any drift", "writes revision 5")
+	if rs, ok := h.top().(*diffScreen); !ok || !rs.rollback || rs.plan == nil || !rs.plan.Reapply {
+		t.Fatalf("R on the latest revision opened %T, want the rollback plan of a re-apply", h.top())
 	}
+	h.press("esc")
 
 	h.press("d")
 	d := h.top().(*diffScreen)

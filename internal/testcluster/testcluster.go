@@ -68,15 +68,17 @@ func (c *Cluster) Stop() error {
 	return c.Env.Stop()
 }
 
-// Main is a TestMain body: it starts a cluster, stores it in *dst, runs the tests and
-// stops the cluster. A cluster that cannot start fails the run.
-func Main(m *testing.M, dst **Cluster) {
+// Main is a TestMain body: it starts a cluster, stores it in each of dst, runs the
+// tests and stops the cluster. A cluster that cannot start fails the run.
+func Main(m *testing.M, dst ...**Cluster) {
 	c, err := Start()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	*dst = c
+	for _, d := range dst {
+		*d = c
+	}
 	code := m.Run()
 	if err := c.Stop(); err != nil {
 		fmt.Fprintln(os.Stderr, "stop envtest:", err)

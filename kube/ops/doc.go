@@ -1,0 +1,27 @@
+// Package ops plans and applies chunkview's operations on a release: rollback,
+// uninstall, the deletion of one revision record, and the fixes of a stuck
+// release. The CLI and the TUI run them the same way:
+//
+//  1. read the release's revisions (kube.Client.History) and show them;
+//  2. make a Plan of exactly those rows (NewPlan), then the operation's own plan
+//     from it (Runner.PlanRollback, PlanUninstall, ...), which decodes what it
+//     needs through the connection's details cache and says what will happen,
+//     and through which Helm;
+//  3. after the person confirms, Runner.Apply runs it.
+//
+// Apply refuses under --read-only and when the release moved on since the plan
+// (one metadata list of its revisions), and runs the operation on a driver held
+// to the plan's records (their resourceVersions): a change that lands while Helm
+// runs stops the operation at its next read or write of the records, and from
+// then on Helm's kube client refuses to change any resource.
+//
+// # Helm 3 and Helm 4
+//
+// An operation runs through Helm's own actions and drivers, of the store that
+// holds the release, and of one Helm major: Helm 4 when any record the operation
+// rewrites, or copies into a new revision, was written by Helm 4 (it carries
+// fields such as apply_method that Helm 3's types would drop); Helm 3 otherwise,
+// so that a release only Helm 3 wrote comes out exactly as Helm 3 writes it. The
+// two majors meet the operations in one seam, the helm interface: helm3.go and
+// helm4.go are its only implementations.
+package ops

@@ -1,0 +1,99 @@
+package ops
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/chunkview/chunkview/kube"
+)
+
+// Operation is one change to a release, planned from the rows a person was shown
+// and applied by Runner.Apply exactly as planned, or not at all. Only this package
+// defines operations: Rollback, Uninstall, DeleteRevision and FixStuck.
+type Operation interface {
+	// Verb names the operation as permissions and messages do (kube.OpRollback,
+	// ...).
+	Verb() string
+	// Base is the release as the operation was planned from.
+	Base() *Plan
+	// Helm is the Helm whose actions and types run the operation: 3 or 4 (see
+	// helmFor). A plan shows it before it is confirmed.
+	Helm() int
+	// run applies the operation through h, whose driver is held to the plan.
+	run(ctx context.Context, r *Runner, h helm) error
+}
+
+// Runner plans and applies operations on the cluster of one connection. It reads
+// through the connection (its details cache included) and writes through Helm's
+// own actions and drivers, of the Helm that wrote the release.
+type Runner struct {
+	c *kube.Client
+}
+
+// NewRunner returns the runner of operations over connection c. It holds no state
+// of its own: making one per operation costs nothing.
+func NewRunner(c *kube.Client) *Runner { return &Runner{c: c} }
+
+// Client returns the connection the runner reads and writes through.
+func (r *Runner) Client() *kube.Client { return r.c }
+
+// Apply applies op as it was planned. It refuses, changing nothing, under
+// --read-only and when the release is no longer as planned (the error wraps
+// kube.ErrChanged); a change that lands while Helm runs stops the operation at
+// its next read or write of the records, and from then on no resource is changed:
+// the error says what had been done by then.
+func (r *Runner) Apply(ctx context.Context, op Operation) error {
+	verb := op.Verb()
+	if err := r.c.CheckWritable(verb); err != nil {
+		return err
+	}
+	p := op.Base()
+	if p == nil || len(p.Rows) == 0 {
+		return fmt.Errorf("%s: no plan to apply", verb)
+	}
+	if err := r.check(ctx, verb, p); err != nil {
+		return err
+	}
+	h, err := r.open(ctx, p, op.Helm(), true)
+	if err != nil {
+		return err
+	}
+	if err := op.run(ctx, r, h); err != nil {
+		return r.explain(verb, p, h, err)
+	}
+	return nil
+}
+
+// check refuses a plan the release has moved on from, with one metadata list of
+// its revisions. The error wraps kube.ErrChanged and says that nothing was
+// changed.
+func (r *Runner) check(ctx context.Context, op string, p *Plan) error {
+	now, err := r.c.WithDrivers(p.Driver).Versions(ctx, p.Namespace, p.Release)
+	if errors.Is(err, kube.ErrNotFound) {
+		now, err = nil, nil
+	}
+	if err != nil {
+		return err
+	}
+	if ch := p.changes(now); len(ch) > 0 {
+		return fmt.Errorf("%s of %s refused: %w: %s since the plan was shown. Nothing was changed: look at its history again and retry if it still makes sense",
+			op, p.Release, kube.ErrChanged, strings.Join(ch, ", "))
+	}
+	return nil
+}
+
+// refusal is an error an operation returns before it changed anything: Apply
+// hands it back as it is.
+type refusal struct{ error }
+
+func (e refusal) Unwrap() error { return e.error }
+
+// refuse marks err as a refusal made before anything changed.
+func refuse(err error) error {
+	if err == nil {
+		return nil
+	}
+	return refusal{err}
+}

@@ -1,0 +1,72 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"helm.sh/helm/v3/pkg/release"
+
+	"github.com/chunkview/chunkview/revdiff"
+)
+
+// DiffOptions says how to compare revisions.
+type DiffOptions = revdiff.Options
+
+// Diff compares two revisions of a release.
+func (c *Client) Diff(ctx context.Context, ns, name string, from, to int, opts DiffOptions) (*revdiff.Result, error) {
+	rows, err := c.History(ctx, ns, name)
+	if err != nil {
+		return nil, err
+	}
+	var pair [2]RevisionRow
+	for i, rev := range []int{from, to} {
+		if pair[i], err = pickRevision(rows, name, rev); err != nil {
+			return nil, err
+		}
+	}
+	return c.DiffRows(ctx, pair[0], pair[1], opts)
+}
+
+// DiffRows compares two revisions already listed (rows of one History). Both are
+// read and decoded side by side: each is a few requests and a gunzip and JSON
+// decode that do not depend on the other.
+func (c *Client) DiffRows(ctx context.Context, from, to RevisionRow, opts DiffOptions) (*revdiff.Result, error) {
+	var (
+		rels [2]*release.Release
+		errs [2]error
+		wg   sync.WaitGroup
+	)
+	for i, row := range []RevisionRow{from, to} {
+		wg.Go(func() { rels[i], errs[i] = c.Decode(ctx, row) })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err // from's first, as when they were read in turn
+		}
+	}
+	return revdiff.Diff(rels[0], rels[1], opts)
+}
+
+// Release decodes one revision of a release; rev 0 means the latest.
+func (c *Client) Release(ctx context.Context, ns, name string, rev int) (*release.Release, error) {
+	row, err := c.Revision(ctx, ns, name, rev)
+	if err != nil {
+		return nil, err
+	}
+	return c.Decode(ctx, row)
+}
+
+// Decode decodes the revision row shows (through the details cache), failing
+// when it cannot be read.
+func (c *Client) Decode(ctx context.Context, row RevisionRow) (*release.Release, error) {
+	d, err := c.Details(ctx, row)
+	if err != nil {
+		return nil, err
+	}
+	if d.Release == nil {
+		return nil, fmt.Errorf("revision %d of %q cannot be read: %s", row.Revision, row.Name, d.Row.Problem)
+	}
+	return d.Release, nil
+}
