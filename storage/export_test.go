@@ -2,6 +2,7 @@ package storage
 
 import (
 	"io"
+	"reflect"
 	"time"
 
 	"helm.sh/helm/v3/pkg/release"
@@ -29,7 +30,12 @@ func UnknownFieldsOfPayloadDecoder(js []byte) ([]string, string, error) {
 
 // DecodePayloadInfo is DecodePayload that walks as DecodeStats does (walk) or not.
 func DecodePayloadInfo(r io.Reader, walk bool) (*release.Release, DecodeInfo, error) {
-	return decodePayloadInfo(r, 0, nil, walk)
+	var wt reflect.Type
+	if walk {
+		wt = payloadType
+	}
+	rls, _, info, err := decodePayloadInfo[release.Release](helm3Codec{}, r, 0, nil, wt)
+	return rls, info, err
 }
 
 // RecordSlices returns the slices and chunk names c's writes store for rls under
