@@ -30,6 +30,11 @@ type Codec[T any] interface {
 	SetLabels(rls *T, labels map[string]string)
 	// Fields returns what the format records of rls outside its payload.
 	Fields(rls *T) Fields
+	// NotFound and Exists return the driver.ErrReleaseNotFound and
+	// driver.ErrReleaseExists of T's Helm, which the core returns unwrapped where
+	// that Helm's drivers do: Helm compares them by identity in places.
+	NotFound() error
+	Exists() error
 }
 
 // Fields is what the chunked format records of a release outside its payload: the
@@ -64,9 +69,11 @@ type Core[T any] struct {
 	owner  string
 	cfg    ChunkedSecretsConfig
 	codec  Codec[T]
-	ctx    context.Context
-	now    func() time.Time
-	reads  *readSet[T]
+	// notFound and exists are the codec's fixed errors.
+	notFound, exists error
+	ctx              context.Context
+	now              func() time.Time
+	reads            *readSet[T]
 	// checkFirst makes every create compress its whole record before writing, as
 	// one that could outgrow a bound does (tests run both ways).
 	checkFirst bool
@@ -92,7 +99,10 @@ func NewCore[T any](client corev1client.SecretInterface, owner string, cfg Chunk
 	if cfg.Log == nil {
 		cfg.Log = func(string, ...interface{}) {}
 	}
-	return &Core[T]{client: client, owner: owner, cfg: cfg, codec: codec, ctx: context.Background(), now: time.Now, reads: newReadSet[T]()}
+	return &Core[T]{
+		client: client, owner: owner, cfg: cfg, codec: codec, notFound: codec.NotFound(), exists: codec.Exists(),
+		ctx: context.Background(), now: time.Now, reads: newReadSet[T](),
+	}
 }
 
 // WithContext returns a copy of c whose calls run under ctx, so that a caller can

@@ -13,8 +13,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"helm.sh/helm/v3/pkg/storage/driver"
 )
 
 // Create stores rls under key in three steps, so that the key never resolves to a
@@ -67,7 +65,7 @@ func (c *Core[T]) Create(key string, rls *T) error {
 	}
 	pending, created, reused, werr := run.wait()
 	if pending == nil {
-		if errors.Is(werr, driver.ErrReleaseExists) {
+		if errors.Is(werr, c.exists) {
 			return werr
 		}
 		return fmt.Errorf("create: %q: %w", key, werr)
@@ -138,7 +136,7 @@ func (c *Core[T]) createWhole(ctx context.Context, key string, rls *T, f Fields,
 	want.Labels[LabelCreatedAt] = unixString(now)
 	index, err := c.createIndex(ctx, want, func(ex *corev1.Secret) bool { return !IsPending(ex) && sameRecord(ex, want) })
 	if err != nil {
-		if errors.Is(err, driver.ErrReleaseExists) {
+		if errors.Is(err, c.exists) {
 			return err
 		}
 		return fmt.Errorf("create: %q: %w", key, err)
@@ -269,7 +267,7 @@ const PendingLease = 15 * time.Second
 // createIndex creates the index Secret s, or, when the response is lost, finds it
 // created, by ours. A pending index older than PendingLease under its name is an
 // interrupted create: it is removed, with its chunks, and the key taken over. Any
-// other Secret under the name is driver.ErrReleaseExists.
+// other Secret under the name is the codec's Exists.
 func (c *Core[T]) createIndex(ctx context.Context, s *corev1.Secret, ours func(*corev1.Secret) bool) (*corev1.Secret, error) {
 	for attempt := 0; ; attempt++ {
 		made, err := c.client.Create(ctx, s, metav1.CreateOptions{})
@@ -292,9 +290,9 @@ func (c *Core[T]) createIndex(ctx context.Context, s *corev1.Secret, ours func(*
 			continue
 		case gerr == nil && IsPending(ex):
 			c.cfg.Log("create: %q: another create of it began %s ago; it is taken over after %s", s.Name, c.now().Sub(ex.CreationTimestamp.Time).Round(time.Second), PendingLease)
-			return nil, driver.ErrReleaseExists
+			return nil, c.exists
 		case gerr == nil, apierrors.IsNotFound(gerr):
-			return nil, driver.ErrReleaseExists
+			return nil, c.exists
 		default:
 			return nil, fmt.Errorf("write index Secret: %w; then read it: %w", err, gerr)
 		}

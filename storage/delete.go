@@ -8,8 +8,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"helm.sh/helm/v3/pkg/storage/driver"
 )
 
 // Delete removes the release stored under key and returns it. The index goes first,
@@ -23,14 +21,14 @@ func (c *Core[T]) Delete(key string) (*T, error) {
 
 	idx, err := c.indexToChange(ctx, key)
 	if err != nil {
-		if errors.Is(err, driver.ErrReleaseNotFound) {
+		if errors.Is(err, c.notFound) {
 			return nil, err
 		}
 		return nil, fmt.Errorf("delete: %w", err)
 	}
 	rls, _, refs, settled, err := c.decodeSettledChunks(ctx, idx, c.readDeadline(), nil)
 	if err != nil {
-		if errors.Is(err, driver.ErrReleaseNotFound) {
+		if errors.Is(err, c.notFound) {
 			return nil, err
 		}
 		return nil, fmt.Errorf("delete: %w", err)
@@ -44,7 +42,7 @@ func (c *Core[T]) Delete(key string) (*T, error) {
 		idx = settled
 	}
 	if err := c.deleteRecord(ctx, idx, refs); err != nil {
-		if errors.Is(err, driver.ErrReleaseNotFound) {
+		if errors.Is(err, c.notFound) {
 			return nil, err
 		}
 		return nil, fmt.Errorf("delete: %q: %w", key, err)
@@ -62,7 +60,7 @@ func (c *Core[T]) ForceDelete(key string) error {
 	defer cancel()
 	idx, err := c.indexToChange(ctx, key)
 	if err != nil {
-		if errors.Is(err, driver.ErrReleaseNotFound) {
+		if errors.Is(err, c.notFound) {
 			return err
 		}
 		return fmt.Errorf("force delete: %w", err)
@@ -81,7 +79,7 @@ func (c *Core[T]) ForceDelete(key string) error {
 		refs = nil
 	}
 	if err := c.deleteRecord(ctx, idx, refs); err != nil {
-		if errors.Is(err, driver.ErrReleaseNotFound) {
+		if errors.Is(err, c.notFound) {
 			return err
 		}
 		return fmt.Errorf("force delete: %q: %w", key, err)
@@ -95,7 +93,7 @@ func (c *Core[T]) indexToChange(ctx context.Context, key string) (*corev1.Secret
 	idx, err := c.getIndex(ctx, key)
 	want, read := c.reads.expected(key)
 	if err != nil {
-		if read && errors.Is(err, driver.ErrReleaseNotFound) {
+		if read && errors.Is(err, c.notFound) {
 			return nil, fmt.Errorf("%q: %w: it was deleted since it was read", key, ErrConflict)
 		}
 		return nil, err
@@ -116,7 +114,7 @@ func (c *Core[T]) deleteRecord(ctx context.Context, idx *corev1.Secret, refs []c
 	switch {
 	case err == nil:
 	case apierrors.IsNotFound(err):
-		return driver.ErrReleaseNotFound
+		return c.notFound
 	case apierrors.IsConflict(err):
 		return fmt.Errorf("%w: %w", ErrConflict, err)
 	default:

@@ -105,6 +105,9 @@ func (helm3Codec) DecodeJSON(js []byte) (*release.Release, map[string]string, er
 
 func (helm3Codec) SetLabels(rls *release.Release, labels map[string]string) { rls.Labels = labels }
 
+func (helm3Codec) NotFound() error { return driver.ErrReleaseNotFound }
+func (helm3Codec) Exists() error   { return driver.ErrReleaseExists }
+
 func (helm3Codec) Fields(rls *release.Release) Fields {
 	f := Fields{Name: rls.Name, Version: rls.Version, Labels: rls.Labels, Summary: SummaryOf(rls)}
 	if rls.Info != nil {

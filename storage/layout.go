@@ -12,7 +12,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"helm.sh/helm/v3/pkg/release"
-	"helm.sh/helm/v3/pkg/storage/driver"
 )
 
 // SecretState is the health of one Secret in a layout.
@@ -105,7 +104,7 @@ func (c *Core[T]) InspectSecrets(ctx context.Context, key string) (*Layout, erro
 	idx, err := c.client.Get(ctx, key, metav1.GetOptions{})
 	if err != nil {
 		if apierrors.IsNotFound(err) {
-			return nil, driver.ErrReleaseNotFound
+			return nil, c.notFound
 		}
 		return nil, fmt.Errorf("inspect: read index Secret %q: %w", key, err)
 	}

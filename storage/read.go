@@ -15,8 +15,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation"
-
-	"helm.sh/helm/v3/pkg/storage/driver"
 )
 
 // Get returns the release stored under key.
@@ -26,14 +24,14 @@ func (c *Core[T]) Get(key string) (*T, error) {
 	defer cancel()
 	idx, err := c.getIndex(ctx, key)
 	if err != nil {
-		if errors.Is(err, driver.ErrReleaseNotFound) {
+		if errors.Is(err, c.notFound) {
 			return nil, err
 		}
 		return nil, fmt.Errorf("get: %w", err)
 	}
 	rls, _, idx, err := c.decodeSettled(ctx, idx, c.readDeadline())
 	if err != nil {
-		if errors.Is(err, driver.ErrReleaseNotFound) {
+		if errors.Is(err, c.notFound) {
 			return nil, err
 		}
 		return nil, fmt.Errorf("get: %w", err)
@@ -61,7 +59,7 @@ func (c *Core[T]) getIndex(ctx context.Context, key string) (*corev1.Secret, err
 	s, err := c.client.Get(ctx, key, metav1.GetOptions{})
 	if err != nil {
 		if apierrors.IsNotFound(err) {
-			return nil, driver.ErrReleaseNotFound
+			return nil, c.notFound
 		}
 		return nil, fmt.Errorf("read index Secret %q: %w", key, err)
 	}
@@ -71,7 +69,7 @@ func (c *Core[T]) getIndex(ctx context.Context, key string) (*corev1.Secret, err
 	}
 	if IsPending(s) {
 		// A create in progress: the record does not exist until it completes.
-		return nil, driver.ErrReleaseNotFound
+		return nil, c.notFound
 	}
 	return s, nil
 }
@@ -102,7 +100,7 @@ func settling(err error) bool {
 // decodeSettled decodes idx; while it fails for a reason a write in progress
 // explains, it waits with backoff, reads the index again and retries, until
 // deadline. It returns the index it finally decoded. A record deleted meanwhile
-// yields driver.ErrReleaseNotFound.
+// yields the codec's NotFound.
 func (c *Core[T]) decodeSettled(ctx context.Context, idx *corev1.Secret, deadline time.Time) (*T, int64, *corev1.Secret, error) {
 	rls, n, _, idx, err := c.decodeSettledChunks(ctx, idx, deadline, nil)
 	return rls, n, idx, err
@@ -207,7 +205,7 @@ func (c *Core[T]) decodeEach(ctx context.Context, sel labels.Selector, fn func(*
 		var still []*corev1.Secret
 		for _, idx := range pending {
 			fresh, err := c.getIndex(ctx, idx.Name)
-			if errors.Is(err, driver.ErrReleaseNotFound) {
+			if errors.Is(err, c.notFound) {
 				continue // deleted meanwhile
 			}
 			if err != nil {
@@ -252,8 +250,8 @@ func skipBroken(op string, idx *corev1.Secret, err error, log func(string, ...in
 
 // Query returns the releases whose labels match all of lbs. owner=helm, which Helm
 // hard-codes, means this driver's owner. System labels are matched by the API server,
-// the others against the custom labels in the payload. It returns
-// driver.ErrReleaseNotFound when nothing matches.
+// the others against the custom labels in the payload. It returns the
+// driver.ErrReleaseNotFound of the codec's Helm when nothing matches.
 func (c *Core[T]) Query(lbs map[string]string) ([]*T, error) {
 	c.cfg.Log("query: %d labels", len(lbs))
 	ctx, cancel := c.opCtx()
@@ -271,7 +269,7 @@ func (c *Core[T]) Query(lbs map[string]string) ([]*T, error) {
 		case !IsSystemLabel(k):
 			custom[k] = v
 		case server[k] != "" && server[k] != v:
-			return nil, driver.ErrReleaseNotFound // e.g. another owner
+			return nil, c.notFound // e.g. another owner
 		default:
 			server[k] = v
 		}
@@ -299,7 +297,7 @@ func (c *Core[T]) Query(lbs map[string]string) ([]*T, error) {
 		return nil, fmt.Errorf("query: %w", err)
 	}
 	if len(out) == 0 {
-		return nil, driver.ErrReleaseNotFound
+		return nil, c.notFound
 	}
 	return out, nil
 }

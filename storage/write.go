@@ -15,8 +15,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-
-	"helm.sh/helm/v3/pkg/storage/driver"
 )
 
 // AnnotationClaim is set on a chunk Secret by every write whose index names it and
@@ -226,7 +224,7 @@ func (c *Core[T]) Update(key string, rls *T) error {
 
 	cur, err := c.getIndex(ctx, key)
 	if err != nil {
-		if errors.Is(err, driver.ErrReleaseNotFound) {
+		if errors.Is(err, c.notFound) {
 			if _, read := c.reads.expectedFor(key, rls); read {
 				return fmt.Errorf("update: %q: %w: it was deleted since it was read", key, ErrConflict)
 			}
