@@ -1,7 +1,6 @@
 package storage
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,15 +10,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/metadata"
 	"k8s.io/utils/ptr"
-
-	"helm.sh/helm/v3/pkg/release"
-	"helm.sh/helm/v3/pkg/storage/driver"
 )
-
-var _ driver.Driver = (*ChunkedSecrets)(nil)
 
 // DefaultChunkSize is the slice size used when the configuration leaves it zero:
 // (1024-8) KiB, the value OLMv1 ships. It leaves 8 KiB of the API server's 1 MiB
@@ -78,72 +71,6 @@ type ChunkedSecretsConfig struct {
 	Metadata metadata.ResourceInterface
 }
 
-// ChunkedSecrets is the chunked Secret release driver. See the package documentation
-// for the format and its guarantees. It is safe for concurrent use; the versions it
-// has read (see Expect) are shared by the copies WithContext makes.
-type ChunkedSecrets struct {
-	client corev1client.SecretInterface
-	owner  string
-	cfg    ChunkedSecretsConfig
-	ctx    context.Context
-	now    func() time.Time
-	reads  *readSet
-	// checkFirst makes every create compress its whole record before writing, as
-	// one that could outgrow a bound does (tests run both ways).
-	checkFirst bool
-}
-
-// NewChunkedSecrets returns a chunked release driver that stores releases of owner
-// through client. It is a drop-in for helm-operator-plugins' storage.NewChunkedSecrets.
-func NewChunkedSecrets(client corev1client.SecretInterface, owner string, cfg ChunkedSecretsConfig) driver.Driver {
-	return NewDriver(client, owner, cfg)
-}
-
-// NewDriver is NewChunkedSecrets returning the concrete type, for callers that also
-// use its inspection and repair methods.
-func NewDriver(client corev1client.SecretInterface, owner string, cfg ChunkedSecretsConfig) *ChunkedSecrets {
-	if cfg.ChunkSize <= 0 {
-		cfg.ChunkSize = DefaultChunkSize
-	}
-	if cfg.MaxDecodedBytes <= 0 {
-		cfg.MaxDecodedBytes = DefaultMaxDecodedBytes
-	}
-	if cfg.ReadRetry == 0 {
-		cfg.ReadRetry = DefaultReadRetry
-	}
-	if cfg.Log == nil {
-		cfg.Log = func(string, ...interface{}) {}
-	}
-	return &ChunkedSecrets{client: client, owner: owner, cfg: cfg, ctx: context.Background(), now: time.Now, reads: newReadSet()}
-}
-
-// WithContext returns a copy of c whose calls run under ctx, so that a caller can
-// cancel them. Driver methods have no context argument of their own.
-func (c *ChunkedSecrets) WithContext(ctx context.Context) *ChunkedSecrets {
-	cp := *c
-	cp.ctx = ctx
-	return &cp
-}
-
-// Name returns the driver's name, as the original driver does.
-func (c *ChunkedSecrets) Name() string { return c.owner + "/chunkedSecrets" }
-
-// Owner returns the owner label value of the records this driver reads and writes.
-func (c *ChunkedSecrets) Owner() string { return c.owner }
-
-// Config returns the configuration in effect, defaults applied.
-func (c *ChunkedSecrets) Config() ChunkedSecretsConfig { return c.cfg }
-
-// Client returns the Secret client the driver uses.
-func (c *ChunkedSecrets) Client() corev1client.SecretInterface { return c.client }
-
-func (c *ChunkedSecrets) opCtx() (context.Context, context.CancelFunc) {
-	if c.cfg.Timeout > 0 {
-		return context.WithTimeout(c.ctx, c.cfg.Timeout)
-	}
-	return context.WithCancel(c.ctx)
-}
-
 // record is a release encoded for storage.
 type record struct {
 	key     string
@@ -187,25 +114,26 @@ func (r *record) pos(name string) int {
 }
 
 // encode returns the record of rls under key.
-func (c *ChunkedSecrets) encode(key string, rls *release.Release) (*record, error) {
-	js, err := encodeJSON(rls)
+func (c *Core[T]) encode(key string, rls *T) (*record, error) {
+	js, err := c.encodeJSON(rls)
 	if err != nil {
 		return nil, err
 	}
-	return c.compress(key, rls, js, c.newSlicer(key, len(js)))
+	return c.compress(key, c.fields(rls), js, c.newSlicer(key, len(js)))
 }
 
-// compress compresses js, the JSON of rls, into w, and returns the record it makes
-// once checked against MaxWriteChunks and the index's room.
-func (c *ChunkedSecrets) compress(key string, rls *release.Release, js []byte, w *slicer) (*record, error) {
+// compress compresses js, the JSON of the release f describes, into w, and
+// returns the record it makes once checked against MaxWriteChunks and the index's
+// room.
+func (c *Core[T]) compress(key string, f Fields, js []byte, w *slicer) (*record, error) {
 	if err := gzipInto(w, js); err != nil {
-		return nil, fmt.Errorf("compress release %q: %w", rls.Name, err)
+		return nil, fmt.Errorf("compress release %q: %w", f.Name, err)
 	}
 	w.cut()
 	slices := w.slices
 	if c.cfg.MaxWriteChunks > 0 && len(slices) > c.cfg.MaxWriteChunks {
 		return nil, fmt.Errorf("%w: %q compresses to %d bytes, which needs %d chunks of %d bytes, over the limit of %d (MaxWriteChunks)",
-			ErrTooLarge, rls.Name, w.total, len(slices), c.cfg.ChunkSize, c.cfg.MaxWriteChunks)
+			ErrTooLarge, f.Name, w.total, len(slices), c.cfg.ChunkSize, c.cfg.MaxWriteChunks)
 	}
 	names := w.names
 	if names == nil {
@@ -219,7 +147,7 @@ func (c *ChunkedSecrets) compress(key string, rls *release.Release, js []byte, w
 		return nil, fmt.Errorf("%w: the index Secret would hold %d bytes (a %d-byte slice and a %d-byte extraChunks list), over the API server's %d-byte limit; lower ChunkSize",
 			ErrTooLarge, n, len(slices[0]), len(extra), MaxSecretDataBytes)
 	}
-	sum := SummaryOf(rls)
+	sum := f.Summary
 	sum.StoredBytes = int64(w.total)
 	sum.DecodedBytes = int64(len(js))
 	sum.Chunks = len(slices)
@@ -231,7 +159,7 @@ func (c *ChunkedSecrets) compress(key string, rls *release.Release, js []byte, w
 // written while it is compressed: whether no compression of it can outgrow
 // MaxWriteChunks or the index's room for chunk names, so that nothing is left to
 // check before the first write.
-func (c *ChunkedSecrets) streamable(key string, jsonLen int) bool {
+func (c *Core[T]) streamable(key string, jsonLen int) bool {
 	if c.checkFirst {
 		return false
 	}
@@ -269,7 +197,7 @@ type slicer struct {
 	stopped func() error
 }
 
-func (c *ChunkedSecrets) newSlicer(key string, jsonLen int) *slicer {
+func (c *Core[T]) newSlicer(key string, jsonLen int) *slicer {
 	return &slicer{key: key, size: c.cfg.ChunkSize, grow: min(c.cfg.ChunkSize, max(jsonLen/4, 512)), sum: newSHA256()}
 }
 
@@ -316,7 +244,7 @@ func (w *slicer) cut() {
 	}
 }
 
-func (c *ChunkedSecrets) indexSecret(rec *record, rls *release.Release) *corev1.Secret {
+func (c *Core[T]) indexSecret(rec *record, f Fields) *corev1.Secret {
 	annotations := rec.summary.Annotations()
 	if len(rec.names) > 0 {
 		hashes := make([]string, len(rec.names))
@@ -328,7 +256,7 @@ func (c *ChunkedSecrets) indexSecret(rec *record, rls *release.Release) *corev1.
 	return &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:        rec.key,
-			Labels:      indexLabels(c.owner, rec.key, rls),
+			Labels:      indexLabels(c.owner, rec.key, f),
 			Annotations: annotations,
 		},
 		Type:      SecretTypeIndex,

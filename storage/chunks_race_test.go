@@ -159,8 +159,9 @@ func TestRaceSameContent(t *testing.T) {
 	}
 	// Leftovers of both contents, as interrupted writes leave them, which gc
 	// removes during the race while the writers reuse them.
+	helm3 := helm3Driver{storage.NewDriver(secrets, testOwner, storage.ChunkedSecretsConfig{ChunkSize: faultChunkSize})}
 	for _, c := range contents {
-		plantLeftovers(t, secrets, k, c, faultChunkSize)
+		plantLeftovers(t, secrets, k, helm3, c, faultChunkSize)
 	}
 	old := map[types.UID]bool{}
 	for _, s := range listSecrets(t, secrets) {

@@ -16,9 +16,9 @@ import (
 
 // plantLeftovers stores the chunks of rls under key as an interrupted write leaves
 // them: chunk Secrets that no index names, without owner.
-func plantLeftovers(t *testing.T, secrets corev1client.SecretInterface, k string, rls *release.Release, chunkSize int) []string {
+func plantLeftovers(t *testing.T, secrets corev1client.SecretInterface, k string, d chunkedDriver, rls *release.Release, chunkSize int) []string {
 	t.Helper()
-	gz, _, err := storage.EncodePayload(rls)
+	gz, err := d.Payload(rls)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +39,9 @@ func plantLeftovers(t *testing.T, secrets corev1client.SecretInterface, k string
 // deleting after its claim — the record the write leaves reads, and nothing it
 // names is missing. Before claims, gc's delete after the write's check left an
 // index naming a missing chunk for good.
-func TestClaimKeepsReusedChunk(t *testing.T) {
+func TestClaimKeepsReusedChunk(t *testing.T) { forEachAdapter(t, testClaimKeepsReusedChunk) }
+
+func testClaimKeepsReusedChunk(t *testing.T, ad chunkedAdapter) {
 	const name = "claim"
 	k := key(name, 1)
 	cfg := storage.ChunkedSecretsConfig{ChunkSize: faultChunkSize}
@@ -52,7 +54,9 @@ func TestClaimKeepsReusedChunk(t *testing.T) {
 				if op == "update" {
 					mustCreate(t, clean, releaseOfChunks(t, name, 1, release.StatusDeployed, 3, faultChunkSize, 1))
 				}
-				planted := plantLeftovers(t, secrets, k, want, faultChunkSize)
+				wfc := newFaultClient(secrets)
+				w := ad.new(wfc, testOwner, cfg)
+				planted := plantLeftovers(t, secrets, k, w, want, faultChunkSize)
 				// gc's first step: the leftovers and their versions.
 				los, err := storage.FindLeftovers(t.Context(), secrets, testOwner, time.Nanosecond)
 				if err != nil {
@@ -62,8 +66,6 @@ func TestClaimKeepsReusedChunk(t *testing.T) {
 					t.Fatalf("gc found %d leftovers, want the %d planted", len(los), len(planted))
 				}
 				writeIndex := map[string]string{"create": "create", "update": "update"}[op]
-				wfc := newFaultClient(secrets)
-				w := storage.NewDriver(wfc, testOwner, cfg)
 				write := func() error {
 					if op == "create" {
 						return w.Create(k, want)

@@ -10,11 +10,11 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"reflect"
 	"strings"
 	"sync"
 
 	kgzip "github.com/klauspost/compress/gzip"
-	"helm.sh/helm/v3/pkg/release"
 )
 
 // hashEncoding is the base32 alphabet of chunk names: lowercase letters and digits
@@ -37,31 +37,6 @@ func SliceHash(b []byte) string {
 // ChunkName returns the name of the chunk Secret that holds slice b of key.
 func ChunkName(key string, b []byte) string { return key + "-" + SliceHash(b) }
 
-// payload is the JSON document stored by the format: a Helm release plus its custom
-// labels, which release.Release itself does not serialize.
-type payload struct {
-	release.Release
-	Labels map[string]string `json:"labels"`
-}
-
-// EncodePayload returns the gzip stream stored for rls and the length of the JSON it
-// compresses.
-func EncodePayload(rls *release.Release) (gz []byte, jsonLen int, err error) {
-	if rls == nil {
-		return nil, 0, errors.New("encode: nil release")
-	}
-	js, err := encodeJSON(rls)
-	if err != nil {
-		return nil, 0, err
-	}
-	var buf bytes.Buffer
-	buf.Grow(len(js) / 4)
-	if err := gzipInto(&buf, js); err != nil {
-		return nil, 0, fmt.Errorf("compress release %q: %w", rls.Name, err)
-	}
-	return buf.Bytes(), len(js), nil
-}
-
 // gzipInto writes the gzip stream of js, at best compression as the format's
 // reference does, into w.
 func gzipInto(w io.Writer, js []byte) error {
@@ -75,28 +50,20 @@ func gzipInto(w io.Writer, js []byte) error {
 	return zw.Close()
 }
 
-// encodeJSON returns the JSON document stored for rls, as json.Encoder writes it
-// (with a trailing newline).
-func encodeJSON(rls *release.Release) ([]byte, error) {
+// encodeJSON returns the JSON document codec stores for rls, as json.Encoder
+// writes it (with a trailing newline).
+func encodeJSON[T any](codec Codec[T], rls *T) ([]byte, error) {
 	if rls == nil {
 		return nil, errors.New("encode: nil release")
 	}
 	var js bytes.Buffer
-	if err := json.NewEncoder(&js).Encode(&payload{Release: *rls, Labels: rls.Labels}); err != nil {
-		return nil, fmt.Errorf("encode release %q as JSON: %w", rls.Name, err)
+	if err := codec.EncodeJSON(&js, rls); err != nil {
+		return nil, fmt.Errorf("encode release %q as JSON: %w", codec.Fields(rls).Name, err)
 	}
 	return js.Bytes(), nil
 }
 
-// payloadJSONLen is the length of the JSON that EncodePayload compresses,
-// without compressing it.
-func payloadJSONLen(rls *release.Release) (int, error) {
-	var cw countWriter
-	if err := json.NewEncoder(&cw).Encode(&payload{Release: *rls, Labels: rls.Labels}); err != nil {
-		return 0, err
-	}
-	return cw.n, nil
-}
+func (c *Core[T]) encodeJSON(rls *T) ([]byte, error) { return encodeJSON(c.codec, rls) }
 
 // Split cuts data into consecutive slices of at most size bytes. The slices share
 // data's backing array.
@@ -353,20 +320,6 @@ func recycleJSON(b []byte) {
 	}
 }
 
-// DecodePayload decompresses and decodes a payload read from r. It reads at most
-// maxDecoded bytes of JSON (DefaultMaxDecodedBytes when maxDecoded <= 0) and returns
-// the release with its custom labels, system labels removed.
-func DecodePayload(r io.Reader, maxDecoded int64) (*release.Release, error) {
-	return decodePayload(r, maxDecoded, 0)
-}
-
-// decodePayload is DecodePayload told how long the JSON should be (sizeHint, from
-// the index's summary; 0 when unknown).
-func decodePayload(r io.Reader, maxDecoded, sizeHint int64) (*release.Release, error) {
-	rls, _, err := decodePayloadInfo(r, maxDecoded, fixedSize(sizeHint), false)
-	return rls, err
-}
-
 // A sizeClaim returns the length a record claims for its JSON, bounded by
 // trustedHint, or 0 or less while the length is not known; it may become known
 // while the data arrives (a gzip trailer in the last chunk). The whole JSON is
@@ -379,12 +332,16 @@ type sizeClaim func() int64
 
 func fixedSize(n int64) sizeClaim { return func() int64 { return n } }
 
-// decodePayloadInfo is decodePayload that, with walk, also walks the JSON for the
-// fields Helm 3's types drop (unknownFields). The walk reads the buffer the JSON
-// was parsed from, in place, so a decode that walks holds no more memory than one
-// that does not; it is left to the reads that show a record (DecodeStats), where
-// Helm's own reads through the driver need none of it.
-func decodePayloadInfo(r io.Reader, maxDecoded int64, claimed sizeClaim, walk bool) (*release.Release, DecodeInfo, error) {
+// decodePayloadInfo decompresses and decodes a payload read from r with codec,
+// reading at most maxDecoded bytes of JSON (DefaultMaxDecodedBytes when
+// maxDecoded <= 0), told how long the JSON should be by claimed (nil: unknown).
+// It returns the release with its custom labels, system labels removed, and what
+// the format records of it. With walk, the payload type of a Helm, it also walks
+// the JSON for the fields that type drops (unknownFields). The walk reads the
+// buffer the JSON was parsed from, in place, so a decode that walks holds no more
+// memory than one that does not; it is left to the reads that show a record
+// (DecodeStats), where Helm's own reads through the driver need none of it.
+func decodePayloadInfo[T any](codec Codec[T], r io.Reader, maxDecoded int64, claimed sizeClaim, walk reflect.Type) (*T, Fields, DecodeInfo, error) {
 	var info DecodeInfo
 	if maxDecoded <= 0 {
 		maxDecoded = DefaultMaxDecodedBytes
@@ -395,7 +352,7 @@ func decodePayloadInfo(r io.Reader, maxDecoded int64, claimed sizeClaim, walk bo
 	// the original driver's matches byte for byte.
 	zr, err := kgzip.NewReader(in)
 	if err != nil {
-		return nil, info, fmt.Errorf("%w: not a gzip stream: %v", ErrCorrupt, err)
+		return nil, Fields{}, info, fmt.Errorf("%w: not a gzip stream: %v", ErrCorrupt, err)
 	}
 	defer zr.Close()
 	// The buffer holds the JSON plus one byte, which tells a payload of exactly
@@ -417,25 +374,25 @@ func decodePayloadInfo(r io.Reader, maxDecoded int64, claimed sizeClaim, walk bo
 	js, err := readAll(&limitedReader{r: zr, n: maxDecoded, in: in}, initial, hint, maxDecoded+1)
 	if err != nil {
 		if errors.Is(err, ErrTooLarge) {
-			return nil, info, err
+			return nil, Fields{}, info, err
 		}
-		return nil, info, fmt.Errorf("%w: gzip stream is truncated or does not check: %v", ErrCorrupt, err)
+		return nil, Fields{}, info, fmt.Errorf("%w: gzip stream is truncated or does not check: %v", ErrCorrupt, err)
 	}
 	defer recycleJSON(js)
-	var p payload
-	if err := unmarshalJSON(js, &p); err != nil {
-		return nil, info, fmt.Errorf("%w: payload does not decode: %v", ErrCorrupt, err)
+	rls, labels, err := codec.DecodeJSON(js)
+	if err != nil {
+		return nil, Fields{}, info, fmt.Errorf("%w: payload does not decode: %v", ErrCorrupt, err)
 	}
-	rls := p.Release
-	rls.Labels = customLabels(p.Labels)
-	if rls.Info == nil {
-		return nil, info, fmt.Errorf("%w: payload has no release info", ErrCorrupt)
+	codec.SetLabels(rls, customLabels(labels))
+	f := codec.Fields(rls)
+	if !f.HasInfo {
+		return nil, Fields{}, info, fmt.Errorf("%w: payload has no release info", ErrCorrupt)
 	}
-	if walk {
+	if walk != nil {
 		// Against the payload's type, so that the format's own "labels" is known.
-		if info.UnknownFields, info.ApplyMethod, err = unknownFields(js, payloadType); err != nil {
-			return nil, DecodeInfo{}, fmt.Errorf("%w: payload does not decode: %v", ErrCorrupt, err)
+		if info.UnknownFields, info.ApplyMethod, err = unknownFields(js, walk); err != nil {
+			return nil, Fields{}, DecodeInfo{}, fmt.Errorf("%w: payload does not decode: %v", ErrCorrupt, err)
 		}
 	}
-	return &rls, info, nil
+	return rls, f, info, nil
 }

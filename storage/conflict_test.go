@@ -26,7 +26,9 @@ func onceBefore(method, name string, fn func()) func(int, string, string) {
 
 // TestStaleWriteConflicts: a write based on an index that changed between the
 // driver's read and its write fails with ErrConflict and overwrites nothing.
-func TestStaleWriteConflicts(t *testing.T) {
+func TestStaleWriteConflicts(t *testing.T) { forEachAdapter(t, testStaleWriteConflicts) }
+
+func testStaleWriteConflicts(t *testing.T, ad chunkedAdapter) {
 	const name = "stale"
 	k := key(name, 1)
 	cfg := storage.ChunkedSecretsConfig{ChunkSize: faultChunkSize}
@@ -51,7 +53,7 @@ func TestStaleWriteConflicts(t *testing.T) {
 					t.Errorf("concurrent update: %v", err)
 				}
 			})
-			err := storage.NewDriver(fc, testOwner, cfg).Update(k, mine(t))
+			err := ad.new(fc, testOwner, cfg).Update(k, mine(t))
 			if !errors.Is(err, storage.ErrConflict) {
 				t.Fatalf("stale Update: got %v, want ErrConflict", err)
 			}
@@ -73,7 +75,7 @@ func TestStaleWriteConflicts(t *testing.T) {
 					t.Errorf("concurrent delete: %v", err)
 				}
 			})
-			err := storage.NewDriver(fc, testOwner, cfg).Update(k, mine(t))
+			err := ad.new(fc, testOwner, cfg).Update(k, mine(t))
 			if !errors.Is(err, storage.ErrConflict) {
 				t.Fatalf("Update of a deleted record: got %v, want ErrConflict", err)
 			}
@@ -96,7 +98,7 @@ func TestStaleWriteConflicts(t *testing.T) {
 					t.Errorf("concurrent update: %v", err)
 				}
 			})
-			_, err := storage.NewDriver(fc, testOwner, cfg).Delete(k)
+			_, err := ad.new(fc, testOwner, cfg).Delete(k)
 			if !errors.Is(err, storage.ErrConflict) {
 				t.Fatalf("stale Delete: got %v, want ErrConflict", err)
 			}
@@ -108,7 +110,9 @@ func TestStaleWriteConflicts(t *testing.T) {
 
 // TestConcurrentUpdates: writers that read the same index and then update it race;
 // exactly one wins, the others get ErrConflict, and the record reads as the winner's.
-func TestConcurrentUpdates(t *testing.T) {
+func TestConcurrentUpdates(t *testing.T) { forEachAdapter(t, testConcurrentUpdates) }
+
+func testConcurrentUpdates(t *testing.T, ad chunkedAdapter) {
 	const name = "race"
 	k := key(name, 1)
 	cfg := storage.ChunkedSecretsConfig{ChunkSize: faultChunkSize}
@@ -140,7 +144,7 @@ func TestConcurrentUpdates(t *testing.T) {
 				wants[i] = releaseOfChunks(t, name, 1, release.StatusSuperseded, tc.chunks, faultChunkSize, uint64(10+i))
 				fc := newFaultClient(secrets)
 				fc.hook = barrier
-				d := storage.NewDriver(fc, testOwner, cfg)
+				d := ad.new(fc, testOwner, cfg)
 				wg.Go(func() { errs[i] = d.Update(k, wants[i]) })
 			}
 			wg.Wait()
@@ -170,7 +174,9 @@ func TestConcurrentUpdates(t *testing.T) {
 
 // TestConcurrentCreates: of writers creating one key at once, one succeeds and the
 // others get driver.ErrReleaseExists itself.
-func TestConcurrentCreates(t *testing.T) {
+func TestConcurrentCreates(t *testing.T) { forEachAdapter(t, testConcurrentCreates) }
+
+func testConcurrentCreates(t *testing.T, ad chunkedAdapter) {
 	_, secrets := newNamespace(t)
 	cfg := storage.ChunkedSecretsConfig{ChunkSize: faultChunkSize}
 	const writers = 4
@@ -180,7 +186,7 @@ func TestConcurrentCreates(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range writers {
 		wants[i] = releaseOfChunks(t, "race", 1, release.StatusDeployed, 3, faultChunkSize, uint64(i))
-		d := storage.NewDriver(secrets, testOwner, cfg)
+		d := ad.new(secrets, testOwner, cfg)
 		wg.Go(func() { errs[i] = d.Create(k, wants[i]) })
 	}
 	wg.Wait()

@@ -41,10 +41,16 @@ func TestContractMemory(t *testing.T) {
 	})
 }
 
+// TestContractChunked runs the contract against both adapters over the chunked
+// core, Helm 3's and Helm 4's.
 func TestContractChunked(t *testing.T) {
+	forEachAdapter(t, testContractChunked)
+}
+
+func testContractChunked(t *testing.T, ad chunkedAdapter) {
 	runContract(t, func(t *testing.T) driverUnderTest {
 		_, secrets := newNamespace(t)
-		d := storage.NewChunkedSecrets(secrets, testOwner, storage.ChunkedSecretsConfig{ChunkSize: contractChunkSize})
+		d := ad.new(secrets, testOwner, storage.ChunkedSecretsConfig{ChunkSize: contractChunkSize})
 		return driverUnderTest{Driver: d, customLabelQuery: true, check: func(t *testing.T) {
 			t.Helper()
 			mustAllReadable(t, secrets, testOwner)

@@ -13,9 +13,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"helm.sh/helm/v3/pkg/release"
-	"helm.sh/helm/v3/pkg/storage/driver"
 )
 
 // Create stores rls under key in three steps, so that the key never resolves to a
@@ -35,23 +32,24 @@ import (
 // room for chunk names, which is then checked before anything is written. Any
 // failure removes the pending index and the chunks this call created. A record of
 // one slice is its index alone, created in one request.
-func (c *ChunkedSecrets) Create(key string, rls *release.Release) error {
+func (c *Core[T]) Create(key string, rls *T) error {
 	c.cfg.Log("create: %q", key)
 	ctx, cancel := c.opCtx()
 	defer cancel()
-	js, err := encodeJSON(rls)
+	js, err := c.encodeJSON(rls)
 	if err != nil {
 		return fmt.Errorf("create: %q: %w", key, err)
 	}
+	f := c.fields(rls)
 	now, start := c.now(), time.Now()
-	labels := indexLabels(c.owner, key, rls)
+	labels := indexLabels(c.owner, key, f)
 	labels[LabelCreatedAt] = unixString(now)
-	run := &createRun{c: c, ctx: ctx, key: key, labels: labels, now: now, seen: map[string]bool{}}
+	run := &createRun[T]{c: c, ctx: ctx, key: key, labels: labels, now: now, seen: map[string]bool{}}
 	w := c.newSlicer(key, len(js))
 	if c.streamable(key, len(js)) {
 		w.started, w.next, w.stopped = run.begin, run.write, run.stopped
 	}
-	rec, err := c.compress(key, rls, js, w)
+	rec, err := c.compress(key, f, js, w)
 	if err == nil && !run.begun && len(rec.names) > 0 {
 		run.begin()
 		names, slices := rec.unique()
@@ -63,11 +61,11 @@ func (c *ChunkedSecrets) Create(key string, rls *release.Release) error {
 		if err != nil {
 			return fmt.Errorf("create: %q: %w", key, err)
 		}
-		return c.createWhole(ctx, key, rls, rec, now)
+		return c.createWhole(ctx, key, rls, f, rec, now)
 	}
 	pending, created, reused, werr := run.wait()
 	if pending == nil {
-		if errors.Is(werr, driver.ErrReleaseExists) {
+		if errors.Is(werr, c.exists) {
 			return werr
 		}
 		return fmt.Errorf("create: %q: %w", key, werr)
@@ -100,7 +98,7 @@ func (c *ChunkedSecrets) Create(key string, rls *release.Release) error {
 		return fmt.Errorf("create: %q: %w", key, err)
 	}
 
-	want := c.indexSecret(rec, rls)
+	want := c.indexSecret(rec, f)
 	want.Labels[LabelCreatedAt] = labels[LabelCreatedAt]
 	want.ResourceVersion = pending.ResourceVersion
 	index, err := c.client.Update(ctx, want, metav1.UpdateOptions{})
@@ -133,12 +131,12 @@ func (c *ChunkedSecrets) Create(key string, rls *release.Release) error {
 }
 
 // createWhole creates the index of a record of one slice, which is the whole record.
-func (c *ChunkedSecrets) createWhole(ctx context.Context, key string, rls *release.Release, rec *record, now time.Time) error {
-	want := c.indexSecret(rec, rls)
+func (c *Core[T]) createWhole(ctx context.Context, key string, rls *T, f Fields, rec *record, now time.Time) error {
+	want := c.indexSecret(rec, f)
 	want.Labels[LabelCreatedAt] = unixString(now)
 	index, err := c.createIndex(ctx, want, func(ex *corev1.Secret) bool { return !IsPending(ex) && sameRecord(ex, want) })
 	if err != nil {
-		if errors.Is(err, driver.ErrReleaseExists) {
+		if errors.Is(err, c.exists) {
 			return err
 		}
 		return fmt.Errorf("create: %q: %w", key, err)
@@ -150,8 +148,8 @@ func (c *ChunkedSecrets) createWhole(ctx context.Context, key string, rls *relea
 
 // createRun writes the pending index and the chunks of one Create, a few at a time,
 // as its slices come.
-type createRun struct {
-	c      *ChunkedSecrets
+type createRun[T any] struct {
+	c      *Core[T]
 	ctx    context.Context
 	key    string
 	labels map[string]string
@@ -171,7 +169,7 @@ type createRun struct {
 }
 
 // begin creates the pending index, in the background.
-func (r *createRun) begin() {
+func (r *createRun[T]) begin() {
 	r.begun = true
 	r.ready = make(chan struct{})
 	r.g, r.gctx = errgroup.WithContext(r.ctx)
@@ -185,7 +183,7 @@ func (r *createRun) begin() {
 // write creates the chunk Secret name, slice pos of the record, once the pending
 // index exists, owned by it; a name already written is skipped. It blocks while
 // the window of writes is full.
-func (r *createRun) write(pos int, name string, slice []byte) {
+func (r *createRun[T]) write(pos int, name string, slice []byte) {
 	if r.seen[name] {
 		return
 	}
@@ -218,7 +216,7 @@ func (r *createRun) write(pos int, name string, slice []byte) {
 
 // stopped reports why the run cannot succeed any more, if it cannot: compressing
 // the rest is then of no use.
-func (r *createRun) stopped() error {
+func (r *createRun[T]) stopped() error {
 	if r.gctx == nil {
 		return nil
 	}
@@ -228,7 +226,7 @@ func (r *createRun) stopped() error {
 // wait waits for the writes begun, and returns the pending index (nil when it
 // could not be written: err says why), the chunks created and those found already
 // written.
-func (r *createRun) wait() (*corev1.Secret, []chunkRef, []*corev1.Secret, error) {
+func (r *createRun[T]) wait() (*corev1.Secret, []chunkRef, []*corev1.Secret, error) {
 	err := r.g.Wait()
 	<-r.ready
 	if r.perr != nil {
@@ -240,7 +238,7 @@ func (r *createRun) wait() (*corev1.Secret, []chunkRef, []*corev1.Secret, error)
 // createPending creates the pending index of key (see Create): the index's labels,
 // with type=pending, no data, and a nonce by which this call knows its own object
 // when the response is lost.
-func (c *ChunkedSecrets) createPending(ctx context.Context, key string, labels map[string]string) (*corev1.Secret, error) {
+func (c *Core[T]) createPending(ctx context.Context, key string, labels map[string]string) (*corev1.Secret, error) {
 	nonce := make([]byte, 12)
 	if _, err := rand.Read(nonce); err != nil {
 		return nil, fmt.Errorf("pending index: %w", err)
@@ -269,8 +267,8 @@ const PendingLease = 15 * time.Second
 // createIndex creates the index Secret s, or, when the response is lost, finds it
 // created, by ours. A pending index older than PendingLease under its name is an
 // interrupted create: it is removed, with its chunks, and the key taken over. Any
-// other Secret under the name is driver.ErrReleaseExists.
-func (c *ChunkedSecrets) createIndex(ctx context.Context, s *corev1.Secret, ours func(*corev1.Secret) bool) (*corev1.Secret, error) {
+// other Secret under the name is the codec's Exists.
+func (c *Core[T]) createIndex(ctx context.Context, s *corev1.Secret, ours func(*corev1.Secret) bool) (*corev1.Secret, error) {
 	for attempt := 0; ; attempt++ {
 		made, err := c.client.Create(ctx, s, metav1.CreateOptions{})
 		if err == nil {
@@ -292,9 +290,9 @@ func (c *ChunkedSecrets) createIndex(ctx context.Context, s *corev1.Secret, ours
 			continue
 		case gerr == nil && IsPending(ex):
 			c.cfg.Log("create: %q: another create of it began %s ago; it is taken over after %s", s.Name, c.now().Sub(ex.CreationTimestamp.Time).Round(time.Second), PendingLease)
-			return nil, driver.ErrReleaseExists
+			return nil, c.exists
 		case gerr == nil, apierrors.IsNotFound(gerr):
-			return nil, driver.ErrReleaseExists
+			return nil, c.exists
 		default:
 			return nil, fmt.Errorf("write index Secret: %w; then read it: %w", err, gerr)
 		}
@@ -310,7 +308,7 @@ func IsPending(s *corev1.Secret) bool {
 // removePending deletes the pending index p at the version it was read at, then the
 // chunks of its key that no index names. A pending index that has become an index
 // meanwhile is kept.
-func (c *ChunkedSecrets) removePending(ctx context.Context, p *corev1.Secret) error {
+func (c *Core[T]) removePending(ctx context.Context, p *corev1.Secret) error {
 	refs, verr := c.allChunkVersions(ctx, p.Name)
 	err := c.client.Delete(ctx, p.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &p.UID, ResourceVersion: &p.ResourceVersion}})
 	if err != nil && !apierrors.IsNotFound(err) {
@@ -332,7 +330,7 @@ func (c *ChunkedSecrets) removePending(ctx context.Context, p *corev1.Secret) er
 // abandon undoes a create that failed before its index was written: it removes the
 // pending index, at the version this create left it, and the chunks it created. It
 // runs on a context of its own.
-func (c *ChunkedSecrets) abandon(ctx context.Context, pending *corev1.Secret, created []chunkRef) {
+func (c *Core[T]) abandon(ctx context.Context, pending *corev1.Secret, created []chunkRef) {
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
 	defer cancel()
 	err := c.client.Delete(dctx, pending.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &pending.UID, ResourceVersion: &pending.ResourceVersion}})

@@ -8,30 +8,27 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"helm.sh/helm/v3/pkg/release"
-	"helm.sh/helm/v3/pkg/storage/driver"
 )
 
 // Delete removes the release stored under key and returns it. The index goes first,
 // with preconditions on its UID and on the resourceVersion this driver read it at
 // (or finds it at), then the chunks; a failure in between leaves chunks that
 // FindLeftovers reports, never a partial release.
-func (c *ChunkedSecrets) Delete(key string) (*release.Release, error) {
+func (c *Core[T]) Delete(key string) (*T, error) {
 	c.cfg.Log("delete: %q", key)
 	ctx, cancel := c.opCtx()
 	defer cancel()
 
 	idx, err := c.indexToChange(ctx, key)
 	if err != nil {
-		if errors.Is(err, driver.ErrReleaseNotFound) {
+		if errors.Is(err, c.notFound) {
 			return nil, err
 		}
 		return nil, fmt.Errorf("delete: %w", err)
 	}
 	rls, _, refs, settled, err := c.decodeSettledChunks(ctx, idx, c.readDeadline(), nil)
 	if err != nil {
-		if errors.Is(err, driver.ErrReleaseNotFound) {
+		if errors.Is(err, c.notFound) {
 			return nil, err
 		}
 		return nil, fmt.Errorf("delete: %w", err)
@@ -45,7 +42,7 @@ func (c *ChunkedSecrets) Delete(key string) (*release.Release, error) {
 		idx = settled
 	}
 	if err := c.deleteRecord(ctx, idx, refs); err != nil {
-		if errors.Is(err, driver.ErrReleaseNotFound) {
+		if errors.Is(err, c.notFound) {
 			return nil, err
 		}
 		return nil, fmt.Errorf("delete: %q: %w", key, err)
@@ -57,13 +54,13 @@ func (c *ChunkedSecrets) Delete(key string) (*release.Release, error) {
 // ForceDelete removes the record stored under key, index and chunks, without
 // decoding it: the way out for a revision that cannot be read. It refuses a Secret
 // that is not an index of this driver's owner.
-func (c *ChunkedSecrets) ForceDelete(key string) error {
+func (c *Core[T]) ForceDelete(key string) error {
 	c.cfg.Log("force delete: %q", key)
 	ctx, cancel := c.opCtx()
 	defer cancel()
 	idx, err := c.indexToChange(ctx, key)
 	if err != nil {
-		if errors.Is(err, driver.ErrReleaseNotFound) {
+		if errors.Is(err, c.notFound) {
 			return err
 		}
 		return fmt.Errorf("force delete: %w", err)
@@ -82,7 +79,7 @@ func (c *ChunkedSecrets) ForceDelete(key string) error {
 		refs = nil
 	}
 	if err := c.deleteRecord(ctx, idx, refs); err != nil {
-		if errors.Is(err, driver.ErrReleaseNotFound) {
+		if errors.Is(err, c.notFound) {
 			return err
 		}
 		return fmt.Errorf("force delete: %q: %w", key, err)
@@ -92,11 +89,11 @@ func (c *ChunkedSecrets) ForceDelete(key string) error {
 
 // indexToChange reads the index of key for a write, and fails with ErrConflict when
 // it is not at the version this driver read it at.
-func (c *ChunkedSecrets) indexToChange(ctx context.Context, key string) (*corev1.Secret, error) {
+func (c *Core[T]) indexToChange(ctx context.Context, key string) (*corev1.Secret, error) {
 	idx, err := c.getIndex(ctx, key)
 	want, read := c.reads.expected(key)
 	if err != nil {
-		if read && errors.Is(err, driver.ErrReleaseNotFound) {
+		if read && errors.Is(err, c.notFound) {
 			return nil, fmt.Errorf("%q: %w: it was deleted since it was read", key, ErrConflict)
 		}
 		return nil, err
@@ -112,12 +109,12 @@ func (c *ChunkedSecrets) indexToChange(ctx context.Context, key string) (*corev1
 // new record under the same key afterwards and reuses one of them claims it, and
 // it is kept. Chunks the index did not name (leftovers of an interrupted write)
 // stay for gc, or for the garbage collector through their ownerReference.
-func (c *ChunkedSecrets) deleteRecord(ctx context.Context, idx *corev1.Secret, refs []chunkRef) error {
+func (c *Core[T]) deleteRecord(ctx context.Context, idx *corev1.Secret, refs []chunkRef) error {
 	err := c.client.Delete(ctx, idx.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &idx.UID, ResourceVersion: &idx.ResourceVersion}})
 	switch {
 	case err == nil:
 	case apierrors.IsNotFound(err):
-		return driver.ErrReleaseNotFound
+		return c.notFound
 	case apierrors.IsConflict(err):
 		return fmt.Errorf("%w: %w", ErrConflict, err)
 	default:

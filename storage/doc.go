@@ -2,6 +2,37 @@
 // format it shares with operator-framework/helm-operator-plugins' pkg/storage (used by
 // OLMv1's operator-controller).
 //
+// # Use
+//
+// NewChunkedSecrets is a drop-in for helm-operator-plugins' constructor of the same
+// name, with the same configuration fields: give its driver to Helm 3's actions in
+// place of the one action.Configuration.Init sets up.
+//
+//	cfg := new(action.Configuration)
+//	if err := cfg.Init(getter, namespace, "secret", log.Printf); err != nil { ... }
+//	cfg.Releases = helmstorage.Init(storage.NewChunkedSecrets( // helm.sh/helm/v3/pkg/storage
+//		clientset.CoreV1().Secrets(namespace), "operator-controller",
+//		storage.ChunkedSecretsConfig{ChunkSize: 1_040_384, MaxReadChunks: 11, MaxWriteChunks: 11}))
+//
+// For Helm 4 (helm.sh/helm/v4), storage/helm4 is the same driver behind Helm 4's
+// driver.Driver. Both read and write the same records, so a project can move from
+// one Helm to the other, or run both at once, without touching its cluster. The
+// values above are OLMv1's; the owner is the value of the records' owner label.
+//
+// NewDriver returns the concrete type, for what Helm's interface has no room for:
+// WithContext (cancel a call), Expect (hold a release to a plan), Fresh,
+// ForceDelete (remove a record that cannot be read), and the inspection methods.
+// Verify, FindLeftovers and RemoveLeftovers check and clean a namespace's records.
+//
+// # One driver, two Helms
+//
+// The driver's code is Core, generic over the release type: the format, the writes
+// and reads with their guarantees, and the tracking of what was read. A Codec
+// gives it what is particular to one Helm major: its release's JSON and the fields
+// the index labels and summary carry. ChunkedSecrets (Helm 3) and
+// storage/helm4.ChunkedSecrets (Helm 4) are each a Codec and their Helm's
+// driver.Driver methods over a Core, nothing more.
+//
 // # Format
 //
 // Helm hands the driver a key, sh.helm.release.v1.<name>.v<revision>. The release is

@@ -1,7 +1,9 @@
 package storage
 
 import (
+	"bytes"
 	"io"
+	"reflect"
 	"time"
 
 	"helm.sh/helm/v3/pkg/release"
@@ -10,6 +12,26 @@ import (
 // SetClock makes c take the time of its writes from now, so that tests can pin the
 // createdAt and modifiedAt labels.
 func SetClock(c *ChunkedSecrets, now func() time.Time) { c.now = now }
+
+// SetCoreClock is SetClock for the core under any adapter.
+func SetCoreClock[T any](c *Core[T], now func() time.Time) { c.now = now }
+
+// CheckCoreFirst is CheckFirst for the core under any adapter.
+func CheckCoreFirst[T any](c *Core[T]) { c.checkFirst = true }
+
+// CorePayload is EncodePayload for the core under any adapter: the gzip stream
+// c stores for rls.
+func CorePayload[T any](c *Core[T], rls *T) ([]byte, error) {
+	js, err := c.encodeJSON(rls)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if err := gzipInto(&buf, js); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
 
 // CheckFirst makes c's creates compress the whole record before their first write,
 // as they do when the record could outgrow MaxWriteChunks, instead of writing
@@ -29,7 +51,12 @@ func UnknownFieldsOfPayloadDecoder(js []byte) ([]string, string, error) {
 
 // DecodePayloadInfo is DecodePayload that walks as DecodeStats does (walk) or not.
 func DecodePayloadInfo(r io.Reader, walk bool) (*release.Release, DecodeInfo, error) {
-	return decodePayloadInfo(r, 0, nil, walk)
+	var wt reflect.Type
+	if walk {
+		wt = payloadType
+	}
+	rls, _, info, err := decodePayloadInfo[release.Release](helm3Codec{}, r, 0, nil, wt)
+	return rls, info, err
 }
 
 // RecordSlices returns the slices and chunk names c's writes store for rls under

@@ -66,7 +66,7 @@ func faultOps() []faultOp {
 			return []*release.Release{nil, newOf(t, chunks)}, newOf(t, chunks), err
 		}},
 		{"create-checked-first", func(t *testing.T, clean, faulty driver.Driver, chunks int) ([]*release.Release, *release.Release, error) {
-			storage.CheckFirst(faulty.(*storage.ChunkedSecrets))
+			faulty.(chunkedDriver).CheckFirst()
 			err := faulty.Create(k, newOf(t, chunks))
 			return []*release.Release{nil, newOf(t, chunks)}, newOf(t, chunks), err
 		}},
@@ -94,7 +94,9 @@ func faultOps() []faultOp {
 // and after it reaches the server, and checks what a clean driver then finds: the
 // complete old release or the complete new one, never a torn record, and leftovers
 // only of the kind FindLeftovers reports and RemoveLeftovers removes.
-func TestFaultInjection(t *testing.T) {
+func TestFaultInjection(t *testing.T) { forEachAdapter(t, testFaultInjection) }
+
+func testFaultInjection(t *testing.T, ad chunkedAdapter) {
 	const name = "faulty"
 	k := key(name, 1)
 	var cases, failedOps, leftovers, unowned int
@@ -104,7 +106,7 @@ func TestFaultInjection(t *testing.T) {
 			_, secrets := newNamespace(t)
 			counter := newFaultClient(secrets)
 			clean := storage.NewDriver(secrets, testOwner, storage.ChunkedSecretsConfig{ChunkSize: faultChunkSize})
-			faulty := storage.NewDriver(counter, testOwner, storage.ChunkedSecretsConfig{ChunkSize: faultChunkSize})
+			faulty := ad.new(counter, testOwner, storage.ChunkedSecretsConfig{ChunkSize: faultChunkSize})
 			if _, _, err := op.run(t, clean, faulty, chunks); err != nil {
 				t.Fatalf("%s at %d chunks without faults: %v", op.name, chunks, err)
 			}
@@ -123,7 +125,7 @@ func TestFaultInjection(t *testing.T) {
 						fc := newFaultClient(secrets)
 						fc.failAt, fc.after = fail, after
 						clean := storage.NewDriver(secrets, testOwner, storage.ChunkedSecretsConfig{ChunkSize: faultChunkSize})
-						faulty := storage.NewDriver(fc, testOwner, storage.ChunkedSecretsConfig{ChunkSize: faultChunkSize})
+						faulty := ad.new(fc, testOwner, storage.ChunkedSecretsConfig{ChunkSize: faultChunkSize})
 						allowed, onSuccess, err := op.run(t, clean, faulty, chunks)
 						if fc.Failed() == "" {
 							t.Fatalf("call %d was never made (%d calls: %v)", fail, fc.Count(), fc.Calls())
@@ -171,10 +173,14 @@ func TestFaultInjection(t *testing.T) {
 // TestUpdateTooLargeChangesNothing: an update refused by MaxWriteChunks leaves the
 // stored revision and every Secret as they were, and is refused before any write.
 func TestUpdateTooLargeChangesNothing(t *testing.T) {
+	forEachAdapter(t, testUpdateTooLargeChangesNothing)
+}
+
+func testUpdateTooLargeChangesNothing(t *testing.T, ad chunkedAdapter) {
 	_, secrets := newNamespace(t)
 	counter := newFaultClient(secrets)
 	cfg := storage.ChunkedSecretsConfig{ChunkSize: faultChunkSize, MaxWriteChunks: 3}
-	d := storage.NewDriver(counter, testOwner, cfg)
+	d := ad.new(counter, testOwner, cfg)
 	old := releaseOfChunks(t, "big", 1, release.StatusDeployed, 2, faultChunkSize, 1)
 	if err := d.Create(key("big", 1), old); err != nil {
 		t.Fatal(err)
@@ -215,7 +221,9 @@ func TestUpdateTooLargeChangesNothing(t *testing.T) {
 // TestRetryAfterFailedWrite: a write that failed after some chunks reached the server
 // is retried, as Helm's caller would; the retry reuses those chunks (and gives them
 // their ownerReference), and nothing is left over.
-func TestRetryAfterFailedWrite(t *testing.T) {
+func TestRetryAfterFailedWrite(t *testing.T) { forEachAdapter(t, testRetryAfterFailedWrite) }
+
+func testRetryAfterFailedWrite(t *testing.T, ad chunkedAdapter) {
 	const name = "retry"
 	const chunks = 5
 	k := key(name, 1)
@@ -235,13 +243,14 @@ func TestRetryAfterFailedWrite(t *testing.T) {
 			}
 			t.Run(fmt.Sprintf("%s/call-%d", op, fail), func(t *testing.T) {
 				_, secrets := newNamespace(t)
-				clean := storage.NewDriver(secrets, testOwner, cfg)
+				// The retry is the same Helm's: its chunks are the failed write's.
+				clean := ad.new(secrets, testOwner, cfg)
 				fc := newFaultClient(secrets)
 				fc.failAt, fc.after = fail, true
 				if op == "update" {
 					fc.failAt += chunks - 1
 				}
-				faulty := storage.NewDriver(fc, testOwner, cfg)
+				faulty := ad.new(fc, testOwner, cfg)
 				var err error
 				if op == "create" {
 					err = faulty.Create(k, newRls(t))

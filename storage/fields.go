@@ -43,10 +43,6 @@ type DecodeInfo struct {
 // releaseType is the type whose JSON fields a Helm record is compared with.
 var releaseType = reflect.TypeFor[release.Release]()
 
-// payloadType is the type whose JSON fields a chunked payload is compared with:
-// Helm 3's release plus the format's "labels".
-var payloadType = reflect.TypeFor[payload]()
-
 var jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
 
 // walkType is what the walk needs to know of a type, worked out once per type.

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -76,7 +77,7 @@ func rewrite(t *testing.T, secrets corev1client.SecretInterface, name string, mu
 
 // mustFailNaming runs every read path of d on key and checks each fails with target
 // and names the Secret at fault; List skips the record rather than failing.
-func mustFailNaming(t *testing.T, d *storage.ChunkedSecrets, k string, target error, secret string) {
+func mustFailNaming(t *testing.T, d driver.Driver, k string, target error, secret string) {
 	t.Helper()
 	_, err := d.Get(k)
 	if err == nil {
@@ -103,8 +104,12 @@ func mustFailNaming(t *testing.T, d *storage.ChunkedSecrets, k string, target er
 	}
 }
 
-func TestIntegrity(t *testing.T) {
-	cfg := storage.ChunkedSecretsConfig{ChunkSize: integrityChunkSize}
+func TestIntegrity(t *testing.T) { forEachAdapter(t, testIntegrity) }
+
+func testIntegrity(t *testing.T, ad chunkedAdapter) {
+	// A short ReadRetry: a tampered record is retried all the same, and reported
+	// after it (TestBrokenStaysReported holds the default bound).
+	cfg := storage.ChunkedSecretsConfig{ChunkSize: integrityChunkSize, ReadRetry: 200 * time.Millisecond}
 	for _, tc := range []struct {
 		name   string
 		target error
@@ -202,7 +207,7 @@ func TestIntegrity(t *testing.T) {
 			k, chunks := storedRecord(t, secrets, "bad", 4)
 			secret := tc.tamper(t, secrets, k, chunks)
 			before := versions(t, secrets)
-			d := storage.NewDriver(secrets, testOwner, cfg)
+			d := ad.new(secrets, testOwner, cfg)
 			mustFailNaming(t, d, k, tc.target, secret)
 			if after := versions(t, secrets); fmt.Sprint(after) != fmt.Sprint(before) {
 				t.Fatalf("reading a bad record changed Secrets: before %v, after %v", before, after)
@@ -213,14 +218,16 @@ func TestIntegrity(t *testing.T) {
 
 // TestForeignSecretUnderKey: a Secret of Helm's own driver under the key is neither
 // read, updated nor deleted, and Create reports the key as taken.
-func TestForeignSecretUnderKey(t *testing.T) {
+func TestForeignSecretUnderKey(t *testing.T) { forEachAdapter(t, testForeignSecretUnderKey) }
+
+func testForeignSecretUnderKey(t *testing.T, ad chunkedAdapter) {
 	_, secrets := newNamespace(t)
 	k := key("helmown", 1)
 	if _, err := secrets.Create(context.Background(), helmSecret(t, k), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	before := versions(t, secrets)
-	d := storage.NewDriver(secrets, testOwner, storage.ChunkedSecretsConfig{ChunkSize: integrityChunkSize})
+	d := ad.new(secrets, testOwner, storage.ChunkedSecretsConfig{ChunkSize: integrityChunkSize})
 	rls := testRelease("helmown", 1, release.StatusDeployed, 3000)
 	if err := d.Update(k, rls); !errors.Is(err, storage.ErrCorrupt) || !strings.Contains(err.Error(), k) || !strings.Contains(err.Error(), "helm.sh/release.v1") {
 		t.Fatalf("Update over Helm's Secret: got %v, want ErrCorrupt naming the Secret and its type", err)
@@ -241,10 +248,14 @@ func TestForeignSecretUnderKey(t *testing.T) {
 
 // TestForceDeleteRemovesBadRecord: the way out of a record that cannot be read.
 func TestForceDeleteRemovesBadRecord(t *testing.T) {
+	forEachAdapter(t, testForceDeleteRemovesBadRecord)
+}
+
+func testForceDeleteRemovesBadRecord(t *testing.T, ad chunkedAdapter) {
 	_, secrets := newNamespace(t)
 	k, chunks := storedRecord(t, secrets, "broken", 4)
 	recreate(t, secrets, chunks[1], func(s *corev1.Secret) { s.Data[storage.DataChunk][0] ^= 1 })
-	d := storage.NewDriver(secrets, testOwner, storage.ChunkedSecretsConfig{ChunkSize: integrityChunkSize})
+	d := ad.new(secrets, testOwner, storage.ChunkedSecretsConfig{ChunkSize: integrityChunkSize})
 	if err := d.ForceDelete(k); err != nil {
 		t.Fatal(err)
 	}
@@ -257,9 +268,11 @@ func TestForceDeleteRemovesBadRecord(t *testing.T) {
 // TestHandBuiltRecords stores records whose chunks check but whose stream does not:
 // truncated, not gzip, not a release, a gzip bomb. Each fails with a clear error
 // naming the index.
-func TestHandBuiltRecords(t *testing.T) {
+func TestHandBuiltRecords(t *testing.T) { forEachAdapter(t, testHandBuiltRecords) }
+
+func testHandBuiltRecords(t *testing.T, ad chunkedAdapter) {
 	good := releaseOfChunks(t, "hand", 1, release.StatusDeployed, 4, integrityChunkSize, 5)
-	gz, _, err := storage.EncodePayload(good)
+	gz, err := ad.new(nil, testOwner, storage.ChunkedSecretsConfig{}).Payload(good)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,7 +296,7 @@ func TestHandBuiltRecords(t *testing.T) {
 			_, secrets := newNamespace(t)
 			k := key("hand", 1)
 			slices := handStore(t, secrets, k, tc.stream, integrityChunkSize)
-			d := storage.NewDriver(secrets, testOwner, storage.ChunkedSecretsConfig{ChunkSize: integrityChunkSize, MaxDecodedBytes: tc.max})
+			d := ad.new(secrets, testOwner, storage.ChunkedSecretsConfig{ChunkSize: integrityChunkSize, MaxDecodedBytes: tc.max})
 			if tc.target == nil {
 				got, err := d.Get(k)
 				if err != nil {
@@ -299,18 +312,20 @@ func TestHandBuiltRecords(t *testing.T) {
 }
 
 // TestReadLimits: MaxReadChunks refuses a record of more chunks before fetching any.
-func TestReadLimits(t *testing.T) {
+func TestReadLimits(t *testing.T) { forEachAdapter(t, testReadLimits) }
+
+func testReadLimits(t *testing.T, ad chunkedAdapter) {
 	_, secrets := newNamespace(t)
 	k, _ := storedRecord(t, secrets, "limits", 5)
 	counter := newFaultClient(secrets)
-	d := storage.NewDriver(counter, testOwner, storage.ChunkedSecretsConfig{ChunkSize: integrityChunkSize, MaxReadChunks: 4})
+	d := ad.new(counter, testOwner, storage.ChunkedSecretsConfig{ChunkSize: integrityChunkSize, MaxReadChunks: 4})
 	mustFailNaming(t, d, k, storage.ErrTooLarge, k)
 	for _, c := range counter.Calls() {
 		if strings.HasPrefix(c, "get "+k+"-") {
 			t.Fatalf("a record over MaxReadChunks was fetched: %s", c)
 		}
 	}
-	d = storage.NewDriver(secrets, testOwner, storage.ChunkedSecretsConfig{ChunkSize: integrityChunkSize, MaxReadChunks: 5})
+	d = ad.new(secrets, testOwner, storage.ChunkedSecretsConfig{ChunkSize: integrityChunkSize, MaxReadChunks: 5})
 	if _, err := d.Get(k); err != nil {
 		t.Fatalf("a record of exactly MaxReadChunks: %v", err)
 	}
@@ -318,11 +333,13 @@ func TestReadLimits(t *testing.T) {
 
 // TestNoGoroutineLeak: decodes that stop early (a bomb, a missing or altered chunk
 // in the middle of a long record, a cancelled read) leave no goroutine behind.
-func TestNoGoroutineLeak(t *testing.T) {
+func TestNoGoroutineLeak(t *testing.T) { forEachAdapter(t, testNoGoroutineLeak) }
+
+func testNoGoroutineLeak(t *testing.T, ad chunkedAdapter) {
 	_, secrets := newNamespace(t)
 	const chunkSize = 1 << 10
-	cfg := storage.ChunkedSecretsConfig{ChunkSize: chunkSize, MaxDecodedBytes: 1 << 20}
-	d := storage.NewDriver(secrets, testOwner, cfg)
+	cfg := storage.ChunkedSecretsConfig{ChunkSize: chunkSize, MaxDecodedBytes: 1 << 20, ReadRetry: 200 * time.Millisecond}
+	d := ad.new(secrets, testOwner, cfg)
 
 	bombKey := key("bomb", 1)
 	if n := handStore(t, secrets, bombKey, bomb(t, 64<<20), chunkSize); n < 20 {
@@ -359,7 +376,7 @@ func TestNoGoroutineLeak(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		c := &cancelAfterFetches{SecretInterface: secrets, index: key("long", 1), window: 4, cancel: cancel}
 		c.arrived.Add(c.window)
-		if _, err := storage.NewDriver(c, testOwner, cfg).WithContext(ctx).Get(key("long", 1)); !errors.Is(err, context.Canceled) {
+		if _, err := ad.new(c, testOwner, cfg).WithContext(ctx).Get(key("long", 1)); !errors.Is(err, context.Canceled) {
 			t.Fatalf("cancelled: got %v, want context.Canceled", err)
 		}
 		if _, err := d.List(func(*release.Release) bool { return true }); err != nil {

@@ -8,6 +8,12 @@ import (
 	jsonv1 "github.com/go-json-experiment/json/v1"
 )
 
+// UnmarshalJSON decodes a release's JSON into v as encoding/json does, in about
+// half its time on JSON of long strings (manifests, chart files), which is most
+// releases. It keeps nothing of js. It is the decoder the Helm 3 driver reads
+// with, for a Codec of another Helm to read with too.
+func UnmarshalJSON[V any](js []byte, v *V) error { return unmarshalJSON(js, v) }
+
 // unmarshalJSON decodes a release's JSON into v, as encoding/json would.
 //
 // A JSON whose bytes are mostly in long strings (the manifest, base64 chart files:

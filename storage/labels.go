@@ -6,8 +6,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
-
-	"helm.sh/helm/v3/pkg/release"
 )
 
 // Secret types of the format.
@@ -61,16 +59,14 @@ func customLabels(lbs map[string]string) map[string]string {
 	return out
 }
 
-func indexLabels(owner, key string, rls *release.Release) map[string]string {
-	status := release.StatusUnknown
-	if rls.Info != nil {
-		status = rls.Info.Status
-	}
+// indexLabels returns the labels of the index Secret of key for the release f
+// describes (its status already defaulted, see Core.fields).
+func indexLabels(owner, key string, f Fields) map[string]string {
 	return map[string]string{
-		LabelName:    rls.Name,
+		LabelName:    f.Name,
 		LabelOwner:   owner,
-		LabelStatus:  status.String(),
-		LabelVersion: strconv.Itoa(rls.Version),
+		LabelStatus:  f.Status,
+		LabelVersion: strconv.Itoa(f.Version),
 		LabelKey:     key,
 		LabelType:    TypeIndex,
 	}

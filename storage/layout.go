@@ -12,7 +12,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"helm.sh/helm/v3/pkg/release"
-	"helm.sh/helm/v3/pkg/storage/driver"
 )
 
 // SecretState is the health of one Secret in a layout.
@@ -64,7 +63,8 @@ type Layout struct {
 	Parts           []Part `json:"parts,omitempty"`
 	// DecodeError says why the release could not be read, if it could not.
 	DecodeError string `json:"decodeError,omitempty"`
-	// Decoded is the release, when it could be read.
+	// Decoded is the release, when it could be read: by Helm 3's types, since
+	// Measure, which fills it, is the Helm 3 driver's.
 	Decoded *release.Release `json:"-"`
 
 	// index is the index Secret InspectSecrets read, for Measure to decode.
@@ -100,11 +100,11 @@ func (c *ChunkedSecrets) Inspect(ctx context.Context, key string) (*Layout, erro
 // with them. The payload is not decoded: Measure does that, which costs a read of
 // the chunks again, a gunzip and a decode, and, for the breakdown, compressing
 // each part of the release anew.
-func (c *ChunkedSecrets) InspectSecrets(ctx context.Context, key string) (*Layout, error) {
+func (c *Core[T]) InspectSecrets(ctx context.Context, key string) (*Layout, error) {
 	idx, err := c.client.Get(ctx, key, metav1.GetOptions{})
 	if err != nil {
 		if apierrors.IsNotFound(err) {
-			return nil, driver.ErrReleaseNotFound
+			return nil, c.notFound
 		}
 		return nil, fmt.Errorf("inspect: read index Secret %q: %w", key, err)
 	}

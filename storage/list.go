@@ -76,7 +76,7 @@ func secretLister(client corev1client.SecretInterface) func(context.Context, met
 	}
 }
 
-func (c *ChunkedSecrets) listSecrets(ctx context.Context, opts metav1.ListOptions) ([]corev1.Secret, string, error) {
+func (c *Core[T]) listSecrets(ctx context.Context, opts metav1.ListOptions) ([]corev1.Secret, string, error) {
 	return secretLister(c.client)(ctx, opts)
 }
 
@@ -89,7 +89,7 @@ func (c *ChunkedSecrets) listSecrets(ctx context.Context, opts metav1.ListOption
 // whose key label names none of keys, or a key that cannot be a label value. Read
 // those with ReadIndex, which tells apart what it finds. keys should be few: the
 // list holds the data of every index Secret it returns.
-func (c *ChunkedSecrets) ReadIndexes(ctx context.Context, keys []string) (map[string]*corev1.Secret, error) {
+func (c *Core[T]) ReadIndexes(ctx context.Context, keys []string) (map[string]*corev1.Secret, error) {
 	want := map[string]bool{}
 	for _, k := range keys {
 		if len(validation.IsValidLabelValue(k)) == 0 {

@@ -45,6 +45,10 @@ func (e *expiringLists) List(ctx context.Context, opts metav1.ListOptions) (*cor
 // over and still returns every release exactly once; one that keeps expiring fails
 // with the server's error rather than returning part of the list.
 func TestListRestartsOnExpiredContinue(t *testing.T) {
+	forEachAdapter(t, testListRestartsOnExpiredContinue)
+}
+
+func testListRestartsOnExpiredContinue(t *testing.T, ad chunkedAdapter) {
 	_, secrets := newNamespace(t)
 	d := storage.NewDriver(secrets, testOwner, storage.ChunkedSecretsConfig{})
 	var want []string
@@ -55,7 +59,7 @@ func TestListRestartsOnExpiredContinue(t *testing.T) {
 	}
 	for _, expire := range []int{1, 3} {
 		e := &expiringLists{SecretInterface: secrets, expire: expire}
-		got, err := storage.NewDriver(e, testOwner, storage.ChunkedSecretsConfig{}).List(nil)
+		got, err := ad.new(e, testOwner, storage.ChunkedSecretsConfig{}).List(nil)
 		if err != nil {
 			t.Fatalf("list with %d expired continue tokens: %v", expire, err)
 		}
@@ -86,7 +90,7 @@ func TestListRestartsOnExpiredContinue(t *testing.T) {
 		}
 	}
 	e := &expiringLists{SecretInterface: secrets, expire: 100}
-	if _, err := storage.NewDriver(e, testOwner, storage.ChunkedSecretsConfig{}).List(nil); !apierrors.IsResourceExpired(err) {
+	if _, err := ad.new(e, testOwner, storage.ChunkedSecretsConfig{}).List(nil); !apierrors.IsResourceExpired(err) {
 		t.Fatalf("a list whose continue token always expires: %v, want the 410 error", err)
 	}
 }

@@ -3,6 +3,7 @@ package storage_test
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -30,12 +31,14 @@ func origDriver(secrets corev1client.SecretInterface) driver.Driver {
 // index, and the pending mark gone. Both ways of writing: chunks as their slices are
 // compressed, and after the whole record is compressed and checked.
 func TestCreatePendingWindow(t *testing.T) {
-	for _, mode := range []string{"streamed", "checked-first"} {
-		t.Run(mode, func(t *testing.T) { testCreatePendingWindow(t, mode == "checked-first") })
-	}
+	forEachAdapter(t, func(t *testing.T, ad chunkedAdapter) {
+		for _, mode := range []string{"streamed", "checked-first"} {
+			t.Run(mode, func(t *testing.T) { testCreatePendingWindow(t, ad, mode == "checked-first") })
+		}
+	})
 }
 
-func testCreatePendingWindow(t *testing.T, checkFirst bool) {
+func testCreatePendingWindow(t *testing.T, ad chunkedAdapter, checkFirst bool) {
 	_, secrets := newNamespace(t)
 	const name = "window"
 	k := key(name, 1)
@@ -47,6 +50,7 @@ func testCreatePendingWindow(t *testing.T, checkFirst bool) {
 
 	fc := newFaultClient(secrets)
 	checked := false
+	var windowChunks []string
 	fc.hook = func(_ int, method, n string) {
 		if method != "update" || n != k {
 			return
@@ -76,21 +80,21 @@ func testCreatePendingWindow(t *testing.T, checkFirst bool) {
 			t.Errorf("pending index: found %v, pending %v, %d data keys", ok, ok && storage.IsPending(&p), len(p.Data))
 			return
 		}
-		names, _ := sliceNames(t, k, rls, faultChunkSize)
-		for _, n := range names {
-			c, ok := all[n]
-			if !ok {
-				t.Errorf("chunk %s missing in the pending window", n)
+		// Every chunk is written (the index will name them; see below), each
+		// owned by the pending index alone.
+		for n, c := range all {
+			if !strings.HasPrefix(n, k+"-") {
 				continue
 			}
+			windowChunks = append(windowChunks, n)
 			if len(c.OwnerReferences) != 1 || c.OwnerReferences[0].UID != p.UID {
 				t.Errorf("chunk %s owners %v, want only the pending index %s", n, c.OwnerReferences, p.UID)
 			}
 		}
 	}
-	d := storage.NewDriver(fc, testOwner, cfg)
+	d := ad.new(fc, testOwner, cfg)
 	if checkFirst {
-		storage.CheckFirst(d)
+		d.CheckFirst()
 	}
 	mustCreate(t, d, rls)
 	if !checked {
@@ -114,6 +118,10 @@ func testCreatePendingWindow(t *testing.T, checkFirst bool) {
 	}
 	if storage.IsPending(idx) || idx.Annotations[storage.AnnotationPendingWrite] != "" || idx.Labels[storage.LabelType] != storage.TypeIndex {
 		t.Fatalf("index after the create: type label %q, pending mark %q", idx.Labels[storage.LabelType], idx.Annotations[storage.AnnotationPendingWrite])
+	}
+	slices.Sort(windowChunks)
+	if named := recordNames(t, secrets, k)[1:]; !slices.Equal(windowChunks, named) {
+		t.Fatalf("chunks in the pending window %v, the index names %v", windowChunks, named)
 	}
 	mustAllOwned(t, secrets, k)
 	mustHoldOnly(t, secrets, k)
@@ -165,63 +173,67 @@ func TestInterruptedCreate(t *testing.T) {
 	cfg := storage.ChunkedSecretsConfig{ChunkSize: faultChunkSize}
 
 	t.Run("read-and-verify", func(t *testing.T) {
-		_, secrets := newNamespace(t)
-		plantPending(t, secrets, k, rls)
-		clean := storage.NewDriver(secrets, testOwner, cfg)
-		if _, err := clean.Get(k); !errors.Is(err, driver.ErrReleaseNotFound) {
-			t.Fatalf("Get of an interrupted create: %v, want ErrReleaseNotFound", err)
-		}
-		if _, err := clean.Delete(k); !errors.Is(err, driver.ErrReleaseNotFound) {
-			t.Fatalf("Delete of an interrupted create: %v, want ErrReleaseNotFound", err)
-		}
-		rep, err := storage.Verify(t.Context(), secrets, testOwner, storage.VerifyOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(rep.Problems) != 0 || len(rep.Recent) != 3 {
-			t.Fatalf("verify of a young interrupted create: problems %v, recent %v; want none, and 3 recent (the pending index, 2 chunks)", rep.Problems, rep.Recent)
-		}
-		rep, err = storage.Verify(t.Context(), secrets, testOwner, storage.VerifyOptions{MinAge: time.Nanosecond})
-		if err != nil {
-			t.Fatal(err)
-		}
-		kinds := map[storage.ProblemKind]int{}
-		for _, p := range rep.Problems {
-			kinds[p.Kind]++
-		}
-		if kinds[storage.ProblemPendingIndex] != 1 || kinds[storage.ProblemOrphanChunk] != 2 || len(rep.Problems) != 3 {
-			t.Fatalf("verify of an old interrupted create: %v", rep.Problems)
-		}
-		if err := origDriver(secrets).Create(k, rls); !errors.Is(err, driver.ErrReleaseExists) {
-			t.Fatalf("original driver Create over an interrupted create: %v, want ErrReleaseExists", err)
-		}
-		if n := mustRemoveLeftovers(t, secrets, testOwner); n != 3 {
-			t.Fatalf("gc removed %d leftovers, want 3", n)
-		}
-		mustHoldOnly(t, secrets)
+		forEachAdapter(t, func(t *testing.T, ad chunkedAdapter) {
+			_, secrets := newNamespace(t)
+			plantPending(t, secrets, k, rls)
+			clean := ad.new(secrets, testOwner, cfg)
+			if _, err := clean.Get(k); !errors.Is(err, driver.ErrReleaseNotFound) {
+				t.Fatalf("Get of an interrupted create: %v, want ErrReleaseNotFound", err)
+			}
+			if _, err := clean.Delete(k); !errors.Is(err, driver.ErrReleaseNotFound) {
+				t.Fatalf("Delete of an interrupted create: %v, want ErrReleaseNotFound", err)
+			}
+			rep, err := storage.Verify(t.Context(), secrets, testOwner, storage.VerifyOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rep.Problems) != 0 || len(rep.Recent) != 3 {
+				t.Fatalf("verify of a young interrupted create: problems %v, recent %v; want none, and 3 recent (the pending index, 2 chunks)", rep.Problems, rep.Recent)
+			}
+			rep, err = storage.Verify(t.Context(), secrets, testOwner, storage.VerifyOptions{MinAge: time.Nanosecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			kinds := map[storage.ProblemKind]int{}
+			for _, p := range rep.Problems {
+				kinds[p.Kind]++
+			}
+			if kinds[storage.ProblemPendingIndex] != 1 || kinds[storage.ProblemOrphanChunk] != 2 || len(rep.Problems) != 3 {
+				t.Fatalf("verify of an old interrupted create: %v", rep.Problems)
+			}
+			if err := origDriver(secrets).Create(k, rls); !errors.Is(err, driver.ErrReleaseExists) {
+				t.Fatalf("original driver Create over an interrupted create: %v, want ErrReleaseExists", err)
+			}
+			if n := mustRemoveLeftovers(t, secrets, testOwner); n != 3 {
+				t.Fatalf("gc removed %d leftovers, want 3", n)
+			}
+			mustHoldOnly(t, secrets)
+		})
 	})
 
 	t.Run("take-over", func(t *testing.T) {
-		_, secrets := newNamespace(t)
-		plantPending(t, secrets, k, rls)
-		d := storage.NewDriver(secrets, testOwner, cfg)
-		if err := d.Create(k, rls); !errors.Is(err, driver.ErrReleaseExists) {
-			t.Fatalf("Create over a young pending index: %v, want ErrReleaseExists (a create may be in flight)", err)
-		}
-		storage.SetClock(d, func() time.Time { return time.Now().Add(storage.DefaultMinLeftoverAge + time.Minute) })
-		mustCreate(t, d, rls)
-		for _, rd := range []driver.Driver{storage.NewDriver(secrets, testOwner, cfg), origDriver(secrets)} {
-			got, err := rd.Get(k)
-			if err != nil {
-				t.Fatalf("%s Get after the take-over: %v", rd.Name(), err)
+		forEachAdapter(t, func(t *testing.T, ad chunkedAdapter) {
+			_, secrets := newNamespace(t)
+			plantPending(t, secrets, k, rls)
+			d := ad.new(secrets, testOwner, cfg)
+			if err := d.Create(k, rls); !errors.Is(err, driver.ErrReleaseExists) {
+				t.Fatalf("Create over a young pending index: %v, want ErrReleaseExists (a create may be in flight)", err)
 			}
-			mustEqualRelease(t, rls, got)
-		}
-		mustAllOwned(t, secrets, k)
-		if los := mustFindLeftovers(t, secrets); len(los) != 0 {
-			t.Fatalf("left over after the take-over: %v", los)
-		}
-		mustHoldOnly(t, secrets, k)
+			d.SetClock(func() time.Time { return time.Now().Add(storage.DefaultMinLeftoverAge + time.Minute) })
+			mustCreate(t, d, rls)
+			for _, rd := range []driver.Driver{storage.NewDriver(secrets, testOwner, cfg), origDriver(secrets)} {
+				got, err := rd.Get(k)
+				if err != nil {
+					t.Fatalf("%s Get after the take-over: %v", rd.Name(), err)
+				}
+				mustEqualRelease(t, rls, got)
+			}
+			mustAllOwned(t, secrets, k)
+			if los := mustFindLeftovers(t, secrets); len(los) != 0 {
+				t.Fatalf("left over after the take-over: %v", los)
+			}
+			mustHoldOnly(t, secrets, k)
+		})
 	})
 
 	t.Run("gc-spares-completed", func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strconv"
 	"sync"
 	"time"
@@ -14,26 +15,23 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation"
-
-	"helm.sh/helm/v3/pkg/release"
-	"helm.sh/helm/v3/pkg/storage/driver"
 )
 
 // Get returns the release stored under key.
-func (c *ChunkedSecrets) Get(key string) (*release.Release, error) {
+func (c *Core[T]) Get(key string) (*T, error) {
 	c.cfg.Log("get: %q", key)
 	ctx, cancel := c.opCtx()
 	defer cancel()
 	idx, err := c.getIndex(ctx, key)
 	if err != nil {
-		if errors.Is(err, driver.ErrReleaseNotFound) {
+		if errors.Is(err, c.notFound) {
 			return nil, err
 		}
 		return nil, fmt.Errorf("get: %w", err)
 	}
 	rls, _, idx, err := c.decodeSettled(ctx, idx, c.readDeadline())
 	if err != nil {
-		if errors.Is(err, driver.ErrReleaseNotFound) {
+		if errors.Is(err, c.notFound) {
 			return nil, err
 		}
 		return nil, fmt.Errorf("get: %w", err)
@@ -45,42 +43,23 @@ func (c *ChunkedSecrets) Get(key string) (*release.Release, error) {
 }
 
 // ReadIndex returns the index Secret of key, checked to be one.
-func (c *ChunkedSecrets) ReadIndex(ctx context.Context, key string) (*corev1.Secret, error) {
+func (c *Core[T]) ReadIndex(ctx context.Context, key string) (*corev1.Secret, error) {
 	return c.getIndex(ctx, key)
 }
 
 // Decode reads the release an index Secret describes, fetching and checking its
 // chunks. When a chunk is missing or does not match, it re-reads the index and
 // tries again for up to ReadRetry (a write may be in progress).
-func (c *ChunkedSecrets) Decode(ctx context.Context, index *corev1.Secret) (*release.Release, error) {
+func (c *Core[T]) Decode(ctx context.Context, index *corev1.Secret) (*T, error) {
 	rls, _, _, err := c.decodeSettled(ctx, index, c.readDeadline())
 	return rls, err
 }
 
-// DecodeStats is Decode that also returns the record's summary (the release's chart
-// and versions, its stored (gzip) size and its chunk count) and what the payload
-// holds that Helm 3's release type does not: a record a newer Helm wrote decodes
-// without error, but Helm 3 would drop those fields when it writes the release
-// back. Finding them takes a second pass over the JSON, which Get, List and Query,
-// Helm's reads, do not make.
-func (c *ChunkedSecrets) DecodeStats(ctx context.Context, index *corev1.Secret) (*release.Release, Summary, DecodeInfo, error) {
-	var info DecodeInfo
-	rls, stored, _, idx, err := c.decodeSettledChunks(ctx, index, c.readDeadline(), &info)
-	if err != nil {
-		return nil, Summary{}, DecodeInfo{}, err
-	}
-	sum := SummaryOf(rls)
-	sum.StoredBytes = stored
-	names, _ := ParseExtraChunks(idx.Name, idx.Data[DataExtraChunks])
-	sum.Chunks = 1 + len(names)
-	return rls, sum, info, nil
-}
-
-func (c *ChunkedSecrets) getIndex(ctx context.Context, key string) (*corev1.Secret, error) {
+func (c *Core[T]) getIndex(ctx context.Context, key string) (*corev1.Secret, error) {
 	s, err := c.client.Get(ctx, key, metav1.GetOptions{})
 	if err != nil {
 		if apierrors.IsNotFound(err) {
-			return nil, driver.ErrReleaseNotFound
+			return nil, c.notFound
 		}
 		return nil, fmt.Errorf("read index Secret %q: %w", key, err)
 	}
@@ -90,7 +69,7 @@ func (c *ChunkedSecrets) getIndex(ctx context.Context, key string) (*corev1.Secr
 	}
 	if IsPending(s) {
 		// A create in progress: the record does not exist until it completes.
-		return nil, driver.ErrReleaseNotFound
+		return nil, c.notFound
 	}
 	return s, nil
 }
@@ -104,7 +83,7 @@ func secretRef(s *corev1.Secret) string {
 
 // readDeadline is when a read that started now stops waiting for a write in
 // progress to complete.
-func (c *ChunkedSecrets) readDeadline() time.Time {
+func (c *Core[T]) readDeadline() time.Time {
 	if c.cfg.ReadRetry < 0 {
 		return time.Time{}
 	}
@@ -121,15 +100,15 @@ func settling(err error) bool {
 // decodeSettled decodes idx; while it fails for a reason a write in progress
 // explains, it waits with backoff, reads the index again and retries, until
 // deadline. It returns the index it finally decoded. A record deleted meanwhile
-// yields driver.ErrReleaseNotFound.
-func (c *ChunkedSecrets) decodeSettled(ctx context.Context, idx *corev1.Secret, deadline time.Time) (*release.Release, int64, *corev1.Secret, error) {
+// yields the codec's NotFound.
+func (c *Core[T]) decodeSettled(ctx context.Context, idx *corev1.Secret, deadline time.Time) (*T, int64, *corev1.Secret, error) {
 	rls, n, _, idx, err := c.decodeSettledChunks(ctx, idx, deadline, nil)
 	return rls, n, idx, err
 }
 
 // decodeSettledChunks is decodeSettled that also returns the chunks it read, and
 // fills info, when not nil, as decodeRecord does.
-func (c *ChunkedSecrets) decodeSettledChunks(ctx context.Context, idx *corev1.Secret, deadline time.Time, info *DecodeInfo) (*release.Release, int64, []chunkRef, *corev1.Secret, error) {
+func (c *Core[T]) decodeSettledChunks(ctx context.Context, idx *corev1.Secret, deadline time.Time, info *DecodeInfo) (*T, int64, []chunkRef, *corev1.Secret, error) {
 	wait := 20 * time.Millisecond
 	for {
 		rls, n, refs, err := c.decodeChunks(ctx, idx, info)
@@ -164,12 +143,12 @@ func firstErrLine(err error) string {
 
 // List returns the releases for which filter returns true. Records that cannot be
 // decoded are logged by key and skipped, as Helm's own drivers do.
-func (c *ChunkedSecrets) List(filter func(*release.Release) bool) ([]*release.Release, error) {
+func (c *Core[T]) List(filter func(*T) bool) ([]*T, error) {
 	c.cfg.Log("list")
 	ctx, cancel := c.opCtx()
 	defer cancel()
-	var out []*release.Release
-	seen, err := c.decodeEach(ctx, IndexSelector(c.owner), func(idx *corev1.Secret, rls *release.Release, err error) error {
+	var out []*T
+	seen, err := c.decodeEach(ctx, IndexSelector(c.owner), func(idx *corev1.Secret, rls *T, err error) error {
 		if err := c.reads.observe(idx, rls); err != nil {
 			return err
 		}
@@ -197,7 +176,7 @@ func (c *ChunkedSecrets) List(filter func(*release.Release) bool) ([]*release.Re
 // the first of them failed: one record that stays broken does not use up the wait
 // of the others. A record deleted meanwhile is left out. It returns the keys
 // handed to fn.
-func (c *ChunkedSecrets) decodeEach(ctx context.Context, sel labels.Selector, fn func(*corev1.Secret, *release.Release, error) error) (map[string]bool, error) {
+func (c *Core[T]) decodeEach(ctx context.Context, sel labels.Selector, fn func(*corev1.Secret, *T, error) error) (map[string]bool, error) {
 	seen := map[string]bool{}
 	var pending []*corev1.Secret
 	pendingErr := map[string]error{}
@@ -226,7 +205,7 @@ func (c *ChunkedSecrets) decodeEach(ctx context.Context, sel labels.Selector, fn
 		var still []*corev1.Secret
 		for _, idx := range pending {
 			fresh, err := c.getIndex(ctx, idx.Name)
-			if errors.Is(err, driver.ErrReleaseNotFound) {
+			if errors.Is(err, c.notFound) {
 				continue // deleted meanwhile
 			}
 			if err != nil {
@@ -271,9 +250,9 @@ func skipBroken(op string, idx *corev1.Secret, err error, log func(string, ...in
 
 // Query returns the releases whose labels match all of lbs. owner=helm, which Helm
 // hard-codes, means this driver's owner. System labels are matched by the API server,
-// the others against the custom labels in the payload. It returns
-// driver.ErrReleaseNotFound when nothing matches.
-func (c *ChunkedSecrets) Query(lbs map[string]string) ([]*release.Release, error) {
+// the others against the custom labels in the payload. It returns the
+// driver.ErrReleaseNotFound of the codec's Helm when nothing matches.
+func (c *Core[T]) Query(lbs map[string]string) ([]*T, error) {
 	c.cfg.Log("query: %d labels", len(lbs))
 	ctx, cancel := c.opCtx()
 	defer cancel()
@@ -290,21 +269,21 @@ func (c *ChunkedSecrets) Query(lbs map[string]string) ([]*release.Release, error
 		case !IsSystemLabel(k):
 			custom[k] = v
 		case server[k] != "" && server[k] != v:
-			return nil, driver.ErrReleaseNotFound // e.g. another owner
+			return nil, c.notFound // e.g. another owner
 		default:
 			server[k] = v
 		}
 	}
 	sel := labels.SelectorFromSet(custom)
-	var out []*release.Release
-	seen, err := c.decodeEach(ctx, labels.SelectorFromSet(server), func(idx *corev1.Secret, rls *release.Release, err error) error {
+	var out []*T
+	seen, err := c.decodeEach(ctx, labels.SelectorFromSet(server), func(idx *corev1.Secret, rls *T, err error) error {
 		if err := c.reads.observe(idx, rls); err != nil {
 			return err
 		}
 		if err != nil {
 			return skipBroken("query", idx, err, c.cfg.Log)
 		}
-		if sel.Matches(labels.Set(rls.Labels)) {
+		if sel.Matches(labels.Set(c.codec.Fields(rls).Labels)) {
 			out = append(out, rls)
 		}
 		return nil
@@ -318,27 +297,27 @@ func (c *ChunkedSecrets) Query(lbs map[string]string) ([]*release.Release, error
 		return nil, fmt.Errorf("query: %w", err)
 	}
 	if len(out) == 0 {
-		return nil, driver.ErrReleaseNotFound
+		return nil, c.notFound
 	}
 	return out, nil
 }
 
 // eachIndex calls fn for every index Secret matching sel, a page at a time.
-func (c *ChunkedSecrets) eachIndex(ctx context.Context, sel labels.Selector, fn func(*corev1.Secret) error) error {
+func (c *Core[T]) eachIndex(ctx context.Context, sel labels.Selector, fn func(*corev1.Secret) error) error {
 	return listAll(ctx, sel.String(), listPage, c.listSecrets, fn)
 }
 
 // decodeStats reads the release an index describes: it checks the index, fetches
 // the chunks a few at a time, checks each against its name, and decodes the stream
 // under the decompressed-size bound. Errors name the Secret at fault.
-func (c *ChunkedSecrets) decodeStats(ctx context.Context, idx *corev1.Secret) (*release.Release, int64, error) {
+func (c *Core[T]) decodeStats(ctx context.Context, idx *corev1.Secret) (*T, int64, error) {
 	rls, n, _, err := c.decodeChunks(ctx, idx, nil)
 	return rls, n, err
 }
 
 // decodeChunks is decodeStats that also returns the chunk Secrets it read, at the
 // versions it read them: a delete of the record deletes them at those versions.
-func (c *ChunkedSecrets) decodeChunks(ctx context.Context, idx *corev1.Secret, info *DecodeInfo) (*release.Release, int64, []chunkRef, error) {
+func (c *Core[T]) decodeChunks(ctx context.Context, idx *corev1.Secret, info *DecodeInfo) (*T, int64, []chunkRef, error) {
 	rls, n, refs, err := c.decodeRecord(ctx, idx, info)
 	if err == nil {
 		c.reads.sawChunks(idx.Name, idx.ResourceVersion, refs)
@@ -347,8 +326,8 @@ func (c *ChunkedSecrets) decodeChunks(ctx context.Context, idx *corev1.Secret, i
 }
 
 // decodeRecord decodes the record idx indexes. When info is not nil, it also walks
-// the payload for what Helm 3's types drop and fills info.
-func (c *ChunkedSecrets) decodeRecord(ctx context.Context, idx *corev1.Secret, info *DecodeInfo) (*release.Release, int64, []chunkRef, error) {
+// the payload for what the driver's walk type (Helm 3's) drops and fills info.
+func (c *Core[T]) decodeRecord(ctx context.Context, idx *corev1.Secret, info *DecodeInfo) (*T, int64, []chunkRef, error) {
 	if idx.Type != SecretTypeIndex {
 		return nil, 0, nil, fmt.Errorf("%w: Secret %s has type %q, not %q", ErrCorrupt, secretRef(idx), idx.Type, SecretTypeIndex)
 	}
@@ -379,7 +358,11 @@ func (c *ChunkedSecrets) decodeRecord(ctx context.Context, idx *corev1.Secret, i
 	if want != "" {
 		r = io.TeeReader(cs, h)
 	}
-	rls, found, err := decodePayloadInfo(r, c.cfg.MaxDecodedBytes, recordJSONSize(idx, first, total, cs), info != nil)
+	var walk reflect.Type
+	if info != nil {
+		walk = c.walk
+	}
+	rls, f, found, err := decodePayloadInfo(c.codec, r, c.cfg.MaxDecodedBytes, recordJSONSize(idx, first, total, cs), walk)
 	if err != nil {
 		if cs.err != nil {
 			return nil, 0, nil, cs.err
@@ -395,8 +378,8 @@ func (c *ChunkedSecrets) decodeRecord(ctx context.Context, idx *corev1.Secret, i
 	// names another release is not this record, whatever it holds (for instance a
 	// JSON object with "name" twice, of which decoders keep different ones). Handing
 	// it out would make Helm act on the wrong release.
-	if name, rev, ok := ParseKey(idx.Name); ok && (rls.Name != name || rls.Version != rev) {
-		return nil, 0, nil, fmt.Errorf("%w: release record %s holds release %q revision %d, not the %q revision %d its name says", ErrCorrupt, secretRef(idx), rls.Name, rls.Version, name, rev)
+	if name, rev, ok := ParseKey(idx.Name); ok && (f.Name != name || f.Version != rev) {
+		return nil, 0, nil, fmt.Errorf("%w: release record %s holds release %q revision %d, not the %q revision %d its name says", ErrCorrupt, secretRef(idx), f.Name, f.Version, name, rev)
 	}
 	if info != nil {
 		*info = found
@@ -430,7 +413,7 @@ func recordJSONSize(idx *corev1.Secret, first []byte, total int, cs *chunkStream
 }
 
 // fetchChunk reads and checks chunk i (0-based among the extra chunks) of idx.
-func (c *ChunkedSecrets) fetchChunk(ctx context.Context, idx *corev1.Secret, i, total int, name string) (*corev1.Secret, []byte, error) {
+func (c *Core[T]) fetchChunk(ctx context.Context, idx *corev1.Secret, i, total int, name string) (*corev1.Secret, []byte, error) {
 	ref := strconv.Quote(name)
 	if idx.Namespace != "" {
 		ref = strconv.Quote(idx.Namespace + "/" + name)

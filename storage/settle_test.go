@@ -21,7 +21,9 @@ import (
 // chunks it names (and, updating, deletes the old chunks first). A chunkview read
 // that lands in that window waits for the write to complete instead of calling a
 // healthy release broken, and returns exactly what was written.
-func TestReadRidesOutOriginalWrite(t *testing.T) {
+func TestReadRidesOutOriginalWrite(t *testing.T) { forEachAdapter(t, testReadRidesOutOriginalWrite) }
+
+func testReadRidesOutOriginalWrite(t *testing.T, ad chunkedAdapter) {
 	const name = "window"
 	k := key(name, 1)
 	for _, op := range []string{"create", "update"} {
@@ -56,7 +58,7 @@ func TestReadRidesOutOriginalWrite(t *testing.T) {
 			}()
 			<-inWindow
 			// Without waiting, the record is torn: this is the window.
-			if _, err := storage.NewDriver(secrets, testOwner, storage.ChunkedSecretsConfig{ReadRetry: -1}).Get(k); !errors.Is(err, storage.ErrChunkMissing) {
+			if _, err := ad.new(secrets, testOwner, storage.ChunkedSecretsConfig{ReadRetry: -1}).Get(k); !errors.Is(err, storage.ErrChunkMissing) {
 				t.Fatalf("a read that does not wait, in the window: %v, want ErrChunkMissing", err)
 			}
 			// A Get and a List, each through a driver of its own, start in the
@@ -69,11 +71,11 @@ func TestReadRidesOutOriginalWrite(t *testing.T) {
 			}
 			gets, lists := make(chan result, 1), make(chan result, 1)
 			go func() {
-				g, err := storage.NewDriver(getc, testOwner, cfg).Get(k)
+				g, err := ad.new(getc, testOwner, cfg).Get(k)
 				gets <- result{[]*release.Release{g}, err}
 			}()
 			go func() {
-				l, err := storage.NewDriver(listc, testOwner, cfg).List(nil)
+				l, err := ad.new(listc, testOwner, cfg).List(nil)
 				lists <- result{l, err}
 			}()
 			// Let both readers meet the missing chunks and read the index again,
@@ -100,7 +102,9 @@ func TestReadRidesOutOriginalWrite(t *testing.T) {
 // TestListWaitsForEachRecord: a list that meets a record that stays broken and one
 // that another writer is still writing waits for the second, however long the
 // first takes to be given up on, returns it, and skips only the broken one.
-func TestListWaitsForEachRecord(t *testing.T) {
+func TestListWaitsForEachRecord(t *testing.T) { forEachAdapter(t, testListWaitsForEachRecord) }
+
+func testListWaitsForEachRecord(t *testing.T, ad chunkedAdapter) {
 	_, secrets := newNamespace(t)
 	cv := storage.NewDriver(secrets, testOwner, storage.ChunkedSecretsConfig{ChunkSize: faultChunkSize})
 	mustCreate(t, cv, releaseOfChunks(t, "a-broken", 1, release.StatusDeployed, 3, faultChunkSize, 1))
@@ -127,7 +131,7 @@ func TestListWaitsForEachRecord(t *testing.T) {
 	lc := newFaultClient(secrets)
 	lists := make(chan []*release.Release, 1)
 	go func() {
-		l, err := storage.NewDriver(lc, testOwner, storage.ChunkedSecretsConfig{ReadRetry: 3 * time.Second, Log: logs.Log}).List(nil)
+		l, err := ad.new(lc, testOwner, storage.ChunkedSecretsConfig{ReadRetry: 3 * time.Second, Log: logs.Log}).List(nil)
 		if err != nil {
 			t.Error(err)
 		}
@@ -152,7 +156,9 @@ func TestListWaitsForEachRecord(t *testing.T) {
 // TestBrokenStaysReported: a record that stays broken is reported as such once the
 // read has waited ReadRetry, having read the index again in between; with a
 // negative ReadRetry, at once.
-func TestBrokenStaysReported(t *testing.T) {
+func TestBrokenStaysReported(t *testing.T) { forEachAdapter(t, testBrokenStaysReported) }
+
+func testBrokenStaysReported(t *testing.T, ad chunkedAdapter) {
 	const name = "broken"
 	k := key(name, 1)
 	_, secrets := newNamespace(t)
@@ -164,7 +170,7 @@ func TestBrokenStaysReported(t *testing.T) {
 	}
 	for _, retry := range []time.Duration{-1, 200 * time.Millisecond} {
 		fc := newFaultClient(secrets)
-		_, err := storage.NewDriver(fc, testOwner, storage.ChunkedSecretsConfig{ReadRetry: retry}).Get(k)
+		_, err := ad.new(fc, testOwner, storage.ChunkedSecretsConfig{ReadRetry: retry}).Get(k)
 		if !errors.Is(err, storage.ErrChunkMissing) {
 			t.Fatalf("ReadRetry %v: %v, want ErrChunkMissing", retry, err)
 		}
@@ -188,7 +194,7 @@ func TestBrokenStaysReported(t *testing.T) {
 			})
 		}
 	}
-	if _, err := storage.NewDriver(fc, testOwner, storage.ChunkedSecretsConfig{ReadRetry: time.Minute}).Get(k); err != driver.ErrReleaseNotFound {
+	if _, err := ad.new(fc, testOwner, storage.ChunkedSecretsConfig{ReadRetry: time.Minute}).Get(k); err != driver.ErrReleaseNotFound {
 		t.Fatalf("a read of a record deleted while it waited: %v, want ErrReleaseNotFound", err)
 	}
 }

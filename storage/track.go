@@ -7,8 +7,6 @@ import (
 	"weak"
 
 	corev1 "k8s.io/api/core/v1"
-
-	"helm.sh/helm/v3/pkg/release"
 )
 
 // readSet remembers, for one driver value, the index resourceVersion at which each
@@ -21,7 +19,7 @@ import (
 // With a pinned release (Expect), reads are held to a plan as well: any record of
 // that release seen at another version, a record of it that the plan does not name,
 // or, in a whole-history read, one the plan names that is missing, fails the read.
-type readSet struct {
+type readSet[T any] struct {
 	mu sync.Mutex
 	rv map[string]string // key -> index resourceVersion last read or written
 
@@ -31,7 +29,7 @@ type readSet struct {
 	// values holds, for each release value a read returned or a write stored, the
 	// key and version it stands for (see remember); valuesLive is how many were
 	// live at the last sweep.
-	values     map[weak.Pointer[release.Release]]valueRead
+	values     map[weak.Pointer[T]]valueRead
 	valuesLive int
 
 	release string          // the pinned release; "" when not pinned
@@ -46,19 +44,19 @@ type seenChunks struct {
 	refs []chunkRef
 }
 
-func newReadSet() *readSet {
-	return &readSet{rv: map[string]string{}, chunks: map[string]seenChunks{}, values: map[weak.Pointer[release.Release]]valueRead{}}
+func newReadSet[T any]() *readSet[T] {
+	return &readSet[T]{rv: map[string]string{}, chunks: map[string]seenChunks{}, values: map[weak.Pointer[T]]valueRead{}}
 }
 
 // sawChunks records the chunks a decode of key's index at rv read.
-func (r *readSet) sawChunks(key, rv string, refs []chunkRef) {
+func (r *readSet[T]) sawChunks(key, rv string, refs []chunkRef) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.chunks[key] = seenChunks{rv: rv, refs: refs}
 }
 
 // chunksAt returns the chunks last read for key's index at rv, by name.
-func (r *readSet) chunksAt(key, rv string) map[string]chunkRef {
+func (r *readSet[T]) chunksAt(key, rv string) map[string]chunkRef {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	seen, ok := r.chunks[key]
@@ -83,9 +81,9 @@ func (r *readSet) chunksAt(key, rv string) map[string]chunkRef {
 // It is how an operation applies exactly the plan a person confirmed: the plan
 // carries the versions it was made from, and nothing runs on a release that has
 // moved on since.
-func (c *ChunkedSecrets) Expect(release string, records map[string]string) *ChunkedSecrets {
+func (c *Core[T]) Expect(release string, records map[string]string) *Core[T] {
 	cp := *c
-	cp.reads = newReadSet()
+	cp.reads = newReadSet[T]()
 	cp.reads.rv, cp.reads.release, cp.reads.planned = maps.Clone(records), release, map[string]bool{}
 	if cp.reads.rv == nil {
 		cp.reads.rv = map[string]string{}
@@ -98,14 +96,14 @@ func (c *ChunkedSecrets) Expect(release string, records map[string]string) *Chun
 
 // Fresh returns a copy of c that has read nothing yet: its writes take their
 // preconditions from the record as they find it.
-func (c *ChunkedSecrets) Fresh() *ChunkedSecrets {
+func (c *Core[T]) Fresh() *Core[T] {
 	cp := *c
-	cp.reads = newReadSet()
+	cp.reads = newReadSet[T]()
 	return &cp
 }
 
 // ReadVersion returns the index resourceVersion at which c last read or wrote key.
-func (c *ChunkedSecrets) ReadVersion(key string) (string, bool) {
+func (c *Core[T]) ReadVersion(key string) (string, bool) {
 	c.reads.mu.Lock()
 	defer c.reads.mu.Unlock()
 	rv, ok := c.reads.rv[key]
@@ -129,7 +127,7 @@ func releaseOf(idx *corev1.Secret) string {
 // observe records that idx was read, and that rls (when not nil) is the release
 // that read returned. Unpinned, it remembers the version. For the pinned release it
 // fails when the record is not the one the plan saw.
-func (r *readSet) observe(idx *corev1.Secret, rls *release.Release) error {
+func (r *readSet[T]) observe(idx *corev1.Secret, rls *T) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.release != "" && releaseOf(idx) == r.release {
@@ -153,7 +151,7 @@ func (r *readSet) observe(idx *corev1.Secret, rls *release.Release) error {
 // history to prune it): the write must carry the version of the read its data came
 // from, not of the latest read. Values are held weakly, so that a long-lived
 // driver does not keep every release it ever returned.
-func (r *readSet) remember(rls *release.Release, key, rv string) {
+func (r *readSet[T]) remember(rls *T, key, rv string) {
 	if rls == nil {
 		return
 	}
@@ -170,7 +168,7 @@ func (r *readSet) remember(rls *release.Release, key, rv string) {
 
 // expectedFor returns the version a write of rls under key must find: the one the
 // read that returned rls found, else the one key was last read or written at.
-func (r *readSet) expectedFor(key string, rls *release.Release) (string, bool) {
+func (r *readSet[T]) expectedFor(key string, rls *T) (string, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.release != "" {
@@ -187,7 +185,7 @@ func (r *readSet) expectedFor(key string, rls *release.Release) (string, bool) {
 }
 
 // expected returns the version key was read or written at, if it was.
-func (r *readSet) expected(key string) (string, bool) {
+func (r *readSet[T]) expected(key string) (string, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	rv, ok := r.rv[key]
@@ -195,7 +193,7 @@ func (r *readSet) expected(key string) (string, bool) {
 }
 
 // wrote records a write of rls under key that left its index at rv.
-func (r *readSet) wrote(key, rv string, rls *release.Release) {
+func (r *readSet[T]) wrote(key, rv string, rls *T) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.rv[key] = rv
@@ -208,7 +206,7 @@ func (r *readSet) wrote(key, rv string, rls *release.Release) {
 }
 
 // deleted records that key's record was deleted through this driver.
-func (r *readSet) deleted(key string) {
+func (r *readSet[T]) deleted(key string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	delete(r.rv, key)
@@ -218,7 +216,7 @@ func (r *readSet) deleted(key string) {
 
 // checkComplete fails when a whole-history read of the pinned release did not see
 // every record the plan names: one was deleted after the plan was made.
-func (r *readSet) checkComplete(release string, seen map[string]bool) error {
+func (r *readSet[T]) checkComplete(release string, seen map[string]bool) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.release == "" || (release != "" && release != r.release) {

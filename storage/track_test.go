@@ -15,13 +15,15 @@ import (
 // TestNoLostUpdate: a driver that read a record (Get, List or Query) and then
 // updates or deletes it fails with ErrConflict when another writer — the original
 // driver — changed the record in between, and the other writer's record stays.
-func TestNoLostUpdate(t *testing.T) {
+func TestNoLostUpdate(t *testing.T) { forEachAdapter(t, testNoLostUpdate) }
+
+func testNoLostUpdate(t *testing.T, ad chunkedAdapter) {
 	const name = "lost"
 	k := key(name, 1)
-	reads := map[string]func(d *storage.ChunkedSecrets) error{
-		"get":  func(d *storage.ChunkedSecrets) error { _, err := d.Get(k); return err },
-		"list": func(d *storage.ChunkedSecrets) error { _, err := d.List(nil); return err },
-		"query": func(d *storage.ChunkedSecrets) error {
+	reads := map[string]func(d chunkedDriver) error{
+		"get":  func(d chunkedDriver) error { _, err := d.Get(k); return err },
+		"list": func(d chunkedDriver) error { _, err := d.List(nil); return err },
+		"query": func(d chunkedDriver) error {
 			_, err := d.Query(map[string]string{"name": name, "owner": "helm"})
 			return err
 		},
@@ -31,7 +33,7 @@ func TestNoLostUpdate(t *testing.T) {
 			t.Run(readName+"/"+op, func(t *testing.T) {
 				_, secrets := newNamespace(t)
 				orig := hopstorage.NewChunkedSecrets(secrets, testOwner, hopstorage.ChunkedSecretsConfig{ChunkSize: faultChunkSize})
-				cv := storage.NewDriver(secrets, testOwner, storage.ChunkedSecretsConfig{ChunkSize: faultChunkSize})
+				cv := ad.new(secrets, testOwner, storage.ChunkedSecretsConfig{ChunkSize: faultChunkSize})
 				mustCreate(t, orig, releaseOfChunks(t, name, 1, release.StatusDeployed, 3, faultChunkSize, 1))
 				if err := read(cv); err != nil {
 					t.Fatal(err)
@@ -65,12 +67,14 @@ func TestNoLostUpdate(t *testing.T) {
 
 // TestConflictAfterDeleteByOther: a record read, then deleted by the original
 // driver, is not written again by an update.
-func TestConflictAfterDeleteByOther(t *testing.T) {
+func TestConflictAfterDeleteByOther(t *testing.T) { forEachAdapter(t, testConflictAfterDeleteByOther) }
+
+func testConflictAfterDeleteByOther(t *testing.T, ad chunkedAdapter) {
 	const name = "gone"
 	k := key(name, 1)
 	_, secrets := newNamespace(t)
 	orig := hopstorage.NewChunkedSecrets(secrets, testOwner, hopstorage.ChunkedSecretsConfig{ChunkSize: faultChunkSize})
-	cv := storage.NewDriver(secrets, testOwner, storage.ChunkedSecretsConfig{ChunkSize: faultChunkSize})
+	cv := ad.new(secrets, testOwner, storage.ChunkedSecretsConfig{ChunkSize: faultChunkSize})
 	mustCreate(t, cv, releaseOfChunks(t, name, 1, release.StatusDeployed, 3, faultChunkSize, 1))
 	if _, err := cv.Get(k); err != nil {
 		t.Fatal(err)
@@ -87,7 +91,9 @@ func TestConflictAfterDeleteByOther(t *testing.T) {
 
 // TestUpdateWithoutRead: a driver that never read the key updates it as Helm
 // expects, whoever wrote it last; and its own successive writes never conflict.
-func TestUpdateWithoutRead(t *testing.T) {
+func TestUpdateWithoutRead(t *testing.T) { forEachAdapter(t, testUpdateWithoutRead) }
+
+func testUpdateWithoutRead(t *testing.T, ad chunkedAdapter) {
 	const name = "fresh"
 	k := key(name, 1)
 	_, secrets := newNamespace(t)
@@ -96,7 +102,7 @@ func TestUpdateWithoutRead(t *testing.T) {
 	if err := orig.Update(k, releaseOfChunks(t, name, 1, release.StatusDeployed, 3, faultChunkSize, 2)); err != nil {
 		t.Fatal(err)
 	}
-	cv := storage.NewDriver(secrets, testOwner, storage.ChunkedSecretsConfig{ChunkSize: faultChunkSize})
+	cv := ad.new(secrets, testOwner, storage.ChunkedSecretsConfig{ChunkSize: faultChunkSize})
 	steps := []*release.Release{
 		releaseOfChunks(t, name, 1, release.StatusSuperseded, 3, faultChunkSize, 3),
 		releaseOfChunks(t, name, 1, release.StatusFailed, 4, faultChunkSize, 4),
@@ -125,11 +131,13 @@ func TestUpdateWithoutRead(t *testing.T) {
 // TestExpect: a driver held to a plan refuses to act on a release that moved on
 // since the plan was made — a record changed, one added, one deleted — and follows
 // its own writes.
-func TestExpect(t *testing.T) {
+func TestExpect(t *testing.T) { forEachAdapter(t, testExpect) }
+
+func testExpect(t *testing.T, ad chunkedAdapter) {
 	const name = "planned"
-	setup := func(t *testing.T) (*storage.ChunkedSecrets, driver.Driver, map[string]string) {
+	setup := func(t *testing.T) (chunkedDriver, driver.Driver, map[string]string) {
 		_, secrets := newNamespace(t)
-		cv := storage.NewDriver(secrets, testOwner, storage.ChunkedSecretsConfig{ChunkSize: faultChunkSize})
+		cv := ad.new(secrets, testOwner, storage.ChunkedSecretsConfig{ChunkSize: faultChunkSize})
 		orig := hopstorage.NewChunkedSecrets(secrets, testOwner, hopstorage.ChunkedSecretsConfig{ChunkSize: faultChunkSize})
 		plan := map[string]string{}
 		for rev := 1; rev <= 2; rev++ {
@@ -142,7 +150,7 @@ func TestExpect(t *testing.T) {
 		}
 		return cv, orig, plan
 	}
-	history := func(d *storage.ChunkedSecrets) error {
+	history := func(d chunkedDriver) error {
 		_, err := d.Query(map[string]string{"name": name, "owner": "helm"})
 		return err
 	}

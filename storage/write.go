@@ -15,9 +15,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-
-	"helm.sh/helm/v3/pkg/release"
-	"helm.sh/helm/v3/pkg/storage/driver"
 )
 
 // AnnotationClaim is set on a chunk Secret by every write whose index names it and
@@ -45,7 +42,7 @@ type chunkRef struct {
 // is reused; one that exists with other bytes (a corrupt leftover under the same
 // name) is replaced. It returns the chunks it created, as they were created, and
 // those it found and reused.
-func (c *ChunkedSecrets) writeChunks(ctx context.Context, rec *record, ref *metav1.OwnerReference, now time.Time) (created []chunkRef, reused []*corev1.Secret, err error) {
+func (c *Core[T]) writeChunks(ctx context.Context, rec *record, ref *metav1.OwnerReference, now time.Time) (created []chunkRef, reused []*corev1.Secret, err error) {
 	names, slices := rec.unique()
 	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
@@ -75,7 +72,7 @@ func (c *ChunkedSecrets) writeChunks(ctx context.Context, rec *record, ref *meta
 // createChunk creates s, and returns it as created. When a Secret of that name
 // exists it returns that one as reused if it holds the same bytes, or replaces it if
 // it does not.
-func (c *ChunkedSecrets) createChunk(ctx context.Context, s *corev1.Secret) (created, reused *corev1.Secret, err error) {
+func (c *Core[T]) createChunk(ctx context.Context, s *corev1.Secret) (created, reused *corev1.Secret, err error) {
 	for attempt := 0; attempt < 3; attempt++ {
 		made, err := c.client.Create(ctx, s, metav1.CreateOptions{})
 		if err == nil {
@@ -113,7 +110,7 @@ func (c *ChunkedSecrets) createChunk(ctx context.Context, s *corev1.Secret) (cre
 // and written again here, or kept, since its delete carries the version it saw as a
 // precondition. Failures are logged; verify reports a chunk without owner, and a
 // missing one.
-func (c *ChunkedSecrets) claim(ctx context.Context, index *corev1.Secret, rec *record, chunks []*corev1.Secret, now time.Time) []chunkRef {
+func (c *Core[T]) claim(ctx context.Context, index *corev1.Secret, rec *record, chunks []*corev1.Secret, now time.Time) []chunkRef {
 	if len(chunks) == 0 {
 		return nil
 	}
@@ -163,7 +160,7 @@ func (c *ChunkedSecrets) claim(ctx context.Context, index *corev1.Secret, rec *r
 // names it could claim it, as long as that index is still the one written: once
 // another writer has replaced it, the chunks are that writer's business (the
 // original driver, for one, fails its update on a chunk that already exists).
-func (c *ChunkedSecrets) rewriteChunk(ctx context.Context, index *corev1.Secret, rec *record, name string, ref *metav1.OwnerReference, now time.Time) *corev1.Secret {
+func (c *Core[T]) rewriteChunk(ctx context.Context, index *corev1.Secret, rec *record, name string, ref *metav1.OwnerReference, now time.Time) *corev1.Secret {
 	cur, err := c.client.Get(ctx, index.Name, metav1.GetOptions{})
 	if err != nil || cur.ResourceVersion != index.ResourceVersion {
 		c.cfg.Log("write: %q: chunk Secret %q disappeared, and the index has changed since: left to its writer", rec.key, name)
@@ -183,7 +180,7 @@ func (c *ChunkedSecrets) rewriteChunk(ctx context.Context, index *corev1.Secret,
 // wrote records a write of rls under key that left the index at indexRV and its
 // chunks at the versions in refs (later ones win), so that the next update or
 // delete through this driver knows them without reading them again.
-func (c *ChunkedSecrets) wrote(key string, rls *release.Release, indexRV string, refs ...[]chunkRef) {
+func (c *Core[T]) wrote(key string, rls *T, indexRV string, refs ...[]chunkRef) {
 	c.reads.wrote(key, indexRV, rls)
 	byName := map[string]chunkRef{}
 	for _, rs := range refs {
@@ -220,14 +217,14 @@ func sameRecord(got, want *corev1.Secret) bool {
 // it at (or, if it never read it, the one it finds), and only then are chunks the
 // new index no longer names removed. A release that has grown past MaxWriteChunks
 // is refused before anything is written.
-func (c *ChunkedSecrets) Update(key string, rls *release.Release) error {
+func (c *Core[T]) Update(key string, rls *T) error {
 	c.cfg.Log("update: %q", key)
 	ctx, cancel := c.opCtx()
 	defer cancel()
 
 	cur, err := c.getIndex(ctx, key)
 	if err != nil {
-		if errors.Is(err, driver.ErrReleaseNotFound) {
+		if errors.Is(err, c.notFound) {
 			if _, read := c.reads.expectedFor(key, rls); read {
 				return fmt.Errorf("update: %q: %w: it was deleted since it was read", key, ErrConflict)
 			}
@@ -279,7 +276,7 @@ func (c *ChunkedSecrets) Update(key string, rls *release.Release) error {
 		return fmt.Errorf("update: %q: writing its chunks took %s, too long to name them safely; retry", key, took.Round(time.Second))
 	}
 
-	want := c.indexSecret(rec, rls)
+	want := c.indexSecret(rec, c.fields(rls))
 	want.ResourceVersion = cur.ResourceVersion
 	want.OwnerReferences = cur.OwnerReferences
 	for k, v := range cur.Annotations {
@@ -330,7 +327,7 @@ func hasRef(s *corev1.Secret, uid types.UID) bool {
 
 // removeUnreferenced deletes chunks a failed write created, unless the key's
 // current index names them. It runs on a context of its own.
-func (c *ChunkedSecrets) removeUnreferenced(ctx context.Context, key string, created []chunkRef) {
+func (c *Core[T]) removeUnreferenced(ctx context.Context, key string, created []chunkRef) {
 	if len(created) == 0 {
 		return
 	}
@@ -355,7 +352,7 @@ func (c *ChunkedSecrets) removeUnreferenced(ctx context.Context, key string, cre
 // after writing its index. Either the index read here already names the chunk, or a
 // later claim changes the chunk's version and the delete fails, or the delete lands
 // before the claim and the claim writes the chunk again.
-func (c *ChunkedSecrets) deleteUnreferenced(ctx context.Context, key string, names []string, known map[string]chunkRef) {
+func (c *Core[T]) deleteUnreferenced(ctx context.Context, key string, names []string, known map[string]chunkRef) {
 	if len(names) == 0 {
 		return
 	}
@@ -389,7 +386,7 @@ func (c *ChunkedSecrets) deleteUnreferenced(ctx context.Context, key string, nam
 // since by a write whose index names it is kept. The versions must have been read
 // before a moment at which key's index did not name the chunks (see
 // deleteUnreferenced).
-func (c *ChunkedSecrets) deleteChunks(ctx context.Context, key string, refs []chunkRef) {
+func (c *Core[T]) deleteChunks(ctx context.Context, key string, refs []chunkRef) {
 	for _, r := range refs {
 		err := c.client.Delete(ctx, r.name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &r.uid, ResourceVersion: &r.rv}})
 		switch {
@@ -405,16 +402,16 @@ func (c *ChunkedSecrets) deleteChunks(ctx context.Context, key string, refs []ch
 // chunkVersions returns the current UID and resourceVersion of the named chunks of
 // key that exist, taking those in known as they are. It reads metadata only when
 // the driver has a metadata client, else the chunks themselves.
-func (c *ChunkedSecrets) chunkVersions(ctx context.Context, key string, names []string, known map[string]chunkRef) ([]chunkRef, error) {
+func (c *Core[T]) chunkVersions(ctx context.Context, key string, names []string, known map[string]chunkRef) ([]chunkRef, error) {
 	return c.versionsOf(ctx, key, names, known, false)
 }
 
 // allChunkVersions is chunkVersions for every chunk Secret labelled with key.
-func (c *ChunkedSecrets) allChunkVersions(ctx context.Context, key string) ([]chunkRef, error) {
+func (c *Core[T]) allChunkVersions(ctx context.Context, key string) ([]chunkRef, error) {
 	return c.versionsOf(ctx, key, nil, nil, true)
 }
 
-func (c *ChunkedSecrets) versionsOf(ctx context.Context, key string, names []string, known map[string]chunkRef, all bool) ([]chunkRef, error) {
+func (c *Core[T]) versionsOf(ctx context.Context, key string, names []string, known map[string]chunkRef, all bool) ([]chunkRef, error) {
 	var out []chunkRef
 	want := map[string]bool{}
 	for _, n := range names {
