@@ -42,8 +42,12 @@ type RevisionItem struct {
 	ChartVersion string `json:"chartVersion"`
 	AppVersion   string `json:"appVersion"`
 	Description  string `json:"description"`
-	// Updated is when the revision was deployed or last written.
-	Updated time.Time `json:"updated,omitzero"`
+	// Updated is when the revision was last deployed (info.last_deployed, as
+	// helm history shows it), or, where only its record's metadata was read,
+	// when the record was last written; UpdatedFrom says which
+	// ("last_deployed" or "written").
+	Updated     time.Time `json:"updated,omitzero"`
+	UpdatedFrom string    `json:"updatedFrom,omitempty"`
 	// Chunks is the number of Secrets of the revision (index included).
 	Chunks int `json:"chunks"`
 	// StoredBytes is what the revision takes in its store (see ReleaseItem).
@@ -63,7 +67,7 @@ type RevisionItem struct {
 }
 
 func revisionItem(r kube.RevisionRow) RevisionItem {
-	it := RevisionItem{Revision: r.Revision, Status: r.Status, Updated: r.Updated, Key: r.Key, Broken: r.Broken, Problem: r.Problem, ApplyMethod: r.ApplyMethod,
+	it := RevisionItem{Revision: r.Revision, Status: r.Status, Updated: r.Updated, UpdatedFrom: r.UpdatedFrom, Key: r.Key, Broken: r.Broken, Problem: r.Problem, ApplyMethod: r.ApplyMethod,
 		Checked: r.Checked, Unchecked: r.Unchecked, Writing: r.Writing}
 	if r.Known {
 		s := r.Summary

@@ -38,8 +38,18 @@ type ReleaseItem struct {
 	Chart            string `json:"chart"`
 	ChartVersion     string `json:"chartVersion"`
 	AppVersion       string `json:"appVersion"`
-	// Updated is when the latest revision was deployed or last written.
-	Updated time.Time `json:"updated,omitzero"`
+	// Updated is when the latest revision was last deployed (info.last_deployed,
+	// as helm ls shows it), or, where only its record's metadata was read, when
+	// the record was last written; UpdatedFrom says which ("last_deployed" or
+	// "written").
+	Updated     time.Time `json:"updated,omitzero"`
+	UpdatedFrom string    `json:"updatedFrom,omitempty"`
+	// Stuck is set when the latest revision has been pending (or uninstalling)
+	// for longer than --stuck-after (5 minutes by default): no operation is
+	// likely to finish it, and fix-stuck gets it out. InProgress while it has
+	// been so for less: an operation is probably running.
+	Stuck      bool `json:"stuck"`
+	InProgress bool `json:"inProgress,omitempty"`
 	// Chunks is the number of Secrets of the latest revision (index included).
 	Chunks int `json:"chunks"`
 	// StoredBytes is what the latest revision takes in its store: the gzip
@@ -85,7 +95,7 @@ func releaseItem(rr kube.ReleaseRow) ReleaseItem {
 	it := ReleaseItem{
 		Name: r.Name, Driver: r.Driver, Namespace: r.StorageNamespace, StorageNamespace: r.StorageNamespace,
 		LimitBytes: r.LimitBytes, Fill: r.Fill(), ApplyMethod: r.ApplyMethod, UnknownFields: r.UnknownFields,
-		Revision: r.Revision, Status: r.Status, Updated: r.Updated, Revisions: rr.Revisions,
+		Revision: r.Revision, Status: r.Status, Updated: r.Updated, UpdatedFrom: r.UpdatedFrom, Revisions: rr.Revisions,
 		Broken: r.Broken, Problem: r.Problem, Checked: r.Checked, Unchecked: r.Unchecked, Writing: r.Writing,
 		ControlledBy: r.ControlledBy, Labels: r.Labels,
 	}
@@ -171,6 +181,7 @@ func (o *lsOptions) Run(ctx context.Context, r *run) error {
 	out := Releases{Releases: []ReleaseItem{}}
 	for _, rr := range rows {
 		it := releaseItem(rr)
+		it.Stuck, it.InProgress = c.Stuck(rr.Latest)
 		// -n narrows by the release's own namespace, which records of
 		// other tools reveal only once decoded (not when peeked).
 		if !cfg.AllNamespaces && cfg.Namespace != "" && rr.Latest.Known && !rr.Latest.Peeked && it.Namespace != cfg.Namespace {

@@ -82,6 +82,19 @@ type Config struct {
 // DefaultStuckAfter is Config.StuckAfter's default.
 const DefaultStuckAfter = 5 * time.Minute
 
+// Stuck reports whether the revision r, in flight (see InFlight), has been so
+// for StuckAfter or longer (stuck: no operation is likely to finish it), or for
+// less (inProgress: one probably runs). Both are false for any other status.
+func (c *Client) Stuck(r RevisionRow) (stuck, inProgress bool) {
+	if !InFlight(r.Status) {
+		return false, false
+	}
+	if c.Now().Sub(r.Updated) >= c.StuckAfter() {
+		return true, false
+	}
+	return false, true
+}
+
 // StuckAfter returns how long a revision may stay pending before it is stuck.
 func (c *Client) StuckAfter() time.Duration {
 	if c.cfg.StuckAfter > 0 {
@@ -242,13 +255,10 @@ func rowOf(m *metav1.PartialObjectMetadata) RevisionRow {
 	}
 	r.Name, r.Revision = nameAndRevision(m)
 	r.Written = writtenAt(m)
-	r.Updated = r.Written
 	if s, ok := storage.SummaryFromMeta(m); ok {
 		r.Summary, r.Known = s, true
-		if !s.LastDeployed.IsZero() {
-			r.Updated = s.LastDeployed
-		}
 	}
+	r.settle()
 	return r
 }
 

@@ -53,6 +53,7 @@ func (rd *reader) applyCached(r *RevisionRow) {
 		// A revision that failed to decode stays unknown: it has no summary to show.
 		r.Summary, r.Known = d.Row.Summary, d.Row.Known
 		r.Broken, r.Problem, r.Checked = d.Row.Broken, d.Row.Problem, d.Row.Checked
+		r.settle()
 	}
 }
 

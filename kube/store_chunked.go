@@ -170,6 +170,7 @@ func (s chunkedStore) decode(ctx context.Context, drv *storage.ChunkedSecrets, r
 			sum.StoredBytes, sum.DecodedBytes, sum.PayloadSHA256 = d.Row.Summary.StoredBytes, d.Row.Summary.DecodedBytes, d.Row.Summary.PayloadSHA256
 		}
 		d.Row.Summary, d.Row.Known, d.Release = sum, true, rls
+		d.Row.settle()
 		// A record a newer Helm wrote into the chunked format (an operator built on
 		// Helm 4) carries fields Helm 3's actions would drop: the operations that
 		// rewrite a revision refuse it, as they do Helm 4's own records.

@@ -163,7 +163,7 @@ func (s *helmStore) rowOf(m metav1.Object) RevisionRow {
 	}
 	r.Name, r.Revision = nameAndRevision(m)
 	r.Written = writtenAt(m)
-	r.Updated = r.Written
+	r.settle()
 	return r
 }
 
@@ -178,9 +178,7 @@ func (s *helmStore) summarize(r *RevisionRow, data []byte) {
 		sum.StoredBytes, sum.Chunks = stored, 1
 		r.Summary, r.Known, r.ApplyMethod = sum, true, applyMethod
 		r.Checked, r.Unchecked = true, ""
-		if !sum.LastDeployed.IsZero() {
-			r.Updated = sum.LastDeployed
-		}
+		r.settle()
 		return
 	}
 	rec, err := storage.DecodeHelmRecord(data, 0)
@@ -202,9 +200,7 @@ func (s *helmStore) fromRecord(r *RevisionRow, rec *storage.HelmRecord, stored i
 	r.Summary, r.Known = sum, true
 	r.ApplyMethod, r.UnknownFields = rec.ApplyMethod, rec.UnknownFields
 	r.Checked, r.Unchecked, r.Broken, r.Problem = true, "", false, ""
-	if !sum.LastDeployed.IsZero() {
-		r.Updated = sum.LastDeployed
-	}
+	r.settle()
 }
 
 // listNamespace is where the store's records of the releases in view live.

@@ -173,6 +173,7 @@ func filledFrom(row, d RevisionRow) RevisionRow {
 	row.Summary, row.Known, row.Broken, row.Problem = d.Summary, d.Known, d.Broken, d.Problem
 	row.Checked, row.Written = d.Checked, d.Written
 	row.Peeked, row.StoredAtMost, row.NamespaceUnknown = d.Peeked, d.StoredAtMost, d.NamespaceUnknown
+	row.settle()
 	if d.Known && !d.Peeked {
 		row.ApplyMethod, row.UnknownFields = d.ApplyMethod, d.UnknownFields
 	}
@@ -208,6 +209,7 @@ func (s chunkedStore) fromIndex(ctx context.Context, row RevisionRow, idx *corev
 		r := row
 		r.Written = writtenAt(idx)
 		r.Summary, r.Known, r.Peeked = sum, true, true
+		r.settle()
 		r.Checked, r.Unchecked, r.Writing = false, "", false
 		// The record is the index's slice and the chunks' slices, each of the
 		// writer's chunk size but the last: one chunk is its whole size; with

@@ -25,9 +25,12 @@ type RevisionRow struct {
 	Revision         int    `json:"revision"`
 	Status           string `json:"status"`
 	Key              string `json:"key"`
-	// Updated is when the record was last written (modifiedAt, else createdAt, else
-	// the Secret's creation time).
-	Updated time.Time `json:"updated"`
+	// Updated is when Helm last deployed the revision (info.last_deployed), as
+	// `helm history` shows it, once the record's summary is known; until then,
+	// when the record was last written (the index's modifiedAt, else createdAt,
+	// else the object's creation time). UpdatedFrom says which.
+	Updated     time.Time `json:"updated"`
+	UpdatedFrom string    `json:"updatedFrom,omitempty"`
 	// Summary holds chart, versions, sizes and chunk count when known.
 	Summary storage.Summary `json:"summary"`
 	// Known reports whether Summary has been filled (from annotations or a decode).
@@ -82,6 +85,27 @@ type RevisionRow struct {
 	UnknownFields []string `json:"unknownFields,omitempty"`
 }
 
+// The times Updated can be.
+const (
+	// UpdatedDeployed: info.last_deployed, from the record's payload.
+	UpdatedDeployed = "last_deployed"
+	// UpdatedWritten: when the record was last written, from its metadata: for a
+	// revision another writer superseded later, when it was superseded.
+	UpdatedWritten = "written"
+)
+
+// settle sets Updated from what is known of the revision: its last deploy once
+// its summary tells it, else when its record was written.
+func (r *RevisionRow) settle() {
+	if r.Known && !r.Summary.LastDeployed.IsZero() {
+		r.Updated, r.UpdatedFrom = r.Summary.LastDeployed, UpdatedDeployed
+		return
+	}
+	if r.Updated.IsZero() || r.UpdatedFrom != UpdatedDeployed {
+		r.Updated, r.UpdatedFrom = r.Written, UpdatedWritten
+	}
+}
+
 // driver returns the row's store, chunked when unset.
 func (r RevisionRow) driver() string {
 	if r.Driver == "" {
@@ -117,6 +141,11 @@ type ReleaseRow struct {
 	// command by name plans from, without listing again.
 	History []RevisionRow `json:"-"`
 }
+
+// InFlight reports whether status is one an operation leaves while it runs, and
+// behind it when it is interrupted: pending-install, -upgrade, -rollback, or
+// uninstalling.
+func InFlight(status string) bool { return Pending(status) || status == "uninstalling" }
 
 // Pending reports whether the status is one of Helm's pending states.
 func Pending(status string) bool {

@@ -129,11 +129,14 @@ func (s *diffScreen) setSize(w, h int) {
 func (s *diffScreen) help() helpKeys {
 	k := s.keys.Diff
 	short := []key.Binding{k.NextChange, k.PrevChange, k.Reveal}
-	if s.rollback && s.state == dialogAsking {
+	// y is offered only for a plan there is to confirm: not while it is being
+	// made, not when it failed, not under --read-only.
+	canConfirm := s.rollback && s.state == dialogAsking && s.plan != nil && s.err == nil && !s.readOnly()
+	if canConfirm {
 		short = append([]key.Binding{k.Confirm}, short...)
 	}
 	own := []key.Binding{k.NextChange, k.PrevChange, k.Reveal}
-	if s.rollback {
+	if canConfirm {
 		// y answers the rollback's question; a plain diff has none.
 		own = append(own, k.Confirm)
 	}

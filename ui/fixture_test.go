@@ -53,6 +53,9 @@ func testConfig() kube.Config {
 		// Nothing writes beside the tests, so a missing chunk is broken at once
 		// rather than waited for.
 		Driver: storage.ChunkedSecretsConfig{ChunkSize: fixtureChunkSize, MaxWriteChunks: 8, ReadRetry: -1},
+		// The screens' clock: what the client measures (how long a revision has
+		// been pending, in a plan) agrees with what they draw.
+		Now: func() time.Time { return testNow },
 	}
 }
 

@@ -36,7 +36,7 @@ func TestRowBeingWrittenIsNotBroken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	idx.Labels[storage.LabelModifiedAt] = strconv.FormatInt(time.Now().Unix(), 10)
+	idx.Labels[storage.LabelModifiedAt] = strconv.FormatInt(testNow.Unix(), 10)
 	if _, err := cs.Update(ctx, idx, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}

@@ -44,7 +44,10 @@ func (s *historyScreen) detailLines() []string {
 			hint = "  c: see which Secret is missing or damaged (deleting it or rolling back is off: read-only)"
 		}
 		second = st.Dim.Render(line1(s.width, hint))
-	case kube.Pending(r.Status) && latest:
+	case kube.InFlight(r.Status) && latest && s.now().Sub(r.Updated) < s.client.StuckAfter():
+		first = st.Warning.Render(line1(s.width, fmt.Sprintf("◔ %s for %s: an operation is in progress.", r.Status, duration(s.now().Sub(r.Updated)))))
+		second = st.Dim.Render(line1(s.width, fmt.Sprintf("  it counts as stuck after %s (--stuck-after); F then offers the ways out", duration(s.client.StuckAfter()))))
+	case kube.InFlight(r.Status) && latest:
 		// Helm refuses upgrades while a revision is pending; its rollback
 		// does run, and leaves this revision pending under the new one.
 		first = st.Warning.Render(line1(s.width, fmt.Sprintf("◔ %s for %s: Helm refuses upgrades until it is fixed.", r.Status, duration(s.now().Sub(r.Updated)))))
@@ -69,8 +72,7 @@ func (s *historyScreen) detailLines() []string {
 		second = st.Dim.Render(line1(s.width, hint))
 	}
 	if len(r.UnknownFields) > 0 && !ro && s.mark == 0 {
-		// Before the plan, not after it: kube refuses these for such a record.
-		third = st.Warning.Render(line1(s.width, "⚠ written by a newer Helm: R, U and F are refused for it here; use Helm 4"))
+		third = st.Dim.Render(line1(s.width, "written by Helm 4: R, X, U and F run through Helm 4's actions, which keep its fields"))
 	} else if s.mark != 0 {
 		third = st.Marked.Render(line1(s.width, fmt.Sprintf("◆ revision %d marked: d compares it with the selected revision · space unmarks", s.mark)))
 	} else if ro {

@@ -122,7 +122,11 @@ func (s *releasesScreen) detailLines() []string {
 				hint = "  c: which Secret is at fault · enter: history (read-only: repairs are off)"
 			}
 			second = st.Dim.Render(line1(s.width, hint))
-		case kube.Pending(l.Status):
+		case kube.InFlight(l.Status) && s.now().Sub(l.Updated) < s.client.StuckAfter():
+			// An operation that has just started: not something to fix.
+			first = st.Warning.Render(line1(s.width, fmt.Sprintf("◔ %s has been %s for %s: an operation is in progress.", l.Name, l.Status, duration(s.now().Sub(l.Updated)))))
+			second = st.Dim.Render(line1(s.width, fmt.Sprintf("  it counts as stuck after %s (--stuck-after) · enter: history", duration(s.client.StuckAfter()))))
+		case kube.InFlight(l.Status):
 			first = st.Warning.Render(line1(s.width, fmt.Sprintf("◔ %s has been %s for %s; if no Helm operation is running, it is stuck.", l.Name, l.Status, duration(s.now().Sub(l.Updated)))))
 			hint := "  enter: history, then F to fix the stuck release"
 			if s.readOnly() {

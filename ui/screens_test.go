@@ -428,3 +428,22 @@ func TestRunStopsWithContext(t *testing.T) {
 		t.Fatal("Run did not stop when its context was cancelled")
 	}
 }
+
+// TestPendingInProgressIsNotStuck: a revision pending for less than the stuck
+// threshold (here 4h, worker's has been pending 3h) is an operation in progress:
+// the list and the history say so and do not offer the fixes yet; F still opens
+// them, warning that the operation is probably running.
+func TestPendingInProgressIsNotStuck(t *testing.T) {
+	f := newFixture(t)
+	cfg := testConfig()
+	cfg.StuckAfter = 4 * time.Hour
+	client := kube.New(f.cluster.Clientset(), f.cluster.Metadata(), kube.DiscardKubeClients, cfg)
+	h := newHarness(t, client, Options{}, 120, 40)
+	h.press("G").contains("worker has been pending-upgrade for 3h: an operation is in progress", "stuck after 4h").lacks("F to fix")
+	h.press("enter").contains("pending-upgrade for 3h: an operation is in progress").lacks("F: ways out")
+	h.press("F").contains("less than 4h", "probably still running")
+
+	// With the default threshold (5 minutes), the same revision is stuck.
+	h = newHarness(t, f.client, Options{}, 120, 40)
+	h.press("G").contains("if no Helm operation is running, it is stuck", "F to fix")
+}

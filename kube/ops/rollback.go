@@ -137,6 +137,8 @@ func (o *Rollback) Describe() string {
 	switch {
 	case o.Reapply:
 		fmt.Fprintf(&b, "Revision %d is the latest: its objects are applied again as recorded (undoing any drift), recorded as revision %d.", o.To, next)
+	case o.From == o.To:
+		fmt.Fprintf(&b, "Revision %d is then the latest: its objects are applied again as recorded, recorded as revision %d.", o.To, next)
 	default:
 		fmt.Fprintf(&b, "From revision %d to the content of revision %d, recorded as revision %d.", o.From, o.To, next)
 	}
