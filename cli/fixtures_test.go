@@ -145,7 +145,12 @@ func (e *env) installWith(cfg *action.Configuration, ns string, w writer, name s
 // operation interrupted mid-way leaves it.
 func (e *env) addPending(w writer, name string, status release.Status, ago time.Duration) int {
 	e.t.Helper()
-	d := driverFor(w, e.ns)
+	return e.addPendingWith(driverFor(w, e.ns), name, status, ago)
+}
+
+// addPendingWith is addPending through driver d.
+func (e *env) addPendingWith(d driver.Driver, name string, status release.Status, ago time.Duration) int {
+	e.t.Helper()
 	rels, err := d.Query(map[string]string{"name": name, "owner": "helm"})
 	if err != nil {
 		e.t.Fatalf("query %s: %v", name, err)

@@ -42,7 +42,9 @@ type gcOptions struct {
 }
 
 // gcHint is what a refused gc can run instead.
-const gcHint = "`chunkview gc --dry-run` lists leftovers without removing them"
+func (r *run) gcHint() string {
+	return "`" + r.suggest("gc", "", "--dry-run") + "` lists leftovers without removing them"
+}
 
 // Complete has nothing to fill in: gc takes no arguments.
 func (o *gcOptions) Complete([]string) error { return nil }
@@ -63,7 +65,7 @@ func (o *gcOptions) Validate() error {
 func (o *gcOptions) Run(ctx context.Context, r *run) error {
 	if !o.dryRun {
 		if err := r.refuseReadOnly("gc"); err != nil {
-			return fmt.Errorf("%w; %s", err, gcHint)
+			return fmt.Errorf("%w; %s", err, r.gcHint())
 		}
 	}
 	c, err := r.connect(ctx)
@@ -78,7 +80,7 @@ func (o *gcOptions) Run(ctx context.Context, r *run) error {
 		}
 		checked[ns] = true
 		if err := c.CheckAllowed(ctx, ns, kube.OpGC); err != nil {
-			return fmt.Errorf("%w; %s", err, gcHint)
+			return fmt.Errorf("%w; %s", err, r.gcHint())
 		}
 		return nil
 	}

@@ -68,7 +68,7 @@ func (o *getOptions) Run(ctx context.Context, r *run) error {
 		return err
 	}
 	if d.Release == nil {
-		return fmt.Errorf("revision %d of %s cannot be read: %s; `chunkview verify %s` says which Secret is at fault", row.Revision, o.name, d.Row.Problem, o.name)
+		return fmt.Errorf("revision %d of %s cannot be read: %s; `%s` says which Secret is at fault", row.Revision, o.name, d.Row.Problem, c.SuggestFor(row, "verify"))
 	}
 	if o.part == getValues && o.format != FormatTable {
 		vals, err := o.values(d.Release)

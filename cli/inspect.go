@@ -187,7 +187,7 @@ func (o *inspectOptions) Run(ctx context.Context, r *run) error {
 	if o.format != FormatTable {
 		return printStructured(r.stdout, o.format, out)
 	}
-	r.printInspection(out, valuesYAML)
+	r.printInspection(out, valuesYAML, c.SuggestFor(row, "verify"))
 	return nil
 }
 
@@ -228,7 +228,9 @@ func storeName(d string) string {
 	return "chunked (an index Secret and chunk Secrets per revision)"
 }
 
-func (r *run) printInspection(in Inspection, valuesYAML string) {
+// printInspection prints the layout; verify is the command that explains a
+// record that cannot be read.
+func (r *run) printInspection(in Inspection, valuesYAML, verify string) {
 	w, now := r.stdout, r.now()
 	fmt.Fprintf(w, "Release %s, revision %d (%s), stored in namespace %s under key %s\n", in.Release, in.Revision, orDash(in.Status), in.StorageNamespace, in.Key)
 	fmt.Fprintf(w, "Store: %s\n\n", storeName(in.Driver))
@@ -269,7 +271,7 @@ func (r *run) printInspection(in Inspection, valuesYAML string) {
 	}
 	tw.Flush()
 	if len(in.Orphans) > 0 {
-		fmt.Fprintf(w, "\n%s of this revision not named by its index: `chunkview gc` removes leftovers.\n", plural(len(in.Orphans), "chunk Secret", "chunk Secrets"))
+		fmt.Fprintf(w, "\n%s of this revision not named by its index: `%s` removes leftovers.\n", plural(len(in.Orphans), "chunk Secret", "chunk Secrets"), r.suggest("gc", ""))
 	}
 
 	t := in.Totals
@@ -302,7 +304,7 @@ func (r *run) printInspection(in Inspection, valuesYAML string) {
 	}
 	tw.Flush()
 	if in.DecodeError != "" {
-		fmt.Fprintf(w, "\nThis revision cannot be read: %s\nRun `chunkview verify %s` for an explanation.\n", in.DecodeError, in.Release)
+		fmt.Fprintf(w, "\nThis revision cannot be read: %s\nRun `%s` for an explanation.\n", in.DecodeError, verify)
 	}
 
 	if len(in.Parts) > 0 {

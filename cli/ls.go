@@ -88,6 +88,9 @@ type ReleaseItem struct {
 	Checked   bool   `json:"checked"`
 	Unchecked string `json:"unchecked,omitempty"`
 	Writing   bool   `json:"writing,omitempty"`
+
+	// verify is the command that says what is wrong with a broken row.
+	verify string
 }
 
 func releaseItem(rr kube.ReleaseRow) ReleaseItem {
@@ -182,6 +185,7 @@ func (o *lsOptions) Run(ctx context.Context, r *run) error {
 	for _, rr := range rows {
 		it := releaseItem(rr)
 		it.Stuck, it.InProgress = c.Stuck(rr.Latest)
+		it.verify = c.SuggestFor(rr.Latest, "verify")
 		// -n narrows by the release's own namespace, which records of
 		// other tools reveal only once decoded (not when peeked).
 		if !cfg.AllNamespaces && cfg.Namespace != "" && rr.Latest.Known && !rr.Latest.Peeked && it.Namespace != cfg.Namespace {
@@ -343,8 +347,8 @@ func (r *run) printReleases(out Releases, wide, noHeaders bool) {
 	}
 	tw.Flush()
 	for _, it := range broken {
-		fmt.Fprintf(r.stderr, "Warning: revision %d of %s/%s cannot be read (%s); run `chunkview verify %s -n %s` for details\n",
-			it.Revision, it.StorageNamespace, it.Name, it.Problem, it.Name, it.StorageNamespace)
+		fmt.Fprintf(r.stderr, "Warning: revision %d of %s/%s cannot be read (%s); run `%s` for details\n",
+			it.Revision, it.StorageNamespace, it.Name, it.Problem, it.verify)
 	}
 	for _, it := range out.Releases {
 		if !it.Broken && !it.Checked {

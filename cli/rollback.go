@@ -101,7 +101,7 @@ func (o *rollbackOptions) plan(ctx context.Context, r *run, rn *ops.Runner, p *o
 		// landing on a failed one by default is a surprise, so it must be named
 		// (a dry run shows the plan, with a warning).
 		if prev := p.Rows[len(p.Rows)-2]; prev.Status == "failed" {
-			return nil, nil, usageErrorf("the default target, revision %d (the one before the latest), is failed: name the revision to roll back to (`%s` lists them)", prev.Revision, rn.Client().Suggest("history", o.name))
+			return nil, nil, usageErrorf("the default target, revision %d (the one before the latest), is failed: name the revision to roll back to (`%s` lists them)", prev.Revision, rn.Client().SuggestFor(prev, "history"))
 		}
 	}
 	rb, err := rn.PlanRollback(ctx, p, o.rev, o.diff)
@@ -117,7 +117,7 @@ func (o *rollbackOptions) plan(ctx context.Context, r *run, rn *ops.Runner, p *o
 			return nil, nil, err
 		}
 	}
-	r.warnRollback(rb, o.rev == 0)
+	r.warnRollback(rn.Client(), rb, o.rev == 0)
 	if o.dryRun {
 		if table {
 			fmt.Fprintln(r.stdout, "\nDry run: nothing changed.")

@@ -8,7 +8,11 @@ import (
 )
 
 func TestRollbackWarnings(t *testing.T) {
-	row := func(rev int, status string) kube.RevisionRow { return kube.RevisionRow{Revision: rev, Status: status} }
+	row := func(rev int, status string) kube.RevisionRow { return kube.RevisionRow{Name: "x", Revision: rev, Status: status} }
+	// The commands advised are built by the connection: here, by name alone.
+	suggest := func(r kube.RevisionRow, verb string, args ...string) string {
+		return strings.Join(append([]string{"chunkview", verb, r.Name}, args...), " ")
+	}
 	cases := []struct {
 		name           string
 		byDefault      bool
@@ -22,7 +26,7 @@ func TestRollbackWarnings(t *testing.T) {
 		{"both", true, row(5, "pending-install"), row(4, "failed"), []string{"revision 4", "revision 5 pending-install"}},
 	}
 	for _, c := range cases {
-		got := strings.Join(rollbackWarnings("x", c.byDefault, c.latest, c.target), "\n")
+		got := strings.Join(rollbackWarnings(c.byDefault, c.latest, c.target, suggest), "\n")
 		if (got == "") != (len(c.want) == 0) {
 			t.Errorf("%s: got %q", c.name, got)
 		}

@@ -52,7 +52,7 @@ func (a *App) Run(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		err = fmt.Errorf("%w: %w", ErrUsage, err)
 	}
 	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
-		err = errors.New("interrupted: the operation may have been cut short; check with `chunkview history` or `chunkview verify`")
+		err = errors.New("interrupted: the operation may have been cut short; check with `chunkview history NAME` or `chunkview verify NAME`, with the flags of this command")
 	}
 	code := exitCode(err)
 	if msg := message(err); msg != "" {
@@ -389,6 +389,23 @@ func (r *run) connectTo(ctx context.Context, name string) (*kube.Client, string,
 		c = c.WithDrivers(store)
 	}
 	return c, ns, nil
+}
+
+// suggest is the command line of a chunkview command to advise, with the flags
+// of this run that it needs (kube.Client.Suggest), whether or not it connected.
+func (r *run) suggest(verb, name string, args ...string) string {
+	if r.client != nil {
+		return r.client.Suggest(verb, name, args...)
+	}
+	cfg, _ := r.opts.Resolve()
+	cfg.Demo = r.demo
+	if f := r.opts.Flags; f.Namespace != nil {
+		cfg.Namespace = *f.Namespace
+	}
+	if f := r.opts.Flags; f.Context != nil {
+		cfg.Context = *f.Context
+	}
+	return kube.SuggestWith(cfg, verb, name, args...)
 }
 
 // refuseReadOnly refuses a change up front under --read-only, before any request.

@@ -11,8 +11,50 @@ import (
 // -n, --storage-namespace, --owner, --driver when the stores were narrowed) after
 // verb, name and args.
 func (c *Client) Suggest(verb, name string, args ...string) string {
+	ns := c.cfg.Namespace
+	if c.cfg.AllNamespaces {
+		ns = ""
+	}
+	return c.suggest(ns, "", verb, name, args...)
+}
+
+// SuggestFor is Suggest for the release whose revision row is: its own namespace
+// (-n), and its store (--driver) when the connection reads more than one, so that
+// the command finds that release and no other.
+func (c *Client) SuggestFor(row RevisionRow, verb string, args ...string) string {
+	ns := row.StorageNamespace
+	if s := row.Summary.Namespace; row.Known && s != "" && !row.NamespaceUnknown {
+		ns = s
+	}
+	if c.cfg.StorageNamespace != "" && ns == row.StorageNamespace {
+		// Records kept apart from the release (OLMv1): its namespace is not
+		// known here, and the storage namespace is not it.
+		ns = ""
+	}
+	d := ""
+	if len(c.drivers()) > 1 {
+		d = row.driver()
+	}
+	return c.suggest(ns, d, verb, row.Name, args...)
+}
+
+func (c *Client) suggest(ns, driver, verb, name string, args ...string) string {
+	return suggest(c.cfg, ns, driver, verb, name, args...)
+}
+
+// SuggestWith is Suggest for a command line made before connecting, from the
+// configuration the flags resolve to.
+func SuggestWith(cfg Config, verb, name string, args ...string) string {
+	ns := cfg.Namespace
+	if cfg.AllNamespaces {
+		ns = ""
+	}
+	return suggest(cfg, ns, "", verb, name, args...)
+}
+
+func suggest(cfg Config, ns, driver, verb, name string, args ...string) string {
 	parts := []string{"chunkview"}
-	if c.cfg.Demo {
+	if cfg.Demo {
 		parts = append(parts, "--demo")
 	}
 	parts = append(parts, verb)
@@ -22,7 +64,6 @@ func (c *Client) Suggest(verb, name string, args ...string) string {
 	for _, a := range args {
 		parts = append(parts, quoteArg(a))
 	}
-	cfg := c.cfg
 	if cfg.Context != "" {
 		parts = append(parts, "--context", quoteArg(cfg.Context))
 	}
@@ -31,9 +72,9 @@ func (c *Client) Suggest(verb, name string, args ...string) string {
 		parts = append(parts, "--profile", cfg.Profile)
 	}
 	switch {
-	case cfg.Namespace != "" && !cfg.AllNamespaces:
-		parts = append(parts, "-n", quoteArg(cfg.Namespace))
-	case cfg.AllNamespaces && name == "":
+	case ns != "":
+		parts = append(parts, "-n", quoteArg(ns))
+	case cfg.AllNamespaces:
 		parts = append(parts, "-A")
 	}
 	if cfg.StorageNamespace != "" && cfg.StorageNamespace != p.StorageNamespace {
@@ -42,7 +83,10 @@ func (c *Client) Suggest(verb, name string, args ...string) string {
 	if cfg.Owner != "" && cfg.Owner != p.Owner && !(p.Owner == "" && cfg.Owner == DefaultOwner) {
 		parts = append(parts, "--owner", quoteArg(cfg.Owner))
 	}
-	if cfg.DriversFrom != "" && len(cfg.Drivers) > 0 && len(cfg.Drivers) < len(AllDrivers) && !strings.HasPrefix(cfg.DriversFrom, "--owner") {
+	switch {
+	case driver != "":
+		parts = append(parts, "--driver", driver)
+	case cfg.DriversFrom != "" && len(cfg.Drivers) > 0 && len(cfg.Drivers) < len(AllDrivers) && !strings.HasPrefix(cfg.DriversFrom, "--owner") && !strings.HasPrefix(cfg.DriversFrom, "HELM_DRIVER"):
 		parts = append(parts, "--driver", strings.Join(slices.Clone(cfg.Drivers), ","))
 	}
 	return strings.Join(parts, " ")

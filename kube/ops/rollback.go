@@ -78,7 +78,7 @@ func (o *Rollback) Helm() int { return o.Major }
 func (r *Runner) PlanRollback(ctx context.Context, p *Plan, rev int, opts kube.DiffOptions) (*Rollback, error) {
 	if rev == 0 {
 		if len(p.Rows) < 2 {
-			return nil, fmt.Errorf("release %q has only revision %d: nothing to roll back to; name it to apply it again (chunkview rollback %s %d)", p.Release, p.Latest, p.Release, p.Latest)
+			return nil, fmt.Errorf("release %q has only revision %d: nothing to roll back to; name it to apply it again (`%s`)", p.Release, p.Latest, r.c.SuggestFor(p.latest(), "rollback", fmt.Sprint(p.Latest)))
 		}
 		rev = p.Rows[len(p.Rows)-2].Revision
 	}
@@ -210,7 +210,7 @@ func (r *Runner) refuseInFlight(ctx context.Context, row kube.RevisionRow) error
 		return nil
 	}
 	return fmt.Errorf("%w: revision %d of %q has been %s for %s; nothing was changed: wait for that operation to finish and retry (if it was interrupted, for example by a lost connection, `%s` gets it out)",
-		kube.ErrInProgress, row.Revision, row.Name, row.Status, since.Round(time.Second), r.c.Suggest("fix-stuck", row.Name, "--mark-failed"))
+		kube.ErrInProgress, row.Revision, row.Name, row.Status, since.Round(time.Second), r.c.SuggestFor(row, "fix-stuck", "--mark-failed"))
 }
 
 // pendingFor is how long revision row has been in its state: since Helm last

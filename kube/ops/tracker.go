@@ -141,7 +141,9 @@ func (r *Runner) explain(op string, p *Plan, h helm, err error) error {
 	// The operation made several requests and one failed: those before it were
 	// applied. Every record is whole either way (the driver writes chunks before
 	// the index that names them), so what is left to check is where it stopped.
-	return fmt.Errorf("%s: %w; it may have been partly applied: check the release with `chunkview history` and `chunkview verify`, remove leftover chunks with `chunkview gc`, then retry", op, kube.Explain(h.explain(err), "update", "secrets", p.StorageNamespace))
+	c, row := r.c, p.latest()
+	return fmt.Errorf("%s: %w; it may have been partly applied: check the release with `%s` and `%s`, remove leftover chunks with `%s`, then retry", op, kube.Explain(h.explain(err), "update", "secrets", p.StorageNamespace),
+		c.SuggestFor(row, "history"), c.SuggestFor(row, "verify"), c.Suggest("gc", ""))
 }
 
 // helmLog keeps the failures Helm logs during one action, for its error message:
