@@ -8,7 +8,9 @@ import (
 )
 
 func TestRollbackWarnings(t *testing.T) {
-	row := func(rev int, status string) kube.RevisionRow { return kube.RevisionRow{Name: "x", Revision: rev, Status: status} }
+	row := func(rev int, status string) kube.RevisionRow {
+		return kube.RevisionRow{Name: "x", Revision: rev, Status: status}
+	}
 	// The commands advised are built by the connection: here, by name alone.
 	suggest := func(r kube.RevisionRow, verb string, args ...string) string {
 		return strings.Join(append([]string{"chunkview", verb, r.Name}, args...), " ")
