@@ -36,11 +36,12 @@ type DeleteRevisionResult struct {
 // deleteRevisionOptions are the flags and arguments of `delete-revision`, in
 // kubectl's shape; Run is the shared mutating step.
 type deleteRevisionOptions struct {
-	name, revArg string
-	rev          int
-	format       string
-	yes          bool
-	force        bool
+	ignoreController bool
+	name, revArg     string
+	rev              int
+	format           string
+	yes              bool
+	force            bool
 
 	out DeleteRevisionResult
 }
@@ -68,7 +69,7 @@ func (o *deleteRevisionOptions) Validate() error {
 func (o *deleteRevisionOptions) Run(ctx context.Context, r *run) error { return r.mutate(ctx, o) }
 
 func (o *deleteRevisionOptions) intent() intent {
-	return intent{release: o.name, what: "delete-revision", op: kube.OpDeleteRevision, yes: o.yes}
+	return intent{release: o.name, what: "delete-revision", op: kube.OpDeleteRevision, yes: o.yes, ignoreController: o.ignoreController}
 }
 
 func (o *deleteRevisionOptions) plan(ctx context.Context, r *run, rn *ops.Runner, p *ops.Plan) (ops.Operation, *confirmation, error) {
@@ -130,6 +131,7 @@ after it was shown, nothing is changed and the exit code is 7.`,
 		},
 	}
 	addOutputFlag(cmd, &o.format)
+	addControllerFlag(cmd, &o.ignoreController)
 	cmd.Flags().BoolVarP(&o.yes, "yes", "y", false, "delete without asking (needed when stdin is not a terminal)")
 	cmd.Flags().BoolVar(&o.force, "force", false, "delete the record even if it cannot be decoded")
 	return cmd

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/ops"
 	"github.com/chunkview/chunkview/storage"
 )
 
@@ -31,7 +32,8 @@ const exitCodesHelp = `Exit codes:
      stores hold without --driver)
   3  not found (no such release or revision)
   4  verify found problems
-  5  refused (--read-only, not confirmed, or no terminal and no --yes)
+  5  refused (--read-only, not confirmed, no terminal and no --yes, or an active
+     Flux HelmRelease or OLMv1 ClusterExtension reconciles the release)
   6  no kubeconfig, cluster unreachable, timed out, credentials rejected or access forbidden
   7  the release changed after the plan was shown (another writer): nothing or
      only what the message says was changed; look again before retrying
@@ -90,7 +92,7 @@ func exitCode(err error) int {
 	case errors.Is(err, storage.ErrConflict):
 		// kube.ErrChanged among them: the release moved on under the operation.
 		return ExitChanged
-	case errors.Is(err, kube.ErrReadOnly), errors.Is(err, ErrRefused):
+	case errors.Is(err, kube.ErrReadOnly), errors.Is(err, ErrRefused), errors.Is(err, ops.ErrControlled):
 		return ExitRefused
 	case errors.Is(err, kube.ErrNotFound):
 		return ExitNotFound

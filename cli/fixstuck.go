@@ -55,11 +55,12 @@ var fixes = []FixItem{
 // fixStuckOptions are the flags and argument of `fix-stuck`, in kubectl's shape;
 // Run is the shared mutating step, which without a fix only shows.
 type fixStuckOptions struct {
-	name          string
-	format        string
-	yes           bool
-	markFailed    bool
-	deletePending bool
+	ignoreController bool
+	name             string
+	format           string
+	yes              bool
+	markFailed       bool
+	deletePending    bool
 
 	fix ops.StuckFix
 	out StuckResult
@@ -93,7 +94,7 @@ func (o *fixStuckOptions) Validate() error {
 func (o *fixStuckOptions) Run(ctx context.Context, r *run) error { return r.mutate(ctx, o) }
 
 func (o *fixStuckOptions) intent() intent {
-	in := intent{release: o.name, op: kube.OpFixStuck, yes: o.yes}
+	in := intent{release: o.name, op: kube.OpFixStuck, yes: o.yes, ignoreController: o.ignoreController}
 	if o.fix != "" {
 		in.what = "fix-stuck --" + string(o.fix)
 	}
@@ -198,6 +199,7 @@ the pending operation may have finished meanwhile.`,
 		},
 	}
 	addOutputFlag(cmd, &o.format)
+	addControllerFlag(cmd, &o.ignoreController)
 	cmd.Flags().BoolVarP(&o.yes, "yes", "y", false, "apply the fix without asking (needed when stdin is not a terminal)")
 	cmd.Flags().BoolVar(&o.markFailed, "mark-failed", false, "mark the pending revision failed")
 	cmd.Flags().BoolVar(&o.deletePending, "delete-pending", false, "delete the pending revision's record")

@@ -22,6 +22,10 @@ type History struct {
 	Forecast kube.Growth `json:"forecast"`
 	// StorageNamespace holds the release's index and chunk Secrets.
 	StorageNamespace string `json:"storageNamespace"`
+	// Controller is what reconciles the release, when something does: a Flux
+	// HelmRelease (with its Ready condition, whether it is suspended, the chart
+	// version it last attempted) or an OLMv1 ClusterExtension.
+	Controller *kube.Controller `json:"controller,omitempty"`
 	// ControlledBy is "Kind/Name" of the latest record's controller
 	// ownerReference: "ClusterExtension/NAME" for an OLMv1 release.
 	ControlledBy string `json:"controlledBy,omitempty"`
@@ -143,6 +147,10 @@ func (o *historyOptions) Run(ctx context.Context, r *run) error {
 		ControlledBy: latest.ControlledBy, Labels: latest.Labels}
 	if o.format != FormatName {
 		out.ClusterExtension = c.ClusterExtension(ctx, kube.ExtensionName(latest))
+		if ctls, err := c.ReadControllers(ctx, latest.StorageNamespace); err == nil {
+			ctls.Attach([]*kube.RevisionRow{&latest})
+			out.Controller, out.ControlledBy = latest.Controller, latest.ControlledBy
+		}
 	}
 	for _, row := range rows {
 		out.Revisions = append(out.Revisions, revisionItem(row))

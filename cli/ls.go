@@ -71,9 +71,11 @@ type ReleaseItem struct {
 	UnknownFields []string `json:"unknownFields,omitempty"`
 	// Revisions is the number of revisions stored.
 	Revisions int `json:"revisions"`
-	// ControlledBy is "Kind/Name" of the latest record's controller
-	// ownerReference: "ClusterExtension/NAME" for an OLMv1 release.
-	ControlledBy string `json:"controlledBy,omitempty"`
+	// ControlledBy names what reconciles the release: "HelmRelease/NS/NAME"
+	// for one Flux manages, "ClusterExtension/NAME" (the latest record's
+	// controller ownerReference) for an OLMv1 release; Controller says more.
+	ControlledBy string           `json:"controlledBy,omitempty"`
+	Controller   *kube.Controller `json:"controller,omitempty"`
 	// Labels are the custom labels on the latest record's metadata (OLMv1's
 	// package-name, bundle-name, ...).
 	Labels map[string]string `json:"labels,omitempty"`
@@ -100,7 +102,7 @@ func releaseItem(rr kube.ReleaseRow) ReleaseItem {
 		LimitBytes: r.LimitBytes, Fill: r.Fill(), ApplyMethod: r.ApplyMethod, UnknownFields: r.UnknownFields,
 		Revision: r.Revision, Status: r.Status, Updated: r.Updated, UpdatedFrom: r.UpdatedFrom, Revisions: rr.Revisions,
 		Broken: r.Broken, Problem: r.Problem, Checked: r.Checked, Unchecked: r.Unchecked, Writing: r.Writing,
-		ControlledBy: r.ControlledBy, Labels: r.Labels,
+		ControlledBy: r.ControlledBy, Controller: r.Controller, Labels: r.Labels,
 	}
 	if r.NamespaceUnknown {
 		it.Namespace = "" // not read: not the storage namespace either
@@ -161,6 +163,14 @@ func (o *lsOptions) Run(ctx context.Context, r *run) error {
 		todo = append(todo, &rows[i].Latest)
 	}
 	cfg := c.Config()
+	// What reconciles each release; an OLMv1 extension's also tells its release's
+	// namespace, package and bundle, so that its rows need no read of their
+	// records' data (one cluster-scoped list of ClusterExtensions).
+	if ctls, err := c.ReadControllers(ctx, cfg.Namespace); err != nil {
+		fmt.Fprintf(r.stderr, "Warning: the controllers of the releases (Flux HelmReleases, OLMv1 ClusterExtensions) could not be read: %s\n", message(err))
+	} else {
+		ctls.Attach(todo)
+	}
 	// The rows of other tools' records get their chart and versions from their
 	// index Secrets alone. -n across a storage namespace picks releases by their
 	// own namespace, which only a decode reveals: those rows are decoded.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/spf13/cobra"
+
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/kube/ops"
 )
@@ -23,6 +25,9 @@ type intent struct {
 	hint string
 	// yes is --yes: apply without asking.
 	yes bool
+	// ignoreController is --ignore-controller: go ahead although an active
+	// controller reconciles the release.
+	ignoreController bool
 }
 
 // mutation is a mutating command's own part of the shared step.
@@ -78,8 +83,13 @@ func (r *run) mutate(ctx context.Context, m mutation) error {
 		return err
 	}
 	rn := ops.NewRunner(c)
+	p.IgnoreController = in.ignoreController
 	op, ask, err := m.plan(ctx, r, rn, p)
 	if err != nil || op == nil {
+		return err
+	}
+	// A controller that would undo the change refuses it before the question.
+	if err := rn.CheckController(ctx, op); err != nil {
 		return err
 	}
 	ask.where = r.where(ctx, c, rn, p)
@@ -90,6 +100,11 @@ func (r *run) mutate(ctx context.Context, m mutation) error {
 		return err
 	}
 	return m.applied(r, op)
+}
+
+// addControllerFlag registers --ignore-controller on a mutating command.
+func addControllerFlag(cmd *cobra.Command, v *bool) {
+	cmd.Flags().BoolVar(v, "ignore-controller", false, "go ahead although a Flux HelmRelease (not suspended) or an OLMv1 ClusterExtension reconciles the release and will undo the change")
 }
 
 // where names the kube context and the namespace an operation on p changes, for

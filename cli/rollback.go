@@ -41,13 +41,14 @@ type RollbackResult struct {
 // rollbackOptions are the flags and arguments of `rollback`, in kubectl's shape;
 // Run is the shared mutating step.
 type rollbackOptions struct {
-	name, revArg string
-	rev          int
-	format       string
-	dryRun       bool
-	yes          bool
-	reveal       bool
-	unified      int
+	ignoreController bool
+	name, revArg     string
+	rev              int
+	format           string
+	dryRun           bool
+	yes              bool
+	reveal           bool
+	unified          int
 
 	diff kube.DiffOptions
 	out  RollbackResult
@@ -88,7 +89,7 @@ func (o *rollbackOptions) Validate() error {
 func (o *rollbackOptions) Run(ctx context.Context, r *run) error { return r.mutate(ctx, o) }
 
 func (o *rollbackOptions) intent() intent {
-	in := intent{release: o.name, op: kube.OpRollback, hint: "--dry-run shows what it would change", yes: o.yes}
+	in := intent{release: o.name, op: kube.OpRollback, hint: "--dry-run shows what it would change", yes: o.yes, ignoreController: o.ignoreController}
 	if !o.dryRun {
 		in.what = "rollback"
 	}
@@ -181,6 +182,7 @@ the exit code is 7.`,
 		},
 	}
 	addOutputFlag(cmd, &o.format)
+	addControllerFlag(cmd, &o.ignoreController)
 	cmd.Flags().BoolVar(&o.dryRun, "dry-run", false, "show what the rollback would change; change nothing")
 	cmd.Flags().BoolVarP(&o.yes, "yes", "y", false, "roll back without asking (needed when stdin is not a terminal)")
 	cmd.Flags().BoolVar(&o.reveal, "reveal", false, "show secrets in the diff as they are instead of masking them")

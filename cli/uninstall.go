@@ -36,11 +36,12 @@ type UninstallResult struct {
 // uninstallOptions are the flags and argument of `uninstall`, in kubectl's shape;
 // Run is the shared mutating step.
 type uninstallOptions struct {
-	name        string
-	format      string
-	yes         bool
-	keepHistory bool
-	dryRun      bool
+	ignoreController bool
+	name             string
+	format           string
+	yes              bool
+	keepHistory      bool
+	dryRun           bool
 
 	out UninstallResult
 }
@@ -58,7 +59,7 @@ func (o *uninstallOptions) Validate() error { return checkFormat(o.format) }
 func (o *uninstallOptions) Run(ctx context.Context, r *run) error { return r.mutate(ctx, o) }
 
 func (o *uninstallOptions) intent() intent {
-	in := intent{release: o.name, op: kube.OpUninstall, yes: o.yes, hint: "--dry-run shows what it would delete"}
+	in := intent{release: o.name, op: kube.OpUninstall, yes: o.yes, ignoreController: o.ignoreController, hint: "--dry-run shows what it would delete"}
 	if !o.dryRun {
 		in.what = "uninstall"
 	}
@@ -141,6 +142,7 @@ by another writer), nothing is changed and the exit code is 7.`,
 		},
 	}
 	addOutputFlag(cmd, &o.format)
+	addControllerFlag(cmd, &o.ignoreController)
 	cmd.Flags().BoolVarP(&o.yes, "yes", "y", false, "uninstall without asking (needed when stdin is not a terminal)")
 	cmd.Flags().BoolVar(&o.keepHistory, "keep-history", false, "keep the revision records, marked uninstalled")
 	cmd.Flags().BoolVar(&o.dryRun, "dry-run", false, "show what the uninstall would delete; change nothing")

@@ -158,6 +158,10 @@ func (c *Client) checkPresence(ctx context.Context, rows []*RevisionRow, wait bo
 			*r = v
 		case !r.Known:
 			r.Unchecked = "its chunk count is not recorded on its index (another tool wrote it) and it was not decoded"
+		case r.Peeked && r.Summary.Chunks == 0:
+			// Listed from metadata and its controller alone (an OLMv1 release):
+			// its index's data, which names its chunks, was not read.
+			r.Unchecked = "its chunk count is in its index's data, which the listing does not read; verify reads it"
 		case r.Summary.Chunks <= 1:
 			r.Checked, r.Unchecked = true, ""
 		default:

@@ -71,6 +71,10 @@ type RevisionRow struct {
 	LimitBytes int64 `json:"limitBytes"`
 	// ApplyMethod is Helm 4's apply_method of the revision, when it has one.
 	ApplyMethod string `json:"applyMethod,omitempty"`
+	// Controller is what reconciles the release (a Flux HelmRelease, an OLMv1
+	// ClusterExtension), once read (Controllers.Attach); nil when none does or
+	// none was read.
+	Controller *Controller `json:"controller,omitempty"`
 	// ControlledBy is "Kind/Name" of the record's controller ownerReference
 	// (OLMv1: "ClusterExtension/NAME"), read from its metadata.
 	ControlledBy string `json:"controlledBy,omitempty"`

@@ -27,6 +27,9 @@ type Plan struct {
 	Latest int `json:"latest"`
 	// Rows are the revisions, oldest first.
 	Rows []kube.RevisionRow `json:"-"`
+	// IgnoreController lets the operation run although an active controller
+	// (see Runner.CheckController) reconciles the release.
+	IgnoreController bool `json:"-"`
 }
 
 // NewPlan returns the plan of the release whose revisions rows list (as

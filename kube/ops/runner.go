@@ -56,6 +56,9 @@ func (r *Runner) Apply(ctx context.Context, op Operation) error {
 	if err := r.check(ctx, verb, p); err != nil {
 		return err
 	}
+	if err := r.CheckController(ctx, op); err != nil {
+		return err
+	}
 	h, err := r.open(ctx, p, op.Helm(), true)
 	if err != nil {
 		return err

@@ -1,0 +1,36 @@
+package ops
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/chunkview/chunkview/kube"
+)
+
+// ErrControlled is wrapped by the refusal of an operation on a release whose
+// controller is active: it would undo the change minutes later.
+var ErrControlled = errors.New("the release's controller would undo this")
+
+// CheckController refuses op when the release it changes is reconciled by an
+// active controller (a Flux HelmRelease that is not suspended, an OLMv1
+// ClusterExtension), unless its plan says to go ahead anyway
+// (Plan.IgnoreController). The refusal names the controller and how to pause it.
+// It reads the controller afresh: a HelmRelease suspended after the plan lets the
+// operation run. A controller that cannot be read does not stop the operation.
+func (r *Runner) CheckController(ctx context.Context, op Operation) error {
+	p := op.Base()
+	if p.IgnoreController || len(p.Rows) == 0 {
+		return nil
+	}
+	ctl, err := r.c.ControllerOf(ctx, p.latest())
+	if err != nil || !ctl.Active() {
+		return nil
+	}
+	state := "active"
+	if ctl.Kind == kube.KindHelmRelease {
+		state = "not suspended"
+	}
+	return fmt.Errorf("%w: %s of %s refused: %s (%s) reconciles it and would undo the change; %s, or pass --ignore-controller to go ahead anyway. Nothing was changed",
+		ErrControlled, op.Verb(), p.Release, ctl.ID(), state, ctl.Pause())
+}
