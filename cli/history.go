@@ -150,6 +150,9 @@ func (o *historyOptions) Run(ctx context.Context, r *run) error {
 		if ctls, err := c.ReadControllers(ctx, latest.StorageNamespace); err == nil {
 			ctls.Attach([]*kube.RevisionRow{&latest})
 			out.Controller, out.ControlledBy = latest.Controller, latest.ControlledBy
+			if ctl, why := ctls.Of(latest); ctl == nil && why != "" {
+				out.Controller = &kube.Controller{Kind: kube.KindHelmRelease, Unreadable: why}
+			}
 		}
 	}
 	for _, row := range rows {
@@ -232,6 +235,7 @@ func (r *run) printHistory(out History, wide, noHeaders bool) error {
 		return err
 	}
 	r.printExtension(out.ClusterExtension)
+	r.printController(out.Controller)
 	// Only a limit in reach is worth a line, and that line is a warning, on
 	// stderr as kubectl's are: the table stays a table for scripts.
 	if line := forecastLine(out); line != "" {
@@ -268,6 +272,31 @@ func signed(f float64) string {
 // printExtension prints, after the history, what OLMv1 says of the extension that
 // owns the release: its installed bundle and conditions, and whether its revisions
 // have moved to ClusterObjectSets.
+// printController says which Flux HelmRelease manages the release, and what
+// that means for the operations.
+func (r *run) printController(c *kube.Controller) {
+	if c == nil || c.Kind != kube.KindHelmRelease {
+		return
+	}
+	w := r.stdout
+	if c.Unreadable != "" {
+		fmt.Fprintf(w, "\nFlux HelmReleases are %s: whether one manages this release is not known.\n", c.Unreadable)
+		return
+	}
+	state := "not suspended"
+	if c.Suspended {
+		state = "suspended"
+	}
+	fmt.Fprintf(w, "\nManaged by %s (%s): Ready %s", c.ID(), state, orDash(c.Ready))
+	if c.LastAttempted != "" {
+		fmt.Fprintf(w, ", last attempted chart version %s", c.LastAttempted)
+	}
+	fmt.Fprintln(w)
+	if !c.Suspended {
+		fmt.Fprintf(w, "Rollback, uninstall, delete-revision and fix-stuck are refused while it reconciles the release: %s.\n", c.Pause())
+	}
+}
+
 func (r *run) printExtension(e *kube.ClusterExtension) {
 	if e == nil {
 		return

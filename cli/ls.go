@@ -170,6 +170,11 @@ func (o *lsOptions) Run(ctx context.Context, r *run) error {
 		fmt.Fprintf(r.stderr, "Warning: the controllers of the releases (Flux HelmReleases, OLMv1 ClusterExtensions) could not be read: %s\n", message(err))
 	} else {
 		ctls.Attach(todo)
+		for _, kind := range []string{kube.KindHelmRelease, kube.KindClusterExtension} {
+			if why := ctls.Unreadable()[kind]; why != "" {
+				fmt.Fprintf(r.stderr, "Note: %ss are %s: the releases they manage are not marked\n", kind, why)
+			}
+		}
 	}
 	// The rows of other tools' records get their chart and versions from their
 	// index Secrets alone. -n across a storage namespace picks releases by their

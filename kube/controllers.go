@@ -287,6 +287,15 @@ func conditions(obj *unstructured.Unstructured) []ExtensionCondition {
 	return conds
 }
 
+// Unreadable says, per kind of controller (KindHelmRelease,
+// KindClusterExtension), why it could not be read; empty when all could.
+func (cs *Controllers) Unreadable() map[string]string {
+	if cs == nil {
+		return nil
+	}
+	return cs.unreadable
+}
+
 // Of returns the controller of the release whose revision row is, nil when none
 // manages it, and whether a kind of controller could not be read (then that
 // nothing was found does not mean none manages it).

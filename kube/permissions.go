@@ -17,10 +17,11 @@ const (
 	OpDeleteRevision = "delete-revision"
 	OpGC             = "gc"
 	OpFixStuck       = "fix-stuck"
+	OpPrune          = "prune"
 )
 
 // Operations are the operations that change release records.
-var Operations = []string{OpRollback, OpUninstall, OpDeleteRevision, OpGC, OpFixStuck}
+var Operations = []string{OpRollback, OpUninstall, OpDeleteRevision, OpGC, OpFixStuck, OpPrune}
 
 // secretVerbs are the verbs on Secrets that Can asks about.
 var secretVerbs = []string{"get", "list", "create", "update", "patch", "delete", "deletecollection"}
@@ -36,6 +37,7 @@ var opVerbs = map[string][]string{
 	OpDeleteRevision: {"get", "list", "delete", "deletecollection"},
 	OpGC:             {"get", "list", "delete"},
 	OpFixStuck:       {"get", "list", "create", "update", "patch", "delete", "deletecollection"},
+	OpPrune:          {"get", "list", "delete", "deletecollection"},
 }
 
 // helmOpVerbs are the verbs Helm's own drivers need on their Secrets or
@@ -46,6 +48,7 @@ var helmOpVerbs = map[string][]string{
 	OpDeleteRevision: {"get", "list", "delete"},
 	OpGC:             {"get", "list", "delete"},
 	OpFixStuck:       {"get", "list", "update", "delete"},
+	OpPrune:          {"get", "list", "delete"},
 }
 
 // Permissions is what the connection's user may do with the records of one store

@@ -321,7 +321,7 @@ func uninstallDialog(c common, p *ops.Plan) *confirmDialog {
 	d := newConfirmDialog(c, actionUninstall, p.Namespace, p.Release, 0, "Uninstall "+p.Release,
 		fmt.Sprintf("Helm uninstalls %s: it deletes the release's resources (running its delete hooks) and all %d revision records. This cannot be undone.", p.Release, len(p.Rows)))
 	plan := planOp(actionUninstall, p.Namespace, p.Release, func() (ops.Operation, error) {
-		return ops.NewRunner(c.client).PlanUninstall(c.ctx, p, false)
+		return checked[*ops.Uninstall](c)(ops.NewRunner(c.client).PlanUninstall(c.ctx, p, false))
 	})
 	return d.planning(plan, func(op ops.Operation) {
 		u := op.(*ops.Uninstall)
@@ -332,6 +332,20 @@ func uninstallDialog(c common, p *ops.Plan) *confirmDialog {
 			})
 		}
 	}).typed()
+}
+
+// checked is a planned operation, refused when the release's controller is
+// active (ops.Runner.CheckController): the dialog then says so and asks nothing.
+func checked[O ops.Operation](c common) func(op O, err error) (ops.Operation, error) {
+	return func(op O, err error) (ops.Operation, error) {
+		if err != nil {
+			return nil, err
+		}
+		if err := ops.NewRunner(c.client).CheckController(c.ctx, op); err != nil {
+			return nil, err
+		}
+		return op, nil
+	}
 }
 
 // objectList lists objects under a heading, at most n of them and how many more.
@@ -358,7 +372,7 @@ func deleteRevisionDialog(c common, p *ops.Plan, row kube.RevisionRow) *confirmD
 	d := newConfirmDialog(c, actionDelete, p.Namespace, row.Name, row.Revision, fmt.Sprintf("Delete revision %d of %s", row.Revision, row.Name),
 		fmt.Sprintf("Deletes the record of revision %d of %s: its %s.", row.Revision, row.Name, objectNoun(row.Driver)))
 	plan := planOp(actionDelete, p.Namespace, row.Name, func() (ops.Operation, error) {
-		return ops.NewRunner(c.client).PlanDeleteRevision(c.ctx, p, row.Revision, force)
+		return checked[*ops.DeleteRevision](c)(ops.NewRunner(c.client).PlanDeleteRevision(c.ctx, p, row.Revision, force))
 	})
 	return d.planning(plan, func(op ops.Operation) {
 		del := op.(*ops.DeleteRevision)
@@ -383,7 +397,7 @@ func fixStuckDialog(c common, p *ops.Plan) *confirmDialog {
 		{label: fmt.Sprintf("Delete revision %d (%s)", row.Revision, ops.FixDeletePending), warning: ops.FixDeletePending.Warning()},
 	}
 	plan := planOp(actionFixStuck, p.Namespace, row.Name, func() (ops.Operation, error) {
-		return ops.NewRunner(c.client).PlanFixStuck(c.ctx, p, "")
+		return checked[*ops.FixStuck](c)(ops.NewRunner(c.client).PlanFixStuck(c.ctx, p, ""))
 	})
 	return d.planning(plan, func(op ops.Operation) {
 		fs := op.(*ops.FixStuck)

@@ -42,6 +42,10 @@ type historyScreen struct {
 	// once asked (extAsked names it); nil when it has no say.
 	ext      *kube.ClusterExtension
 	extAsked string
+	// ctl is the Flux HelmRelease that manages the release, once asked
+	// (ctlAsked); nil when none does.
+	ctl      *kube.Controller
+	ctlAsked bool
 	// prefetched names the latest two records being read ahead for d (see
 	// prefetch); stopPrefetch cancels that read.
 	prefetched   string
@@ -200,7 +204,14 @@ func (s *historyScreen) updateSelf(msg tea.Msg) tea.Cmd {
 		s.err = nil
 		s.loaded = true
 		s.setRows(msg.rows)
-		return tea.Batch(s.fill(), s.askExtension(), s.prefetch())
+		return tea.Batch(s.fill(), s.askExtension(), s.askController(), s.prefetch())
+
+	case controllerMsg:
+		if msg.ns == s.ns && msg.name == s.name {
+			s.ctl = msg.ctl
+			s.clamp()
+		}
+		return nil
 
 	case extensionMsg:
 		if msg.ns == s.ns && msg.name == s.name {
@@ -305,7 +316,7 @@ func (s *historyScreen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	if key.Matches(msg, k.Refresh) {
 		// What OLMv1 says of the owner may have changed too: ask again.
-		s.rowErr, s.checked, s.extAsked = map[string]error{}, map[string]bool{}, ""
+		s.rowErr, s.checked, s.extAsked, s.ctlAsked = map[string]error{}, map[string]bool{}, "", false
 		if s.readOnly() {
 			return s.reload()
 		}

@@ -39,6 +39,56 @@ func (s *historyScreen) askExtension() tea.Cmd {
 	return loadExtension(s.ctx, s.client, s.ns, s.name, name)
 }
 
+// controllerMsg answers loadController: the Flux HelmRelease that manages
+// release ns/name, nil when none does (or none could be read).
+type controllerMsg struct {
+	ns, name string
+	ctl      *kube.Controller
+}
+
+// loadController reads the controller of the release whose latest revision is
+// row.
+func loadController(ctx context.Context, c *kube.Client, ns, name string, row kube.RevisionRow) tea.Cmd {
+	return func() tea.Msg {
+		ctl, _ := c.ControllerOf(ctx, row)
+		return controllerMsg{ns: ns, name: name, ctl: ctl}
+	}
+}
+
+// askController asks, once, whether a Flux HelmRelease manages the release (an
+// OLMv1 extension is asked by askExtension).
+func (s *historyScreen) askController() tea.Cmd {
+	l := s.latest()
+	if l == nil || s.ctlAsked || kube.ExtensionName(*l) != "" {
+		return nil
+	}
+	s.ctlAsked = true
+	return loadController(s.ctx, s.client, s.ns, s.name, *l)
+}
+
+// controllerLines say which HelmRelease manages the release and, while it is
+// not suspended, that the operations are refused and how to suspend it.
+func (s *historyScreen) controllerLines() []string {
+	c := s.ctl
+	if c == nil || c.Kind != kube.KindHelmRelease || c.Unreadable != "" {
+		return nil
+	}
+	st := s.styles
+	state := "suspended"
+	if !c.Suspended {
+		state = "not suspended"
+	}
+	line := fmt.Sprintf("Managed by %s · Ready %s · %s", st.Bold.Render(c.ID()), c.Ready, state)
+	if c.LastAttempted != "" {
+		line += " · last attempted " + c.LastAttempted
+	}
+	lines := []string{cutLines(line, s.width)}
+	if !c.Suspended {
+		lines = append(lines, cutLines(st.Warning.Render(fmt.Sprintf("⚠ R, X, U and F are refused while Flux reconciles it: flux suspend helmrelease %s -n %s", c.Name, c.Namespace)), s.width))
+	}
+	return lines
+}
+
 // olmBundleLabel is the label operator-controller puts the bundle's name in.
 const olmBundleLabel = "olm.operatorframework.io/bundle-name"
 
@@ -48,7 +98,13 @@ const olmBundleLabel = "olm.operatorframework.io/bundle-name"
 func (s *historyScreen) ownerLines() []string {
 	st := s.styles
 	l := s.latest()
-	if l == nil || l.ControlledBy == "" && kube.ExtensionName(*l) == "" {
+	if l == nil {
+		return nil
+	}
+	if lines := s.controllerLines(); lines != nil {
+		return lines
+	}
+	if l.ControlledBy == "" && kube.ExtensionName(*l) == "" {
 		return nil
 	}
 	owner := l.ControlledBy

@@ -257,7 +257,13 @@ func loadDiff(ctx context.Context, c *kube.Client, ns, name string, from, to int
 // those of the request (0 for from: the latest); the plan has the real ones.
 func planRollback(ctx context.Context, c *kube.Client, base *ops.Plan, rev int, reveal bool) tea.Cmd {
 	return func() tea.Msg {
-		plan, err := ops.NewRunner(c).PlanRollback(ctx, base, rev, kube.DiffOptions{Reveal: reveal})
+		rn := ops.NewRunner(c)
+		plan, err := rn.PlanRollback(ctx, base, rev, kube.DiffOptions{Reveal: reveal})
+		if err == nil {
+			if cerr := rn.CheckController(ctx, plan); cerr != nil {
+				plan, err = nil, cerr
+			}
+		}
 		msg := diffLoadedMsg{ns: base.Namespace, name: base.Release, to: rev, reveal: reveal, rollback: true, plan: plan, err: err}
 		if plan != nil {
 			msg.result = plan.Diff

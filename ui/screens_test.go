@@ -447,3 +447,21 @@ func TestPendingInProgressIsNotStuck(t *testing.T) {
 	h = newHarness(t, f.client, Options{}, 120, 40)
 	h.press("G").contains("if no Helm operation is running, it is stuck", "F to fix")
 }
+
+// TestHistoryShowsHelmRelease: a release a Flux HelmRelease manages says so above
+// the history, with its Ready condition and whether it is suspended; while it is
+// not, that the operations are refused and how to suspend it.
+func TestHistoryShowsHelmRelease(t *testing.T) {
+	f := newFixture(t)
+	h := newHarness(t, f.client, Options{}, 120, 40)
+	h.press("down", "down", "enter")
+	hs := h.top().(*historyScreen)
+	ctl := &kube.Controller{Kind: kube.KindHelmRelease, Namespace: "flux-apps", Name: "web", Ready: "True", LastAttempted: "1.4.0"}
+	h.send(controllerMsg{ns: hs.ns, name: hs.name, ctl: ctl})
+	h.contains("Managed by HelmRelease/flux-apps/web · Ready True · not suspended · last attempted 1.4.0",
+		"R, X, U and F are refused while Flux reconciles it: flux suspend helmrelease web -n flux-apps")
+	suspended := *ctl
+	suspended.Suspended = true
+	h.send(controllerMsg{ns: hs.ns, name: hs.name, ctl: &suspended})
+	h.contains("Ready True · suspended").lacks("are refused while Flux")
+}

@@ -16,6 +16,37 @@ var (
 	ClusterObjectSets = schema.GroupVersionResource{Group: "olm.operatorframework.io", Version: "v1", Resource: "clusterobjectsets"}
 )
 
+// HelmReleases is Flux's HelmRelease resource, as InstallFlux serves it.
+var HelmReleases = schema.GroupVersionResource{Group: "helm.toolkit.fluxcd.io", Version: "v2", Resource: "helmreleases"}
+
+// InstallFlux installs a minimal namespaced HelmRelease CRD of Flux's
+// helm-controller (v2, keeping whatever it is given, with a status subresource),
+// waits until it is served, and uninstalls it when the test ends.
+func (c *Cluster) InstallFlux(t testing.TB) {
+	t.Helper()
+	crd := olmCRD("HelmRelease", "helmreleases")
+	crd.Name = "helmreleases.helm.toolkit.fluxcd.io"
+	crd.Spec.Group = "helm.toolkit.fluxcd.io"
+	crd.Spec.Scope = apiextensionsv1.NamespaceScoped
+	crd.Spec.Versions[0].Name = "v2"
+	c.installCRDs(t, crd)
+}
+
+// installCRDs installs crds, waits until they are served, and uninstalls them
+// when the test ends.
+func (c *Cluster) installCRDs(t testing.TB, crds ...*apiextensionsv1.CustomResourceDefinition) {
+	t.Helper()
+	opts := envtest.CRDInstallOptions{CRDs: crds, MaxTime: 30 * time.Second, PollInterval: 100 * time.Millisecond}
+	if _, err := envtest.InstallCRDs(c.Config, opts); err != nil {
+		t.Fatalf("install CRDs: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := envtest.UninstallCRDs(c.Config, opts); err != nil {
+			t.Errorf("uninstall CRDs: %v", err)
+		}
+	})
+}
+
 // olmCRD is a minimal cluster-scoped CRD of OLMv1's group that keeps whatever it
 // is given, with a status subresource.
 func olmCRD(kind, plural string) *apiextensionsv1.CustomResourceDefinition {
@@ -56,13 +87,5 @@ func (c *Cluster) InstallOLMv1(t testing.TB, objectSets bool) {
 	if objectSets {
 		crds = append(crds, olmCRD("ClusterObjectSet", "clusterobjectsets"))
 	}
-	opts := envtest.CRDInstallOptions{CRDs: crds, MaxTime: 30 * time.Second, PollInterval: 100 * time.Millisecond}
-	if _, err := envtest.InstallCRDs(c.Config, opts); err != nil {
-		t.Fatalf("install OLMv1 CRDs: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := envtest.UninstallCRDs(c.Config, opts); err != nil {
-			t.Errorf("uninstall OLMv1 CRDs: %v", err)
-		}
-	})
+	c.installCRDs(t, crds...)
 }

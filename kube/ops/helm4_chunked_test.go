@@ -1,5 +1,3 @@
-//go:build helm4driver
-
 package ops_test
 
 import (
@@ -21,6 +19,7 @@ import (
 
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/storage"
+	"github.com/chunkview/chunkview/storage/helm4"
 )
 
 // storeHelm4Chunked writes rls into namespace ns in the chunked format as a
@@ -148,7 +147,7 @@ func TestHelm4ChunkedRecord(t *testing.T) {
 	if got := secretsOfKey(t, ns, owner, k1); len(got) != 0 {
 		t.Fatalf("revision 1 left %q (its chunks were %q)", got, chunks1)
 	}
-	if rows, err := c.History(ctx, ns, "h4c"); err != nil || len(rows) != 2 {
+	if rows, err := c.History(ctx, ns, "h4c"); err != nil || len(rows) != 3 || rows[0].Revision != 2 {
 		t.Fatalf("history after the delete of revision 1: %+v, %v", rows, err)
 	}
 }

@@ -47,7 +47,7 @@ func TestHelm4Operations(t *testing.T) {
 		t.Run(st.store, func(t *testing.T) {
 			ctx := t.Context()
 			ns := cluster.Namespace(t)
-			args := []string{"-n", ns, "--driver", st.store}
+			args := []string{"-n", ns, "--driver", st.store, "--chunk-size", "1024"}
 			helm4Release(t, ns, "four", st)
 			read := st.reader(ns)
 			c := connect(t, adminKubeconfig(t, ns), args, nil)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/storage"
+	"github.com/chunkview/chunkview/storage/helm4"
 )
 
 // helm4Stores are the stores the Helm 4 twin tests run in, with the driver Helm
@@ -28,6 +29,17 @@ var helm4Stores = []struct {
 }{
 	{store: kube.DriverSecret, reader: func(ns string) driver4.Driver { return helm4Driver(kube.DriverSecret, ns) }},
 	{store: kube.DriverConfigMap, reader: func(ns string) driver4.Driver { return helm4Driver(kube.DriverConfigMap, ns) }},
+	// The chunked store as an operator on Helm 4 would keep it: chunkview's
+	// Helm 4 driver under Helm 4's actions, small chunks so records span several.
+	{store: kube.DriverChunked,
+		driver: func(ns string) driver4.Driver { return chunked4Driver(ns) },
+		reader: func(ns string) driver4.Driver { return chunked4Driver(ns) }},
+}
+
+// chunked4Driver is chunkview's Helm 4 chunked driver over ns, owner helm, in
+// chunks of 1 KiB.
+func chunked4Driver(ns string) driver4.Driver {
+	return helm4.NewChunkedSecrets(secrets(ns), "helm", storage.ChunkedSecretsConfig{ChunkSize: 1024})
 }
 
 // TestHelm4TwinRollback: twin releases, installed with server-side apply and
@@ -61,7 +73,7 @@ func TestHelm4TwinRollback(t *testing.T) {
 				t.Fatalf("helm 4 rollback: %v", err)
 			}
 			// B: chunkview's.
-			c := connect(t, adminKubeconfig(t, nsB), []string{"-n", nsB, "--driver", st.store}, nil)
+			c := connect(t, adminKubeconfig(t, nsB), []string{"-n", nsB, "--driver", st.store, "--chunk-size", "1024"}, nil)
 			plan, err := c.PlanRollback(ctx, nsB, "twin", 1, kube.DiffOptions{})
 			if err != nil {
 				t.Fatal(err)
