@@ -25,6 +25,7 @@ var completedArgs = map[string][]argKind{
 	"verify":          {argRelease},
 	"uninstall":       {argRelease},
 	"fix-stuck":       {argRelease},
+	"prune":           {argRelease},
 	"rollback":        {argRelease, argRevision},
 	"delete-revision": {argRelease, argRevision},
 	"diff":            {argRelease, argRevision, argRevision},

@@ -180,6 +180,7 @@ func (a *App) Command(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command 
 		r.rollbackCommand(),
 		r.uninstallCommand(),
 		r.deleteRevisionCommand(),
+		r.pruneCommand(),
 		r.fixStuckCommand(),
 		r.versionCommand(),
 	)

@@ -158,15 +158,21 @@ func (d *confirmDialog) handleKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		return nil, true
 	}
 	if len(d.choices) > 0 {
+		// With a name to type, letters and digits are the name's: only the
+		// arrow keys move between the choices.
+		up, down := key.Matches(msg, k.Up), key.Matches(msg, k.Down)
+		if d.want != "" {
+			up, down = msg.String() == "up", msg.String() == "down"
+		}
 		switch {
-		case key.Matches(msg, k.Up):
+		case up:
 			d.cursor = max(d.cursor-1, 0)
 			return nil, false
-		case key.Matches(msg, k.Down):
+		case down:
 			d.cursor = min(d.cursor+1, len(d.choices)-1)
 			return nil, false
 		}
-		if s := msg.String(); len(s) == 1 && s[0] >= '1' && int(s[0]-'1') < len(d.choices) {
+		if s := msg.String(); d.want == "" && len(s) == 1 && s[0] >= '1' && int(s[0]-'1') < len(d.choices) {
 			d.cursor = int(s[0] - '1')
 			return nil, false
 		}
@@ -346,6 +352,52 @@ func checked[O ops.Operation](c common) func(op O, err error) (ops.Operation, er
 		}
 		return op, nil
 	}
+}
+
+// pruneKeeps are the --keep values the prune dialog offers, the first being
+// Helm's own default --history-max.
+var pruneKeeps = []int{10, 5, 3, 1}
+
+// pruneDialog offers to prune the history of the release p shows: each choice
+// keeps a number of the newest revisions (and the deployed one), and says what
+// goes and the bytes it frees; the release's name is typed to confirm.
+func pruneDialog(c common, p *ops.Plan) *confirmDialog {
+	d := newConfirmDialog(c, actionPrune, p.Namespace, p.Release, 0, "Prune "+p.Release,
+		fmt.Sprintf("Deletes the records of old revisions of %s, oldest first, with all their Secrets. The release's resources stay as they are.", p.Release))
+	var plans []*ops.Prune
+	plan := planOp(actionPrune, p.Namespace, p.Release, func() (ops.Operation, error) {
+		rn := ops.NewRunner(c.client)
+		var first ops.Operation
+		for _, keep := range pruneKeeps {
+			pr, err := checked[*ops.Prune](c)(rn.PlanPrune(c.ctx, p, keep))
+			if err != nil {
+				return nil, err
+			}
+			if len(pr.(*ops.Prune).Removed) == 0 {
+				continue
+			}
+			plans = append(plans, pr.(*ops.Prune))
+			if first == nil {
+				first = pr
+			}
+		}
+		if first == nil {
+			return nil, fmt.Errorf("%s keeps its %d revisions with every choice (%v): there is nothing to prune", p.Release, len(p.Rows), pruneKeeps)
+		}
+		return first, nil
+	})
+	return d.planning(plan, func(ops.Operation) {
+		d.choices = nil
+		for _, pr := range plans {
+			d.choices = append(d.choices, choice{label: fmt.Sprintf("Keep the newest %d (delete %d)", pr.Keep, len(pr.Removed)), warning: pr.Describe()})
+		}
+		d.run = func(i int) tea.Cmd {
+			pr := plans[i]
+			return runOp(c.ctx, c.client, actionPrune, 0, pr, func() string {
+				return fmt.Sprintf("Pruned %s: deleted %d revision records, kept %d.", pr.Release, pr.Done, len(pr.Kept))
+			})
+		}
+	}).typed()
 }
 
 // objectList lists objects under a heading, at most n of them and how many more.

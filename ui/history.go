@@ -81,7 +81,7 @@ type actionOp struct {
 // historyOps are the history's action keys and the operations they run.
 func (s *historyScreen) historyOps() []actionOp {
 	k := &s.keys.History
-	return []actionOp{{&k.Rollback, kube.OpRollback}, {&k.Delete, kube.OpDeleteRevision}, {&k.Uninstall, kube.OpUninstall}, {&k.FixStuck, kube.OpFixStuck}}
+	return []actionOp{{&k.Rollback, kube.OpRollback}, {&k.Delete, kube.OpDeleteRevision}, {&k.Uninstall, kube.OpUninstall}, {&k.FixStuck, kube.OpFixStuck}, {&k.Prune, kube.OpPrune}}
 }
 
 // actionKey returns binding b as the help shows it: marked when the user may not
@@ -134,6 +134,7 @@ func (s *historyScreen) help() helpKeys {
 	k := s.keys.History
 	rollback, del := s.actionKey(k.Rollback, kube.OpRollback), s.actionKey(k.Delete, kube.OpDeleteRevision)
 	uninstall, fix := s.actionKey(k.Uninstall, kube.OpUninstall), s.actionKey(k.FixStuck, kube.OpFixStuck)
+	prune := s.actionKey(k.Prune, kube.OpPrune)
 	diff, chunks := k.Diff, layoutKey(k.Chunks, s.store())
 	if sel := s.selected(); sel != nil && s.previous() == nil && (s.mark == 0 || s.mark == sel.Revision) {
 		diff.SetEnabled(false) // the first revision: nothing to compare it with yet
@@ -143,7 +144,7 @@ func (s *historyScreen) help() helpKeys {
 		full: [][]key.Binding{
 			s.keys.List.bindings(),
 			{k.Open, chunks, diff, k.Live, k.Mark, k.Refresh, k.Verify},
-			{rollback, del, uninstall, fix},
+			{rollback, del, uninstall, fix, prune},
 		},
 	}
 }
@@ -334,6 +335,16 @@ func (s *historyScreen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return s.openDialog(uninstallDialog(s.common, p), func() tea.Cmd {
 			return pop("Uninstalled " + s.name + ".")
 		})
+	}
+	if key.Matches(msg, k.Prune) && len(s.rows) > 0 {
+		if len(s.rows) < 2 {
+			return status(s.name+" has one revision: there is nothing to prune.", true)
+		}
+		p, err := s.plan()
+		if err != nil {
+			return status(shortError(err), true)
+		}
+		return s.openDialog(pruneDialog(s.common, p), nil)
 	}
 	if key.Matches(msg, k.FixStuck) {
 		l := s.latest()

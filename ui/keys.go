@@ -92,6 +92,8 @@ type HistoryKeyMap struct {
 	Delete    key.Binding
 	Uninstall key.Binding
 	FixStuck  key.Binding
+	// Prune deletes old revision records, keeping the newest.
+	Prune key.Binding
 }
 
 // RevisionKeyMap are the keys of one revision's tabs.
@@ -191,6 +193,7 @@ func DefaultKeyMap() KeyMap {
 			Delete:    b(k("X"), "X", "delete revision"),
 			Uninstall: b(k("U"), "U", "uninstall"),
 			FixStuck:  b(k("F"), "F", "fix stuck"),
+			Prune:     b(k("P"), "P", "prune old revisions"),
 		},
 		Revision: RevisionKeyMap{
 			NextTab:   b(k("tab"), "tab", "next tab"),
@@ -236,7 +239,7 @@ func DefaultKeyMap() KeyMap {
 // disableActions turns off every key that would change the cluster, for read-only
 // mode. Disabled bindings neither match nor appear in help.
 func (k *KeyMap) disableActions() {
-	for _, b := range []*key.Binding{&k.History.Rollback, &k.History.Delete, &k.History.Uninstall, &k.History.FixStuck, &k.Diff.Confirm} {
+	for _, b := range []*key.Binding{&k.History.Rollback, &k.History.Delete, &k.History.Uninstall, &k.History.FixStuck, &k.History.Prune, &k.Diff.Confirm} {
 		b.SetEnabled(false)
 	}
 }

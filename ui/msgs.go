@@ -297,6 +297,7 @@ const (
 	actionUninstall actionKind = "uninstall"
 	actionDelete    actionKind = "delete-revision"
 	actionFixStuck  actionKind = "fix-stuck"
+	actionPrune     actionKind = "prune"
 )
 
 // actionDoneMsg reports an operation's outcome: text says what happened, err why

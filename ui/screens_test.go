@@ -465,3 +465,23 @@ func TestHistoryShowsHelmRelease(t *testing.T) {
 	h.send(controllerMsg{ns: hs.ns, name: hs.name, ctl: &suspended})
 	h.contains("Ready True · suspended").lacks("are refused while Flux")
 }
+
+// TestPruneDialog: P in the history offers to keep the newest revisions, each
+// choice saying what goes and the bytes freed; the release's name typed, the
+// records of the oldest go and the history shows the rest.
+func TestPruneDialog(t *testing.T) {
+	f := newFixture(t)
+	h := newHarness(t, f.client, Options{}, 120, 40)
+	h.press("down", "down", "enter")
+	hs := h.top().(*historyScreen)
+	if len(hs.rows) != 4 {
+		t.Fatalf("web has %d revisions, want 4", len(hs.rows))
+	}
+	h.press("P").contains("Prune web", "Keep the newest 3 (delete 1)", "Keep the newest 1 (delete 3)", "freeing", "Type the release name (web) to confirm:")
+	h.press("down").contains("▶ 2. Keep the newest 1 (delete 3)", "keeps 4.")
+	h.typeText("web").press("enter").contains("Pruned web: deleted 3 revision records, kept 1.")
+	h.press("enter")
+	if got := len(hs.rows); got != 1 || hs.rows[0].Revision != 4 {
+		t.Fatalf("history after the prune: %d rows (%+v)", got, hs.rows)
+	}
+}

@@ -219,6 +219,45 @@ func faultScenarios() []faultScenario {
 				}
 			},
 		},
+		{
+			// prune --keep 1 removes revisions 1 and 2, oldest first: a fault
+			// at any call leaves the history shorter at its old end, never with
+			// a gap among the newest.
+			name:    "prune",
+			prepare: faultSeed,
+			run: func(ctx context.Context, c *client, ns string) error {
+				p, err := c.base(ctx, ns, faultRelease)
+				if err != nil {
+					return err
+				}
+				pr, err := c.runner().PlanPrune(ctx, p, 1)
+				if err != nil {
+					return err
+				}
+				return c.runner().Apply(ctx, pr)
+			},
+			check: func(t *testing.T, got map[int]*release.Release, err error) {
+				ns := ""
+				if r := got[3]; r != nil {
+					ns = r.Namespace
+				}
+				mustKeepOld(t, got, ns, nil)
+				if got[3] == nil {
+					t.Errorf("prune removed the latest revision: have %v", revisions(got))
+				}
+				if got[2] == nil && got[1] != nil {
+					t.Errorf("prune left a gap: revision 1 stays, revision 2 is gone (%v)", revisions(got))
+				}
+				if err == nil && len(got) != 1 {
+					t.Errorf("prune succeeded but left %v", revisions(got))
+				}
+			},
+			retried: func(t *testing.T, got map[int]*release.Release) {
+				if len(got) != 1 || got[3] == nil {
+					t.Errorf("prune retried: revisions %v", revisions(got))
+				}
+			},
+		},
 	}
 }
 
@@ -439,7 +478,7 @@ func TestFaultMatrix(t *testing.T) {
 							}
 							rerr = sc.run(t.Context(), cc, ns)
 						}
-						if rerr != nil && !(sc.name == "delete-revision" && errors.Is(rerr, kube.ErrNotFound)) {
+						if rerr != nil && !((sc.name == "delete-revision" || sc.name == "prune") && errors.Is(rerr, kube.ErrNotFound)) {
 							t.Errorf("retry after %s: %v", rule, rerr)
 						}
 						sc.retried(t, readAll(t, ns))

@@ -78,6 +78,7 @@ func TestRBACReadOnlyUser(t *testing.T) {
 		kube.OpDeleteRevision: "delete, deletecollection secrets",
 		kube.OpGC:             "delete secrets",
 		kube.OpFixStuck:       "create, update, patch, delete, deletecollection secrets",
+		kube.OpPrune:          "delete, deletecollection secrets",
 	}
 	disabled := p.Disabled()
 	for _, op := range kube.Operations {
