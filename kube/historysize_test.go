@@ -13,7 +13,9 @@ import (
 // storage.SummaryFromMeta, which decodes the whole summary, on the summaries
 // chunkview writes (whatever their description says) and on what it does not.
 func TestStoredBytesOf(t *testing.T) {
-	meta := func(a map[string]string) *metav1.ObjectMeta { return &metav1.ObjectMeta{Name: "sh.helm.release.v1.x.v1", Annotations: a} }
+	meta := func(a map[string]string) *metav1.ObjectMeta {
+		return &metav1.ObjectMeta{Name: "sh.helm.release.v1.x.v1", Annotations: a}
+	}
 	var cases []*metav1.ObjectMeta
 	for _, desc := range []string{"", "Upgrade complete", `tricky "storedBytes":99 text`, `\"storedBytes\":7`, "storedBytes", `{"storedBytes":5}`} {
 		for _, n := range []int64{0, 1, 5_880, 11_444_224} {
