@@ -50,7 +50,11 @@ func (s *historyScreen) trendLines() []string {
 	if rows := s.chartRows(g); rows > 0 && len(chartPoints) > 0 {
 		m := sizechart.Model{Styles: st.SizeChart, Format: size}
 		m.SetSize(s.width, rows)
-		m.SetData(chartPoints, g.Limit, s.limitName(g.Limit), sizechart.Forecast{PerRevision: g.PerRevision, FailsAt: g.FailsAt})
+		f := sizechart.Forecast{PerRevision: g.PerRevision, FailsAt: g.FailsAt}
+		if g.RevisionsLeft > forecastHorizon {
+			f.FailsAt = 0
+		}
+		m.SetData(chartPoints, g.Limit, s.limitName(g.Limit), f)
 		if sel := s.selected(); sel != nil {
 			m.Select(sel.Revision)
 		}
@@ -94,6 +98,11 @@ func (s *historyScreen) chartRows(g kube.Growth) int {
 	}
 	return rows
 }
+
+// forecastHorizon is how many upgrades away the revision that will not fit may
+// be for the chart to name it: further off, a small rate's extrapolation says
+// little, and the limit reads as not in reach.
+const forecastHorizon = 100
 
 // maxChartRows bounds the size chart's height on a tall screen.
 const maxChartRows = 12
@@ -181,7 +190,7 @@ func abs(f float64) float64 {
 // than that at the recent growth (the chart marks the revision), or not in
 // reach at all.
 func farOff(g kube.Growth) string {
-	if g.FailsAt > 0 {
+	if g.FailsAt > 0 && g.RevisionsLeft <= forecastHorizon {
 		return fmt.Sprintf("more than %d upgrades away", kube.WarnWithin)
 	}
 	return "not in reach at the recent rate"
