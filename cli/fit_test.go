@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	hopstorage "github.com/operator-framework/helm-operator-plugins/pkg/storage"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -162,6 +163,17 @@ func TestFitTooLargeForSecretsFitsChunked(t *testing.T) {
 	}
 	if it := all.Breakdown.Largest[0]; it.Kind != "crd" || !strings.HasPrefix(it.Name, "crds/") {
 		t.Errorf("largest items: want a CRD first, got %+v", all.Breakdown.Largest)
+	}
+
+	table := e.run("fit", dir, "--name", "gw", "--max-write-chunks", "11")
+	mustCode(t, table, cli.ExitNoFit)
+	for _, l := range strings.Split(table.stdout, "\n") {
+		if n := utf8.RuneCountInString(l); n > 80 {
+			t.Errorf("table line of %d columns, over 80: %q", n, l)
+		}
+	}
+	if !strings.Contains(table.stdout, "secret    ") || !strings.Contains(table.stdout, "NO") || !strings.Contains(table.stdout, "crds/kind") {
+		t.Errorf("table: want the stores, the verdict and the CRDs named:\n%s", table.stdout)
 	}
 
 	only := e.fitJSON(cli.ExitOK, dir, "--name", "gw", "--driver", "chunked", "--max-write-chunks", "11")

@@ -9,8 +9,11 @@ import (
 )
 
 // fitNameWidth bounds the NAME column of the largest items, so that the table
-// stays within 80 columns.
-const fitNameWidth = 40
+// stays within 80 columns; fitWidth is where sentences wrap.
+const (
+	fitNameWidth = 40
+	fitWidth     = 80
+)
 
 // printFit prints a fit result for people: one row per store, why a store
 // refuses the record, the comparison with the current revision, and what takes
@@ -21,8 +24,12 @@ func (r *run) printFit(out *FitResult) error {
 	if out.Action == "upgrade" {
 		what = "an upgrade of"
 	}
-	fmt.Fprintf(w, "%s as %s %q (namespace %s), revision %d: %s of JSON\n\n",
+	title := fmt.Sprintf("%s as %s %q (namespace %s), revision %d: %s of JSON",
 		out.Chart, what, out.Release, out.Namespace, out.Revision, size(int64(out.JSONBytes)))
+	for _, l := range wrapWords(title, fitWidth, "  ") {
+		fmt.Fprintln(w, l)
+	}
+	fmt.Fprintln(w)
 	tw := newTable(w)
 	head := []any{"STORE", "STORED", "LIMIT", "FILL", "FITS", "OBJECTS"}
 	if out.Current != nil {
@@ -46,12 +53,16 @@ func (r *run) printFit(out *FitResult) error {
 	}
 	for _, s := range out.Stores {
 		if !s.Fits {
-			fmt.Fprintf(w, "✗ %s: %s\n", kube.DriverLabel(s.Driver), s.Reason)
+			for _, l := range wrapWords(fmt.Sprintf("✗ %s: %s", kube.DriverLabel(s.Driver), s.Reason), fitWidth, "  ") {
+				fmt.Fprintln(w, l)
+			}
 		}
 	}
 	if cur := out.Current; cur != nil {
 		fmt.Fprintln(w)
-		fmt.Fprintln(w, currentLine(cur, out.Revision))
+		for _, l := range wrapWords(currentLine(cur, out.Revision), fitWidth, "") {
+			fmt.Fprintln(w, l)
+		}
 	}
 	r.printBreakdown(out.Breakdown)
 	return nil
@@ -146,4 +157,26 @@ func cutLeft(s string, n int) string {
 		return s
 	}
 	return "…" + strings.TrimLeft(string(rs[len(rs)-n+1:]), "/")
+}
+
+// wrapWords breaks s into lines of at most width runes at spaces, the lines
+// after the first starting with indent; a word longer than a line stays whole.
+func wrapWords(s string, width int, indent string) []string {
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(s) {
+		switch {
+		case line == "":
+			line = word
+			if len(lines) > 0 {
+				line = indent + word
+			}
+		case len([]rune(line))+1+len([]rune(word)) > width:
+			lines = append(lines, line)
+			line = indent + word
+		default:
+			line += " " + word
+		}
+	}
+	return append(lines, line)
 }
