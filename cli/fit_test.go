@@ -275,7 +275,15 @@ func TestFitUpgradeOfRelease(t *testing.T) {
 				}
 			}
 			args := []string{dir, "--release", "up", "--driver", tc.driver, "--chunk-size", itoa(testChunkSize)}
-			out := e.fitJSON(cli.ExitOK, args...)
+			stats := &kube.Stats{}
+			r := e.runApp(&cli.App{Stats: stats}, "", append([]string{"fit"}, append(args, "-o", "json")...)...)
+			mustCode(t, r, cli.ExitOK)
+			var out cli.FitResult
+			decode(t, r, &out)
+			t.Logf("fit --release over %s: %d requests %v, %d bytes received", tc.driver, stats.Total(), stats.Requests(), stats.BytesReceived())
+			if stats.Mutating() != 0 {
+				t.Errorf("fit sent %d requests that could change the cluster: %v", stats.Mutating(), stats.Requests())
+			}
 			cur := out.Current
 			if out.Action != "upgrade" || out.Revision != 4 || cur == nil || cur.Revision != 3 || cur.Driver != tc.driver {
 				t.Fatalf("want an upgrade to revision 4 of revision 3 in %s, got %+v (current %+v)", tc.driver, out, cur)
