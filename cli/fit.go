@@ -285,5 +285,11 @@ largest).`,
 	f.BoolVar(&o.resetThenReuse, "reset-then-reuse-values", false, "with --release: the new chart's values, the last release's, then those given, as helm upgrade's")
 	f.StringVar(&o.kubeVersion, "kube-version", "", "Kubernetes version an install is rendered for (.Capabilities.KubeVersion), as helm template's")
 	f.StringSliceVarP(&o.apiVersions, "api-versions", "a", nil, "API versions an install is rendered with (.Capabilities.APIVersions), as helm template's")
+	// The chart completes as a path (cobra's default); the release from the
+	// cluster, as other commands' release arguments do.
+	_ = cmd.RegisterFlagCompletionFunc("release", func(c *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
+		return r.completeReleases(c)
+	})
+	_ = cmd.MarkFlagFilename("values", "yaml", "yml", "json")
 	return cmd
 }
