@@ -127,7 +127,9 @@ func TestFitSmallChartMatchesHelm(t *testing.T) {
 			}
 			stored, objects := tc.stored(e)
 			within(t, tc.driver, pred.StoredBytes, stored, 2)
-			if pred.Objects != objects {
+			// A record within a few bytes of a slice boundary may take a chunk
+			// more or less than predicted: its timestamps are not known.
+			if d := pred.Objects - objects; d < -1 || d > 1 || (d != 0 && pred.Objects == 1) {
 				t.Errorf("%s: predicted %d objects, the store wrote %d", tc.driver, pred.Objects, objects)
 			}
 		})
@@ -228,8 +230,10 @@ func TestFitValuesAndSet(t *testing.T) {
 	// The later file wins, as in helm; the text of the first stays in the values.
 	later := secretBytes(cli.ExitOK, "-f", big, "-f", small)
 	set := secretBytes(cli.ExitOK, "-f", big, "--set", "big=false")
-	if later != set || later <= plain || later >= withBig/3 {
-		t.Fatalf("big then small.yaml: %d bytes, big.yaml and --set big=false: %d; want the same, above the plain %d and far below %d", later, set, plain, withBig)
+	// The same values, rendered twice: the same size but for the records'
+	// timestamps, whose digits compress differently.
+	if abs(later-set) > 32 || later <= plain || later >= withBig/3 {
+		t.Fatalf("big then small.yaml: %d bytes, big.yaml and --set big=false: %d; want the same (but for timestamps), above the plain %d and far below %d", later, set, plain, withBig)
 	}
 	if s := secretBytes(cli.ExitOK, "--set", "greeting="+strings.Repeat("x", 30_000)); s <= plain {
 		t.Fatalf("--set greeting of 30,000 bytes: want more than the plain %d bytes, got %d", plain, s)
