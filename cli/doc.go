@@ -1,5 +1,5 @@
 // Package cli is chunkview's non-interactive front end: the cobra command tree with
-// one subcommand per release operation (ls, history, get, inspect, diff, drift, verify, gc,
+// one subcommand per release operation (ls, history, get, inspect, diff, drift, fit, verify, gc,
 // rollback, uninstall, delete-revision, fix-stuck), plus version and completion.
 // It calls kube and prints tables, JSON or YAML; it never exits the process. main
 // builds an App, calls Run and exits with the code Run returns. Read-only commands
@@ -24,7 +24,9 @@
 //
 // drift exits as kubectl diff does: 0 no drift, 1 drift found, above 1 an error
 // (2, 3 and 6 as above; 6 also when nothing readable drifted but some objects
-// could not be read; 8 for any failure other commands report with 1).
+// could not be read; 8 for any failure other commands report with 1). fit
+// exits the same way: 0 the chart fits every store checked, 1 it does not fit
+// some, 8 any other failure.
 //
 // # Output
 //

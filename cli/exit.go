@@ -38,7 +38,8 @@ const exitCodesHelp = `Exit codes:
   7  the release changed after the plan was shown (another writer): nothing or
      only what the message says was changed; look again before retrying
   drift exits as kubectl diff: 0 no drift, 1 drift found, 8 a failure other
-     than the above (see 'chunkview drift --help')
+     than the above (see 'chunkview drift --help'); fit likewise: 0 fits every
+     store checked, 1 does not fit some, 8 another failure
   130  cancelled with Ctrl-C at a confirmation prompt: nothing was changed`
 
 // Errors the CLI itself raises, wrapped into the messages it prints.

@@ -71,6 +71,14 @@ type ReleaseItem struct {
 	UnknownFields []string `json:"unknownFields,omitempty"`
 	// Revisions is the number of revisions stored.
 	Revisions int `json:"revisions"`
+	// HistoryBytes is what the stored revisions take in their store (as
+	// StoredBytes counts), summed over the HistorySized revisions whose size
+	// the listing knows: when that is fewer than Revisions, the sum is a lower
+	// bound. Sizes come at no extra request: from the summary annotations of
+	// the index Secrets chunkview wrote, and from the records of Helm's stores
+	// that are not superseded, which the listing reads whole.
+	HistoryBytes int64 `json:"historyBytes"`
+	HistorySized int   `json:"historySizedRevisions"`
 	// ControlledBy names what reconciles the release: "HelmRelease/NS/NAME"
 	// for one Flux manages, "ClusterExtension/NAME" (the latest record's
 	// controller ownerReference) for an OLMv1 release; Controller says more.
@@ -104,6 +112,7 @@ func releaseItem(rr kube.ReleaseRow) ReleaseItem {
 		Broken: r.Broken, Problem: r.Problem, Checked: r.Checked, Unchecked: r.Unchecked, Writing: r.Writing,
 		ControlledBy: r.ControlledBy, Controller: r.Controller, Labels: r.Labels,
 	}
+	it.HistoryBytes, it.HistorySized = rr.HistoryBytes()
 	if r.NamespaceUnknown {
 		it.Namespace = "" // not read: not the storage namespace either
 	}
@@ -273,6 +282,9 @@ The listing reads Secret metadata only; for revisions stored without chunkview's
 summary annotations (written by another tool) it reads the index Secret, whose first
 slice holds the chart and versions: their SIZE and FILL show '-' (not known without
 reading every chunk; -o json gives storedBytesAtMost), unless they fit in one Secret.
+-o wide's HISTORY is what all the stored revisions take (historyBytes in -o json),
+from what the listing read: every revision chunkview wrote, and the records of
+Helm's stores that are not superseded; "≥" marks a sum that leaves some out.
 --near-limit decodes those that may be near the limit. One more metadata list checks that the chunk Secrets of every latest
 revision are there. HEALTH says what was found: ok, broken (cannot be decoded, or
 chunk Secrets missing; listed anyway), writing (another writer is storing it right
@@ -339,7 +351,7 @@ func (r *run) printReleases(out Releases, wide, noHeaders bool) {
 	if !noHeaders {
 		head := cells(ReleaseItem{Namespace: "NAMESPACE", StorageNamespace: "STORAGE NS"}, "NAME", "STORE", "REVISION", "STATUS", "CHART", "APP VERSION", "UPDATED", "CHUNKS", "SIZE", "FILL", "REVISIONS", "HEALTH")
 		if wide {
-			head = append(head, "LAST DEPLOYED")
+			head = append(head, "HISTORY", "LAST DEPLOYED")
 		}
 		row(tw, head...)
 	}
@@ -356,7 +368,7 @@ func (r *run) printReleases(out Releases, wide, noHeaders bool) {
 		c := cells(it, it.Name, kube.DriverLabel(it.Driver), it.Revision, it.Status, chart, app, age(now, it.Updated), chunks, size(it.StoredBytes), fill(it.Fill, it.LimitBytes), it.Revisions,
 			health(it.Broken, it.Checked, it.Writing))
 		if wide {
-			c = append(c, timestamp(it.Updated))
+			c = append(c, historySize(it), timestamp(it.Updated))
 		}
 		row(tw, c...)
 	}
@@ -370,6 +382,18 @@ func (r *run) printReleases(out Releases, wide, noHeaders bool) {
 			fmt.Fprintf(r.stderr, "Warning: revision %d of %s/%s was not checked: %s\n", it.Revision, it.StorageNamespace, it.Name, it.Unchecked)
 		}
 	}
+}
+
+// historySize is the HISTORY column: what the stored revisions take, "≥" the
+// sum when some revisions' sizes are not known, "?" when none is.
+func historySize(it ReleaseItem) string {
+	switch {
+	case it.HistorySized == 0:
+		return "?"
+	case it.HistorySized < it.Revisions:
+		return "≥" + size(it.HistoryBytes)
+	}
+	return size(it.HistoryBytes)
 }
 
 // fill is the FILL column: the share of its store's limit a revision takes.

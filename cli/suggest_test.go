@@ -21,9 +21,9 @@ func suggestions(r result) []string {
 	return out
 }
 
-// words splits a suggested command line into its arguments (after "chunkview"),
+// shellWords splits a suggested command line into its arguments (after "chunkview"),
 // undoing the single quotes kube.Suggest puts around a word that needs them.
-func words(t *testing.T, line string) []string {
+func shellWords(t *testing.T, line string) []string {
 	t.Helper()
 	var out []string
 	var cur strings.Builder
@@ -61,7 +61,7 @@ func mustWorkPasted(t *testing.T, what string, r result, run func(args ...string
 	n := 0
 	for _, line := range suggestions(r) {
 		n++
-		args := words(t, line)
+		args := shellWords(t, line)
 		got := run(args...)
 		if got.code == cli.ExitUsage || got.code == cli.ExitNotFound {
 			t.Errorf("%s advised `%s`, which exits %d when pasted: %s", what, line, got.code, got)

@@ -93,7 +93,7 @@ func (s chunkedStore) indexReleases(ctx context.Context, ns string, sel labels.S
 		for i := range page {
 			m := &page[i]
 			name, rev := nameAndRevision(m)
-			g.offer(m.Namespace, name, rev, func() RevisionRow {
+			g.offer(m.Namespace, name, rev, storedBytesOf(m), func() RevisionRow {
 				r := rowOf(m)
 				r.LimitBytes = limit
 				return r
@@ -242,13 +242,13 @@ type releaseGroups struct {
 type releaseID struct{ ns, name string }
 
 func (g *releaseGroups) add(row RevisionRow) {
-	g.offer(row.StorageNamespace, row.Name, row.Revision, func() RevisionRow { return row })
+	g.offer(row.StorageNamespace, row.Name, row.Revision, knownSize(row), func() RevisionRow { return row })
 }
 
-// offer counts revision rev of release name in storage namespace ns, and keeps
-// the row that row makes of it if it is the latest seen so far; row is not
-// called otherwise.
-func (g *releaseGroups) offer(ns, name string, rev int, row func() RevisionRow) {
+// offer counts revision rev of release name in storage namespace ns, of size
+// stored bytes (0: not known), and keeps the row that row makes of it if it is
+// the latest seen so far; row is not called otherwise.
+func (g *releaseGroups) offer(ns, name string, rev int, size int64, row func() RevisionRow) {
 	if g.byRelease == nil {
 		g.byRelease = map[releaseID]int{}
 	}
@@ -261,6 +261,7 @@ func (g *releaseGroups) offer(ns, name string, rev int, row func() RevisionRow) 
 	}
 	rr := &g.rows[i]
 	rr.Revisions++
+	rr.SetRevisionSize(rev, size)
 	if g.all {
 		r := row()
 		rr.History = append(rr.History, r)

@@ -262,6 +262,17 @@ func (s *helmStore) releases(ctx context.Context, name string, light bool) ([]Re
 			byKey[r.StorageNamespace+"/"+r.Key] = r
 		}
 	}
+	// The records read whole are sized, the superseded ones are not (see
+	// HistoryBytes).
+	byRelease := make(map[releaseID]int, len(out))
+	for i := range out {
+		byRelease[releaseID{out[i].Latest.StorageNamespace, out[i].Latest.Name}] = i
+	}
+	for _, r := range byKey {
+		if i, ok := byRelease[releaseID{r.StorageNamespace, r.Name}]; ok {
+			out[i].SetRevisionSize(r.Revision, knownSize(r))
+		}
+	}
 	for i := range out {
 		l := &out[i].Latest
 		if r, ok := byKey[l.StorageNamespace+"/"+l.Key]; ok {

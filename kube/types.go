@@ -144,6 +144,9 @@ type ReleaseRow struct {
 	// when the release was looked up by name (Client.ReleasesNamed): what a
 	// command by name plans from, without listing again.
 	History []RevisionRow `json:"-"`
+	// sizes are the stored bytes of the revisions whose size the listing
+	// learned, by revision (see HistoryBytes).
+	sizes map[int]int64
 }
 
 // InFlight reports whether status is one an operation leaves while it runs, and

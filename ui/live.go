@@ -97,8 +97,13 @@ func (s *releasesScreen) applyLive(ev kube.WatchEvent) tea.Cmd {
 					// the metadata's modifiedAt is when the status changed.
 					keepSummary(&r, l)
 				}
+				// The old latest's size, filled since the listing, stays in
+				// the history's sum.
+				it.row.SetRevisionSize(l.Revision, storedSize(l))
 				it.row.Latest, it.filled, it.err = r, false, nil
 				delete(s.inflight, it.id())
+			} else {
+				it.row.SetRevisionSize(r.Revision, storedSize(r))
 			}
 			return s.fillVisible()
 		}
@@ -120,6 +125,7 @@ func (s *releasesScreen) applyLive(ev kube.WatchEvent) tea.Cmd {
 				return loadRelease(s.ctx, s.client.WithDrivers(storeOf(l.Driver)), s.viewName, l)
 			}
 			it.row.Revisions = max(it.row.Revisions-1, 1)
+			it.row.SetRevisionSize(r.Revision, 0)
 			return nil
 		}
 	}

@@ -33,7 +33,7 @@ func TestPermissionsDisableActions(t *testing.T) {
 	if !ok || hs.perms == nil {
 		t.Fatalf("the history did not learn the user's permissions: top %T", h.top())
 	}
-	h.contains("⊘ R X U F off: you may not create, update, patch, delete, deletecollection secrets in default")
+	h.contains("⊘ R X U F P off: you may not create, update, patch, delete, deletecollection secrets in default")
 	h.press("?").contains("roll back here (denied)").press("esc")
 	f.cluster.ResetRequests()
 	for _, tc := range []struct{ key, heading, needs, key2 string }{
@@ -117,5 +117,5 @@ func TestPermissionsNarrowTerminal(t *testing.T) {
 	f := newFixture(t)
 	f.cluster.Authorize(allowSecrets("default", "get", "list"))
 	h := newHarness(t, f.client, Options{}, 80, 24)
-	h.press("G", "enter").contains("⊘ R X U F off: your rights on secrets in default fall short; press one for why")
+	h.press("G", "enter").contains("⊘ R X U F P off: your rights on secrets in default fall short; press one for why")
 }

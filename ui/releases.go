@@ -315,8 +315,12 @@ func (s *releasesScreen) setRows(rows []kube.ReleaseRow) {
 	for i, r := range rows {
 		it := releaseItem{row: r}
 		if o, ok := old[it.id()]; ok && o.filled {
+			// The same latest record, filled already: keep what was read of
+			// it, and take the listing's counts and sizes of the rest.
 			it = o
-			it.row.Revisions = r.Revisions
+			latest := it.row.Latest
+			it.row = r
+			it.row.Latest = latest
 		}
 		s.items[i] = it
 	}

@@ -30,6 +30,36 @@ var releaseColumns = []column{
 	{title: "LARGEST", width: 10, prio: 1},
 }
 
+// historyColumn is what all the release's stored revisions take. It is shown
+// only where the list has room to spare for it (see withHistory): the detail
+// line says it for the selected release anyway.
+var historyColumn = column{title: "HISTORY", width: 9, right: true, prio: 1}
+
+// historySpare is the room the flexible columns (names, charts) keep beyond
+// their least widths before HISTORY is shown.
+const historySpare = 24
+
+// withHistory fits cols to total columns, with HISTORY before LARGEST when
+// nothing else had to go and the names and charts keep room to spare.
+func withHistory(cols []column, total int) []column {
+	base := fitColumns(cols, total)
+	least := 1
+	for _, c := range cols {
+		least += c.width + 1
+	}
+	if len(base) < len(cols) || total-least < historyColumn.width+1+historySpare {
+		return base
+	}
+	out := make([]column, 0, len(cols)+1)
+	for _, c := range cols {
+		if c.title == "LARGEST" {
+			out = append(out, historyColumn)
+		}
+		out = append(out, c)
+	}
+	return fitColumns(out, total)
+}
+
 // storeColumn names the store a row came from; it is shown only when the list
 // reads more than one store (see columnsFor).
 var storeColumn = column{title: "STORE", width: 7, prio: 11}
@@ -146,7 +176,7 @@ func (s *releasesScreen) detailLines() []string {
 				mark, l.Name, l.Fill()*100, limitSize(l.LimitBytes), kube.DriverLabel(storeOf(l.Driver)))))
 			second = st.Dim.Render(line1(s.width, "  enter: history, for the revision that will not fit and what to do"))
 		case l.Known:
-			first = st.Dim.Render(line1(s.width, fmt.Sprintf("%s · app %s · %s · %s", chartText(l), orDash(l.Summary.AppVersion), plural(it.row.Revisions, "revision", "revisions"), oneLine(l.Summary.Description))))
+			first = st.Dim.Render(line1(s.width, fmt.Sprintf("%s · app %s · %s · %s", chartText(l), orDash(l.Summary.AppVersion), revisionsText(it.row), oneLine(l.Summary.Description))))
 		}
 	}
 	filter := ""
@@ -213,7 +243,7 @@ func (s *releasesScreen) tableView() string {
 		return st.Dim.Render(wrap(text, s.width))
 	}
 
-	cols := fitColumns(columnsFor(s.items, readsSeveralStores(s.client)), s.width)
+	cols := withHistory(columnsFor(s.items, readsSeveralStores(s.client)), s.width)
 	lines = append(lines, renderHeader(cols, &st.TableHeader))
 	chunkSize := chunkSizeOf(s.client)
 	end := min(s.offset+s.tableHeight(), len(s.shown))
@@ -240,6 +270,7 @@ func (s *releasesScreen) tableView() string {
 			"LARGEST":    st.shareCell(largest, ok, shareWidth),
 			"STORE":      plain(kube.DriverLabel(storeOf(l.Driver))),
 			"FILL":       st.fillCell(l, fillWidth),
+			"HISTORY":    plain(historyText(it.row)),
 		}
 		if isHelmStore(l.Driver) {
 			// One object per revision: there are no chunks to count.

@@ -138,3 +138,34 @@ func problemLine(row kube.RevisionRow) string {
 	}
 	return ""
 }
+
+// storedSize is a row's stored bytes when known, else 0.
+func storedSize(row kube.RevisionRow) int64 {
+	if row.Known {
+		return max(row.Summary.StoredBytes, 0)
+	}
+	return 0
+}
+
+// historyText is a release's HISTORY: what its stored revisions take, "≥" the
+// sum when some revisions' sizes are not known (see kube.ReleaseRow's
+// HistoryBytes), "?" when none is.
+func historyText(rr kube.ReleaseRow) string {
+	b, sized := rr.HistoryBytes()
+	switch {
+	case sized == 0:
+		return "?"
+	case sized < rr.Revisions:
+		return "≥" + size(b)
+	}
+	return size(b)
+}
+
+// revisionsText is "4 revisions holding 24 KiB": how many, and what they hold.
+func revisionsText(rr kube.ReleaseRow) string {
+	n := plural(rr.Revisions, "revision", "revisions")
+	if t := historyText(rr); t != "?" {
+		n += " holding " + t
+	}
+	return n
+}

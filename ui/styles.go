@@ -3,6 +3,8 @@ package ui
 import (
 	"charm.land/bubbles/v2/help"
 	"charm.land/lipgloss/v2"
+
+	"github.com/chunkview/chunkview/ui/sizechart"
 )
 
 // Styles are every style the UI draws with. They are built once, by DefaultStyles,
@@ -55,6 +57,8 @@ type Styles struct {
 	GaugeHigh  lipgloss.Style
 	GaugeEmpty lipgloss.Style
 	Spark      lipgloss.Style
+	// SizeChart is the history's chart of bytes per revision.
+	SizeChart sizechart.Styles
 
 	// Secret states in a chunk layout.
 	StateOK      lipgloss.Style
@@ -153,6 +157,7 @@ func DefaultStyles() Styles {
 	s.GaugeHigh = base.Foreground(colorRed)
 	s.GaugeEmpty = base.Foreground(colorDark)
 	s.Spark = base.Foreground(colorBlue)
+	s.SizeChart = sizechart.DefaultStyles()
 
 	s.StateOK = base.Foreground(colorGreen)
 	s.StateMissing = base.Foreground(colorWhite).Background(colorRed).Bold(true)

@@ -6,35 +6,37 @@ import (
 
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/storage"
+	"github.com/chunkview/chunkview/ui/sizechart"
 )
 
-// trendLines draw the stored size per revision as a sparkline, then where the
-// recent growth is heading against the store's limit on one revision. When the
-// limit is within kube.WarnWithin revisions they say which revision will not fit
-// and what to do about it: the limit is per revision, so keeping fewer revisions
-// does not help, and a person who reads only "prune the history" would lose it for
-// nothing.
+// trendLines draw the stored size per revision, then where the recent growth
+// is heading against the store's limit on one revision. The sizes are a chart
+// on an absolute scale up to the limit (sizechart), the forecast marked on it,
+// where the screen has room for it and the table's least rows; a sparkline on
+// a relative scale otherwise. When the limit is within kube.WarnWithin
+// revisions they say which revision will not fit and what to do about it: the
+// limit is per revision, so keeping fewer revisions does not help, and a person
+// who reads only "prune the history" would lose it for nothing.
 func (s *historyScreen) trendLines() []string {
 	st := s.styles
 	var values []int64
 	var points []kube.SizePoint
+	var chartPoints []sizechart.Point
 	for _, r := range s.rows {
 		if r.Known && r.Summary.StoredBytes > 0 {
 			values = append(values, r.Summary.StoredBytes)
 			points = append(points, kube.SizePoint{Revision: r.Revision, Bytes: r.Summary.StoredBytes})
+			chartPoints = append(chartPoints, sizechart.Point{Revision: r.Revision, Bytes: r.Summary.StoredBytes})
 		} else {
 			values = append(values, -1)
+			chartPoints = append(chartPoints, sizechart.Point{Revision: r.Revision})
 		}
 	}
-	sparkWidth := max(s.width/3, 8)
-	if len(values) > sparkWidth {
-		values = values[len(values)-sparkWidth:]
-	}
-	first := "Size per revision " + st.Spark.Render(sparkline(values))
-	if len(points) > 0 {
-		first += fmt.Sprintf("  %s → %s", size(points[0].Bytes), size(points[len(points)-1].Bytes))
-	}
 	g := kube.ProjectGrowth(points, s.limit())
+	first := "Size per revision"
+	if len(points) > 0 {
+		first = fmt.Sprintf("Size per revision: %s → %s", size(points[0].Bytes), size(points[len(points)-1].Bytes))
+	}
 	if len(points) >= 2 {
 		first += fmt.Sprintf(" (%s%s per revision lately)", sign(g.PerRevision), size(int64(abs(g.PerRevision))))
 	}
@@ -44,10 +46,31 @@ func (s *historyScreen) trendLines() []string {
 	} else {
 		second = s.chunkedLimitLine(g)
 	}
-	lines := []string{cutLines(first, s.width), cutLines(second, s.width)}
+	var chart []string
+	if rows := s.chartRows(g); rows > 0 && len(chartPoints) > 0 {
+		m := sizechart.Model{Styles: st.SizeChart, Format: size}
+		m.SetSize(s.width, rows)
+		f := sizechart.Forecast{PerRevision: g.PerRevision, FailsAt: g.FailsAt}
+		if g.RevisionsLeft > forecastHorizon {
+			f.FailsAt = 0
+		}
+		m.SetData(chartPoints, g.Limit, s.limitName(g.Limit), f)
+		if sel := s.selected(); sel != nil {
+			m.Select(sel.Revision)
+		}
+		chart = strings.Split(m.View(), "\n")
+	} else {
+		sparkWidth := max(s.width/3, 8)
+		if len(values) > sparkWidth {
+			values = values[len(values)-sparkWidth:]
+		}
+		first = strings.Replace(first, "Size per revision:", "Size per revision "+st.Spark.Render(sparkline(values))+" ", 1)
+	}
+	lines := append([]string{cutLines(first, s.width)}, chart...)
+	lines = append(lines, cutLines(second, s.width))
 	if g.Warn() {
 		advice := strings.Split(wrap(g.Advice(s.store()), s.width), "\n")
-		if room := s.height - 4 - len(lines) - minHistoryRows; len(advice) > max(room, 1) {
+		if room := s.height - 4 - len(s.ownerLines()) - len(lines) - minHistoryRows; len(advice) > max(room, 1) {
 			// A small terminal keeps its table: the advice's first words say
 			// what matters most (fewer revisions do not help).
 			advice = []string{line1(s.width, g.Advice(s.store()))}
@@ -58,6 +81,31 @@ func (s *historyScreen) trendLines() []string {
 	}
 	return lines
 }
+
+// chartRows is how many lines the size chart gets: a quarter of the screen, up
+// to maxChartRows, from what is left once the caption, the limit line, one
+// line of advice and the table's least rows have theirs; 0 when that is fewer
+// than the chart's least.
+func (s *historyScreen) chartRows(g kube.Growth) int {
+	fixed := 2 + len(s.ownerLines())
+	if g.Warn() {
+		fixed++
+	}
+	room := s.height - 4 - fixed - minHistoryRows
+	rows := min(max(s.height/4, sizechart.MinRows), maxChartRows, room)
+	if rows < sizechart.MinRows {
+		return 0
+	}
+	return rows
+}
+
+// forecastHorizon is how many upgrades away the revision that will not fit may
+// be for the chart to name it: further off, a small rate's extrapolation says
+// little, and the limit reads as not in reach.
+const forecastHorizon = 100
+
+// maxChartRows bounds the size chart's height on a tall screen.
+const maxChartRows = 12
 
 // minHistoryRows is how many revisions the history keeps in view before the
 // advice under the trend is cut to one line.
@@ -78,7 +126,7 @@ func (s *historyScreen) chunkedLimitLine(g kube.Growth) string {
 		return st.Warning.Render(fmt.Sprintf("⚠ In %s at this rate (revision %d) it outgrows the write limit, %d chunks × %s = %s.",
 			plural(g.RevisionsLeft, "upgrade", "upgrades"), g.FailsAt, cfg.MaxWriteChunks, size(chunkSize), size(g.Limit)))
 	}
-	return st.Dim.Render(fmt.Sprintf("Write limit %d chunks × %s = %s; not in reach at the recent rate.", cfg.MaxWriteChunks, size(chunkSize), size(g.Limit)))
+	return st.Dim.Render(fmt.Sprintf("Write limit %d chunks × %s = %s; %s.", cfg.MaxWriteChunks, size(chunkSize), size(g.Limit), farOff(g)))
 }
 
 // helmLimitLine is the limit of Helm's own drivers, one object of at most 1 MiB
@@ -96,7 +144,7 @@ func (s *historyScreen) helmLimitLine(g kube.Growth) string {
 	case g.Last == 0:
 		return st.Dim.Render(fmt.Sprintf("Limit %s (one %s per revision).", limitSize(g.Limit), obj))
 	}
-	return st.Dim.Render(fmt.Sprintf("Limit %s (one %s per revision): %.0f%% full, not in reach at the recent rate.", limitSize(g.Limit), obj, fill))
+	return st.Dim.Render(fmt.Sprintf("Limit %s (one %s per revision): %.0f%% full, %s.", limitSize(g.Limit), obj, fill, farOff(g)))
 }
 
 // limit is the most one revision of the release may take in its store: from its
@@ -136,4 +184,26 @@ func abs(f float64) float64 {
 		return -f
 	}
 	return f
+}
+
+// farOff says where a limit not within kube.WarnWithin revisions is: further
+// than that at the recent growth (the chart marks the revision), or not in
+// reach at all.
+func farOff(g kube.Growth) string {
+	if g.FailsAt > 0 && g.RevisionsLeft <= forecastHorizon {
+		return fmt.Sprintf("more than %d upgrades away", kube.WarnWithin)
+	}
+	return "not in reach at the recent rate"
+}
+
+// limitName is what the chart's legend calls the store's limit on one
+// revision; the line under the chart says how it is made.
+func (s *historyScreen) limitName(limit int64) string {
+	switch {
+	case isHelmStore(s.store()):
+		return fmt.Sprintf("%s limit %s", objectNoun(s.store()), limitSize(limit))
+	case limit <= 0:
+		return "no write limit"
+	}
+	return "write limit " + limitSize(limit)
 }

@@ -1,0 +1,182 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/chunkview/chunkview/fit"
+	"github.com/chunkview/chunkview/kube"
+)
+
+// fitNameWidth bounds the NAME column of the largest items, so that the table
+// stays within 80 columns; fitWidth is where sentences wrap.
+const (
+	fitNameWidth = 40
+	fitWidth     = 80
+)
+
+// printFit prints a fit result for people: one row per store, why a store
+// refuses the record, the comparison with the current revision, and what takes
+// the room. Every line stays within 80 columns but a long item name's.
+func (r *run) printFit(out *FitResult) error {
+	w := r.stdout
+	what := "an install of"
+	if out.Action == "upgrade" {
+		what = "an upgrade of"
+	}
+	title := fmt.Sprintf("%s as %s %q (namespace %s), revision %d: %s of JSON",
+		out.Chart, what, out.Release, out.Namespace, out.Revision, size(int64(out.JSONBytes)))
+	for _, l := range wrapWords(title, fitWidth, "  ") {
+		fmt.Fprintln(w, l)
+	}
+	fmt.Fprintln(w)
+	tw := newTable(w)
+	head := []any{"STORE", "STORED", "LIMIT", "FILL", "FITS", "OBJECTS"}
+	if out.Current != nil {
+		head = append(head, "REVISIONS LEFT")
+	}
+	row(tw, head...)
+	for _, s := range out.Stores {
+		limit, fillPct := "none", "-"
+		if s.LimitBytes > 0 {
+			limit = size(s.LimitBytes)
+			fillPct = fmt.Sprintf("%.0f%%", float64(s.StoredBytes)*100/float64(s.LimitBytes))
+		}
+		c := []any{kube.DriverLabel(s.Driver), size(s.StoredBytes), limit, fillPct, yesNo(s.Fits), objectsText(s)}
+		if out.Current != nil {
+			c = append(c, revisionsLeft(s.Growth))
+		}
+		row(tw, c...)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, s := range out.Stores {
+		if !s.Fits {
+			for _, l := range wrapWords(fmt.Sprintf("✗ %s: %s", kube.DriverLabel(s.Driver), s.Reason), fitWidth, "  ") {
+				fmt.Fprintln(w, l)
+			}
+		}
+	}
+	if cur := out.Current; cur != nil {
+		fmt.Fprintln(w)
+		for _, l := range wrapWords(currentLine(cur, out.Revision), fitWidth, "") {
+			fmt.Fprintln(w, l)
+		}
+	}
+	r.printBreakdown(out.Breakdown)
+	return nil
+}
+
+// currentLine compares the upgrade with the latest revision in the store that
+// holds the release, and says the history's growth.
+func currentLine(cur *FitCurrent, rev int) string {
+	store := kube.DriverLabel(cur.Driver)
+	now := fmt.Sprintf("Now: revision %d (%s) in %s", cur.Revision, cur.Status, store)
+	if cur.StoredBytes > 0 {
+		now += fmt.Sprintf(" takes %s", size(cur.StoredBytes))
+	}
+	up := fmt.Sprintf("revision %d would take %s", rev, size(cur.UpgradeBytes))
+	if cur.StoredBytes > 0 {
+		up += fmt.Sprintf(" (%s%s)", signed(float64(cur.DeltaBytes)), size(abs64(cur.DeltaBytes)))
+	}
+	line := now + "; " + up + "."
+	if g := cur.Growth; g.PerRevision != 0 {
+		line += fmt.Sprintf(" Lately %s%s per revision.", signed(g.PerRevision), size(abs64(int64(g.PerRevision))))
+	}
+	return line
+}
+
+// printBreakdown prints what takes the room: the parts, then the largest items.
+func (r *run) printBreakdown(bd fit.Breakdown) {
+	w := r.stdout
+	fmt.Fprintln(w, "\nWhat takes the room (each part compressed alone):")
+	tw := newTable(w)
+	row(tw, "PART", "ITEMS", "JSON", "GZIP")
+	for _, p := range bd.Parts {
+		if p.Items == 0 {
+			continue
+		}
+		row(tw, p.Name, p.Items, size(int64(p.JSONBytes)), size(int64(p.GzipBytes)))
+	}
+	tw.Flush()
+	if len(bd.Largest) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nLargest items (compressed alone):")
+	tw = newTable(w)
+	row(tw, "KIND", "SIZE", "GZIP", "NAME")
+	for _, it := range bd.Largest {
+		row(tw, it.Kind, size(int64(it.Bytes)), size(int64(it.GzipBytes)), cutLeft(it.Name, fitNameWidth))
+	}
+	tw.Flush()
+}
+
+// objectsText is how many objects a store writes for the record.
+func objectsText(s fit.Store) string {
+	switch s.Driver {
+	case kube.DriverConfigMap:
+		return "1 ConfigMap"
+	case kube.DriverSecret:
+		return "1 Secret"
+	}
+	return plural(s.Objects, "Secret", "Secrets")
+}
+
+// revisionsLeft says how many revisions after this one fit at the growth.
+func revisionsLeft(g *kube.Growth) string {
+	switch {
+	case g == nil:
+		return "-"
+	case g.RevisionsLeft == 0:
+		return "none"
+	case g.RevisionsLeft < 0:
+		return "not in sight"
+	}
+	return fmt.Sprintf("%d (r%d fails)", g.RevisionsLeft-1, g.FailsAt)
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "NO"
+}
+
+func abs64(n int64) int64 {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+// cutLeft shortens s to n runes, keeping its end, where a path's file name is.
+func cutLeft(s string, n int) string {
+	rs := []rune(s)
+	if len(rs) <= n {
+		return s
+	}
+	return "…" + strings.TrimLeft(string(rs[len(rs)-n+1:]), "/")
+}
+
+// wrapWords breaks s into lines of at most width runes at spaces, the lines
+// after the first starting with indent; a word longer than a line stays whole.
+func wrapWords(s string, width int, indent string) []string {
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(s) {
+		switch {
+		case line == "":
+			line = word
+			if len(lines) > 0 {
+				line = indent + word
+			}
+		case len([]rune(line))+1+len([]rune(word)) > width:
+			lines = append(lines, line)
+			line = indent + word
+		default:
+			line += " " + word
+		}
+	}
+	return append(lines, line)
+}

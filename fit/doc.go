@@ -1,0 +1,15 @@
+// Package fit tells, before an install or an upgrade, whether a chart with its
+// values fits each store Helm release records are kept in, and what takes the
+// room.
+//
+// It renders the chart as Helm's own install (or upgrade) does, client-side, with
+// Helm 3's action package, and turns the result into the record that action
+// stores: deployed, its hooks run. It then encodes that record exactly as each
+// store writes it, with storage's encoders: Helm's Secrets and ConfigMaps drivers
+// (base64 of the gzip stream in data.release, at most 1 MiB), and the chunked
+// format (the gzip stream cut into slices of the chunk size, an index Secret and
+// chunk Secrets, each under 1 MiB, at most MaxWriteChunks of them).
+//
+// Nothing here talks to a cluster: the CLI reads the release an upgrade starts
+// from (kube.Client.UpgradeBase) and hands it over.
+package fit
