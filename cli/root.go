@@ -175,6 +175,7 @@ func (a *App) Command(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command 
 		r.getCommand(),
 		r.diffCommand(),
 		r.driftCommand(),
+		r.statusCommand(),
 		r.verifyCommand(),
 		r.gcCommand(),
 		r.rollbackCommand(),
