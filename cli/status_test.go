@@ -1,9 +1,13 @@
 package cli_test
 
 import (
+	"bytes"
+	"context"
+	"io"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -170,4 +174,79 @@ func TestStatusDemo(t *testing.T) {
 	if !strings.Contains(r.stderr, "live objects are not available") || r.stdout != "" {
 		t.Errorf("demo status: %s", r)
 	}
+}
+
+// TestRollbackWait: rollback --wait waits until the objects it applied are
+// Current, judged as status judges them, printing a line per change on stderr
+// (not a terminal), and exits 0; when they are not Current in time it exits 1,
+// naming what is not, with the rollback applied and recorded.
+func TestRollbackWait(t *testing.T) {
+	e := newEnv(t)
+	if err := e.installShop("shop", nil, kubetest.HookOutcome{}); err != nil {
+		t.Fatal(err)
+	}
+	kubetest.SetDeploymentStatus(t, cluster.Client, e.ns, "shop", 2)
+	cfg := kubetest.HelmConfig(e.t, e.kubeconfig, e.ns, driverFor(byChunkview, e.ns))
+	if _, err := kubetest.UpgradeShop(t, cfg, cluster.Client, e.ns, "shop", map[string]interface{}{"image": "nginx:1.28"}, kubetest.HookOutcome{}); err != nil {
+		t.Fatal(err)
+	}
+
+	// The rollback changes the Deployment back (generation 3): it is
+	// InProgress until its status says the controller saw generation 3.
+	stderr, done := e.start("rollback", "shop", "1", "--yes", "--wait", "--timeout", "60s")
+	for !strings.Contains(stderr.String(), "not yet: Deployment/") {
+		select {
+		case r := <-done:
+			t.Fatalf("rollback ended before it waited for the Deployment: %s", r)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	kubetest.SetDeploymentStatus(t, cluster.Client, e.ns, "shop", 2)
+	r := <-done
+	mustCode(t, r, cli.ExitOK)
+	for _, want := range []string{
+		"Waiting up to 1m0s for the 5 objects of revision 3 to be Current.\n",
+		"4/5 Current; not yet: Deployment/" + e.ns + "/shop InProgress (",
+		"5/5 Current: Deployment/" + e.ns + "/shop is Current (Deployment is available. Replicas: 2)\n",
+	} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("want %q on stderr: %s", want, r)
+		}
+	}
+	if !strings.Contains(r.stdout, "now at revision 3.") || !strings.Contains(r.stdout, "Every object of revision 3 is Current (5).") {
+		t.Errorf("stdout: %s", r)
+	}
+
+	// Nothing makes it Current this time.
+	r = e.run("rollback", "shop", "2", "--yes", "--wait", "--timeout", "2s", "-o", "json")
+	mustCode(t, r, cli.ExitFailure)
+	var out cli.RollbackResult
+	decode(t, r, &out)
+	if !out.Applied || out.NewRevision != 4 || out.Wait == nil || out.Wait.Ready || out.Wait.Timeout != "2s" || len(out.Wait.Resources) != 5 {
+		t.Fatalf("rollback that timed out: %+v, wait %+v", out, out.Wait)
+	}
+	if !strings.Contains(r.stderr, "after 2s 1 object is not Current: Deployment/"+e.ns+"/shop InProgress (") ||
+		!strings.Contains(r.stderr, "chunkview status shop") {
+		t.Errorf("stderr: %s", r)
+	}
+	mustCode(t, e.run("rollback", "shop", "1", "--dry-run", "--wait"), cli.ExitUsage)
+	mustCode(t, e.run("rollback", "shop", "1", "--yes", "--wait", "--timeout", "0s"), cli.ExitUsage)
+}
+
+// start runs chunkview with args as run does, in the background: its stderr
+// can be read as it is written, and its result comes on done.
+func (e *env) start(args ...string) (stderr *syncBuffer, done <-chan result) {
+	e.t.Helper()
+	full := append(append([]string{}, args...), "--kubeconfig", e.kubeconfig, "--cache-dir", e.cacheDir, "-n", e.ns)
+	stderr = &syncBuffer{}
+	ch := make(chan result, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+		defer cancel()
+		var out bytes.Buffer
+		app := &cli.App{IsTerminal: func(io.Reader) bool { return false }}
+		code := app.Run(ctx, full, strings.NewReader(""), &out, stderr)
+		ch <- result{stdout: out.String(), stderr: stderr.String(), code: code}
+	}()
+	return stderr, ch
 }

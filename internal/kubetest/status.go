@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 
@@ -21,7 +22,7 @@ import (
 
 // ShopChart is a chart built in code for the health tests: per app (.Values.apps,
 // the first named after the release, the others NAME-2, NAME-3, ...) a
-// Deployment of two replicas, a Service and a ConfigMap; then a ConfigMap of
+// Deployment of two replicas of .Values.image, a Service and a ConfigMap; then a ConfigMap of
 // flags, a Secret holding .Values.password, .Values.extraConfigMaps more
 // ConfigMaps, and a post-install/post-upgrade hook Job NAME-migrate whose
 // container is given the password. Its objects number 3×apps + 2 +
@@ -30,7 +31,7 @@ func ShopChart() *chart.Chart {
 	tpl := func(name, body string) *chart.File { return &chart.File{Name: "templates/" + name, Data: []byte(body)} }
 	return &chart.Chart{
 		Metadata: &chart.Metadata{Name: "shop", Version: "1.0.0", AppVersion: "1.0", APIVersion: "v2"},
-		Values:   map[string]interface{}{"apps": 1, "extraConfigMaps": 0, "password": ShopPassword},
+		Values:   map[string]interface{}{"apps": 1, "extraConfigMaps": 0, "image": "nginx:1.27", "password": ShopPassword},
 		Templates: []*chart.File{
 			tpl("apps.yaml", `{{- range $i := until (int .Values.apps) }}
 {{- $name := $.Release.Name }}{{ if $i }}{{ $name = printf "%s-%d" $.Release.Name (add $i 1) }}{{ end }}
@@ -46,7 +47,7 @@ spec:
     spec:
       containers:
       - name: web
-        image: nginx:1.27
+        image: {{ $.Values.image }}
 ---
 apiVersion: v1
 kind: Service
@@ -107,6 +108,9 @@ type HookOutcome struct {
 	// termination message; else it completes.
 	Fail    bool
 	Message string
+
+	// replaces is the Job of the run before, which FinishHookJob waits past.
+	replaces types.UID
 }
 
 // InstallShop installs ShopChart as release name with Helm's install action,
@@ -133,18 +137,41 @@ func InstallShop(t *testing.T, cfg *action.Configuration, cs kubernetes.Interfac
 // serves a container's log.
 const HookNode = "envtest-node-1"
 
-// FinishHookJob waits for Job ns/name to be created, then ends it as a job
-// controller and a kubelet would: a Pod of the Job on HookNode, terminated
-// (exit 0, or 1 with out.Message), then the Job's status Complete or Failed.
+// UpgradeShop upgrades release name to ShopChart with vals, finishing the hook
+// Job the upgrade creates as out says. The Job of the last run is replaced:
+// Helm deletes it first (before-hook-creation).
+func UpgradeShop(t *testing.T, cfg *action.Configuration, cs kubernetes.Interface, ns, name string, vals map[string]interface{}, out HookOutcome) (*release.Release, error) {
+	t.Helper()
+	if j, err := cs.BatchV1().Jobs(ns).Get(t.Context(), name+"-migrate", metav1.GetOptions{}); err == nil {
+		out.replaces = j.UID
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- FinishHookJob(ctx, cs, ns, name+"-migrate", out) }()
+	up := action.NewUpgrade(cfg)
+	up.Namespace, up.Timeout = ns, 60*time.Second
+	rel, err := up.Run(name, ShopChart(), vals)
+	if ferr := <-done; ferr != nil {
+		t.Fatalf("finish the hook Job of %s: %v", name, ferr)
+	}
+	return rel, err
+}
+
+// FinishHookJob waits for Job ns/name to be created (another than the one
+// out replaces), then ends it as a job controller and a kubelet would: a Pod of
+// the Job on HookNode, terminated (exit 0, or 1 with out.Message), then the
+// Job's status Complete or Failed. The Pod of an earlier run goes first, as the
+// garbage collector envtest lacks deletes it with its Job.
 func FinishHookJob(ctx context.Context, cs kubernetes.Interface, ns, name string, out HookOutcome) error {
 	var job *batchv1.Job
 	for {
 		j, err := cs.BatchV1().Jobs(ns).Get(ctx, name, metav1.GetOptions{})
-		if err == nil {
+		if err == nil && j.UID != out.replaces {
 			job = j
 			break
 		}
-		if !apierrors.IsNotFound(err) {
+		if err != nil && !apierrors.IsNotFound(err) {
 			return err
 		}
 		select {
@@ -166,6 +193,9 @@ func FinishHookJob(ctx context.Context, cs kubernetes.Interface, ns, name string
 		Spec: job.Spec.Template.Spec,
 	}
 	pod.Spec.NodeName = HookNode
+	if err := cs.CoreV1().Pods(ns).Delete(ctx, pod.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		return err
+	}
 	pod, err := cs.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{})
 	if err != nil {
 		return err
