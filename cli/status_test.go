@@ -14,6 +14,7 @@ import (
 
 	"github.com/chunkview/chunkview/cli"
 	"github.com/chunkview/chunkview/internal/kubetest"
+	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/revdiff"
 )
 
@@ -249,4 +250,43 @@ func (e *env) start(args ...string) (stderr *syncBuffer, done <-chan result) {
 		ch <- result{stdout: out.String(), stderr: stderr.String(), code: code}
 	}()
 	return stderr, ch
+}
+
+// TestStatusCLIRequests: `status` of a 30-object release, as a command run
+// from scratch: locating the release (a listing of each store by name),
+// discovery, the record, one GET per object and one list of Warning events;
+// nothing per object beyond its GET, and no list of objects.
+func TestStatusCLIRequests(t *testing.T) {
+	e := newEnv(t)
+	if err := e.installShop("big", map[string]interface{}{"apps": 6, "extraConfigMaps": 10}, kubetest.HookOutcome{}); err != nil {
+		t.Fatal(err)
+	}
+	stats := &kube.Stats{}
+	r := e.runApp(&cli.App{Stats: stats}, "", "status", "big", "-o", "json")
+	mustCode(t, r, cli.ExitNotCurrent)
+	var doc struct {
+		Resources []any `json:"resources"`
+	}
+	decode(t, r, &doc)
+	if len(doc.Resources) != 30 {
+		t.Fatalf("%d objects, want 30", len(doc.Resources))
+	}
+	calls := stats.Calls()
+	gets, events := 0, 0
+	for _, c := range calls {
+		path, _, _ := strings.Cut(strings.TrimPrefix(c, "GET "), "?")
+		switch {
+		case strings.HasSuffix(path, "/namespaces/"+e.ns+"/events"):
+			events++
+		case strings.Contains(path, "/namespaces/"+e.ns+"/") && strings.Count(path[strings.Index(path, "/namespaces/"):], "/") == 4 && !strings.Contains(path, "sh.helm.release."):
+			gets++
+		}
+	}
+	t.Logf("status of a 30-object release: %d requests:\n%s", len(calls), strings.Join(calls, "\n"))
+	if gets != 30 || events != 1 {
+		t.Errorf("%d object GETs (want 30), %d event lists (want 1)", gets, events)
+	}
+	if bound := 30 + 1 + 10; len(calls) > bound {
+		t.Errorf("%d requests, want at most %d", len(calls), bound)
+	}
 }

@@ -117,7 +117,7 @@ type HookOutcome struct {
 // finishing its hook Job as out says, as the job controller envtest lacks
 // would (Helm waits for the Job). It returns the release Helm recorded and the
 // error of the install: a failed hook fails it.
-func InstallShop(t *testing.T, cfg *action.Configuration, cs kubernetes.Interface, ns, name string, vals map[string]interface{}, out HookOutcome) (*release.Release, error) {
+func InstallShop(t testing.TB, cfg *action.Configuration, cs kubernetes.Interface, ns, name string, vals map[string]interface{}, out HookOutcome) (*release.Release, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 	defer cancel()
@@ -140,7 +140,7 @@ const HookNode = "envtest-node-1"
 // UpgradeShop upgrades release name to ShopChart with vals, finishing the hook
 // Job the upgrade creates as out says. The Job of the last run is replaced:
 // Helm deletes it first (before-hook-creation).
-func UpgradeShop(t *testing.T, cfg *action.Configuration, cs kubernetes.Interface, ns, name string, vals map[string]interface{}, out HookOutcome) (*release.Release, error) {
+func UpgradeShop(t testing.TB, cfg *action.Configuration, cs kubernetes.Interface, ns, name string, vals map[string]interface{}, out HookOutcome) (*release.Release, error) {
 	t.Helper()
 	if j, err := cs.BatchV1().Jobs(ns).Get(t.Context(), name+"-migrate", metav1.GetOptions{}); err == nil {
 		out.replaces = j.UID
