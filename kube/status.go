@@ -195,8 +195,9 @@ func (c *Client) Status(ctx context.Context, ns, name string, rev int, opts Stat
 // listing or a plan has them). It reads discovery once per connection, then one
 // GET per object of the manifest (eight at a time), and unless ObjectsOnly: one
 // list of Warning events per namespace of the objects (a field selector on the
-// type), and for each hook Job whose last run failed, the Job, its Pods (one
-// list) and the end of the failed container's log (one request).
+// type), and for each hook Job whose last run failed or is still running, the
+// Job, its Pods (one list) and the end of the failed container's log (one
+// request).
 func (c *Client) StatusOf(ctx context.Context, rows []RevisionRow, rev int, opts StatusOptions) (*ReleaseStatus, error) {
 	if c.live == nil {
 		return nil, ErrNoLive

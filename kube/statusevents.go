@@ -162,6 +162,9 @@ func (s *ReleaseStatus) warning(e *corev1.Event) (WarningEvent, bool) {
 	if ns == "" {
 		ns = e.Namespace
 	}
+	if s.wanted == nil || s.scrub == nil {
+		return WarningEvent{}, false // not read by StatusOf: nothing to match with
+	}
 	forKey, ok := s.wanted.match(io.Kind, ns, io.Name)
 	if !ok || e.Type != corev1.EventTypeWarning {
 		return WarningEvent{}, false
