@@ -30,6 +30,7 @@ var completedArgs = map[string][]argKind{
 	"delete-revision": {argRelease, argRevision},
 	"diff":            {argRelease, argRevision, argRevision},
 	"drift":           {argRelease},
+	"status":          {argRelease},
 	"get values":      {argRelease},
 	"get manifest":    {argRelease},
 	"get notes":       {argRelease},

@@ -40,6 +40,8 @@ const exitCodesHelp = `Exit codes:
   drift exits as kubectl diff: 0 no drift, 1 drift found, 8 a failure other
      than the above (see 'chunkview drift --help'); fit likewise: 0 fits every
      store checked, 1 does not fit some, 8 another failure
+  status exits 0 when every object is Current, 1 when one is not, 6 for any
+     failure to read it (see 'chunkview status --help')
   130  cancelled with Ctrl-C at a confirmation prompt: nothing was changed`
 
 // Errors the CLI itself raises, wrapped into the messages it prints.

@@ -2,9 +2,11 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -36,6 +38,8 @@ type RollbackResult struct {
 	// Helm is the Helm major that runs the rollback (3 or 4), HelmReason why.
 	Helm       int    `json:"helm"`
 	HelmReason string `json:"helmReason"`
+	// Wait is what --wait found: whether the objects became Current.
+	Wait *RollbackWait `json:"wait,omitempty"`
 }
 
 // rollbackOptions are the flags and arguments of `rollback`, in kubectl's shape;
@@ -49,9 +53,19 @@ type rollbackOptions struct {
 	yes              bool
 	reveal           bool
 	unified          int
+	// wait waits up to timeout for the objects to be Current (--wait);
+	// timeoutSet is set when --timeout was given, which also bounds Helm's
+	// hooks, as helm's --timeout does.
+	wait       bool
+	timeout    time.Duration
+	timeoutSet bool
 
 	diff kube.DiffOptions
 	out  RollbackResult
+	// client and rows are the connection and the history the rollback was
+	// planned on, for the wait.
+	client *kube.Client
+	rows   []kube.RevisionRow
 }
 
 // Complete takes the release name and the revision, if any, from args.
@@ -77,6 +91,12 @@ func (o *rollbackOptions) Validate() error {
 	}
 	if o.unified < 0 {
 		return usageErrorf("--unified %d: want 0 or more lines", o.unified)
+	}
+	if o.wait && o.dryRun {
+		return usageErrorf("--wait waits for what a rollback applied; --dry-run applies nothing")
+	}
+	if o.timeout <= 0 {
+		return usageErrorf("--timeout %s: want a duration above 0, such as 5m", o.timeout)
 	}
 	o.diff = kube.DiffOptions{Reveal: o.reveal, Context: o.unified}
 	if o.unified == 0 {
@@ -109,6 +129,13 @@ func (o *rollbackOptions) plan(ctx context.Context, r *run, rn *ops.Runner, p *o
 	if err != nil {
 		return nil, nil, err
 	}
+	if o.timeoutSet {
+		// helm rollback's --timeout: how long each hook may take.
+		rb.Timeout = o.timeout
+	}
+	// Helm's own wait (rb.Wait) is left off: --wait waits below with kstatus,
+	// as status judges, with progress; see waitCurrent.
+	o.client, o.rows = rn.Client(), p.Rows
 	o.out = RollbackResult{Release: o.name, Driver: p.Driver, StorageNamespace: p.StorageNamespace, From: rb.From, To: rb.To, Diff: rb.Diff,
 		Reapply: rb.Reapply, Drop: rb.Drop, Helm: rb.Major, HelmReason: rb.Reason}
 	table := o.format == FormatTable
@@ -148,11 +175,45 @@ func droppedRevisions(drop []ops.Dropped) string {
 func (o *rollbackOptions) applied(r *run, op ops.Operation) error {
 	done := op.(*ops.Rollback)
 	o.out.Applied, o.out.NewRevision = done.Applied, done.NewRevision
-	if o.format != FormatTable {
-		return printStructured(r.stdout, o.format, o.out)
+	table := o.format == FormatTable
+	if table {
+		fmt.Fprintf(r.stdout, "\nRolled %s back to revision %d: now at revision %d.\n", o.name, done.To, done.NewRevision)
 	}
-	fmt.Fprintf(r.stdout, "\nRolled %s back to revision %d: now at revision %d.\n", o.name, done.To, done.NewRevision)
-	return nil
+	var waitErr error
+	if o.wait {
+		waitErr = o.waitFor(r, done)
+	}
+	if !table {
+		if err := printStructured(r.stdout, o.format, o.out); err != nil {
+			return err
+		}
+	}
+	return waitErr
+}
+
+// waitFor waits for the objects the rollback applied to be Current, and says
+// how that ended.
+func (o *rollbackOptions) waitFor(r *run, done *ops.Rollback) error {
+	ctx := r.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	st, err := r.waitCurrent(ctx, o.client, o.rows, done.To, fmt.Sprintf("revision %d", done.NewRevision), o.timeout)
+	if st != nil {
+		o.out.Wait = &RollbackWait{Ready: err == nil, Timeout: o.timeout.String(), Resources: st.Resources}
+	}
+	switch {
+	case err == nil:
+		if o.format == FormatTable {
+			fmt.Fprintf(r.stdout, "Every object of revision %d is Current (%d).\n", done.NewRevision, len(st.Resources))
+		}
+		return nil
+	case errors.Is(err, errWaitTimeout):
+		nr := st.NotReady()
+		return &codedError{code: ExitFailure, err: fmt.Errorf("rolled %s back to revision %d as revision %d, but after %s %s not Current: %s; `%s` follows them",
+			o.name, done.To, done.NewRevision, o.timeout, plural(len(nr), "object is", "objects are"), notCurrent(st), o.client.Suggest("status", o.name))}
+	}
+	return fmt.Errorf("rolled %s back to revision %d as revision %d, but could not wait for its objects: %w", o.name, done.To, done.NewRevision, err)
 }
 
 func (r *run) rollbackCommand() *cobra.Command {
@@ -173,17 +234,27 @@ It first shows what would change (the latest revision compared with REVISION,
 secrets masked unless --reveal) and asks for confirmation. --dry-run shows the plan
 only. What was shown is what runs: if the release changed after it was shown (a
 revision added, deleted or rewritten by another writer), nothing is changed and
-the exit code is 7.`,
+the exit code is 7.
+
+--wait then waits, up to --timeout (5m), until every object of the revision rolled
+back to is Current, judged by kstatus as 'chunkview status' judges it, and followed
+with one watch per kind of object. Progress goes to stderr: a line updated in
+place on a terminal, a line per change elsewhere. When time runs out it exits 1,
+naming the objects not Current; the rollback stays applied and recorded, its
+revision deployed (Helm's own --wait would mark it failed).`,
 		Example: `  chunkview rollback my-release --dry-run
   chunkview rollback my-release 3 --yes`,
 		Args: rangeArgs(1, 2, "a release NAME and optionally a REVISION"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			o.timeoutSet = cmd.Flags().Changed("timeout")
 			return runOptions(cmd.Context(), r, o, args)
 		},
 	}
 	addOutputFlag(cmd, &o.format)
 	addControllerFlag(cmd, &o.ignoreController)
 	cmd.Flags().BoolVar(&o.dryRun, "dry-run", false, "show what the rollback would change; change nothing")
+	cmd.Flags().BoolVar(&o.wait, "wait", false, "after the rollback, wait until every object it applied is Current (kstatus, as status shows), with progress on stderr")
+	cmd.Flags().DurationVar(&o.timeout, "timeout", defaultWaitTimeout, "how long --wait waits; given, it also bounds each hook, as helm's --timeout")
 	cmd.Flags().BoolVarP(&o.yes, "yes", "y", false, "roll back without asking (needed when stdin is not a terminal)")
 	cmd.Flags().BoolVar(&o.reveal, "reveal", false, "show secrets in the diff as they are instead of masking them")
 	cmd.Flags().IntVarP(&o.unified, "unified", "U", 3, "unchanged lines shown around each change")

@@ -176,6 +176,7 @@ func (a *App) Command(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command 
 		r.diffCommand(),
 		r.driftCommand(),
 		r.fitCommand(),
+		r.statusCommand(),
 		r.verifyCommand(),
 		r.gcCommand(),
 		r.rollbackCommand(),

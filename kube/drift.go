@@ -138,7 +138,24 @@ type target struct {
 // extra objects labelled as rel's, for revdiff.CompareLive. notes say what
 // could not be looked for.
 func readLive(ctx context.Context, lc *liveClients, rel *release.Release) ([]revdiff.LiveObject, []string, error) {
-	resources := revdiff.ReleaseResources(rel.Manifest, rel.Namespace)
+	objs, targets, err := readObjects(ctx, lc, revdiff.ReleaseResources(rel.Manifest, rel.Namespace), rel.Namespace, "not compared")
+	if err != nil {
+		return nil, nil, err
+	}
+	extras, notes, err := readExtras(ctx, lc, rel, targets)
+	if err != nil {
+		return nil, nil, err
+	}
+	return append(objs, extras...), notes, nil
+}
+
+// readObjects reads the live object of each of resources, those of a release
+// installed in namespace relNS, with one GET each, maxLiveReads at a time: what
+// Drift and Status both look at. An object not found has no Live; one the user
+// may not read, or whose kind the cluster does not serve, is Unreadable, with the
+// reason (then says what that means for it), and does not fail the rest. targets[i] is the resource objs[i] was read
+// from (nil when its kind is not served).
+func readObjects(ctx context.Context, lc *liveClients, resources []revdiff.Resource, relNS, then string) ([]revdiff.LiveObject, []*target, error) {
 	objs := make([]revdiff.LiveObject, len(resources))
 	targets := make([]*target, len(resources))
 	for i, r := range resources {
@@ -161,7 +178,7 @@ func readLive(ctx context.Context, lc *liveClients, rel *release.Release) ([]rev
 		if m.Scope.Name() != meta.RESTScopeNameNamespace {
 			t.ns = ""
 		} else if t.ns == "" {
-			t.ns = rel.Namespace
+			t.ns = relNS
 		}
 		targets[i] = t
 	}
@@ -189,7 +206,7 @@ func readLive(ctx context.Context, lc *liveClients, rel *release.Release) ([]rev
 			case apierrors.IsNotFound(err):
 				return nil
 			case apierrors.IsForbidden(err):
-				reason := cannot("get", t.mapping.Resource.GroupResource(), t.ns)
+				reason := cannotThen("get", t.mapping.Resource.GroupResource(), t.ns, then)
 				mu.Lock()
 				denied[where] = reason
 				mu.Unlock()
@@ -205,19 +222,21 @@ func readLive(ctx context.Context, lc *liveClients, rel *release.Release) ([]rev
 	if err := g.Wait(); err != nil {
 		return nil, nil, err
 	}
-	extras, notes, err := readExtras(ctx, lc, rel, targets)
-	if err != nil {
-		return nil, nil, err
-	}
-	return append(objs, extras...), notes, nil
+	return objs, targets, nil
 }
 
 // cannot says that the user may not verb a resource in ns, and how to check.
 func cannot(verb string, gr schema.GroupResource, ns string) string {
+	return cannotThen(verb, gr, ns, "not compared")
+}
+
+// cannotThen is cannot with what follows for the object ("not compared",
+// "health unknown").
+func cannotThen(verb string, gr schema.GroupResource, ns, then string) string {
 	if ns == "" {
-		return fmt.Sprintf("your credentials may not %s %s at the cluster scope; not compared (check: kubectl auth can-i %s %s)", verb, gr, verb, gr)
+		return fmt.Sprintf("your credentials may not %s %s at the cluster scope; %s (check: kubectl auth can-i %s %s)", verb, gr, then, verb, gr)
 	}
-	return fmt.Sprintf("your credentials may not %s %s in namespace %s; not compared (check: kubectl auth can-i %s %s -n %s)", verb, gr, ns, verb, gr, ns)
+	return fmt.Sprintf("your credentials may not %s %s in namespace %s; %s (check: kubectl auth can-i %s %s -n %s)", verb, gr, ns, then, verb, gr, ns)
 }
 
 // Helm's marks on the objects of a release.

@@ -11,11 +11,5 @@ func MaskNotes(rel *release.Release, reveal bool) string {
 	if rel == nil || rel.Info == nil {
 		return ""
 	}
-	if reveal {
-		return rel.Info.Notes
-	}
-	m := newMasker(false)
-	// What could be masked before an error is still scrubbed.
-	_, _ = m.prepare(rel)
-	return scrub(m.replacer(), rel.Info.Notes)
+	return Scrubber(rel, reveal)(rel.Info.Notes)
 }

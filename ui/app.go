@@ -97,6 +97,10 @@ func newModel(c common, opts Options) *model {
 
 func (m *model) top() screen { return m.stack[len(m.stack)-1] }
 
+// sender is a screen whose own watch delivers messages through the program's
+// Send (the resources view's).
+type sender interface{ setSend(func(tea.Msg)) }
+
 // closer is a screen with work of its own under way (a read ahead) to stop
 // once the screen is closed.
 type closer interface{ close() }
@@ -161,6 +165,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, cmd
 
 	case pushMsg:
+		if l, ok := msg.s.(sender); ok {
+			l.setSend(m.send)
+		}
 		w, h := m.bodySize()
 		msg.s.setSize(w, h)
 		m.stack = append(m.stack, msg.s)

@@ -140,10 +140,10 @@ func (s *historyScreen) help() helpKeys {
 		diff.SetEnabled(false) // the first revision: nothing to compare it with yet
 	}
 	return helpKeys{
-		short: []key.Binding{k.Open, chunks, diff, k.Live, k.Mark, rollback, del, fix},
+		short: []key.Binding{k.Open, k.Status, chunks, diff, k.Live, k.Mark, rollback, del, fix},
 		full: [][]key.Binding{
 			s.keys.List.bindings(),
-			{k.Open, chunks, diff, k.Live, k.Mark, k.Refresh, k.Verify},
+			{k.Open, k.Status, chunks, diff, k.Live, k.Mark, k.Refresh, k.Verify},
 			{rollback, del, uninstall, fix, prune},
 		},
 	}
@@ -385,6 +385,11 @@ func (s *historyScreen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			return status(fmt.Sprintf("Revision %d is the first stored: nothing before it to compare with. Mark another with space.", sel.Revision), true)
 		}
 		return push(newDiffScreen(s.common, s.ns, s.name, from, to))
+	case key.Matches(msg, k.Status):
+		if sel.Broken {
+			return status(fmt.Sprintf("Revision %d cannot be read, so its objects are not known.", sel.Revision), true)
+		}
+		return push(newStatusScreen(s.common, s.ns, s.name, sel.Revision))
 	case key.Matches(msg, k.Live):
 		if sel.Broken {
 			return status(fmt.Sprintf("Revision %d cannot be read, so it cannot be compared with the cluster.", sel.Revision), true)

@@ -16,6 +16,7 @@ type KeyMap struct {
 	Revision RevisionKeyMap
 	Chunks   ChunksKeyMap
 	Diff     DiffKeyMap
+	Status   StatusKeyMap
 	Dialog   DialogKeyMap
 	Search   SearchKeyMap
 }
@@ -65,7 +66,10 @@ type ScrollKeyMap struct {
 
 // ReleasesKeyMap are the keys of the release list.
 type ReleasesKeyMap struct {
-	Open      key.Binding
+	Open key.Binding
+	// Status opens the resources view of the release's latest deployed
+	// revision.
+	Status    key.Binding
 	Chunks    key.Binding
 	Filter    key.Binding
 	Namespace key.Binding
@@ -79,7 +83,9 @@ type ReleasesKeyMap struct {
 
 // HistoryKeyMap are the keys of a release's history.
 type HistoryKeyMap struct {
-	Open   key.Binding
+	Open key.Binding
+	// Status opens the resources view of the selected revision.
+	Status key.Binding
 	Chunks key.Binding
 	Diff   key.Binding
 	// Live compares the selected revision with the objects live in the
@@ -111,6 +117,11 @@ type RevisionKeyMap struct {
 	Diff      key.Binding
 	// Copy puts the text of the tab shown on the clipboard (OSC 52).
 	Copy key.Binding
+}
+
+// StatusKeyMap are the keys of the resources view.
+type StatusKeyMap struct {
+	Refresh key.Binding
 }
 
 // ChunksKeyMap are the keys of the chunk layout.
@@ -172,6 +183,7 @@ func DefaultKeyMap() KeyMap {
 		},
 		Releases: ReleasesKeyMap{
 			Open:        b(k("enter"), "enter", "history"),
+			Status:      b(k("s"), "s", "status"),
 			Chunks:      b(k("c"), "c", "chunk layout"),
 			Filter:      b(k("/"), "/", "filter"),
 			Namespace:   b(k("n"), "n", "namespace"),
@@ -183,6 +195,7 @@ func DefaultKeyMap() KeyMap {
 		},
 		History: HistoryKeyMap{
 			Open:      b(k("enter"), "enter", "open revision"),
+			Status:    b(k("s"), "s", "status"),
 			Chunks:    b(k("c"), "c", "chunk layout"),
 			Diff:      b(k("d"), "d", "diff"),
 			Live:      b(k("L"), "L", "diff with live"),
@@ -211,6 +224,9 @@ func DefaultKeyMap() KeyMap {
 		},
 		Chunks: ChunksKeyMap{
 			Refresh: b(k("r"), "r", "refresh"),
+		},
+		Status: StatusKeyMap{
+			Refresh: b(k("r"), "r", "read again"),
 		},
 		Diff: DiffKeyMap{
 			NextChange: b(k("n", "]"), "n/]", "next change"),

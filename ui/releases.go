@@ -132,8 +132,8 @@ func (s *releasesScreen) help() helpKeys {
 		chunks = layoutKey(k.Chunks, it.row.Latest.Driver)
 	}
 	return helpKeys{
-		short: []key.Binding{k.Open, chunks, k.Filter, k.Namespace, k.Refresh, k.Verify},
-		full:  [][]key.Binding{l.bindings(), {k.Open, chunks, k.Filter, k.Namespace}, {k.Refresh, k.Verify, k.Watch}},
+		short: []key.Binding{k.Open, k.Status, chunks, k.Filter, k.Namespace, k.Refresh, k.Verify},
+		full:  [][]key.Binding{l.bindings(), {k.Open, k.Status, chunks, k.Filter, k.Namespace}, {k.Refresh, k.Verify, k.Watch}},
 	}
 }
 
@@ -466,6 +466,11 @@ func (s *releasesScreen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		if it := s.selected(); it != nil {
 			l := it.row.Latest
 			return push(newHistoryScreen(s.common.forRow(l), l.StorageNamespace, l.Name))
+		}
+	case key.Matches(msg, k.Status):
+		if it := s.selected(); it != nil {
+			l := it.row.Latest
+			return push(newStatusScreen(s.common.forRow(l), l.StorageNamespace, l.Name, 0))
 		}
 	case key.Matches(msg, k.Chunks):
 		if it := s.selected(); it != nil {

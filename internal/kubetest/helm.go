@@ -80,7 +80,7 @@ func WebappValues(name string, i int, blob int) map[string]interface{} {
 
 // HelmConfig is Helm's action configuration as an operator or the helm CLI would
 // set it up, with d as its storage driver and resources going to releaseNS.
-func HelmConfig(t *testing.T, kubeconfig, releaseNS string, d driver.Driver) *action.Configuration {
+func HelmConfig(t testing.TB, kubeconfig, releaseNS string, d driver.Driver) *action.Configuration {
 	t.Helper()
 	flags := genericclioptions.NewConfigFlags(false)
 	cache := t.TempDir()

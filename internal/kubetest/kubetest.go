@@ -57,7 +57,7 @@ var Cluster *testcluster.Cluster
 
 // WriteKubeconfig writes a kubeconfig for cfg into a temporary folder and returns its
 // path. namespace, when set, becomes the context's namespace.
-func WriteKubeconfig(t *testing.T, cfg *rest.Config, namespace string) string {
+func WriteKubeconfig(t testing.TB, cfg *rest.Config, namespace string) string {
 	t.Helper()
 	kc := clientcmdapi.NewConfig()
 	kc.Clusters["envtest"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
@@ -76,7 +76,7 @@ func WriteKubeconfig(t *testing.T, cfg *rest.Config, namespace string) string {
 }
 
 // AdminKubeconfig is WriteKubeconfig for the test cluster's admin.
-func AdminKubeconfig(t *testing.T, namespace string) string {
+func AdminKubeconfig(t testing.TB, namespace string) string {
 	return WriteKubeconfig(t, Cluster.Config, namespace)
 }
 
@@ -101,7 +101,7 @@ func TryConnect(t *testing.T, kubeconfig string, args []string, setup func(*kube
 	return o.Connect()
 }
 
-func ParseOptions(t *testing.T, args []string) *kube.Options {
+func ParseOptions(t testing.TB, args []string) *kube.Options {
 	t.Helper()
 	o := kube.NewOptions()
 	fs := pflag.NewFlagSet("chunkview", pflag.ContinueOnError)

@@ -1,0 +1,134 @@
+package cli
+
+import (
+	"context"
+	"errors"
+
+	"github.com/spf13/cobra"
+
+	"github.com/chunkview/chunkview/kube"
+)
+
+// Exit codes of `status`: 0 when every object is Current, ExitNotCurrent when
+// any is not, ExitNotFound when there is no such release or revision, and
+// ExitStatusUnreadable for anything that kept the status from being read.
+const (
+	// ExitNotCurrent is status's code when some object is not Current
+	// (InProgress, Failed, Terminating, NotFound, or Unknown because it could
+	// not be read or judged).
+	ExitNotCurrent = 1
+	// ExitStatusUnreadable is status's code when the status could not be read:
+	// the cluster unreachable, the records forbidden, the revision's record
+	// unreadable, no live objects (--demo), or any other failure, which other
+	// commands report with 1, since 1 means not Current.
+	ExitStatusUnreadable = ExitUnreachable
+)
+
+// statusOptions are the flags and argument of `status`, in kubectl's shape.
+type statusOptions struct {
+	name     string
+	revision int
+	format   string
+	reveal   bool
+}
+
+// Complete reads the release name.
+func (o *statusOptions) Complete(args []string) error {
+	o.name = args[0]
+	return nil
+}
+
+// Validate checks the flags before anything is read.
+func (o *statusOptions) Validate() error {
+	if o.revision < 0 {
+		return usageErrorf("--revision %d: want a revision number (1, 2, ...), or none for the latest deployed", o.revision)
+	}
+	return checkFormat(o.format)
+}
+
+// Run reads the status, prints it and returns the exit code as an error: nil
+// when every object is Current.
+func (o *statusOptions) Run(ctx context.Context, r *run) error {
+	err := o.run(ctx, r)
+	var ce *codedError
+	if err != nil && !errors.As(err, &ce) {
+		if code := exitCode(err); code != ExitNotFound && code != ExitUsage && code != ExitCancelled {
+			// 1 means not Current: a failure must not read as one.
+			return &codedError{code: ExitStatusUnreadable, err: err}
+		}
+	}
+	return err
+}
+
+func (o *statusOptions) run(ctx context.Context, r *run) error {
+	c, l, err := r.connectRelease(ctx, o.name)
+	if err != nil {
+		return err
+	}
+	rows := l.rows
+	if rows == nil {
+		if rows, err = c.Versions(ctx, l.ns, o.name); err != nil {
+			return err
+		}
+	}
+	st, err := c.StatusOf(ctx, rows, o.revision, kube.StatusOptions{Reveal: o.reveal})
+	if err != nil {
+		return err
+	}
+	if o.format != FormatTable {
+		err = printStructured(r.stdout, o.format, st)
+	} else {
+		err = printStatus(r.stdout, st, r.now(), statusWidth)
+	}
+	switch {
+	case err != nil:
+		return err
+	case !st.Ready():
+		return silent(ExitNotCurrent)
+	}
+	return nil
+}
+
+func (r *run) statusCommand() *cobra.Command {
+	o := &statusOptions{}
+	cmd := &cobra.Command{
+		Use:   "status NAME",
+		Short: "Show whether a release's objects run: their health, its hooks, warning events",
+		Long: `Show how the objects of a release run: every object in the manifest of its latest
+deployed revision (or --revision N; with no deployed revision, the latest), with its
+health in kstatus's words (Current, InProgress, Failed, Terminating, NotFound,
+Unknown) and the reason, computed by sigs.k8s.io/cli-utils' kstatus, as Helm 4
+computes it when it waits. Then the last run of each of its hooks, as Helm recorded
+it; for a hook Job whose last run failed or is still running, its Pods' state and
+the last 20 lines of the failed container's log. Then the recent Warning events of
+the objects, of the Pods and ReplicaSets their controllers create (by the names they
+give them) and of the hook Jobs' Pods.
+
+Logs, termination messages and event messages are masked of the secrets the release
+holds (its values under sensitive keys, its Secrets' data) unless --reveal; a secret
+the release does not hold, or one shorter than 8 characters, is not known to be one.
+
+It reads the revisions' metadata, the record, one GET per object, and one list of
+Warning events per namespace; for a failed hook Job, the Job, its Pods and one log.
+
+Exit status: 0 every object Current, 1 some object is not (Unknown included), 2
+usage, 3 release or revision not found, 6 the status could not be read (cluster
+unreachable, forbidden, the revision's record unreadable, no live objects in
+--demo, any other failure).
+
+-o json and -o yaml print release, namespace, revision, releaseStatus, store,
+resources (kind, namespace, name, status, message), hooks (kind, name, events,
+phase, started, completed; job: status, message, pods, log), events (namespace,
+object, for, reason, message, count, lastSeen) and notes.`,
+		Example: `  chunkview status my-release -n shop
+  chunkview status my-release --revision 3 -o json`,
+		Args: exactArgs(1, "a release NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runOptions(cmd.Context(), r, o, args)
+		},
+	}
+	addOutputFlag(cmd, &o.format)
+	cmd.Flags().IntVar(&o.revision, "revision", 0, "revision whose objects to show (default: the latest deployed)")
+	cmd.Flags().BoolVar(&o.reveal, "reveal", false, "show logs and messages as they are instead of masking the release's secrets")
+	return cmd
+}
