@@ -9,6 +9,7 @@ import (
 	"log"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 
 	"k8s.io/klog/v2"
@@ -31,6 +32,7 @@ func main() {
 	stopProfiles := cli.StartProfiles(os.Args[1:], os.Stderr)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	app := &cli.App{
+		ProgramName: filepath.Base(os.Args[0]),
 		TUI: func(ctx context.Context, c *kube.Client, s cli.Session) error {
 			return ui.Run(ctx, c, ui.Options{Demo: s.Demo, ContextName: s.Context, Contexts: s.Contexts, Watch: true})
 		},

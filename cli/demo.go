@@ -31,7 +31,15 @@ var demoStagingSamples = []string{"podinfo", "web-frontend", "payments-api", "ce
 // operator upgrades podinfo every 15-20 s (CHUNKVIEW_DEMO_OPERATOR=2s or off
 // changes that).
 func (r *run) demoClient(ctx context.Context) (*kube.Client, error) {
-	return r.demoContext(ctx, DemoContext)
+	return r.demoContext(ctx, r.demoContextName())
+}
+
+// demoContextName is the demo context --context names, DemoContext by default.
+func (r *run) demoContextName() string {
+	if f := r.opts.Flags.Context; f != nil && *f != "" {
+		return *f
+	}
+	return DemoContext
 }
 
 // demoContext returns a client over a fresh in-memory cluster of the demo context
@@ -67,7 +75,7 @@ func (r *run) demoContext(ctx context.Context, name string) (*kube.Client, error
 		// The operator runs on the main demo cluster only.
 		seed.Only, operate = demoStagingSamples, false
 	default:
-		return nil, fmt.Errorf("%w: the demo has no context %q (it has %s and %s)", kube.ErrNotFound, name, DemoContext, DemoStagingContext)
+		return nil, kube.NoContextError(name, "the demo", []string{DemoContext, DemoStagingContext})
 	}
 	cluster := demo.NewCluster()
 	if _, err := demo.Seed(ctx, cluster, seed); err != nil {
@@ -90,9 +98,10 @@ func (r *run) demoContext(ctx context.Context, name string) (*kube.Client, error
 // as it was left.
 func (r *run) demoContexts(ctx context.Context, current *kube.Client) *kube.Contexts {
 	var mu sync.Mutex
-	clients := map[string]*kube.Client{DemoContext: current}
+	name := r.demoContextName()
+	clients := map[string]*kube.Client{name: current}
 	return &kube.Contexts{
-		Current: DemoContext,
+		Current: name,
 		List:    func() ([]string, error) { return []string{DemoContext, DemoStagingContext}, nil },
 		Connect: func(name string) (*kube.Client, error) {
 			mu.Lock()

@@ -75,7 +75,7 @@ func TestTUIHook(t *testing.T) {
 	app := &cli.App{TUI: func(_ context.Context, c *kube.Client, s cli.Session) error {
 		got, client = s, c
 		return nil
-	}}
+	}, TUITerminal: func(io.Reader, io.Writer) bool { return true }}
 	mustCode(t, runDemo(t, app, "--read-only"), cli.ExitOK)
 	if !got.Demo || client == nil || !client.ReadOnly() {
 		t.Errorf("TUI opened with %+v, read-only %v", got, client != nil && client.ReadOnly())

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -20,7 +21,18 @@ type diffOptions struct {
 	// unifiedSet is whether -U was given: -U 0 shows no context, while the
 	// default is revdiff's.
 	unifiedSet bool
+	// exitCode makes differences exit ExitDiffers, as git diff --exit-code.
+	exitCode bool
 }
+
+// Exit codes of `diff --exit-code`, as git diff --exit-code and diff(1) use them:
+// 0 the revisions are the same, 1 they differ. A failure keeps its code (2 usage,
+// 3 not found, 6 unreachable or forbidden, ...), except the one other commands
+// exit 1 with, which exits ExitDiffError so that 1 always means "they differ".
+const (
+	ExitDiffers   = 1
+	ExitDiffError = 8
+)
 
 // Complete reads the release name and the two revisions from args.
 func (o *diffOptions) Complete(args []string) error {
@@ -52,6 +64,17 @@ func (o *diffOptions) Run(ctx context.Context, r *run) error {
 	if o.unifiedSet && o.unified == 0 {
 		ctxLines = -1 // revdiff: negative shows none
 	}
+	err := o.diff(ctx, r, ctxLines)
+	var coded *codedError
+	if o.exitCode && err != nil && !errors.As(err, &coded) && exitCode(err) == ExitFailure {
+		return &codedError{code: ExitDiffError, err: err}
+	}
+	return err
+}
+
+// diff prints the comparison; with --exit-code, revisions that differ end it
+// with ExitDiffers.
+func (o *diffOptions) diff(ctx context.Context, r *run, ctxLines int) error {
 	c, ns, err := r.connectTo(ctx, o.name)
 	if err != nil {
 		return err
@@ -64,9 +87,13 @@ func (o *diffOptions) Run(ctx context.Context, r *run) error {
 		res.Driver = ds[0]
 	}
 	if o.format != FormatTable {
-		return printStructured(r.stdout, o.format, res)
+		err = printStructured(r.stdout, o.format, res)
+	} else {
+		_, err = io.WriteString(r.stdout, res.Unified())
 	}
-	_, err = io.WriteString(r.stdout, res.Unified())
+	if err == nil && o.exitCode && res.Changed() {
+		return silent(ExitDiffers)
+	}
 	return err
 }
 
@@ -82,9 +109,15 @@ masked value shows as a token that changes when the value changes.
 
 -o json and -o yaml print the comparison as data: release, from, to, revealed,
 resources and hooks (key, kind, namespace, name, change, diff), and the values,
-computedValues, chart and notes sections (name, diff).`,
+computedValues, chart and notes sections (name, diff).
+
+Exit status: 0 when the comparison was printed, whatever it found. With
+--exit-code, as git diff --exit-code: 0 the revisions are the same, 1 they differ
+(a secret that changed counts, though masked), and a failure keeps its code (2
+usage, 3 no such release or revision, 6 unreachable or forbidden, 8 any other).`,
 		Example: `  chunkview diff my-release 3 4
-  chunkview diff my-release 1 4 -U 0 -o json`,
+  chunkview diff my-release 1 4 -U 0 -o json
+  chunkview diff my-release 3 4 --exit-code >/dev/null || echo changed`,
 		Args: exactArgs(3, "a release NAME and two revisions FROM and TO"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.unifiedSet = cmd.Flags().Changed("unified")
@@ -96,5 +129,6 @@ computedValues, chart and notes sections (name, diff).`,
 	// -U/--unified as in diff and git: --context is the kubeconfig context, as on
 	// every other command.
 	cmd.Flags().IntVarP(&o.unified, "unified", "U", 3, "unchanged lines shown around each change")
+	cmd.Flags().BoolVar(&o.exitCode, "exit-code", false, "exit 1 when the revisions differ, 0 when they are the same (failures: 2 and up)")
 	return cmd
 }

@@ -14,7 +14,7 @@
 //	4  verify found problems in the stored records
 //	5  refused: --read-only, a destructive command not confirmed, or no terminal
 //	   to confirm on and no --yes
-//	6  the cluster could not be used: no kubeconfig, unreachable, timed out,
+//	6  the cluster could not be used: no kubeconfig, no such --context, unreachable, timed out,
 //	   credentials rejected, or access forbidden
 //	7  the release changed after the plan was shown, or while the operation ran
 //	   (kube.ErrChanged: another operator, helm or chunkview wrote it); the
@@ -26,7 +26,8 @@
 // (2, 3 and 6 as above; 6 also when nothing readable drifted but some objects
 // could not be read; 8 for any failure other commands report with 1). fit
 // exits the same way: 0 the chart fits every store checked, 1 it does not fit
-// some, 8 any other failure.
+// some, 8 any other failure; so does diff --exit-code: 0 the same, 1 they
+// differ.
 //
 // # Output
 //

@@ -34,12 +34,14 @@ const exitCodesHelp = `Exit codes:
   4  verify found problems
   5  refused (--read-only, not confirmed, no terminal and no --yes, or an active
      Flux HelmRelease or OLMv1 ClusterExtension reconciles the release)
-  6  no kubeconfig, cluster unreachable, timed out, credentials rejected or access forbidden
+  6  no kubeconfig or no such --context, cluster unreachable, timed out, credentials
+     rejected or access forbidden
   7  the release changed after the plan was shown (another writer): nothing or
      only what the message says was changed; look again before retrying
   drift exits as kubectl diff: 0 no drift, 1 drift found, 8 a failure other
-     than the above (see 'chunkview drift --help'); fit likewise: 0 fits every
-     store checked, 1 does not fit some, 8 another failure
+     than the above (see 'chunkview drift --help'); fit and diff --exit-code
+     likewise: 0 fits every store checked / the same, 1 does not fit some /
+     they differ, 8 another failure
   status exits 0 when every object is Current, 1 when one is not, 6 for any
      failure to read it (see 'chunkview status --help')
   130  cancelled with Ctrl-C at a confirmation prompt: nothing was changed`
@@ -102,7 +104,7 @@ func exitCode(err error) int {
 	case errors.Is(err, ErrProblems):
 		return ExitProblems
 	case errors.Is(err, kube.ErrUnreachable), errors.Is(err, kube.ErrTimeout),
-		errors.Is(err, kube.ErrUnauthorized), errors.Is(err, kube.ErrForbidden), errors.Is(err, kube.ErrNoKubeconfig):
+		errors.Is(err, kube.ErrUnauthorized), errors.Is(err, kube.ErrForbidden), errors.Is(err, kube.ErrNoKubeconfig), errors.Is(err, kube.ErrNoContext):
 		return ExitUnreachable
 	}
 	return ExitFailure

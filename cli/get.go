@@ -226,5 +226,6 @@ they appear.`,
 		}
 		cmd.AddCommand(sub)
 	}
+	requireChoice(cmd, "what to print, then a release NAME")
 	return cmd
 }

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/client-go/tools/clientcmd"
+
 	"github.com/chunkview/chunkview/cli"
 )
 
@@ -18,10 +20,11 @@ import (
 // git.
 func TestContextFlagIsTheKubeContext(t *testing.T) {
 	t.Parallel()
-	// Before, diff's own --context took "prod" as a number and failed to parse it.
-	r := runDemo(t, &cli.App{}, "--context", "prod", "diff", "podinfo", "1", "2")
+	// Before, diff's own --context took the context as a number and failed to
+	// parse it.
+	r := runDemo(t, &cli.App{}, "--context", "demo-staging", "diff", "podinfo", "1", "2")
 	mustCode(t, r, cli.ExitOK)
-	r = runDemo(t, &cli.App{}, "diff", "podinfo", "1", "2", "--context", "prod")
+	r = runDemo(t, &cli.App{}, "diff", "podinfo", "1", "2", "--context", "demo-staging")
 	mustCode(t, r, cli.ExitOK)
 	wide := runDemo(t, &cli.App{}, "diff", "podinfo", "1", "2", "--unified", "8")
 	narrow := runDemo(t, &cli.App{}, "diff", "podinfo", "1", "2", "-U", "0")
@@ -31,7 +34,7 @@ func TestContextFlagIsTheKubeContext(t *testing.T) {
 		t.Errorf("-U 0 shows no fewer lines than --unified 8:\n%s\n---\n%s", narrow.stdout, wide.stdout)
 	}
 	mustCode(t, runDemo(t, &cli.App{}, "diff", "podinfo", "1", "2", "-U", "-1"), cli.ExitUsage)
-	r = runDemo(t, &cli.App{}, "--context", "prod", "rollback", "podinfo", "2", "--dry-run", "-U", "0")
+	r = runDemo(t, &cli.App{}, "--context", "demo-staging", "rollback", "podinfo", "2", "--dry-run", "-U", "0")
 	mustCode(t, r, cli.ExitOK)
 }
 
@@ -218,8 +221,8 @@ func TestCompletion(t *testing.T) {
 	}
 }
 
-// TestNoKubeconfig: without a kubeconfig, say so and suggest --demo, and exit with
-// the same code however the missing file was named.
+// TestNoKubeconfig: without a kubeconfig, say which file is missing and suggest
+// --demo, and exit with the same code however the missing file was named.
 func TestNoKubeconfig(t *testing.T) {
 	t.Setenv("HOME", t.TempDir())
 	t.Setenv("KUBERNETES_SERVICE_HOST", "")
@@ -228,16 +231,25 @@ func TestNoKubeconfig(t *testing.T) {
 		code := (&cli.App{}).Run(t.Context(), args, strings.NewReader(""), &out, &errb)
 		return result{stdout: out.String(), stderr: errb.String(), code: code}
 	}
-	const want = "Error: no kubeconfig found (KUBECONFIG, ~/.kube/config); try --demo\n"
 	t.Setenv("KUBECONFIG", "")
-	for _, r := range []result{run("ls"), run("--kubeconfig", "/nope", "ls"), run("history", "x", "--kubeconfig=/nope")} {
-		if r.code != cli.ExitUnreachable || r.stderr != want {
-			t.Errorf("want exit %d and %q, got %s", cli.ExitUnreachable, want, r)
-		}
+	home := clientcmd.RecommendedHomeFile
+	cases := []struct {
+		r    result
+		want string
+	}{
+		{run("ls"), "Error: no kubeconfig found: " + home + " does not exist (set KUBECONFIG or --kubeconfig); try --demo\n"},
+		{run("--kubeconfig", "/nope", "ls"), "Error: no kubeconfig found: /nope (--kubeconfig) does not exist; try --demo\n"},
+		{run("history", "x", "--kubeconfig=/nope"), "Error: no kubeconfig found: /nope (--kubeconfig) does not exist; try --demo\n"},
 	}
 	t.Setenv("KUBECONFIG", "/nope")
-	if r := run("ls"); r.code != cli.ExitUnreachable || r.stderr != want {
-		t.Errorf("KUBECONFIG=/nope: %s", r)
+	cases = append(cases, struct {
+		r    result
+		want string
+	}{run("ls"), "Error: no kubeconfig found: /nope (KUBECONFIG) does not exist; try --demo\n"})
+	for _, c := range cases {
+		if c.r.code != cli.ExitUnreachable || c.r.stderr != c.want {
+			t.Errorf("want exit %d and %q, got %s", cli.ExitUnreachable, c.want, c.r)
+		}
 	}
 }
 

@@ -3,6 +3,8 @@ package cli
 import (
 	"fmt"
 	"regexp"
+	"slices"
+	"sort"
 
 	"github.com/spf13/cobra"
 
@@ -56,26 +58,45 @@ func objectName(driver, key string) string {
 }
 
 // lsFilter is what the flags of `ls` that helm users type keep: by status, by a
-// regular expression on the name, and at most so many.
+// regular expression on the name, and at most so many, in helm's order or its
+// reverse.
+//
+// Without a status flag it shows what helm ls shows by default, deployed and
+// failed releases, and also those pending or uninstalling: a release stuck there
+// blocks Helm's next upgrade, and finding it is what chunkview is for. As helm
+// does, it hides the releases whose latest revision is superseded or uninstalled
+// (helm uninstall --keep-history) until --superseded, --uninstalled or -a asks
+// for them. --superseded alone is where it differs from helm, which then lists
+// every superseded revision: ls lists releases, one row each, and `history`
+// lists the revisions of one.
 type lsFilter struct {
 	deployed, failed, pending, superseded bool
+	uninstalled, uninstalling, all        bool
 	filter                                string
 	short, noHeaders                      bool
+	reverse, byDate                       bool
 	max                                   int
 
 	re *regexp.Regexp
+	// hidden counts the releases the default left out, for the note.
+	hidden int
 }
 
 func (f *lsFilter) addFlags(cmd *cobra.Command) {
 	fs := cmd.Flags()
+	fs.BoolVarP(&f.all, "all", "a", false, "show every release, whatever the status of its latest revision")
 	fs.BoolVar(&f.deployed, "deployed", false, "show deployed releases (any of the status flags together: all they name)")
 	fs.BoolVar(&f.failed, "failed", false, "show failed releases")
 	fs.BoolVar(&f.pending, "pending", false, "show pending releases (pending-install, pending-upgrade, pending-rollback)")
-	fs.BoolVar(&f.superseded, "superseded", false, "show releases whose latest revision is superseded")
+	fs.BoolVar(&f.superseded, "superseded", false, "show releases whose latest revision is superseded (hidden by default, as in helm)")
+	fs.BoolVar(&f.uninstalled, "uninstalled", false, "show uninstalled releases (helm uninstall --keep-history; hidden by default, as in helm)")
+	fs.BoolVar(&f.uninstalling, "uninstalling", false, "show releases being uninstalled")
 	fs.StringVarP(&f.filter, "filter", "f", "", "show the releases whose name matches this regular expression (Go syntax, as helm's)")
 	fs.BoolVarP(&f.short, "short", "q", false, "print the release names only, one a line")
 	fs.BoolVar(&f.noHeaders, "no-headers", false, "leave the table's header line out")
-	fs.IntVar(&f.max, "max", 0, "show at most this many releases (0: all)")
+	fs.BoolVarP(&f.reverse, "reverse", "r", false, "reverse the order")
+	fs.BoolVarP(&f.byDate, "date", "d", false, "sort by the time of the latest revision, oldest first, instead of by namespace and name")
+	fs.IntVarP(&f.max, "max", "m", 0, "show at most this many releases (0: all)")
 }
 
 func (f *lsFilter) validate() error {
@@ -92,13 +113,21 @@ func (f *lsFilter) validate() error {
 	return nil
 }
 
+// statusFlags reports whether any status flag was given.
+func (f *lsFilter) statusFlags() bool {
+	return f.deployed || f.failed || f.pending || f.superseded || f.uninstalled || f.uninstalling
+}
+
 // keep reports whether a release row passes the status flags and the filter.
 func (f *lsFilter) keep(it ReleaseItem) bool {
 	if f.re != nil && !f.re.MatchString(it.Name) {
 		return false
 	}
-	if !f.deployed && !f.failed && !f.pending && !f.superseded {
+	if f.all {
 		return true
+	}
+	if !f.statusFlags() {
+		return it.Status != "superseded" && it.Status != "uninstalled"
 	}
 	switch {
 	case it.Status == "deployed":
@@ -107,24 +136,48 @@ func (f *lsFilter) keep(it ReleaseItem) bool {
 		return f.failed
 	case it.Status == "superseded":
 		return f.superseded
+	case it.Status == "uninstalled":
+		return f.uninstalled
+	case it.Status == "uninstalling":
+		return f.uninstalling
 	case kube.Pending(it.Status):
 		return f.pending
 	}
 	return false
 }
 
-// apply returns the items kept, at most max of them, in their order.
+// apply returns the items kept, in the order asked for, at most max of them.
+// items come sorted by namespace and name.
 func (f *lsFilter) apply(items []ReleaseItem) []ReleaseItem {
 	out := items[:0:0]
+	f.hidden = 0
 	for _, it := range items {
-		if f.keep(it) {
+		switch {
+		case f.keep(it):
 			out = append(out, it)
+		case !f.all && !f.statusFlags() && (f.re == nil || f.re.MatchString(it.Name)):
+			f.hidden++
 		}
+	}
+	if f.byDate {
+		sort.SliceStable(out, func(i, j int) bool { return out[i].Updated.Before(out[j].Updated) })
+	}
+	if f.reverse {
+		slices.Reverse(out)
 	}
 	if f.max > 0 && len(out) > f.max {
 		out = out[:f.max]
 	}
 	return out
+}
+
+// hiddenNote says how many releases the default left out and how to see them,
+// or "" when none was.
+func (f *lsFilter) hiddenNote() string {
+	if f.hidden == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s whose latest revision is superseded or uninstalled not shown, as helm ls hides them: -a shows every release, --superseded or --uninstalled those", plural(f.hidden, "release", "releases"))
 }
 
 // mixedNamespaces reports whether any release's records live outside its own

@@ -231,6 +231,9 @@ func (o *lsOptions) Run(ctx context.Context, r *run) error {
 	})
 	listed := len(out.Releases)
 	out.Releases = o.filter.apply(out.Releases)
+	if note := o.filter.hiddenNote(); note != "" && isTable(o.format) && !o.filter.short {
+		fmt.Fprintf(r.stderr, "Note: %s\n", note)
+	}
 	if listed == 0 {
 		// An empty list is an answer, as in helm; where ls looked and
 		// what to try goes to stderr.
@@ -288,8 +291,16 @@ Helm's stores that are not superseded; "≥" marks a sum that leaves some out.
 --near-limit decodes those that may be near the limit. One more metadata list checks that the chunk Secrets of every latest
 revision are there. HEALTH says what was found: ok, broken (cannot be decoded, or
 chunk Secrets missing; listed anyway), writing (another writer is storing it right
-now) or unchecked (with the reason in -o json). verify decodes every chunk.`,
+now) or unchecked (with the reason in -o json). verify decodes every chunk.
+
+As helm ls, it hides releases whose latest revision is superseded or uninstalled
+(-a, --superseded or --uninstalled show them); unlike helm ls, it shows pending
+and uninstalling ones by default, since a release stuck there blocks the next
+upgrade. --superseded lists releases, not helm's superseded revisions: history
+lists those. --max defaults to all releases, where helm's 256 cuts a long list
+without saying so.`,
 		Example: `  chunkview ls -A
+  chunkview ls -a -r -m 20
   chunkview ls -n monitoring --failed --pending
   chunkview ls -A -f '^pay' -q
   chunkview ls --profile olmv1 -o json`,

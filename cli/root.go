@@ -30,6 +30,16 @@ type App struct {
 	Stats *kube.Stats
 	// Now is the clock ages are measured against; nil means time.Now.
 	Now func() time.Time
+	// TUITerminal reports whether the interactive view can run on the streams
+	// given to Run. Nil means a check that stdout is a terminal and keys can be
+	// read (tuiTerminal). Tests replace it.
+	TUITerminal func(stdin io.Reader, stdout io.Writer) bool
+	// ProgramName is the name chunkview was run by (the base of os.Args[0]):
+	// KubectlPluginName when kubectl runs it as its plugin. main sets it.
+	ProgramName string
+	// Getenv reads the environment (HELM_* when run as a Helm plugin). Nil means
+	// os.Getenv. Tests replace it.
+	Getenv func(string) string
 }
 
 func (a *App) isTerminal(in io.Reader) bool {
@@ -143,10 +153,19 @@ func (a *App) Command(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command 
 			}
 			return usageErrorf("%s", msg)
 		},
-		PersistentPreRun: func(cmd *cobra.Command, _ []string) { r.ctx = cmd.Context() },
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			r.ctx = cmd.Context()
+			if err := r.applyPluginEnv(); err != nil {
+				return err
+			}
+			return checkReleaseArgs(cmd.Root(), cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if a.TUI == nil {
 				return usageErrorf("the interactive view is not part of this build: run a command such as `chunkview ls` (see --help)")
+			}
+			if !a.canOpenTUI(stdin, stdout) {
+				return noTerminalError()
 			}
 			c, err := r.connect(cmd.Context())
 			if err != nil {
@@ -160,9 +179,8 @@ func (a *App) Command(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command 
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return fmt.Errorf("%w: %w", ErrUsage, err)
-	})
+	root.SuggestionsMinimumDistance = suggestDistance
+	root.SetFlagErrorFunc(flagError)
 	pf := root.PersistentFlags()
 	r.opts.AddFlags(pf)
 	r.flags = pf
@@ -188,6 +206,10 @@ func (a *App) Command(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command 
 	)
 	r.addCompletion(root)
 	root.InitDefaultCompletionCmd()
+	if c, _, err := root.Find([]string{"completion"}); err == nil && c != root {
+		requireChoice(c, "a shell")
+	}
+	r.namePlugin(root)
 	for _, c := range root.Commands() {
 		c.SilenceErrors, c.SilenceUsage = true, true
 	}

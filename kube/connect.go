@@ -213,10 +213,7 @@ func (o *Options) restConfig() (*rest.Config, error) {
 	}
 	rc, err := o.Flags.ToRESTConfig()
 	if err != nil {
-		if clientcmd.IsEmptyConfig(err) {
-			return nil, ErrNoKubeconfig
-		}
-		return nil, fmt.Errorf("load kubeconfig: %w", err)
+		return nil, o.explainConfig(err)
 	}
 	return rc, nil
 }
@@ -230,11 +227,15 @@ func (o *Options) checkKubeconfig() error {
 		return nil
 	}
 	var files []string
+	from := ""
 	if o.Flags.KubeConfig != nil && *o.Flags.KubeConfig != "" {
-		files = []string{*o.Flags.KubeConfig}
+		files, from = []string{*o.Flags.KubeConfig}, "--kubeconfig"
 	} else {
 		rules := clientcmd.NewDefaultClientConfigLoadingRules()
 		files = rules.GetLoadingPrecedence()
+		if os.Getenv(clientcmd.RecommendedConfigPathEnvVar) != "" {
+			from = clientcmd.RecommendedConfigPathEnvVar
+		}
 		if _, err := rest.InClusterConfig(); err == nil {
 			return nil
 		}
@@ -244,7 +245,7 @@ func (o *Options) checkKubeconfig() error {
 			return nil
 		}
 	}
-	return ErrNoKubeconfig
+	return &noKubeconfigError{files: files, from: from}
 }
 
 // wrap returns a copy of rc with chunkview's wrappers: the test hook nearest the
