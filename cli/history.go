@@ -158,21 +158,28 @@ func (o *historyOptions) Run(ctx context.Context, r *run) error {
 	for _, row := range rows {
 		out.Revisions = append(out.Revisions, revisionItem(row))
 	}
+	var widths []int
 	switch {
 	case o.format == FormatName:
 		for _, it := range out.Revisions {
 			fmt.Fprintln(r.stdout, objectName(out.Driver, it.Key))
 		}
 		return nil
+	case live != nil && o.format == FormatJSON:
+		// One event a line, the revisions there already as ADDED, as
+		// kubectl get -w -o json --output-watch-events prints them.
+		for _, it := range out.Revisions {
+			printWatchEvent(r.stdout, watchAdded, o.name, it)
+		}
 	case !isTable(o.format):
 		err = printStructured(r.stdout, o.format, out)
 	default:
-		err = r.printHistory(out, o.format == FormatWide, o.noHeaders)
+		widths, err = r.printHistory(out, o.format == FormatWide, o.noHeaders, live != nil)
 	}
 	if err != nil || live == nil {
 		return err
 	}
-	return live.follow(ctx, r, o, rows)
+	return live.follow(ctx, r, o, rows, widths)
 }
 
 func (r *run) historyCommand() *cobra.Command {
@@ -188,7 +195,10 @@ writing (another writer is storing it right now) or unchecked (with the reason).
 
 With --watch (-w), as kubectl get -w, it then prints a row each time a revision
 is added, changes (pending-upgrade → deployed) or is deleted, from a metadata-only
-watch, until Ctrl-C, which ends it with exit status 0.`,
+watch, until Ctrl-C, which ends it with exit status 0. The rows line up under the
+table. With -o json it prints one JSON object a line, each an event as kubectl's
+--output-watch-events prints them: {"type": "ADDED"|"MODIFIED"|"DELETED",
+"release": NAME, "revision": {...}}, the revisions already there first, as ADDED.`,
 		Example: `  chunkview history my-release -n team-a
   chunkview history my-extension --profile olmv1 -o json
   chunkview history my-release -w`,
@@ -205,34 +215,25 @@ watch, until Ctrl-C, which ends it with exit status 0.`,
 }
 
 // printHistory prints the revisions as a table; wide adds where each is stored.
-func (r *run) printHistory(out History, wide, noHeaders bool) error {
-	tw := newTable(r.stdout)
+// It returns the table's column widths, which the rows of --watch keep; for a
+// watch, the columns whose values change as a revision moves on (status, size,
+// health) are as wide as their longest value from the start.
+func (r *run) printHistory(out History, wide, noHeaders, watch bool) ([]int, error) {
+	var rows [][]string
 	if !noHeaders {
-		head := []any{"REVISION", "UPDATED", "STATUS", "CHART", "APP VERSION", "CHUNKS", "SIZE", "HEALTH", "DESCRIPTION"}
-		if wide {
-			head = append(head, "STORAGE NS", "INDEX SECRET")
-		}
-		row(tw, head...)
+		rows = append(rows, historyHeader(wide))
 	}
 	for _, it := range out.Revisions {
-		chart, app, chunks, desc := chartName(it.Chart, it.ChartVersion), orDash(it.AppVersion), chunkCount(out.Driver, it.Chunks), it.Description
-		if it.Chunks == 0 {
-			chart, app, chunks = "?", "?", "?"
-		}
-		switch {
-		case it.Broken:
-			chart, app, chunks, desc = "<broken>", "-", "-", "cannot be read: "+it.Problem
-		case !it.Checked:
-			desc = "not checked: " + it.Unchecked
-		}
-		c := []any{it.Revision, timestamp(it.Updated), it.Status, chart, app, chunks, size(it.StoredBytes), health(it.Broken, it.Checked, it.Writing), desc}
-		if wide {
-			c = append(c, out.StorageNamespace, it.Key)
-		}
-		row(tw, c...)
+		rows = append(rows, historyCells(out, it, wide))
 	}
-	if err := tw.Flush(); err != nil {
-		return err
+	var widths []int
+	if watch {
+		// REVISION UPDATED STATUS CHART APP CHUNKS SIZE HEALTH
+		widths = []int{0, 0, len("pending-rollback"), 0, 0, 0, len("1023.9 KiB"), len("unchecked")}
+	}
+	widths = columnWidths(widths, rows)
+	if err := printAligned(r.stdout, rows, widths); err != nil {
+		return nil, err
 	}
 	r.printExtension(out.ClusterExtension)
 	r.printController(out.Controller)
@@ -241,7 +242,35 @@ func (r *run) printHistory(out History, wide, noHeaders bool) error {
 	if line := forecastLine(out); line != "" {
 		fmt.Fprintf(r.stderr, "Warning: %s\n", line)
 	}
-	return nil
+	return widths, nil
+}
+
+// historyHeader is the header line of the history table.
+func historyHeader(wide bool) []string {
+	head := []string{"REVISION", "UPDATED", "STATUS", "CHART", "APP VERSION", "CHUNKS", "SIZE", "HEALTH", "DESCRIPTION"}
+	if wide {
+		head = append(head, "STORAGE NS", "INDEX SECRET", "APPLY METHOD")
+	}
+	return head
+}
+
+// historyCells is one revision's row of the history table.
+func historyCells(out History, it RevisionItem, wide bool) []string {
+	chart, app, chunks, desc := chartName(it.Chart, it.ChartVersion), orDash(it.AppVersion), chunkCount(out.Driver, it.Chunks), it.Description
+	if it.Chunks == 0 {
+		chart, app, chunks = "?", "?", "?"
+	}
+	switch {
+	case it.Broken:
+		chart, app, chunks, desc = "<broken>", "-", "-", "cannot be read: "+it.Problem
+	case !it.Checked:
+		desc = "not checked: " + it.Unchecked
+	}
+	c := []string{fmt.Sprint(it.Revision), timestamp(it.Updated), it.Status, chart, app, chunks, size(it.StoredBytes), health(it.Broken, it.Checked, it.Writing), desc}
+	if wide {
+		c = append(c, out.StorageNamespace, it.Key, orDash(it.ApplyMethod))
+	}
+	return c
 }
 
 // forecastLine says, when the release will not fit its store within a few
