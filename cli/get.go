@@ -80,7 +80,7 @@ func (o *getOptions) Run(ctx context.Context, r *run) error {
 		}
 		return printStructured(r.stdout, o.format, vals)
 	}
-	return o.print(r.stdout, d.Release)
+	return o.print(r.stdout, d.Release, d.Row.ApplyMethod)
 }
 
 // values returns the user-supplied values, or with --all the computed ones.
@@ -95,8 +95,9 @@ func (o *getOptions) values(rls *release.Release) (map[string]any, error) {
 	return vals, nil
 }
 
-// print writes the part as helm get prints it.
-func (o *getOptions) print(w io.Writer, rls *release.Release) error {
+// print writes the part as helm get prints it. applyMethod is Helm 4's
+// apply_method of the record, which `all` names as Helm 4's get metadata does.
+func (o *getOptions) print(w io.Writer, rls *release.Release, applyMethod string) error {
 	var b strings.Builder
 	valuesText := func(all bool) error {
 		o2 := *o
@@ -165,6 +166,9 @@ func (o *getOptions) print(w io.Writer, rls *release.Release) error {
 			fmt.Fprintf(&b, "STATUS: %s\n", rls.Info.Status)
 		}
 		fmt.Fprintf(&b, "REVISION: %d\n", rls.Version)
+		if applyMethod != "" {
+			fmt.Fprintf(&b, "APPLY_METHOD: %s\n", applyMethodWords(applyMethod))
+		}
 		if rls.Chart != nil && rls.Chart.Metadata != nil {
 			fmt.Fprintf(&b, "CHART: %s\nVERSION: %s\nAPP_VERSION: %s\n", rls.Chart.Metadata.Name, rls.Chart.Metadata.Version, rls.Chart.Metadata.AppVersion)
 		}
@@ -184,6 +188,17 @@ func (o *getOptions) print(w io.Writer, rls *release.Release) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// applyMethodWords says a Helm 4 apply_method as helm get metadata does.
+func applyMethodWords(m string) string {
+	switch m {
+	case "csa":
+		return "client-side apply"
+	case "ssa":
+		return "server-side apply"
+	}
+	return fmt.Sprintf("unknown (%q)", m)
 }
 
 func (r *run) getCommand() *cobra.Command {

@@ -339,6 +339,11 @@ func (s *helmStore) history(ctx context.Context, sns, name string, light bool) (
 	for _, rec := range recs {
 		r := s.rowOf(&rec.meta)
 		s.summarize(&r, rec.data)
+		if r.ApplyMethod == "" && !r.Broken {
+			// The history shows each revision's apply method, which
+			// lies past what the summary reads.
+			r.ApplyMethod = applyMethodAtEnd(rec.data, s.c.cfg.Driver.MaxDecodedBytes)
+		}
 		rows = append(rows, r)
 	}
 	return rows, nil
