@@ -16,6 +16,7 @@ import (
 
 	"github.com/chunkview/chunkview/cli"
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/revdiff"
 	"github.com/chunkview/chunkview/ui"
 )
 
@@ -30,6 +31,11 @@ func main() {
 	// CHUNKVIEW_CPUPROFILE and CHUNKVIEW_MEMPROFILE write profiles of the run,
 	// for the benchmarks (see cli/profile.go).
 	stopProfiles := cli.StartProfiles(os.Args[1:], os.Stderr)
+	// Masked tokens from a key kept across runs, so that masked dumps compare
+	// from one day to the next; without one, the process's own random key.
+	if key, err := cli.LoadMaskKey(os.Getenv, os.UserConfigDir); err == nil {
+		revdiff.SetMaskKey(key)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	app := &cli.App{
 		ProgramName: filepath.Base(os.Args[0]),
