@@ -144,10 +144,15 @@ func oneLine(s string) string {
 // warnPartial passes err through, except a *kube.PartialError (listing every
 // namespace was forbidden, and those the user may read were looked at instead):
 // that one is printed as a warning and returned as the note for the output.
+//
+// A store skipped (kube.StoreSkipError) is said once a run, in a short note
+// (noteStoreSkips); the note for the output keeps it in full.
 func (r *run) warnPartial(err error) (partial string, _ error) {
 	if errors.Is(err, kube.ErrPartial) {
 		partial = message(err)
-		fmt.Fprintf(r.stderr, "Warning: %s\n", partial)
+		if rest := r.noteStoreSkips(err); rest != nil {
+			fmt.Fprintf(r.stderr, "Warning: %s\n", message(rest))
+		}
 		return partial, nil
 	}
 	return "", err

@@ -161,9 +161,11 @@ func (o *lsOptions) Run(ctx context.Context, r *run) error {
 	}
 	rows, err := c.Releases(ctx)
 	if errors.Is(err, kube.ErrPartial) {
-		// Forbidden to list every namespace: the rows of those it may read,
-		// and a note of what is missing.
-		fmt.Fprintf(r.stderr, "Warning: %s\n", message(err))
+		// Forbidden to list every namespace, or a store: the rows of those it
+		// may read, and a note of what is missing.
+		if rest := r.noteStoreSkips(err); rest != nil {
+			fmt.Fprintf(r.stderr, "Warning: %s\n", message(rest))
+		}
 	} else if err != nil {
 		return err
 	}

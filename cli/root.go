@@ -109,6 +109,8 @@ type run struct {
 	demo       bool
 	client     *kube.Client
 	explicitNS bool
+	// noted are the stores whose skip was said already (noteStoreSkips).
+	noted map[string]bool
 }
 
 func (r *run) now() time.Time {

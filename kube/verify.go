@@ -159,7 +159,11 @@ func (c *Client) verifyInView(ctx context.Context, opts storage.VerifyOptions) (
 		home = c.cfg.Namespace
 	}
 	byNS, err := c.releasesByStorage(ctx, opts.Release, home)
-	if err != nil {
+	// A listing that could read only some stores or namespaces still says
+	// where the releases it read are stored: those are verified, and what it
+	// could not read is said with the report.
+	partial := err
+	if err != nil && !errors.Is(err, ErrPartial) {
 		return nil, err
 	}
 	if home != "" {
@@ -182,7 +186,7 @@ func (c *Client) verifyInView(ctx context.Context, opts storage.VerifyOptions) (
 		}
 		out = append(out, NamespaceReport{Namespace: ns, Driver: DriverChunked, Report: rep})
 	}
-	return out, nil
+	return out, partial
 }
 
 // releasesByStorage returns the names of the releases in view (only release name
@@ -195,9 +199,10 @@ func (c *Client) releasesByStorage(ctx context.Context, name, home string) (map[
 	rows, err := c.releases(ctx, name, false, func(r RevisionRow) bool {
 		return r.StorageNamespace != home && (name == "" || r.Name == name) && (!r.Known || c.inView(r))
 	})
-	if err != nil {
+	if err != nil && !errors.Is(err, ErrPartial) {
 		return nil, err
 	}
+	partial := err // the rows of what could be read come with it
 	var todo []*RevisionRow
 	for i := range rows {
 		if !rows[i].Latest.Known {
@@ -213,5 +218,5 @@ func (c *Client) releasesByStorage(ctx context.Context, name, home string) (map[
 		}
 		out[r.StorageNamespace] = append(out[r.StorageNamespace], r.Name)
 	}
-	return out, nil
+	return out, partial
 }
