@@ -116,12 +116,12 @@ func (o *gcOptions) Run(ctx context.Context, r *run) error {
 		r.printLeftovers(out, o.minAge)
 	}
 	if out.Found > 0 && !o.dryRun {
-		if err := r.confirm(o.yes, confirmation{what: fmt.Sprintf("delete %s", plural(out.Found, "leftover chunk Secret", "leftover chunk Secrets")), want: "y"}); err != nil {
+		if err := r.confirm(o.yes, confirmation{what: fmt.Sprintf("delete %s", plural(out.Found, "leftover Secret", "leftover Secrets")), want: "y"}); err != nil {
 			return err
 		}
 		out.Removed, err = c.RemoveLeftovers(ctx, reps)
 		if table {
-			fmt.Fprintf(r.stdout, "Removed %d of %s.\n", out.Removed, plural(out.Found, "leftover chunk Secret", "leftover chunk Secrets"))
+			fmt.Fprintf(r.stdout, "Removed %d of %s.\n", out.Removed, plural(out.Found, "leftover Secret", "leftover Secrets"))
 		}
 		if err != nil {
 			return fmt.Errorf("gc removed %d of %d leftovers: %w", out.Removed, out.Found, err)
@@ -141,7 +141,10 @@ func (r *run) gcCommand() *cobra.Command {
 		Long: `Find chunk Secrets that no index names (left by an interrupted write or delete),
 list them, ask, and remove them. Each is removed only if it is still the object that
 was listed and still unreferenced. Chunks younger than --min-age are left alone: they
-probably belong to a write in progress.
+probably belong to a write in progress. A pending index (the first Secret of a create
+of several chunks) is removed once 15 seconds old, or --min-age if less: chunkview's
+creates take well under a second, and until it is gone it fails every writer's create
+of that revision.
 
 -n, as in helm, names the namespace of the releases: gc -n NS looks in NS and
 wherever else the records of the releases deployed to NS are stored.`,
@@ -161,15 +164,15 @@ wherever else the records of the releases deployed to NS are stored.`,
 
 func (r *run) printLeftovers(out GCResult, minAge time.Duration) {
 	w, now := r.stdout, r.now()
-	recent := 0
+	var recent []LeftoverItem
 	for _, n := range out.Namespaces {
-		recent += len(n.Recent)
+		recent = append(recent, n.Recent...)
 	}
-	if recent > 0 {
-		fmt.Fprintf(w, "%s younger than %s left alone (probably a write in progress).\n", plural(recent, "unreferenced chunk Secret or pending index", "unreferenced chunk Secrets or pending indexes"), minAge)
+	if line := recentLine(recent, minAge); line != "" {
+		fmt.Fprintf(w, "Left alone: %s: probably a write in progress; gc removes them once older.\n", line)
 	}
 	if out.Found == 0 {
-		fmt.Fprintln(w, "No leftover chunk Secrets found.")
+		fmt.Fprintln(w, "No leftover chunk Secrets or pending indexes found.")
 		return
 	}
 	tw := newTable(w)

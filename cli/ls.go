@@ -98,6 +98,11 @@ type ReleaseItem struct {
 	Checked   bool   `json:"checked"`
 	Unchecked string `json:"unchecked,omitempty"`
 	Writing   bool   `json:"writing,omitempty"`
+	// PendingIndex is the pending index of a later revision whose create was
+	// interrupted: until gc removes it, every create of that revision fails
+	// (HEALTH blocked). A release with nothing but one has the status
+	// "pending-index".
+	PendingIndex *kube.PendingIndex `json:"pendingIndex,omitempty"`
 
 	// verify is the command that says what is wrong with a broken row.
 	verify string
@@ -110,7 +115,7 @@ func releaseItem(rr kube.ReleaseRow) ReleaseItem {
 		LimitBytes: r.LimitBytes, Fill: r.Fill(), ApplyMethod: r.ApplyMethod, UnknownFields: r.UnknownFields,
 		Revision: r.Revision, Status: r.Status, Updated: r.Updated, UpdatedFrom: r.UpdatedFrom, Revisions: rr.Revisions,
 		Broken: r.Broken, Problem: r.Problem, Checked: r.Checked, Unchecked: r.Unchecked, Writing: r.Writing,
-		ControlledBy: r.ControlledBy, Controller: r.Controller, Labels: r.Labels,
+		ControlledBy: r.ControlledBy, Controller: r.Controller, Labels: r.Labels, PendingIndex: r.PendingIndex,
 	}
 	it.HistoryBytes, it.HistorySized = rr.HistoryBytes()
 	if r.NamespaceUnknown {
@@ -293,7 +298,10 @@ Helm's stores that are not superseded; "≥" marks a sum that leaves some out.
 --near-limit decodes those that may be near the limit. One more metadata list checks that the chunk Secrets of every latest
 revision are there. HEALTH says what was found: ok, broken (cannot be decoded, or
 chunk Secrets missing; listed anyway), writing (another writer is storing it right
-now) or unchecked (with the reason in -o json). verify decodes every chunk.
+now), unchecked (with the reason in -o json), or blocked: a create of the next
+revision was interrupted and left its pending index, which fails every create of
+that revision until gc removes it (pendingIndex in -o json). verify decodes every
+chunk.
 
 As helm ls, it hides releases whose latest revision is superseded or uninstalled
 (-a, --superseded or --uninstalled show them); unlike helm ls, it shows pending
@@ -378,8 +386,15 @@ func (r *run) printReleases(out Releases, wide, noHeaders bool) {
 			chart, app, chunks = "<broken>", "-", "-"
 			broken = append(broken, it)
 		}
+		hl := health(it.Broken, it.Checked, it.Writing)
+		if it.PendingIndex != nil && !it.Broken {
+			hl = "blocked"
+		}
+		if it.Status == "pending-index" {
+			chart, app, chunks = "-", "-", "-"
+		}
 		c := cells(it, it.Name, kube.DriverLabel(it.Driver), it.Revision, it.Status, chart, app, age(now, it.Updated), chunks, size(it.StoredBytes), fill(it.Fill, it.LimitBytes), it.Revisions,
-			health(it.Broken, it.Checked, it.Writing))
+			hl)
 		if wide {
 			c = append(c, historySize(it), timestamp(it.Updated))
 		}
@@ -394,6 +409,9 @@ func (r *run) printReleases(out Releases, wide, noHeaders bool) {
 		if !it.Broken && !it.Checked {
 			fmt.Fprintf(r.stderr, "Warning: revision %d of %s/%s was not checked: %s\n", it.Revision, it.StorageNamespace, it.Name, it.Unchecked)
 		}
+		if p := it.PendingIndex; p != nil {
+			fmt.Fprintf(r.stderr, "Warning: %s\n", pendingIndexLine(it.StorageNamespace, it.Name, *p, now))
+		}
 	}
 }
 
@@ -407,6 +425,13 @@ func historySize(it ReleaseItem) string {
 		return "≥" + size(it.HistoryBytes)
 	}
 	return size(it.HistoryBytes)
+}
+
+// pendingIndexLine says what a pending index left by an interrupted create does
+// and what removes it: the wording of verify and gc, which act on it at this age.
+func pendingIndexLine(ns, name string, p kube.PendingIndex, now time.Time) string {
+	return fmt.Sprintf("revision %d of %s/%s was never written: a create of it was interrupted %s ago and left its pending index, which fails every create of revision %d (an operator's next upgrade included) until it is removed; `chunkview gc -n %s` removes it, `chunkview verify %s -n %s` reports it",
+		p.Revision, ns, name, age(now, p.Created), p.Revision, ns, name, ns)
 }
 
 // fill is the FILL column: the share of its store's limit a revision takes.

@@ -139,6 +139,7 @@ cluster with sample releases instead.
 func (a *App) Command(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	r := &run{app: a, stdin: stdin, stdout: stdout, stderr: stderr, opts: kube.NewOptions()}
 	r.opts.Stats = a.Stats
+	r.opts.Now = a.Now
 	root := &cobra.Command{
 		Use:           "chunkview",
 		Short:         "Inspect and repair Helm releases stored as chunked Secrets",

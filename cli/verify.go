@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -170,6 +171,28 @@ func (o *verifyOptions) Run(ctx context.Context, r *run) error {
 	return nil
 }
 
+// recentLine says what was left alone as a probable write in progress: chunks
+// younger than minAge, and pending indexes younger than storage.PendingLease
+// (or minAge, when less); "" for none.
+func recentLine(recent []LeftoverItem, minAge time.Duration) string {
+	var chunks, pending int
+	for _, lo := range recent {
+		if lo.Kind == string(storage.LeftoverPendingIndex) {
+			pending++
+		} else {
+			chunks++
+		}
+	}
+	var parts []string
+	if chunks > 0 {
+		parts = append(parts, fmt.Sprintf("%s that no index names, younger than %s", plural(chunks, "chunk Secret", "chunk Secrets"), minAge))
+	}
+	if pending > 0 {
+		parts = append(parts, fmt.Sprintf("%s younger than %s", plural(pending, "pending index", "pending indexes"), min(minAge, storage.PendingLease)))
+	}
+	return strings.Join(parts, " and ")
+}
+
 // indexes counts the index Secrets the reports checked.
 func indexes(reps []kube.NamespaceReport) int {
 	n := 0
@@ -239,9 +262,8 @@ func (r *run) printVerify(out VerifyResult, decoded bool) {
 			}
 			tw.Flush()
 		}
-		if len(n.Recent) > 0 {
-			fmt.Fprintf(w, "  %s not named by any index, or pending, but younger than %s: probably a write in progress, not counted.\n",
-				plural(len(n.Recent), "Secret", "Secrets"), storage.DefaultMinLeftoverAge)
+		if line := recentLine(n.Recent, storage.DefaultMinLeftoverAge); line != "" {
+			fmt.Fprintf(w, "  %s: probably a write in progress, not counted; gc removes them once older.\n", line)
 		}
 	}
 	if len(order) > 0 {

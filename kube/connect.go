@@ -62,6 +62,8 @@ type Options struct {
 	// WrapConfig, when set, is applied to the REST config before anything else (tests
 	// use it to put a proxy or a fault in the way).
 	WrapConfig func(*rest.Config)
+	// Now, when set, is the clock of the clients made (Config.Now).
+	Now func() time.Time
 
 	fs *pflag.FlagSet
 }
@@ -108,6 +110,7 @@ func (o *Options) Resolve() (Config, error) {
 		AllNamespaces:      o.AllNamespaces,
 		ReadOnly:           o.ReadOnly,
 		FallbackNamespaces: o.Namespaces,
+		Now:                o.Now,
 		Driver: storage.ChunkedSecretsConfig{
 			ChunkSize: p.ChunkSize, MaxReadChunks: p.MaxReadChunks, MaxWriteChunks: p.MaxWriteChunks,
 		},

@@ -86,12 +86,26 @@ func (s chunkedStore) releases(ctx context.Context, name string, _ bool) ([]Rele
 // its annotations) is made only for a revision later than the latest seen so far
 // of its release: in the listing's order (by key: v1, v10, v2...) that is two or
 // three of ten. With all, every revision's row is kept (ReleaseRow.History).
+//
+// A listing (not all) finds in the same list the pending indexes of interrupted
+// creates, which mark their release blocked (see PendingIndex). A release looked
+// up by name, to plan an operation from, is its records alone.
 func (s chunkedStore) indexReleases(ctx context.Context, ns string, sel labels.Set, all bool) ([]ReleaseRow, error) {
-	g := releaseGroups{all: all}
-	limit := s.limit()
-	err := s.c.eachMeta(ctx, ns, s.c.indexSelector(sel), func() { g = releaseGroups{all: all} }, func(page []metav1.PartialObjectMetadata) {
+	var g releaseGroups
+	var pending pendingIndexes
+	selector := s.c.listingSelector(sel)
+	if all {
+		selector = s.c.indexSelector(sel)
+	}
+	limit, now := s.limit(), s.c.now()
+	restart := func() { g = releaseGroups{all: all}; pending = pendingIndexes{} }
+	restart()
+	err := s.c.eachMeta(ctx, ns, selector, restart, func(page []metav1.PartialObjectMetadata) {
 		for i := range page {
 			m := &page[i]
+			if pending.offer(m, now) {
+				continue
+			}
 			name, rev := nameAndRevision(m)
 			g.offer(m.Namespace, name, rev, storedBytesOf(m), func() RevisionRow {
 				r := rowOf(m)
@@ -103,7 +117,7 @@ func (s chunkedStore) indexReleases(ctx context.Context, ns string, sel labels.S
 	if err != nil {
 		return nil, err
 	}
-	return g.releases(), nil
+	return pending.attach(g.releases(), limit), nil
 }
 
 // history lists the revisions of one release from index metadata.

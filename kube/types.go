@@ -75,6 +75,11 @@ type RevisionRow struct {
 	// ClusterExtension), once read (Controllers.Attach); nil when none does or
 	// none was read.
 	Controller *Controller `json:"controller,omitempty"`
+	// PendingIndex, on the latest row of a release in a listing, is the
+	// pending index of a later revision whose create was interrupted: the
+	// release is blocked until it is removed. A release with a pending index
+	// and no revision has a row of Status "pending-index" for it.
+	PendingIndex *PendingIndex `json:"pendingIndex,omitempty"`
 	// ControlledBy is "Kind/Name" of the record's controller ownerReference
 	// (OLMv1: "ClusterExtension/NAME"), read from its metadata.
 	ControlledBy string `json:"controlledBy,omitempty"`

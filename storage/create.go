@@ -122,7 +122,7 @@ func (c *Core[T]) Create(key string, rls *T) error {
 			c.removeUnreferenced(ctx, key, created)
 			return fmt.Errorf("create: %q: write index Secret: %w", key, err)
 		default:
-			return fmt.Errorf("create: %q: write index Secret: %w (a pending index and its chunks may be left over: run verify)", key, err)
+			return fmt.Errorf("create: %q: write index Secret: %w (a pending index and its chunks may be left over: verify reports them, and gc removes the pending index 15 s after it was written, the chunks after 2 minutes)", key, err)
 		}
 	}
 	c.wrote(key, rls, index.ResourceVersion, created, claimed)

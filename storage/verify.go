@@ -52,7 +52,7 @@ func (k ProblemKind) Explain() string {
 	case ProblemLabelMismatch:
 		return "The index labels disagree with the release inside it (name or revision); Helm's queries will see the wrong release."
 	case ProblemPendingIndex:
-		return "The index Secret of a create that was interrupted before it completed: it holds no release, no listing shows it, and it keeps any writer from creating that revision. gc removes it (chunkview's next create of that revision also does)."
+		return "The index Secret of a create that was interrupted before it completed: it holds no release, and it keeps any writer from creating that revision (an operator's next upgrade fails with \"already exists\"); ls shows the release as blocked. gc removes it, 15 seconds after it was written (chunkview's next create of that revision also does)."
 	}
 	return ""
 }
@@ -95,8 +95,9 @@ type Report struct {
 	Chunks    int        `json:"chunks"`
 	Problems  []Problem  `json:"problems"`
 	Leftovers []Leftover `json:"leftovers"`
-	// Recent are unreferenced chunks and pending indexes younger than MinAge:
-	// probably a write in flight, so they are reported but not offered for removal.
+	// Recent are unreferenced chunks younger than MinAge, and pending indexes
+	// younger than PendingLease (or MinAge, when less): probably a write in
+	// flight, so they are reported but not offered for removal.
 	Recent []Leftover `json:"recent,omitempty"`
 }
 
@@ -253,12 +254,18 @@ func Verify(ctx context.Context, client corev1client.SecretInterface, owner stri
 			return
 		}
 		lo := Leftover{Kind: LeftoverPendingIndex, Name: s.Name, Key: s.Name, UID: s.UID, ResourceVersion: s.ResourceVersion, Bytes: dataBytes(s), Created: s.CreationTimestamp.Time}
-		if opts.Now.Sub(lo.Created) < opts.MinAge {
+		// A create takes well under a second, and chunkview's next create of
+		// the key takes over a pending index older than PendingLease: from
+		// then on it is an interrupted create, reported and removable, where
+		// an unreferenced chunk waits MinAge.
+		age := opts.Now.Sub(lo.Created)
+		if age < min(opts.MinAge, PendingLease) {
 			rep.Recent = append(rep.Recent, lo)
 			return
 		}
 		rep.Leftovers = append(rep.Leftovers, lo)
-		rep.Problems = append(rep.Problems, Problem{Kind: ProblemPendingIndex, Key: s.Name, Secret: s.Name, Detail: "a create that never completed; it holds no release"})
+		rep.Problems = append(rep.Problems, Problem{Kind: ProblemPendingIndex, Key: s.Name, Secret: s.Name,
+			Detail: fmt.Sprintf("a create interrupted %s ago; it holds no release and fails every writer's create of this revision until gc removes it", age.Round(time.Second))})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("verify: list pending index Secrets: %w", err)

@@ -152,6 +152,11 @@ func (s *releasesScreen) detailLines() []string {
 				hint = "  c: which Secret is at fault · enter: history (read-only: repairs are off)"
 			}
 			second = st.Dim.Render(line1(s.width, hint))
+		case l.PendingIndex != nil:
+			p := l.PendingIndex
+			first = st.Warning.Render(line1(s.width, fmt.Sprintf("⚠ %s revision %d was never written: a create of it was cut off %s ago, and its pending index fails every create of revision %d until removed.",
+				l.Name, p.Revision, duration(s.now().Sub(p.Created)), p.Revision)))
+			second = st.Dim.Render(line1(s.width, fmt.Sprintf("  chunkview gc -n %s removes it (chunkview verify reports it)", l.StorageNamespace)))
 		case kube.InFlight(l.Status) && s.now().Sub(l.Updated) < s.client.StuckAfter():
 			// An operation that has just started: not something to fix.
 			first = st.Warning.Render(line1(s.width, fmt.Sprintf("◔ %s has been %s for %s: an operation is in progress.", l.Name, l.Status, duration(s.now().Sub(l.Updated)))))

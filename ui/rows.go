@@ -19,6 +19,11 @@ func (s *Styles) statusCell(row kube.RevisionRow) cell {
 		// shortly rather than called broken.
 		return styled("◌ writing…", &s.StatusPending)
 	}
+	if row.PendingIndex != nil {
+		// An interrupted create's pending index fails every create of the next
+		// revision: the release cannot move on until gc removes it.
+		return styled("⚠ blocked", &s.StatusPending)
+	}
 	st := row.Status
 	switch {
 	case st == "deployed":

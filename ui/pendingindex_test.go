@@ -1,0 +1,72 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+
+	"helm.sh/helm/v3/pkg/release"
+
+	"github.com/chunkview/chunkview/storage"
+)
+
+// lostConnection is a Secrets client whose connection goes once a create has
+// written its Secrets: the update that completes the record fails, and so does
+// every delete that would clean up.
+type lostConnection struct{ corev1client.SecretInterface }
+
+var errLost = errors.New("connection lost")
+
+func (lostConnection) Update(context.Context, *corev1.Secret, metav1.UpdateOptions) (*corev1.Secret, error) {
+	return nil, errLost
+}
+func (lostConnection) Delete(context.Context, string, metav1.DeleteOptions) error { return errLost }
+func (lostConnection) DeleteCollection(context.Context, metav1.DeleteOptions, metav1.ListOptions) error {
+	return errLost
+}
+
+// TestPendingIndexBlocksRow: the release list shows a release whose next
+// revision's create was cut off (its pending index left behind, an hour ago) as
+// blocked, and says on the selected row what that does and what removes it, at
+// 80x24 and 160x45.
+func TestPendingIndexBlocksRow(t *testing.T) {
+	f := newFixture(t)
+	secrets := f.cluster.Clientset().CoreV1().Secrets("default")
+	drv := storage.NewDriver(secrets, "helm", storage.ChunkedSecretsConfig{ChunkSize: fixtureChunkSize})
+	rls, err := drv.Get(storage.RecordKey("web", 4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rls.Version, rls.Info.Status = 5, release.StatusPendingRollback
+	cut := storage.NewDriver(lostConnection{secrets}, "helm", storage.ChunkedSecretsConfig{ChunkSize: fixtureChunkSize})
+	if err := cut.Create(storage.RecordKey("web", 5), rls); !errors.Is(err, errLost) {
+		t.Fatalf("the cut-off create: %v", err)
+	}
+	for _, size := range [][2]int{{80, 24}, {160, 45}} {
+		h := newHarness(t, f.client, Options{}, size[0], size[1])
+		var webRow string
+		for _, l := range strings.Split(h.screen(), "\n") {
+			if strings.Contains(l, " web ") {
+				webRow = l
+			}
+		}
+		if !strings.Contains(webRow, "⚠ blocked") {
+			t.Errorf("%dx%d: web's row does not say blocked:\n%s", size[0], size[1], h.screen())
+		}
+		for _, l := range strings.Split(h.screen(), "\n") {
+			if strings.Contains(l, "blocked") && !strings.Contains(l, " web ") {
+				t.Errorf("%dx%d: another row is blocked: %q", size[0], size[1], l)
+			}
+		}
+		h.press("down", "down") // web, after legacy and old-tool
+		for h.top().(*releasesScreen).selected().row.Latest.Name != "web" {
+			h.press("down")
+		}
+		h.contains("⚠ web revision 5 was never written", "chunkview gc -n default removes it")
+	}
+}
