@@ -110,8 +110,16 @@ func (c *Core[T]) decodeSettled(ctx context.Context, idx *corev1.Secret, deadlin
 // fills info, when not nil, as decodeRecord does.
 func (c *Core[T]) decodeSettledChunks(ctx context.Context, idx *corev1.Secret, deadline time.Time, info *DecodeInfo) (*T, int64, []chunkRef, *corev1.Secret, error) {
 	wait := 20 * time.Millisecond
-	for {
+	for first := true; ; first = false {
 		rls, n, refs, err := c.decodeChunks(ctx, idx, info)
+		if first && err != nil && settling(err) && time.Now().Before(deadline) {
+			// An index at rest is not being written (settle.go): a damaged
+			// record is reported without the ride-out.
+			var done bool
+			if rls, n, refs, idx, err, done = c.restingDamage(ctx, idx, err, refs, info); done {
+				return rls, n, refs, idx, err
+			}
+		}
 		if err == nil || !settling(err) || !time.Now().Before(deadline) {
 			return rls, n, refs, idx, err
 		}
@@ -181,7 +189,15 @@ func (c *Core[T]) decodeEach(ctx context.Context, sel labels.Selector, fn func(*
 	var pending []*corev1.Secret
 	pendingErr := map[string]error{}
 	err := c.eachIndex(ctx, sel, func(idx *corev1.Secret) error {
-		rls, _, err := c.decodeStats(ctx, idx)
+		rls, _, refs, err := c.decodeChunks(ctx, idx, nil)
+		if settling(err) && c.cfg.ReadRetry >= 0 {
+			// An index at rest is not being written (settle.go).
+			var done bool
+			if rls, _, _, idx, err, done = c.restingDamage(ctx, idx, err, refs, nil); done {
+				seen[idx.Name] = true
+				return fn(idx, rls, err)
+			}
+		}
 		if settling(err) && c.cfg.ReadRetry >= 0 {
 			pending = append(pending, idx)
 			pendingErr[idx.Name] = err
@@ -365,7 +381,9 @@ func (c *Core[T]) decodeRecord(ctx context.Context, idx *corev1.Secret, info *De
 	rls, f, found, err := decodePayloadInfo(c.codec, r, c.cfg.MaxDecodedBytes, recordJSONSize(idx, first, total, cs), walk)
 	if err != nil {
 		if cs.err != nil {
-			return nil, 0, nil, cs.err
+			// The chunks read before the failure tell a damaged record from
+			// one being written (restingDamage).
+			return nil, 0, refs.snapshot(), cs.err
 		}
 		return nil, 0, nil, fmt.Errorf("release record %s: %w", secretRef(idx), err)
 	}
