@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"sync"
 
 	"github.com/chunkview/chunkview/demo"
@@ -73,12 +74,28 @@ func (r *run) demoContext(ctx context.Context, name string) (*kube.Client, error
 	case DemoContext:
 	case DemoStagingContext:
 		// The operator runs on the main demo cluster only.
-		seed.Only, operate = demoStagingSamples, false
+		seed.Only, seed.Intact, operate = demoStagingSamples, true, false
 	default:
 		return nil, kube.NoContextError(name, "the demo", []string{DemoContext, DemoStagingContext})
 	}
+	if r.demoRelease != "" {
+		// A command on one release needs that release alone (and its damage):
+		// the others would cost most of the start for nothing.
+		only := []string{}
+		if seed.Only == nil || slices.Contains(seed.Only, r.demoRelease) {
+			only = append(only, r.demoRelease)
+		}
+		seed.Only = only
+		operate = operate && r.demoRelease == demo.OperatorRelease
+	}
 	cluster := demo.NewCluster()
-	if _, err := demo.Seed(ctx, cluster, seed); err != nil {
+	if r.demoLazy {
+		// The view opens at once on the quick samples; the rest follow
+		// through its live watch.
+		if _, err := demo.SeedInBackground(ctx, cluster, seed); err != nil {
+			return nil, fmt.Errorf("start the demo cluster %s: %w", name, err)
+		}
+	} else if _, err := demo.Seed(ctx, cluster, seed); err != nil {
 		return nil, fmt.Errorf("start the demo cluster %s: %w", name, err)
 	}
 	if operate {

@@ -111,6 +111,11 @@ type run struct {
 	explicitNS bool
 	// noted are the stores whose skip was said already (noteStoreSkips).
 	noted map[string]bool
+	// demoRelease, when set, is the one release a --demo command is about: its
+	// cluster holds that sample alone. demoLazy seeds the demo in the
+	// background (the interactive view).
+	demoRelease string
+	demoLazy    bool
 }
 
 func (r *run) now() time.Time {
@@ -170,6 +175,7 @@ func (a *App) Command(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command 
 			if !a.canOpenTUI(stdin, stdout) {
 				return noTerminalError()
 			}
+			r.demoLazy = true
 			c, err := r.connect(cmd.Context())
 			if err != nil {
 				return err
@@ -404,6 +410,9 @@ func (r *run) connectRelease(ctx context.Context, name string) (*kube.Client, lo
 
 // connectTo connects and finds the namespace whose records hold release name.
 func (r *run) connectTo(ctx context.Context, name string) (*kube.Client, string, error) {
+	if r.client == nil {
+		r.demoRelease = name
+	}
 	c, err := r.connect(ctx)
 	if err != nil {
 		return nil, "", err

@@ -125,6 +125,9 @@ func (o *verifyOptions) Validate() error { return checkFormat(o.format) }
 // Run checks the records in view, or those of one release, and prints what it
 // found; problems exit with code 4.
 func (o *verifyOptions) Run(ctx context.Context, r *run) error {
+	if o.name != "" && r.client == nil {
+		r.demoRelease = o.name // the demo needs that release alone
+	}
 	c, err := r.connect(ctx)
 	if err != nil {
 		return err

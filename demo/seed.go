@@ -9,6 +9,7 @@ import (
 	"path"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -69,8 +70,8 @@ type SeedOptions struct {
 	Driver storage.ChunkedSecretsConfig
 	// Intact leaves out the damage: no missing or corrupt chunk, no orphan.
 	Intact bool
-	// Only, when set, names the samples to write (by release name); the others
-	// are left out, and so is the damage, as with Intact.
+	// Only, when not nil, names the samples to write (by release name), none
+	// when empty; the others are left out, with their damage.
 	Only []string
 }
 
@@ -187,6 +188,35 @@ func (r *SampleRelease) Latest() *SampleRevision { return &r.Revisions[len(r.Rev
 // on Now; the objects' uids, creationTimestamps and createdAt or modifiedAt labels
 // come from the clock at the time of writing.
 func Seed(ctx context.Context, c *Cluster, opts SeedOptions) (*Fleet, error) {
+	sd, err := newSeeding(ctx, c, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Compact()
+	for _, s := range sd.samples {
+		if err := sd.write(s); err != nil {
+			return nil, err
+		}
+	}
+	return sd.fleet(), nil
+}
+
+// seeding is one Seed: the samples to write, what was written so far.
+type seeding struct {
+	ctx     context.Context
+	c       *Cluster
+	opts    SeedOptions
+	cfg     storage.ChunkedSecretsConfig
+	samples []sample
+
+	mu      sync.Mutex
+	written map[string]*SampleRelease
+	orphans []Orphan
+}
+
+// newSeeding prepares a Seed: the driver configuration, the samples opts selects
+// and the namespaces they need, created.
+func newSeeding(ctx context.Context, c *Cluster, opts SeedOptions) (*seeding, error) {
 	if opts.Now.IsZero() {
 		opts.Now = time.Now()
 	}
@@ -195,13 +225,11 @@ func Seed(ctx context.Context, c *Cluster, opts SeedOptions) (*Fleet, error) {
 		cfg = DriverConfig()
 		cfg.Log, cfg.Timeout, cfg.MaxDecodedBytes = opts.Driver.Log, opts.Driver.Timeout, opts.Driver.MaxDecodedBytes
 	}
-	f := &Fleet{Now: opts.Now, Driver: cfg}
 	all := samples()
-	if len(opts.Only) > 0 {
+	if opts.Only != nil {
 		all = slices.DeleteFunc(all, func(s sample) bool { return !slices.Contains(opts.Only, s.name) })
 	}
-	defer c.Compact()
-
+	sd := &seeding{ctx: ctx, c: c, opts: opts, cfg: cfg, samples: all, written: map[string]*SampleRelease{}}
 	nss := slices.Clone(StorageNamespaces)
 	for _, s := range all {
 		for _, ns := range []string{s.storageNamespace, s.namespace} {
@@ -216,29 +244,58 @@ func Seed(ctx context.Context, c *Cluster, opts SeedOptions) (*Fleet, error) {
 			return nil, fmt.Errorf("seed: create namespace %s: %w", ns, err)
 		}
 	}
+	return sd, nil
+}
 
-	for _, s := range all {
-		sr, err := writeSample(ctx, c, cfg, opts.Now, s)
-		if err != nil {
-			return nil, fmt.Errorf("seed: release %s/%s: %w", s.storageNamespace, s.name, err)
-		}
-		f.Releases = append(f.Releases, *sr)
-	}
-	if opts.Intact || len(opts.Only) > 0 {
-		return f, nil
-	}
-	if err := damage(ctx, c, f, "payments", "ledger", 3, MissingChunk); err != nil {
-		return nil, fmt.Errorf("seed: %w", err)
-	}
-	if err := damage(ctx, c, f, "payments", "fraud-model", 1, CorruptChunk); err != nil {
-		return nil, fmt.Errorf("seed: %w", err)
-	}
-	o, err := leaveOrphan(ctx, c, cfg, opts.Now)
+// sampleDamage is the damage Seed does to a sample once it is written.
+var sampleDamage = map[string]struct {
+	ns       string
+	revision int
+	d        Damage
+}{
+	"ledger":      {"payments", 3, MissingChunk},
+	"fraud-model": {"payments", 1, CorruptChunk},
+}
+
+// write writes sample s and, unless opts.Intact, the damage that belongs to it:
+// ledger's missing chunk, fraud-model's corrupt one, and beside cert-manager the
+// orphan of its interrupted upgrade.
+func (sd *seeding) write(s sample) error {
+	sr, err := writeSample(sd.ctx, sd.c, sd.cfg, sd.opts.Now, s)
 	if err != nil {
-		return nil, fmt.Errorf("seed: %w", err)
+		return fmt.Errorf("seed: release %s/%s: %w", s.storageNamespace, s.name, err)
 	}
-	f.Orphans = append(f.Orphans, *o)
-	return f, nil
+	if dm, ok := sampleDamage[s.name]; ok && !sd.opts.Intact {
+		if err := damage(sd.ctx, sd.c, sr, dm.revision, dm.d); err != nil {
+			return fmt.Errorf("seed: %w", err)
+		}
+	}
+	var orphan *Orphan
+	if s.name == "cert-manager" && !sd.opts.Intact {
+		if orphan, err = leaveOrphan(sd.ctx, sd.c, sd.cfg, sd.opts.Now); err != nil {
+			return fmt.Errorf("seed: %w", err)
+		}
+	}
+	sd.mu.Lock()
+	defer sd.mu.Unlock()
+	sd.written[s.name] = sr
+	if orphan != nil {
+		sd.orphans = append(sd.orphans, *orphan)
+	}
+	return nil
+}
+
+// fleet is what was written so far, the samples in Seed's order.
+func (sd *seeding) fleet() *Fleet {
+	sd.mu.Lock()
+	defer sd.mu.Unlock()
+	f := &Fleet{Now: sd.opts.Now, Driver: sd.cfg, Orphans: slices.Clone(sd.orphans)}
+	for _, s := range sd.samples {
+		if sr, ok := sd.written[s.name]; ok {
+			f.Releases = append(f.Releases, *sr)
+		}
+	}
+	return f
 }
 
 // history replays one sample's Helm commands against the driver.
@@ -464,13 +521,12 @@ func renderChart(ch *chart.Chart, vals map[string]any, ro chartutil.ReleaseOptio
 // replaces one with a Secret of the same name, labels and owner whose bytes no
 // longer match the hash in the name (a chunk is immutable, so it is deleted and
 // created again, as a bad restore would do).
-func damage(ctx context.Context, c *Cluster, f *Fleet, ns, name string, revision int, d Damage) error {
-	r, ok := f.Release(ns, name)
-	if !ok || revision < 1 || revision > len(r.Revisions) {
-		return fmt.Errorf("damage %s/%s revision %d: no such sample", ns, name, revision)
+func damage(ctx context.Context, c *Cluster, r *SampleRelease, revision int, d Damage) error {
+	if revision < 1 || revision > len(r.Revisions) {
+		return fmt.Errorf("damage %s/%s revision %d: no such sample", r.Namespace, r.Name, revision)
 	}
 	rev := &r.Revisions[revision-1]
-	secrets := c.Clientset().CoreV1().Secrets(ns)
+	secrets := c.Clientset().CoreV1().Secrets(r.Namespace)
 	idx, err := secrets.Get(ctx, rev.Key, metav1.GetOptions{})
 	if err != nil {
 		return fmt.Errorf("damage %s: %w", rev.Key, err)
