@@ -177,6 +177,11 @@ func filledFrom(row, d RevisionRow) RevisionRow {
 	if d.Known && !d.Peeked {
 		row.ApplyMethod, row.UnknownFields = d.ApplyMethod, d.UnknownFields
 	}
+	if d.Known && !d.Updated.IsZero() {
+		// When it was deployed, as the record says, rather than when its
+		// metadata was last written (a row of Helm's stores off a watch).
+		row.Updated = d.Updated
+	}
 	return row
 }
 

@@ -100,8 +100,11 @@ func (s *releasesScreen) applyLive(ev kube.WatchEvent) tea.Cmd {
 				// The old latest's size, filled since the listing, stays in
 				// the history's sum.
 				it.row.SetRevisionSize(l.Revision, storedSize(l))
-				it.row.Latest, it.filled, it.err = r, false, nil
+				// The answer for the row replaced is dropped (it no longer
+				// matches), so the row's place among those being read goes
+				// with it.
 				delete(s.inflight, it.id())
+				it.row.Latest, it.filled, it.err = r, false, nil
 			} else {
 				it.row.SetRevisionSize(r.Revision, storedSize(r))
 			}
