@@ -7,7 +7,7 @@ BIN := $(CURDIR)/bin
 # envtest finds kube-apiserver and etcd here.
 export KUBEBUILDER_ASSETS := $(BIN)
 
-.PHONY: all build demo test test-go test-race test-tmux bench bench-large fuzz testbin vet clean
+.PHONY: all build demo test test-go test-race test-tmux test-plugins plugins plugintools bench bench-large fuzz testbin vet clean
 
 all: build
 
@@ -19,6 +19,26 @@ $(BIN)/chunkview: $(shell find . -name '*.go' -not -path './tools/*' -not -name 
 
 demo: build
 	$(BIN)/chunkview --demo
+
+# plugins makes chunkview the plugin of kubectl and of Helm from the binary built:
+# kubectl-chunkview (the name kubectl runs `kubectl chunkview` by; krew installs
+# it from packaging/krew), and plugin directories with their plugin.yaml and the
+# binary, for `helm plugin install`: bin/plugins/helm/chunkview (Helm 3's format,
+# which Helm 4 loads too) and bin/plugins/helm4/chunkview (Helm 4's).
+plugins: $(BIN)/kubectl-chunkview $(BIN)/plugins/helm/chunkview/plugin.yaml $(BIN)/plugins/helm4/chunkview/plugin.yaml
+
+$(BIN)/kubectl-chunkview: $(BIN)/chunkview
+	ln -f $< $@
+
+$(BIN)/plugins/helm/chunkview/plugin.yaml: plugin.yaml $(BIN)/chunkview
+	@mkdir -p $(@D)/bin
+	ln -f $(BIN)/chunkview $(@D)/bin/chunkview
+	cp plugin.yaml $@
+
+$(BIN)/plugins/helm4/chunkview/plugin.yaml: packaging/helm4/plugin.yaml $(BIN)/chunkview
+	@mkdir -p $(@D)/bin
+	ln -f $(BIN)/chunkview $(@D)/bin/chunkview
+	cp packaging/helm4/plugin.yaml $@
 
 # testbin builds the envtest binaries. Each is rebuilt only when it is missing or
 # older than the tools module that pins it.
@@ -34,7 +54,28 @@ $(BIN)/etcd: tools/go.mod tools/go.sum
 	@echo ">> building etcd from go.etcd.io/etcd/server/v3"
 	cd tools && $(GO) build -o $@ go.etcd.io/etcd/server/v3
 
-test: testbin build test-go test-race test-tmux
+# plugintools builds the clients the plugins are tested with: helm from Helm 3's
+# and Helm 4's modules and kubectl from k8s.io/kubectl (tools/plugins pins them),
+# and krew (tools/krew). Each is rebuilt only when missing or older than its module.
+plugintools: $(BIN)/helm3 $(BIN)/helm4 $(BIN)/kubectl $(BIN)/krew
+
+$(BIN)/helm3: tools/plugins/go.mod tools/plugins/go.sum
+	@mkdir -p $(BIN)
+	cd tools/plugins && $(GO) build -o $@ helm.sh/helm/v3/cmd/helm
+
+$(BIN)/helm4: tools/plugins/go.mod tools/plugins/go.sum
+	@mkdir -p $(BIN)
+	cd tools/plugins && $(GO) build -o $@ helm.sh/helm/v4/cmd/helm
+
+$(BIN)/kubectl: tools/plugins/go.mod tools/plugins/go.sum tools/plugins/kubectl/main.go
+	@mkdir -p $(BIN)
+	cd tools/plugins && $(GO) build -o $@ ./kubectl
+
+$(BIN)/krew: tools/krew/go.mod tools/krew/go.sum
+	@mkdir -p $(BIN)
+	cd tools/krew && $(GO) build -o $@ sigs.k8s.io/krew/cmd/krew
+
+test: testbin plugintools build test-go test-race test-tmux test-plugins
 
 # HELM_DRIVER narrows the stores chunkview reads, as it narrows helm's; the tests
 # choose their stores themselves.
@@ -49,6 +90,11 @@ test-race: testbin
 
 test-tmux: build
 	HELM_DRIVER= bash hack/tmux-demo-test.sh $(BIN)/chunkview
+
+# test-plugins runs `helm chunkview` with Helm 3 and Helm 4, and `kubectl
+# chunkview` (found on PATH, and installed by krew), on the demo.
+test-plugins: plugintools plugins
+	bash hack/plugin-test.sh $(BIN)
 
 bench: testbin
 	$(GO) run ./hack/bench
