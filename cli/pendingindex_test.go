@@ -37,8 +37,9 @@ func (cutOff) DeleteCollection(context.Context, metav1.DeleteOptions, metav1.Lis
 
 // interruptCreate makes chunkview's driver create the next revision of release
 // name and loses the connection before the create completes: it leaves the
-// pending index and the chunks. It returns the revision.
-func (e *env) interruptCreate(name string) int {
+// pending index and the chunks. It returns the revision and when the API server
+// created the pending index.
+func (e *env) interruptCreate(name string) (int, time.Time) {
 	e.t.Helper()
 	d := driverFor(byChunkview, e.ns)
 	rels, err := d.Query(map[string]string{"name": name, "owner": "helm"})
@@ -63,7 +64,7 @@ func (e *env) interruptCreate(name string) int {
 	if err != nil || !storage.IsPending(s) {
 		e.t.Fatalf("no pending index left: %v", err)
 	}
-	return next.Version
+	return next.Version, s.CreationTimestamp.Time
 }
 
 // TestPendingIndexShownAndRemoved: a create cut off after its pending index was
@@ -77,7 +78,12 @@ func TestPendingIndexShownAndRemoved(t *testing.T) {
 	e := newEnv(t)
 	e.install(byChunkview, "app", 2)
 	e.install(byChunkview, "other", 1)
-	rev := e.interruptCreate("app")
+	rev, created := e.interruptCreate("app")
+	// Ages are measured from the pending index's creation, by clocks set off
+	// it: a second on (a create in flight), twenty seconds on (interrupted).
+	at := func(d time.Duration) *cli.App {
+		return &cli.App{Now: func() time.Time { return created.Add(d) }}
+	}
 	key := storage.RecordKey("app", rev)
 	hop := hopstorage.NewChunkedSecrets(cluster.Client.CoreV1().Secrets(e.ns), testOwner, hopstorage.ChunkedSecretsConfig{ChunkSize: testChunkSize})
 	rls, err := driverFor(byChunkview, e.ns).Get(storage.RecordKey("app", 2))
@@ -90,25 +96,28 @@ func TestPendingIndexShownAndRemoved(t *testing.T) {
 	}
 
 	// In flight: nothing blocked yet, and said so.
-	now := &cli.App{}
-	ls, _ := e.lsJSON()
-	if ls["app"].PendingIndex != nil || ls["app"].Revision != 2 {
-		t.Errorf("ls of a create in flight: %+v", ls["app"])
+	r := e.runApp(at(time.Second), "", "ls", "-o", "json")
+	mustCode(t, r, cli.ExitOK)
+	var inFlight cli.Releases
+	decode(t, r, &inFlight)
+	for _, it := range inFlight.Releases {
+		if it.Name == "app" && (it.PendingIndex != nil || it.Revision != 2) {
+			t.Errorf("ls of a create in flight: %+v", it)
+		}
 	}
-	r := e.runApp(now, "", "verify")
+	r = e.runApp(at(time.Second), "", "verify")
 	mustCode(t, r, cli.ExitOK)
 	if !strings.Contains(r.stdout, "1 pending index younger than 15s") {
 		t.Errorf("verify of a create in flight: %s", r)
 	}
-	r = e.runApp(&cli.App{}, "", "gc", "--dry-run")
+	r = e.runApp(at(time.Second), "", "gc", "--dry-run")
 	mustCode(t, r, cli.ExitOK)
 	if !strings.Contains(r.stdout, "Left alone:") || !strings.Contains(r.stdout, "1 pending index younger than 15s") {
 		t.Errorf("gc of a create in flight: %s", r)
 	}
 
 	// Twenty seconds on: an interrupted create.
-	later := func() time.Time { return time.Now().Add(20 * time.Second) }
-	app := func() *cli.App { return &cli.App{Now: later} }
+	app := func() *cli.App { return at(20 * time.Second) }
 	r = e.runApp(app(), "", "ls")
 	mustCode(t, r, cli.ExitOK)
 	var appLine string
@@ -128,7 +137,7 @@ func TestPendingIndexShownAndRemoved(t *testing.T) {
 			t.Errorf("ls: stderr lacks %q:\n%s", want, r.stderr)
 		}
 	}
-	interrupted := regexp.MustCompile(`interrupted 2\ds ago`)
+	interrupted := regexp.MustCompile(`interrupted 20s ago`)
 	if !interrupted.MatchString(r.stderr) {
 		t.Errorf("ls does not say when the create was interrupted:\n%s", r.stderr)
 	}
@@ -184,7 +193,11 @@ func TestPendingIndexAlone(t *testing.T) {
 	if err := cut.Create(storage.RecordKey("fresh", 1), rls); !errors.Is(err, errCutOff) {
 		t.Fatalf("the cut-off create: %v", err)
 	}
-	r := e.runApp(&cli.App{Now: func() time.Time { return time.Now().Add(time.Minute) }}, "", "ls")
+	s, err := cluster.Client.CoreV1().Secrets(e.ns).Get(context.Background(), storage.RecordKey("fresh", 1), metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := e.runApp(&cli.App{Now: func() time.Time { return s.CreationTimestamp.Add(time.Minute) }}, "", "ls")
 	mustCode(t, r, cli.ExitOK)
 	found := false
 	for _, l := range strings.Split(r.stdout, "\n") {

@@ -394,6 +394,9 @@ func (r *run) locateIn(rows []kube.ReleaseRow, err error, cfg kube.Config, name 
 // looked up in, and, when the listing that found it told them, its revisions.
 // The client it returns talks to the one store that holds the release.
 func (r *run) connectRelease(ctx context.Context, name string) (*kube.Client, located, error) {
+	if r.client == nil {
+		r.demoRelease = name // the demo needs that release alone
+	}
 	c, err := r.connect(ctx)
 	if err != nil {
 		return nil, located{}, err

@@ -7,8 +7,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-
-	"helm.sh/helm/v3/pkg/release"
 )
 
 // A read that meets a chunk missing or not matching rides out ReadRetry, because
@@ -65,7 +63,7 @@ func lastWritten(idx *corev1.Secret) time.Time {
 }
 
 // atRest reports whether idx was last written restingIndexAge ago or more.
-func (c *ChunkedSecrets) atRest(idx *corev1.Secret) bool {
+func (c *Core[T]) atRest(idx *corev1.Secret) bool {
 	last := lastWritten(idx)
 	return !last.IsZero() && c.now().Sub(last) >= restingIndexAge
 }
@@ -76,7 +74,7 @@ func (c *ChunkedSecrets) atRest(idx *corev1.Secret) bool {
 // settleConfirm and returns what that decode found, with done set when the record
 // is to be reported as it is now; done false leaves the caller to ride out
 // ReadRetry from the index it returns.
-func (c *ChunkedSecrets) restingDamage(ctx context.Context, idx *corev1.Secret, err error, refs []chunkRef, info *DecodeInfo) (rls *release.Release, n int64, got []chunkRef, cur *corev1.Secret, derr error, done bool) {
+func (c *Core[T]) restingDamage(ctx context.Context, idx *corev1.Secret, err error, refs []chunkRef, info *DecodeInfo) (rls *T, n int64, got []chunkRef, cur *corev1.Secret, derr error, done bool) {
 	if !c.atRest(idx) {
 		return nil, 0, refs, idx, err, false
 	}
