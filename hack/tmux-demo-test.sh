@@ -109,9 +109,9 @@ typed() { tm send-keys -t "$session" -l "$1"; }
 step="start the demo"
 # remain-on-exit keeps the pane (and its exit status) after chunkview ends; it is
 # set before the session starts, so even an immediate exit is caught.
-tm start-server \; set-option -g remain-on-exit on
 started=$(date +%s%N)
-tm new-session -d -s "$session" -e CHUNKVIEW_DEMO_OPERATOR=off -x 120 -y 40 -e TERM=xterm-256color -e COLORTERM=truecolor \
+tm start-server \; set-option -g remain-on-exit on \; \
+	new-session -d -s "$session" -e CHUNKVIEW_DEMO_OPERATOR=off -x 120 -y 40 -e TERM=xterm-256color -e COLORTERM=truecolor \
 	"$(printf '%q --demo; echo $? > %q' "$bin" "$tmpdir/status")"
 # The first rows: the time from starting the session until a release row shows,
 # polled every 10 ms, is reported (not judged: it depends on how busy the
@@ -293,7 +293,9 @@ session=prompt
 rm -f "$tmpdir/status"
 tm new-session -d -s "$session" -e CHUNKVIEW_DEMO_OPERATOR=off -x 120 -y 40 -e TERM=xterm-256color \
 	"$(printf '%q --demo rollback podinfo 2; echo $? > %q' "$bin" "$tmpdir/status")"
-wait_for "Proceed to roll podinfo back to revision 2? [y/N]:"
+# The prompt names the context and namespace the rollback changes after the
+# question ("... revision 2 on context demo, namespace demo? [y/N]:").
+wait_for "Proceed to roll podinfo back to revision 2" "[y/N]:"
 keys C-c
 deadline=$((SECONDS + timeout))
 until [[ -s $tmpdir/status ]]; do
