@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,6 +21,8 @@ import (
 	helmtime "helm.sh/helm/v3/pkg/time"
 
 	"github.com/chunkview/chunkview/demo"
+	"github.com/chunkview/chunkview/internal/kubetest"
+	"github.com/chunkview/chunkview/internal/testcluster"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/revdiff"
 	"github.com/chunkview/chunkview/storage"
@@ -31,13 +32,17 @@ import (
 // are measured against it.
 var testNow = time.Date(2026, 11, 2, 12, 0, 0, 0, time.UTC)
 
+// cluster is the real API server and etcd of the program tests that run against
+// one (program_real_test.go); the other tests use the demo's in-memory cluster.
+var cluster *testcluster.Cluster
+
 func TestMain(m *testing.M) {
 	// Masked tokens in golden files must not change from run to run.
 	revdiff.SetMaskKey([]byte("chunkview ui tests"))
 	// Times show in the local zone: golden files are drawn in UTC wherever
 	// they run.
 	time.Local = time.UTC
-	os.Exit(m.Run())
+	testcluster.Main(m, &cluster, &kubetest.Cluster)
 }
 
 // fixtureChunkSize is the slice size the fixture writes with: small, so that

@@ -299,14 +299,20 @@ func TestPinDeleteStale(t *testing.T) {
 //     write;
 //   - revision 4 is as the pins say Helm left it (absent, created pending, or
 //     updated deployed), and there is never a revision 5.
+//
+// The race must happen: the other writer must land inside a rollback in some
+// iteration (a conflict, returned or swallowed by Helm). The test runs at least 8
+// iterations, and goes on, up to 100, until that has happened, then fails if it
+// never did.
 func TestPinRaceRollback(t *testing.T) {
-	deadline := time.Now().Add(3 * time.Second)
+	const least, most = 8, 100
 	outcomes := map[string]int{}
+	raced := func() bool { return outcomes["conflict"]+outcomes["succeeded, Helm ignored a conflict"] > 0 }
 	// span is how long the last rollback took: the other writer starts at a random
 	// point of it, so that its first write lands before, between and after each of
 	// Helm's steps across the iterations.
 	span := 5 * time.Millisecond
-	for i := 0; i < 100 && (i < 4 || time.Now().Before(deadline)); i++ {
+	for i := 0; i < most && (i < least || !raced()); i++ {
 		st := helmStores[i%len(helmStores)]
 		ns, name := cluster.Namespace(t), "web"
 		seedHelm(t, st, ns, name)
@@ -390,4 +396,7 @@ func TestPinRaceRollback(t *testing.T) {
 		}
 	}
 	t.Logf("outcomes: %v", outcomes)
+	if !raced() {
+		t.Fatalf("%d rollbacks and the other writer never landed inside one: %v", most, outcomes)
+	}
 }

@@ -49,7 +49,27 @@ func raceOutcome(t *testing.T, who string, err error) string {
 // the number of revisions grows by exactly the number of wins, the losers fail with
 // a conflict (or are told another operation is in progress), revisions stay
 // contiguous, exactly one is deployed, and gc leaves nothing behind.
+//
+// The race must happen: some operation must lose (a conflict, a revision another
+// stored first, an operation in progress). A run where every operation won ran
+// them one after another; it is tried again, a few times, before the test fails
+// for having raced too little.
 func TestRaceRollbacks(t *testing.T) {
+	const attempts = 5
+	for i := 1; ; i++ {
+		if raceRollbacks(t) {
+			return
+		}
+		if i == attempts {
+			t.Fatalf("%d runs and no operation lost a race: the writers never overlapped", attempts)
+		}
+		t.Logf("run %d: every operation won; the writers did not overlap, trying again", i)
+	}
+}
+
+// raceRollbacks is one run of TestRaceRollbacks; it reports whether the race
+// happened (some operation lost).
+func raceRollbacks(t *testing.T) bool {
 	ctx := t.Context()
 	ns := cluster.Namespace(t)
 	kc := adminKubeconfig(t, ns)
@@ -96,6 +116,12 @@ func TestRaceRollbacks(t *testing.T) {
 	t.Logf("%d operations won; outcomes %v", wins, outcomes)
 	if wins == 0 {
 		t.Fatal("no operation won")
+	}
+	lost := 0
+	for o, n := range outcomes {
+		if !strings.HasSuffix(o, ": won") {
+			lost += n
+		}
 	}
 
 	// History, read with a clean client.
@@ -145,4 +171,5 @@ func TestRaceRollbacks(t *testing.T) {
 			t.Errorf("after gc, verify: %s on %s: %s", p.Kind, p.Secret, p.Detail)
 		}
 	}
+	return lost > 0
 }
