@@ -391,9 +391,11 @@ func TestFaultMatrix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cache := t.TempDir()
 	faulty := func(t *testing.T, ns string) *client {
-		o := parseOptions(t, []string{"--kubeconfig", kc, "--cache-dir", cache, "-n", ns, "--owner", faultOwner,
+		// A discovery cache of its own: one shared with an earlier run would
+		// save that run's discovery requests and shift the count the rules
+		// are keyed on.
+		o := parseOptions(t, []string{"--kubeconfig", kc, "--cache-dir", t.TempDir(), "-n", ns, "--owner", faultOwner,
 			"--chunk-size", fmt.Sprint(faultChunkSize), "--request-timeout", faultTimeout.String()})
 		c, err := o.Connect()
 		if err != nil {
