@@ -8,6 +8,7 @@ import (
 
 	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/storage/driver"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
@@ -288,4 +289,41 @@ func storedBytes(t *testing.T, ns, name string) int64 {
 		}
 	}
 	return n
+}
+
+// TestControllersAbsentOrForbidden: without Flux's or OLMv1's API, ls says
+// nothing of them and asks nothing of them past discovery; with Flux's API served
+// but HelmReleases not readable by the user, ls notes it once as not readable,
+// and history's JSON says whether a HelmRelease manages the release is not known.
+func TestControllersAbsentOrForbidden(t *testing.T) {
+	e := newEnv(t)
+	e.install(byChunkview, "solo", 2)
+	stats := &kube.Stats{}
+	r := e.runApp(&cli.App{Stats: stats}, "", "ls")
+	mustCode(t, r, cli.ExitOK)
+	for _, call := range stats.Calls() {
+		if strings.Contains(call, "/apis/helm.toolkit.fluxcd.io") || strings.Contains(call, "/apis/olm.operatorframework.io") {
+			t.Errorf("ls asked an API that is not served: %s", call)
+		}
+	}
+	if strings.Contains(r.stderr, "HelmRelease") || strings.Contains(r.stderr, "ClusterExtension") {
+		t.Errorf("ls spoke of controllers that are not there: %s", r)
+	}
+
+	cluster.InstallFlux(t)
+	user := userEnv(t, e, "no-flux", e.ns)
+	bind(t, e.ns, "no-flux", "secrets-reader", rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"secrets", "configmaps"}, Verbs: []string{"get", "list"}})
+	r = retryUntil(t, user, cli.ExitOK, "ls")
+	if !strings.Contains(r.stderr, "HelmReleases are not readable: forbidden (kubectl auth can-i list helmreleases.helm.toolkit.fluxcd.io)") {
+		t.Errorf("ls as a user who may not read HelmReleases: %s", r)
+	}
+	r = user.run("history", "solo", "-o", "json")
+	mustCode(t, r, cli.ExitOK)
+	var h cli.History
+	if err := json.Unmarshal([]byte(r.stdout), &h); err != nil {
+		t.Fatal(err)
+	}
+	if h.Controller == nil || h.Controller.Kind != kube.KindHelmRelease || !strings.Contains(h.Controller.Unreadable, "forbidden") {
+		t.Errorf("history's controller for a user who may not read HelmReleases: %+v", h.Controller)
+	}
 }
