@@ -251,11 +251,9 @@ func (m *model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.handleCmdLine(msg)
 	}
 	if m.showHelp {
-		// Any key closes the overlay; q still quits.
+		// Any key closes the overlay, q and esc among them, as in less and
+		// k9s: from the help, q is not a way out of chunkview (ctrl+c is).
 		m.showHelp = false
-		if key.Matches(msg, g.Quit) {
-			return tea.Quit
-		}
 		return nil
 	}
 	top := m.top()
@@ -476,7 +474,7 @@ func (m *model) helpOverlay(top screen) string {
 	h := top.help()
 	cols := append([][]key.Binding{m.keys.Global.bindings()}, h.full...)
 	title := st.Title.Render("Keys: " + top.title())
-	note := st.Dim.Render("Press any key to close this help.")
+	note := st.Dim.Render("q, esc or any other key closes this help (ctrl+c quits).")
 	full := m.help.FullHelpView(cols)
 	return strings.Join([]string{title, "", full, "", note}, "\n")
 }

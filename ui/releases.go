@@ -343,7 +343,10 @@ func (s *releasesScreen) clamp() {
 // and the chunk check read metadata only, so a chunk whose bytes were damaged
 // shows only once its data is read.
 func (s *releasesScreen) verifyVisible() tea.Cmd {
-	s.verify = newVerifyRun("release")
+	// The list checks each release's latest revision; a history's V checks
+	// every revision. The result says which, so that "verified" claims no more.
+	s.verify = newVerifyRun("latest revision")
+	s.verify.scope = " (older revisions: V in a release's history)"
 	var cmds []tea.Cmd
 	end := min(s.offset+s.tableHeight(), len(s.shown))
 	for _, idx := range s.shown[s.offset:end] {

@@ -22,7 +22,7 @@ var releaseColumns = []column{
 	{title: "STATUS", width: 17},
 	storeColumn,
 	{title: "CHART", width: 12, flex: 1, prio: 5},
-	{title: "APP", width: 7, prio: 3},
+	{title: "APP", width: 7, prio: 2},
 	{title: "AGE", width: 4, right: true, prio: 7},
 	{title: "CHUNKS", width: 6, right: true, prio: 4},
 	{title: "SIZE", width: 8, right: true, prio: 9},
@@ -65,8 +65,24 @@ func withHistory(cols []column, total int) []column {
 var storeColumn = column{title: "STORE", width: 7, prio: 11}
 
 // storageNSColumn shows where a release's records live, only when some listed
-// release keeps them outside its own namespace.
-var storageNSColumn = column{title: "STORAGE NS", width: 10, flex: 1, prio: 2}
+// release keeps them outside its own namespace; a row that keeps them in its own
+// shows "·". It takes no spare width: names and charts, which tell rows apart,
+// get it (see storageNSText).
+var storageNSColumn = column{title: "STORAGE NS", width: 10, prio: 3}
+
+// nameRoom is the most NAME asks for before other columns give way: the
+// longest listed name up to this, so that the names that tell rows apart are
+// shown whole, at the cost of the app version (which the detail line shows).
+const nameRoom = 20
+
+// storageNSText is a row's STORAGE NS cell: "·" when its records live in its
+// own namespace, as most do.
+func storageNSText(l kube.RevisionRow) string {
+	if l.StorageNamespace == releaseNamespace(l) {
+		return "·"
+	}
+	return l.StorageNamespace
+}
 
 // columnsFor returns the list's columns for items: STORAGE NS after NAMESPACE
 // when some release's records live apart from it, and STORE when the list reads
@@ -84,12 +100,24 @@ func columnsFor(items []releaseItem, severalStores bool) []column {
 		if c.title == storeColumn.title && !severalStores {
 			continue
 		}
+		if c.title == "NAME" {
+			c.width = max(c.width, min(longestName(items), nameRoom))
+		}
 		cols = append(cols, c)
 		if c.title == "NAMESPACE" && apart {
 			cols = append(cols, storageNSColumn)
 		}
 	}
 	return cols
+}
+
+// longestName is the width of the longest release name in items.
+func longestName(items []releaseItem) int {
+	n := 0
+	for _, it := range items {
+		n = max(n, len(it.row.Latest.Name))
+	}
+	return n
 }
 
 // refilter applies the filter, keeping the list's order: by default the rows
@@ -263,7 +291,7 @@ func (s *releasesScreen) tableView() string {
 		largest, ok := largestSecret(l, chunkSize, s.layouts)
 		cells := map[string]cell{
 			"NAMESPACE":  plain(releaseNamespace(l)),
-			"STORAGE NS": plain(l.StorageNamespace),
+			"STORAGE NS": plain(storageNSText(l)),
 			"NAME":       plain(l.Name),
 			"REV":        plain(itoa(l.Revision)),
 			"STATUS":     status,

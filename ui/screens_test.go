@@ -16,6 +16,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/chunkview/chunkview/demo"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/storage"
 )
@@ -483,5 +484,56 @@ func TestPruneDialog(t *testing.T) {
 	h.press("enter")
 	if got := len(hs.rows); got != 1 || hs.rows[0].Revision != 4 {
 		t.Fatalf("history after the prune: %d rows (%+v)", got, hs.rows)
+	}
+}
+
+// TestHelpClosesOnQ: as in less and k9s, q and esc close the help; they do not
+// quit chunkview from it.
+func TestHelpClosesOnQ(t *testing.T) {
+	f := newFixture(t)
+	for _, k := range []string{"q", "esc"} {
+		h := newHarness(t, f.client, Options{}, 80, 24)
+		h.press("?").contains("Keys: ", "q, esc or any other key closes this help")
+		h.press(k).lacks("Keys: ")
+		if h.quit {
+			t.Fatalf("%s in the help quit chunkview", k)
+		}
+		h.press("q")
+		if !h.quit {
+			t.Fatalf("q after the help closed did not quit")
+		}
+	}
+}
+
+// TestStorageNamespaceGivesWayToNames: in the demo, one release keeps its records
+// outside its namespace, so the list shows STORAGE NS; the rows that keep them in
+// their own show "·", and the column takes no spare room: at 120 columns every
+// release's name is shown whole.
+func TestStorageNamespaceGivesWayToNames(t *testing.T) {
+	c := demo.NewCluster()
+	if _, err := demo.Seed(t.Context(), c, demo.SeedOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	cfg := testConfig()
+	cfg.AllNamespaces, cfg.Namespace = true, ""
+	cfg.Drivers = kube.AllDrivers
+	client := kube.New(c.Clientset(), c.Metadata(), kube.DiscardKubeClients, cfg)
+	h := newHarness(t, client, Options{}, 120, 40)
+	h.contains("STORAGE NS", "grafana-dashboards", "ingress-nginx", "payments-api", "web-frontend")
+	var same, apart int
+	for _, line := range strings.Split(h.screen(), "\n") {
+		f := strings.Fields(strings.TrimLeft(line, "▶ "))
+		if len(f) < 3 {
+			continue
+		}
+		switch {
+		case f[1] == "·":
+			same++
+		case f[0] == "monitoring" && f[1] == "demo":
+			apart++
+		}
+	}
+	if same < 8 || apart != 1 {
+		t.Errorf("STORAGE NS: %d rows with \"·\", %d kept apart; want 8 and grafana-dashboards's:\n%s", same, apart, h.screen())
 	}
 }

@@ -14,8 +14,10 @@ import (
 // every row has answered it makes the result line, which is always shown, healthy
 // or not.
 type verifyRun struct {
-	// noun names what was verified ("revision", "release").
+	// noun names what was verified ("revision", "latest revision"); scope,
+	// when set, is added to the result: what was not verified.
 	noun    string
+	scope   string
 	pending map[string]bool
 	total   int
 	broken  []string
@@ -54,7 +56,7 @@ func (v *verifyRun) answer(id, label string, row kube.RevisionRow, err error) (d
 func (v *verifyRun) result() tea.Cmd {
 	n := plural(v.total, v.noun, v.noun+"s")
 	if len(v.broken)+len(v.writing)+len(v.failed) == 0 {
-		return status(fmt.Sprintf("%s verified ✓", n), false)
+		return status(fmt.Sprintf("%s verified ✓%s", n, v.scope), false)
 	}
 	var parts []string
 	if len(v.broken) > 0 {
@@ -66,7 +68,7 @@ func (v *verifyRun) result() tea.Cmd {
 	if len(v.failed) > 0 {
 		parts = append(parts, fmt.Sprintf("%d could not be read (%s)", len(v.failed), strings.Join(v.failed, ", ")))
 	}
-	return status(fmt.Sprintf("%s verified: %s", n, strings.Join(parts, "; ")), len(v.broken)+len(v.failed) > 0)
+	return status(fmt.Sprintf("%s verified: %s%s", n, strings.Join(parts, "; "), v.scope), len(v.broken)+len(v.failed) > 0)
 }
 
 // recheckDelay is how long a row whose record is being written by another writer
