@@ -223,7 +223,7 @@ func hopDriver(ns, owner string, chunkSize int) driver.Driver {
 // olmOwn gives the index Secrets of release name's n revisions in ns
 // operator-controller's metadata: a controller ownerReference to
 // ClusterExtension name and its labels. It returns the owner's UID.
-func olmOwn(t *testing.T, ns, name string, n int) types.UID {
+func olmOwn(t testing.TB, ns, name string, n int) types.UID {
 	t.Helper()
 	uid := types.UID("0000-" + name)
 	for rev := 1; rev <= n; rev++ {
@@ -249,7 +249,7 @@ func olmOwn(t *testing.T, ns, name string, n int) types.UID {
 
 // createExtensionFor creates ClusterExtension name installing package name into
 // ns, with bundle name.v1.2.0 installed.
-func createExtensionFor(t *testing.T, dyn dynamic.Interface, name, ns string, _ types.UID) {
+func createExtensionFor(t testing.TB, dyn dynamic.Interface, name, ns string, _ types.UID) {
 	t.Helper()
 	ctx := t.Context()
 	obj := &unstructured.Unstructured{Object: map[string]any{
@@ -273,7 +273,7 @@ func createExtensionFor(t *testing.T, dyn dynamic.Interface, name, ns string, _ 
 
 // storedBytes is the data every record of release name in ns holds: what a
 // listing that read them all would receive at least.
-func storedBytes(t *testing.T, ns, name string) int64 {
+func storedBytes(t testing.TB, ns, name string) int64 {
 	t.Helper()
 	list, err := cluster.Client.CoreV1().Secrets(ns).List(t.Context(), metav1.ListOptions{})
 	if err != nil {

@@ -11,10 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
-
 	"github.com/chunkview/chunkview/cli"
+	"github.com/chunkview/chunkview/internal/kubetest"
 	"github.com/chunkview/chunkview/internal/testcluster"
 )
 
@@ -37,20 +35,7 @@ type env struct {
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	dir := t.TempDir()
-	e := &env{t: t, ns: cluster.Namespace(t), kubeconfig: filepath.Join(dir, "kubeconfig"), cacheDir: filepath.Join(dir, "cache")}
-	rc := cluster.Config
-	host := rc.Host
-	if !strings.Contains(host, "://") {
-		host = "https://" + host
-	}
-	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters["envtest"] = &clientcmdapi.Cluster{Server: host, CertificateAuthorityData: rc.CAData}
-	cfg.AuthInfos["admin"] = &clientcmdapi.AuthInfo{ClientCertificateData: rc.CertData, ClientKeyData: rc.KeyData, Token: rc.BearerToken}
-	cfg.Contexts["envtest"] = &clientcmdapi.Context{Cluster: "envtest", AuthInfo: "admin", Namespace: "default"}
-	cfg.CurrentContext = "envtest"
-	if err := clientcmd.WriteToFile(*cfg, e.kubeconfig); err != nil {
-		t.Fatalf("write kubeconfig: %v", err)
-	}
+	e := &env{t: t, ns: cluster.Namespace(t), kubeconfig: kubetest.WriteKubeconfig(t, cluster.Config, "default"), cacheDir: filepath.Join(dir, "cache")}
 	return e
 }
 
