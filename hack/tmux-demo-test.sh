@@ -277,7 +277,15 @@ keys '?'
 wait_for "Keys: payments-api" "esc back"
 lacks "roll back here"
 lacks "fix stuck"
-# q quits from the overlay too.
+# q closes the help, as in less and k9s; a second q quits.
+keys q
+deadline=$((SECONDS + timeout))
+while shows "Keys: payments-api"; do
+	pane_dead && fail "q in the help quit chunkview instead of closing the help"
+	((SECONDS < deadline)) || fail "q did not close the help"
+	sleep 0.1
+done
+wait_for "› payments-api" "Revision 1, "
 keys q
 deadline=$((SECONDS + timeout))
 until [[ -s $tmpdir/status ]]; do
@@ -306,6 +314,33 @@ status=$(<"$tmpdir/status")
 [[ $status == 130 ]] || fail "Ctrl-C at the prompt exited with status $status, want 130"
 wait_for "cancelled: nothing was changed"
 lacks "Rolled podinfo back"
+
+passed
+step="ledger: roll back past an unreadable revision"
+# ledger's latest revision (3) cannot be read: R on revision 2 shows the one plan
+# (delete the unreadable record, then roll back to 2) before y, and the release
+# ends deployed.
+session=ledger
+rm -f "$tmpdir/status"
+tm new-session -d -s "$session" -e CHUNKVIEW_DEMO_OPERATOR=off -x 120 -y 40 -e TERM=xterm-256color \
+	"$(printf '%q --demo; echo $? > %q' "$bin" "$tmpdir/status")"
+wait_for "ledger" "● LIVE"
+keys /
+typed ledger
+keys Enter
+wait_for "filter: ledger"
+keys Enter
+wait_for "Releases (all namespaces) › ledger" "BROKEN" "Revision 3 cannot be read"
+keys Up
+wait_for "Revision 2, "
+keys R
+wait_for "Revision 3 cannot be read: delete its record, then roll ledger back to revision 2" "y: roll back"
+keys y
+wait_for "✓ Rolled back ledger to revision 2: revision 3 created."
+keys Escape
+wait_re '^ *▶? +3 ✓ deployed +ledger-3\.3\.0'
+lacks "BROKEN"
+keys q
 
 passed
 step="live: the demo operator"

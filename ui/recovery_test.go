@@ -1,0 +1,71 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	hopstorage "github.com/operator-framework/helm-operator-plugins/pkg/storage"
+	"helm.sh/helm/v3/pkg/release"
+
+	"github.com/chunkview/chunkview/demo"
+	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/storage"
+)
+
+// TestLedgerRecovery is the demo's ledger flow end to end: its latest revision (3)
+// cannot be read, and R on revision 2 shows, before y, the one plan that deletes
+// the unreadable record and rolls back to 2; y applies it, and the release ends
+// deployed. helm-operator-plugins' driver, not chunkview's, reads the result: a
+// deployed revision 3 holding revision 2's values, 1 and 2 superseded.
+func TestLedgerRecovery(t *testing.T) {
+	for _, size := range [][2]int{{120, 40}, {80, 24}} {
+		t.Run(itoa(size[0])+"x"+itoa(size[1]), func(t *testing.T) {
+			c := demo.NewCluster()
+			if _, err := demo.Seed(t.Context(), c, demo.SeedOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			cfg := testConfig()
+			cfg.AllNamespaces, cfg.Namespace = true, ""
+			cfg.Drivers = kube.AllDrivers
+			cfg.Driver = demo.DriverConfig()
+			cfg.Driver.ReadRetry = -1
+			client := kube.New(c.Clientset(), c.Metadata(), kube.DiscardKubeClients, cfg)
+			h := newHarness(t, client, Options{}, size[0], size[1])
+			h.press("/").typeText("ledger").press("enter", "enter")
+			h.contains("BROKEN", "Revision 3 cannot be read")
+			h.press("up", "R")
+			h.contains("Revision 3 cannot be read: delete its record,", "y: roll back")
+			if d, ok := h.top().(*diffScreen); !ok || d.plan == nil || len(d.plan.Drop) != 1 || d.plan.To != 2 {
+				t.Fatalf("rollback screen %T, plan %+v: want revision 3 dropped, then 2", h.top(), d)
+			}
+			h.press("y")
+			h.contains("✓").lacks("Rollback failed")
+
+			orig := hopstorage.NewChunkedSecrets(c.Clientset().CoreV1().Secrets("payments"), demo.DefaultOwner, hopstorage.ChunkedSecretsConfig{})
+			want := map[int]release.Status{1: release.StatusSuperseded, 2: release.StatusSuperseded, 3: release.StatusDeployed}
+			for rev, st := range want {
+				r, err := orig.Get(storage.RecordKey("ledger", rev))
+				if err != nil {
+					t.Fatalf("revision %d, read by helm-operator-plugins: %v", rev, err)
+				}
+				if r.Info.Status != st {
+					t.Errorf("revision %d is %s, want %s", rev, r.Info.Status, st)
+				}
+				if rev == 3 {
+					db, _ := r.Config["database"].(map[string]interface{})
+					if db["host"] != "pg-ledger-0.payments.svc" || r.Info.Description != "Rollback to 2" {
+						t.Errorf("revision 3 holds database %v, description %q: want revision 2's values, rolled back to", db, r.Info.Description)
+					}
+				}
+			}
+			if _, err := orig.Get(storage.RecordKey("ledger", 4)); err == nil {
+				t.Error("a revision 4 was written: the rollback should take the unreadable revision's number")
+			}
+			h.press("esc")
+			screen := h.screen()
+			if !strings.Contains(screen, "✓ deployed") || strings.Contains(screen, "BROKEN") {
+				t.Errorf("history after the rollback:\n%s", screen)
+			}
+		})
+	}
+}
