@@ -201,6 +201,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.status, m.statusErr = "Live view off: r refreshes.", false
 		return m, nil
 
+	case clockMsg:
+		// Only the redraw after it: the ages count up.
+		return m, nil
 	case liveMsg:
 		if !m.watch || msg.gen != m.liveGen {
 			return m, nil

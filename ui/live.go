@@ -39,6 +39,9 @@ func (m *model) startLive() tea.Cmd {
 		if !ok {
 			return nil
 		}
+		if send != nil {
+			go runClock(ctx, send, gen)
+		}
 		go func() {
 			for ev := range ch {
 				if send != nil {

@@ -3,6 +3,7 @@ package ui
 import (
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -166,5 +167,33 @@ func TestLiveHistory(t *testing.T) {
 	h.waitLive("history revision 5 deployed", func() bool { return hs.latest().Status == "deployed" })
 	if !strings.Contains(h.screen(), "deployed") {
 		t.Error(h.screen())
+	}
+}
+
+// TestLiveAgesCountUp: with the live view on, AGE counts up on its own, without a
+// key press: the live view redraws every ageRefresh.
+func TestLiveAgesCountUp(t *testing.T) {
+	f := newFixture(t)
+	var mu sync.Mutex
+	now := testNow
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	h := newHarness(t, f.client, Options{Watch: true, Now: clock}, 120, 40)
+	h.contains("● LIVE", "web")
+	ageOf := func() string {
+		for _, line := range strings.Split(h.screen(), "\n") {
+			if f := strings.Fields(strings.TrimLeft(line, "▶ ")); len(f) > 1 && f[1] == "web" {
+				return strings.Join(f, " ")
+			}
+		}
+		return ""
+	}
+	before := ageOf()
+	mu.Lock()
+	now = now.Add(3 * 24 * time.Hour)
+	mu.Unlock()
+	h.trace = nil
+	h.waitLive("a redraw tick", func() bool { return slices.Contains(h.trace, "ui.clockMsg") })
+	if after := ageOf(); after == before || !strings.Contains(after, " 4d ") {
+		t.Errorf("web's row did not age from 24h to 4d without a key press:\nbefore %s\nafter  %s", before, after)
 	}
 }
