@@ -59,6 +59,11 @@ type model struct {
 	spinning bool
 	help     help.Model
 	showHelp bool
+	// showLog shows the message log (:log) over the screen; log holds it, and
+	// lastLogged is the status last recorded in it.
+	showLog    bool
+	log        []loggedStatus
+	lastLogged string
 
 	status    string
 	statusErr bool
@@ -141,11 +146,13 @@ func (m *model) bodySize() (int, int) {
 // Update routes a message: keys to the top screen after the global ones,
 // navigation to the stack, and everything else to every screen.
 func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	defer m.noteStatus()
 	var cmds []tea.Cmd
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.termWidth, m.termHeight = msg.Width, msg.Height
 		m.help.SetWidth(msg.Width)
+		m.cmd.input.SetWidth(max(msg.Width-2, 1))
 		w, h := m.bodySize()
 		for _, s := range m.stack {
 			s.setSize(w, h)
@@ -253,6 +260,10 @@ func (m *model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	if m.cmd.active {
 		return m.handleCmdLine(msg)
 	}
+	if m.showLog {
+		m.showLog = false
+		return nil
+	}
 	if m.showHelp {
 		// Any key closes the overlay, q and esc among them, as in less and
 		// k9s: from the help, q is not a way out of chunkview (ctrl+c is).
@@ -323,9 +334,12 @@ func (m *model) render() string {
 	_, h := m.bodySize()
 	top := m.top()
 	var body string
-	if m.showHelp {
+	switch {
+	case m.showLog:
+		body = m.logOverlay()
+	case m.showHelp:
 		body = m.helpOverlay(top)
-	} else {
+	default:
 		body = top.view()
 	}
 	body = cutLines(padLines(body, h), m.termWidth)
@@ -419,7 +433,12 @@ func (m *model) statusLine() string {
 	if m.status == "" {
 		return ""
 	}
-	text := ansi.Truncate(oneLine(m.status), m.termWidth, "…")
+	text := oneLine(m.status)
+	if ansi.StringWidth(text) > m.termWidth {
+		// Cut: the message log has it whole.
+		const more = " (:log)"
+		text = ansi.Truncate(text, m.termWidth-len(more), "…") + more
+	}
 	if m.statusErr {
 		return m.styles.Error.Render(text)
 	}
@@ -478,7 +497,7 @@ func (m *model) helpOverlay(top screen) string {
 	cols := append([][]key.Binding{m.keys.Global.bindings()}, h.full...)
 	title := st.Title.Render("Keys: " + top.title())
 	note := st.Dim.Render("q, esc or any other key closes this help (ctrl+c quits).")
-	full := m.help.FullHelpView(cols)
+	full := m.flowColumns(cols, m.termWidth)
 	return strings.Join([]string{title, "", full, "", note}, "\n")
 }
 

@@ -9,7 +9,8 @@ import (
 )
 
 // cmdLine is k9s's ":" command mode: a line typed at the bottom of the screen.
-// It knows :ns NAME (or :ns all), :ctx NAME (or :ctx alone, for the picker) and :q.
+// It knows :ns NAME (or :ns all), :ctx NAME (or :ctx alone, for the picker), :log
+// (the message log) and :q.
 type cmdLine struct {
 	input  textinput.Model
 	active bool
@@ -18,7 +19,7 @@ type cmdLine struct {
 func newCmdLine() cmdLine {
 	in := newTextInput()
 	in.Prompt = ":"
-	in.Placeholder = "ns NAME · ns all · ctx · ctx NAME · q"
+	in.Placeholder = "ns NAME · ns all · ctx · ctx NAME · log · q"
 	return cmdLine{input: in}
 }
 
@@ -29,6 +30,8 @@ type cmdResult struct {
 	// ctx is the context to switch to; pickCtx opens the picker.
 	ctx     *ctxChosenMsg
 	pickCtx bool
+	// log opens the message log.
+	log bool
 	// status is the line to show, and err whether it is an error.
 	status string
 	err    bool
@@ -59,10 +62,12 @@ func parseCommand(line string) cmdResult {
 			return cmdResult{ctx: &ctxChosenMsg{name: args[0]}}
 		}
 		return cmdResult{status: "usage: :ctx NAME, or :ctx alone to pick one", err: true}
+	case "log", "messages", "messages!":
+		return cmdResult{log: true}
 	case "help", "h":
-		return cmdResult{status: "Commands: :ns NAME (or :ns all) · :ctx (or :ctx NAME) · :q", err: false}
+		return cmdResult{status: "Commands: :ns NAME (or :ns all) · :ctx (or :ctx NAME) · :log (every message, whole) · :q", err: false}
 	}
-	return cmdResult{status: "unknown command :" + fields[0] + " (try :ns NAME, :ns all, :ctx, :q)", err: true}
+	return cmdResult{status: "unknown command :" + fields[0] + " (try :ns NAME, :ns all, :ctx, :log, :q)", err: true}
 }
 
 // cmdLineKeys are the keys shown while a command is typed.
@@ -89,6 +94,9 @@ func (m *model) handleCmdLine(msg tea.KeyPressMsg) tea.Cmd {
 		switch {
 		case res.quit:
 			return tea.Quit
+		case res.log:
+			m.showLog = true
+			return nil
 		case res.ns != nil:
 			// The namespace is the release list's: go back to it.
 			closeScreens(m.stack[1:])

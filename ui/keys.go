@@ -156,7 +156,7 @@ func DefaultKeyMap() KeyMap {
 	return KeyMap{
 		Global: GlobalKeyMap{
 			Help:      b(k("?"), "?", "help"),
-			Command:   b(k(":"), ":", "command (:ns NAME, :q)"),
+			Command:   b(k(":"), ":", "command (:ctx, :ns, :log, :q)"),
 			Back:      b(k("esc"), "esc", "back"),
 			Quit:      b(k("q"), "q", "quit"),
 			ForceQuit: b(k("ctrl+c"), "ctrl+c", "quit"),

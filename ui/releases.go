@@ -133,8 +133,15 @@ func (s *releasesScreen) help() helpKeys {
 	}
 	return helpKeys{
 		short: []key.Binding{k.Open, k.Status, chunks, k.Filter, k.Namespace, k.Refresh, k.Verify},
-		full:  [][]key.Binding{l.bindings(), {k.Open, k.Status, chunks, k.Filter, k.Namespace}, {k.Refresh, k.Verify, k.Watch}},
+		full:  [][]key.Binding{l.bindings(), {k.Open, k.Status, chunks, fuzzyHelp(k.Filter), k.Namespace}, {k.Refresh, k.Verify, k.Watch}},
 	}
+}
+
+// fuzzyHelp is the filter key as the help overlay shows it: with the fuzzy
+// match that a leading "~" asks for, which the short help has no room to say.
+func fuzzyHelp(filter key.Binding) key.Binding {
+	filter.SetHelp("/", "filter (/~ fuzzy)")
+	return filter
 }
 
 // tableHeight is the number of rows the table shows.
