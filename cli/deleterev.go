@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/kube/ops"
 )
@@ -106,7 +107,7 @@ func (o *deleteRevisionOptions) applied(r *run, _ ops.Operation) error {
 	if o.format != FormatTable {
 		return printStructured(r.stdout, o.format, o.out)
 	}
-	fmt.Fprintf(r.stdout, "Deleted revision %d of %s; %s left.\n", o.rev, o.name, plural(o.out.Remaining, "revision", "revisions"))
+	fmt.Fprintf(r.stdout, "Deleted revision %d of %s; %s left.\n", o.rev, o.name, human.Plural(o.out.Remaining, "revision", "revisions"))
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/chunkview/chunkview/fit"
+	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
 )
 
@@ -25,10 +26,8 @@ func (r *run) printFit(out *FitResult) error {
 		what = "an upgrade of"
 	}
 	title := fmt.Sprintf("%s as %s %q (namespace %s), revision %d: %s of JSON",
-		out.Chart, what, out.Release, out.Namespace, out.Revision, size(int64(out.JSONBytes)))
-	for _, l := range wrapWords(title, fitWidth, "  ") {
-		fmt.Fprintln(w, l)
-	}
+		out.Chart, what, out.Release, out.Namespace, out.Revision, human.Bytes(int64(out.JSONBytes)))
+	fmt.Fprint(w, wrapText(title, fitWidth, "  "))
 	fmt.Fprintln(w)
 	tw := newTable(w)
 	head := []any{"STORE", "STORED", "LIMIT", "FILL", "FITS", "OBJECTS"}
@@ -39,10 +38,10 @@ func (r *run) printFit(out *FitResult) error {
 	for _, s := range out.Stores {
 		limit, fillPct := "none", "-"
 		if s.LimitBytes > 0 {
-			limit = size(s.LimitBytes)
+			limit = human.Bytes(s.LimitBytes)
 			fillPct = fmt.Sprintf("%.0f%%", float64(s.StoredBytes)*100/float64(s.LimitBytes))
 		}
-		c := []any{kube.DriverLabel(s.Driver), size(s.StoredBytes), limit, fillPct, yesNo(s.Fits), objectsText(s)}
+		c := []any{kube.DriverLabel(s.Driver), human.Bytes(s.StoredBytes), limit, fillPct, yesNo(s.Fits), objectsText(s)}
 		if out.Current != nil {
 			c = append(c, revisionsLeft(s.Growth))
 		}
@@ -53,16 +52,12 @@ func (r *run) printFit(out *FitResult) error {
 	}
 	for _, s := range out.Stores {
 		if !s.Fits {
-			for _, l := range wrapWords(fmt.Sprintf("✗ %s: %s", kube.DriverLabel(s.Driver), s.Reason), fitWidth, "  ") {
-				fmt.Fprintln(w, l)
-			}
+			fmt.Fprint(w, wrapText(fmt.Sprintf("✗ %s: %s", kube.DriverLabel(s.Driver), s.Reason), fitWidth, "  "))
 		}
 	}
 	if cur := out.Current; cur != nil {
 		fmt.Fprintln(w)
-		for _, l := range wrapWords(currentLine(cur, out.Revision), fitWidth, "") {
-			fmt.Fprintln(w, l)
-		}
+		fmt.Fprint(w, wrapText(currentLine(cur, out.Revision), fitWidth, ""))
 	}
 	r.printBreakdown(out.Breakdown)
 	return nil
@@ -74,15 +69,15 @@ func currentLine(cur *FitCurrent, rev int) string {
 	store := kube.DriverLabel(cur.Driver)
 	now := fmt.Sprintf("Now: revision %d (%s) in %s", cur.Revision, cur.Status, store)
 	if cur.StoredBytes > 0 {
-		now += fmt.Sprintf(" takes %s", size(cur.StoredBytes))
+		now += fmt.Sprintf(" takes %s", human.Bytes(cur.StoredBytes))
 	}
-	up := fmt.Sprintf("revision %d would take %s", rev, size(cur.UpgradeBytes))
+	up := fmt.Sprintf("revision %d would take %s", rev, human.Bytes(cur.UpgradeBytes))
 	if cur.StoredBytes > 0 {
-		up += fmt.Sprintf(" (%s%s)", signed(float64(cur.DeltaBytes)), size(abs64(cur.DeltaBytes)))
+		up += fmt.Sprintf(" (%s%s)", signed(float64(cur.DeltaBytes)), human.Bytes(abs64(cur.DeltaBytes)))
 	}
 	line := now + "; " + up + "."
 	if g := cur.Growth; g.PerRevision != 0 {
-		line += fmt.Sprintf(" Lately %s%s per revision.", signed(g.PerRevision), size(abs64(int64(g.PerRevision))))
+		line += fmt.Sprintf(" Lately %s%s per revision.", signed(g.PerRevision), human.Bytes(abs64(int64(g.PerRevision))))
 	}
 	return line
 }
@@ -97,7 +92,7 @@ func (r *run) printBreakdown(bd fit.Breakdown) {
 		if p.Items == 0 {
 			continue
 		}
-		row(tw, p.Name, p.Items, size(int64(p.JSONBytes)), size(int64(p.GzipBytes)))
+		row(tw, p.Name, p.Items, human.Bytes(int64(p.JSONBytes)), human.Bytes(int64(p.GzipBytes)))
 	}
 	tw.Flush()
 	if len(bd.Largest) == 0 {
@@ -107,7 +102,7 @@ func (r *run) printBreakdown(bd fit.Breakdown) {
 	tw = newTable(w)
 	row(tw, "KIND", "SIZE", "GZIP", "NAME")
 	for _, it := range bd.Largest {
-		row(tw, it.Kind, size(int64(it.Bytes)), size(int64(it.GzipBytes)), cutLeft(it.Name, fitNameWidth))
+		row(tw, it.Kind, human.Bytes(int64(it.Bytes)), human.Bytes(int64(it.GzipBytes)), cutLeft(it.Name, fitNameWidth))
 	}
 	tw.Flush()
 }
@@ -120,7 +115,7 @@ func objectsText(s fit.Store) string {
 	case kube.DriverSecret:
 		return "1 Secret"
 	}
-	return plural(s.Objects, "Secret", "Secrets")
+	return human.Plural(s.Objects, "Secret", "Secrets")
 }
 
 // revisionsLeft says how many revisions after this one fit at the growth.
@@ -157,26 +152,4 @@ func cutLeft(s string, n int) string {
 		return s
 	}
 	return "…" + strings.TrimLeft(string(rs[len(rs)-n+1:]), "/")
-}
-
-// wrapWords breaks s into lines of at most width runes at spaces, the lines
-// after the first starting with indent; a word longer than a line stays whole.
-func wrapWords(s string, width int, indent string) []string {
-	var lines []string
-	line := ""
-	for _, word := range strings.Fields(s) {
-		switch {
-		case line == "":
-			line = word
-			if len(lines) > 0 {
-				line = indent + word
-			}
-		case len([]rune(line))+1+len([]rune(word)) > width:
-			lines = append(lines, line)
-			line = indent + word
-		default:
-			line += " " + word
-		}
-	}
-	return append(lines, line)
 }

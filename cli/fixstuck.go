@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/kube/ops"
 )
@@ -131,10 +132,10 @@ func (o *fixStuckOptions) plan(ctx context.Context, r *run, rn *ops.Runner, p *o
 	if table {
 		if st.InProgress {
 			fmt.Fprintf(r.stdout, "Release %s is in progress: revision %d has been %s for %s (since %s), less than %s: the operation that wrote it is probably still running. Fix it only if you know it was interrupted.\n",
-				o.name, out.Revision, out.Status, st.For, timestamp(out.Since), rn.Client().StuckAfter())
+				o.name, out.Revision, out.Status, st.For, human.Timestamp(out.Since), rn.Client().StuckAfter())
 		} else {
 			fmt.Fprintf(r.stdout, "Release %s is stuck: revision %d has been %s for %s (since %s).\n",
-				o.name, out.Revision, out.Status, st.For, timestamp(out.Since))
+				o.name, out.Revision, out.Status, st.For, human.Timestamp(out.Since))
 		}
 		fmt.Fprintln(r.stdout, "Helm refuses to upgrade or roll it back until that revision is dealt with.")
 		for _, f := range fixes {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/storage"
 )
@@ -116,12 +117,12 @@ func (o *gcOptions) Run(ctx context.Context, r *run) error {
 		r.printLeftovers(out, o.minAge)
 	}
 	if out.Found > 0 && !o.dryRun {
-		if err := r.confirm(o.yes, confirmation{what: fmt.Sprintf("delete %s", plural(out.Found, "leftover Secret", "leftover Secrets")), want: "y"}); err != nil {
+		if err := r.confirm(o.yes, confirmation{what: fmt.Sprintf("delete %s", human.Plural(out.Found, "leftover Secret", "leftover Secrets")), want: "y"}); err != nil {
 			return err
 		}
 		out.Removed, err = c.RemoveLeftovers(ctx, reps)
 		if table {
-			fmt.Fprintf(r.stdout, "Removed %d of %s.\n", out.Removed, plural(out.Found, "leftover Secret", "leftover Secrets"))
+			fmt.Fprintf(r.stdout, "Removed %d of %s.\n", out.Removed, human.Plural(out.Found, "leftover Secret", "leftover Secrets"))
 		}
 		if err != nil {
 			return fmt.Errorf("gc removed %d of %d leftovers: %w", out.Removed, out.Found, err)
@@ -181,11 +182,11 @@ func (r *run) printLeftovers(out GCResult, minAge time.Duration) {
 	for _, n := range out.Namespaces {
 		for _, lo := range n.Leftovers {
 			total += int64(lo.Bytes)
-			row(tw, n.Namespace, lo.Name, lo.Kind, orDash(lo.Release), lo.Revision, size(int64(lo.Bytes)), age(now, lo.Created))
+			row(tw, n.Namespace, lo.Name, lo.Kind, human.OrUnknown(lo.Release), lo.Revision, human.Bytes(int64(lo.Bytes)), human.Age(now, lo.Created))
 		}
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "%s (%s): chunks that no index names, and pending indexes of creates that never completed.\n", plural(out.Found, "leftover Secret", "leftover Secrets"), size(total))
+	fmt.Fprintf(w, "%s (%s): chunks that no index names, and pending indexes of creates that never completed.\n", human.Plural(out.Found, "leftover Secret", "leftover Secrets"), human.Bytes(total))
 	if out.DryRun {
 		fmt.Fprintln(w, "Dry run: nothing removed. Run without --dry-run to remove them.")
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
 )
 
@@ -256,7 +257,7 @@ func historyHeader(wide bool) []string {
 
 // historyCells is one revision's row of the history table.
 func historyCells(out History, it RevisionItem, wide bool) []string {
-	chart, app, chunks, desc := chartName(it.Chart, it.ChartVersion), orDash(it.AppVersion), chunkCount(out.Driver, it.Chunks), it.Description
+	chart, app, chunks, desc := chartName(it.Chart, it.ChartVersion), human.OrUnknown(it.AppVersion), chunkCount(out.Driver, it.Chunks), it.Description
 	if it.Chunks == 0 {
 		chart, app, chunks = "?", "?", "?"
 	}
@@ -266,9 +267,9 @@ func historyCells(out History, it RevisionItem, wide bool) []string {
 	case !it.Checked:
 		desc = "not checked: " + it.Unchecked
 	}
-	c := []string{fmt.Sprint(it.Revision), timestamp(it.Updated), it.Status, chart, app, chunks, size(it.StoredBytes), health(it.Broken, it.Checked, it.Writing), desc}
+	c := []string{fmt.Sprint(it.Revision), human.Timestamp(it.Updated), it.Status, chart, app, chunks, human.StoredBytes(it.StoredBytes), health(it.Broken, it.Checked, it.Writing), desc}
 	if wide {
-		c = append(c, out.StorageNamespace, it.Key, orDash(it.ApplyMethod))
+		c = append(c, out.StorageNamespace, it.Key, human.OrUnknown(it.ApplyMethod))
 	}
 	return c
 }
@@ -281,10 +282,10 @@ func forecastLine(h History) string {
 	case g.Limit <= 0:
 		return ""
 	case g.RevisionsLeft == 0:
-		return fmt.Sprintf("Over the limit: revision %d takes %s of %s (%s). %s", g.FailsAt, size(g.Last), size(g.Limit), kube.DriverLabel(h.Driver), g.Advice(h.Driver))
+		return fmt.Sprintf("Over the limit: revision %d takes %s of %s (%s). %s", g.FailsAt, human.Bytes(g.Last), human.Bytes(g.Limit), kube.DriverLabel(h.Driver), g.Advice(h.Driver))
 	case g.Warn():
 		return fmt.Sprintf("At %s%s per revision, revision %d will not fit: %s of %s (%.0f%%) now. %s",
-			signed(g.PerRevision), size(int64(max(g.PerRevision, -g.PerRevision))), g.FailsAt, size(g.Last), size(g.Limit), float64(g.Last)*100/float64(g.Limit), g.Advice(h.Driver))
+			signed(g.PerRevision), human.Bytes(int64(max(g.PerRevision, -g.PerRevision))), g.FailsAt, human.Bytes(g.Last), human.Bytes(g.Limit), float64(g.Last)*100/float64(g.Limit), g.Advice(h.Driver))
 	}
 	return ""
 }
@@ -316,7 +317,7 @@ func (r *run) printController(c *kube.Controller) {
 	if c.Suspended {
 		state = "suspended"
 	}
-	fmt.Fprintf(w, "\nManaged by %s (%s): Ready %s", c.ID(), state, orDash(c.Ready))
+	fmt.Fprintf(w, "\nManaged by %s (%s): Ready %s", c.ID(), state, human.OrUnknown(c.Ready))
 	if c.LastAttempted != "" {
 		fmt.Fprintf(w, ", last attempted chart version %s", c.LastAttempted)
 	}
@@ -337,14 +338,14 @@ func (r *run) printExtension(e *kube.ClusterExtension) {
 		return
 	}
 	if b := e.Bundle; b.Name != "" {
-		fmt.Fprintf(w, ": installed bundle %s (%s)", b.Name, orDash(b.Version))
+		fmt.Fprintf(w, ": installed bundle %s (%s)", b.Name, human.OrUnknown(b.Version))
 	}
 	fmt.Fprintln(w)
 	if len(e.Conditions) > 0 {
 		tw := newTable(w)
 		row(tw, "  TYPE", "STATUS", "REASON", "MESSAGE")
 		for _, c := range e.Conditions {
-			row(tw, "  "+c.Type, c.Status, orDash(c.Reason), orDash(c.Message))
+			row(tw, "  "+c.Type, c.Status, human.OrUnknown(c.Reason), human.OrUnknown(c.Message))
 		}
 		tw.Flush()
 	}

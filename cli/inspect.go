@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/revdiff"
 	"github.com/chunkview/chunkview/storage"
@@ -232,7 +233,7 @@ func storeName(d string) string {
 // record that cannot be read.
 func (r *run) printInspection(in Inspection, valuesYAML, verify string) {
 	w, now := r.stdout, r.now()
-	fmt.Fprintf(w, "Release %s, revision %d (%s), stored in namespace %s under key %s\n", in.Release, in.Revision, orDash(in.Status), in.StorageNamespace, in.Key)
+	fmt.Fprintf(w, "Release %s, revision %d (%s), stored in namespace %s under key %s\n", in.Release, in.Revision, human.OrUnknown(in.Status), in.StorageNamespace, in.Key)
 	fmt.Fprintf(w, "Store: %s\n\n", storeName(in.Driver))
 	tw := newTable(w)
 	object, objects := "SECRET", "Secrets"
@@ -260,7 +261,7 @@ func (r *run) printInspection(in Inspection, valuesYAML, verify string) {
 		if s.Detail != "" {
 			state += ": " + s.Detail
 		}
-		row(tw, s.Name, s.Role, size(int64(s.Bytes)), percent(s.ShareOfLimit), hash, owned, state, age(now, s.Created))
+		row(tw, s.Name, s.Role, human.Bytes(int64(s.Bytes)), percent(s.ShareOfLimit), hash, owned, state, human.Age(now, s.Created))
 	}
 	secretRow(in.Index)
 	for _, s := range in.Chunks {
@@ -271,7 +272,7 @@ func (r *run) printInspection(in Inspection, valuesYAML, verify string) {
 	}
 	tw.Flush()
 	if len(in.Orphans) > 0 {
-		fmt.Fprintf(w, "\n%s of this revision not named by its index: `%s` removes leftovers.\n", plural(len(in.Orphans), "chunk Secret", "chunk Secrets"), r.suggest("gc", ""))
+		fmt.Fprintf(w, "\n%s of this revision not named by its index: `%s` removes leftovers.\n", human.Plural(len(in.Orphans), "chunk Secret", "chunk Secrets"), r.suggest("gc", ""))
 	}
 
 	t := in.Totals
@@ -282,25 +283,25 @@ func (r *run) printInspection(in Inspection, valuesYAML, verify string) {
 	if in.Driver == kube.DriverSecret || in.Driver == kube.DriverConfigMap {
 		stored = "  Stored (base64 of gzip)"
 	}
-	row(tw, stored, fmt.Sprintf("%s (%d bytes)", size(int64(t.CompressedBytes)), t.CompressedBytes))
+	row(tw, stored, fmt.Sprintf("%s (%d bytes)", human.Bytes(int64(t.CompressedBytes)), t.CompressedBytes))
 	if t.DecompressedBytes > 0 {
 		ratio := ""
 		if t.CompressedBytes > 0 {
 			ratio = fmt.Sprintf(", %.1fx", float64(t.DecompressedBytes)/float64(t.CompressedBytes))
 		}
-		row(tw, "  Decompressed (JSON)", fmt.Sprintf("%s (%d bytes%s)", size(int64(t.DecompressedBytes)), t.DecompressedBytes, ratio))
+		row(tw, "  Decompressed (JSON)", fmt.Sprintf("%s (%d bytes%s)", human.Bytes(int64(t.DecompressedBytes)), t.DecompressedBytes, ratio))
 	}
 	switch {
 	case in.Driver == kube.DriverSecret || in.Driver == kube.DriverConfigMap:
 		// The record is Helm's own: its room is the line above, against 1 MiB.
-		row(tw, "  Limit", fmt.Sprintf("%s of %s per %s (%.0f%%)", size(int64(t.CompressedBytes)), size(int64(t.HelmSecretLimit)),
+		row(tw, "  Limit", fmt.Sprintf("%s of %s per %s (%.0f%%)", human.Bytes(int64(t.CompressedBytes)), human.Bytes(int64(t.HelmSecretLimit)),
 			strings.TrimSuffix(objects, "s"), float64(t.CompressedBytes)*100/float64(t.HelmSecretLimit)))
 	case t.HelmSecretBytes > 0:
 		fits := "fits in one Secret"
 		if !t.HelmSecretFits {
-			fits = fmt.Sprintf("would NOT fit in one Secret (%s over)", size(int64(t.HelmSecretBytes-t.HelmSecretLimit)))
+			fits = fmt.Sprintf("would NOT fit in one Secret (%s over)", human.Bytes(int64(t.HelmSecretBytes-t.HelmSecretLimit)))
 		}
-		row(tw, "  Helm Secrets driver", fmt.Sprintf("%s of %s: %s", size(int64(t.HelmSecretBytes)), size(int64(t.HelmSecretLimit)), fits))
+		row(tw, "  Helm Secrets driver", fmt.Sprintf("%s of %s: %s", human.Bytes(int64(t.HelmSecretBytes)), human.Bytes(int64(t.HelmSecretLimit)), fits))
 	}
 	tw.Flush()
 	if in.DecodeError != "" {
@@ -312,7 +313,7 @@ func (r *run) printInspection(in Inspection, valuesYAML, verify string) {
 		tw = newTable(w)
 		row(tw, "PART", "ITEMS", "JSON", "GZIP", "LARGEST")
 		for _, p := range in.Parts {
-			row(tw, p.Name, p.Items, size(int64(p.JSONBytes)), size(int64(p.GzipBytes)), orDash(p.Largest))
+			row(tw, p.Name, p.Items, human.Bytes(int64(p.JSONBytes)), human.Bytes(int64(p.GzipBytes)), human.OrUnknown(p.Largest))
 		}
 		tw.Flush()
 	}

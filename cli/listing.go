@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
 )
 
@@ -177,7 +178,7 @@ func (f *lsFilter) hiddenNote() string {
 	if f.hidden == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%s whose latest revision is superseded or uninstalled not shown, as helm ls hides them: -a shows every release, --superseded or --uninstalled those", plural(f.hidden, "release", "releases"))
+	return fmt.Sprintf("%s whose latest revision is superseded or uninstalled not shown, as helm ls hides them: -a shows every release, --superseded or --uninstalled those", human.Plural(f.hidden, "release", "releases"))
 }
 
 // mixedNamespaces reports whether any release's records live outside its own

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/storage"
 )
@@ -380,7 +381,7 @@ func (r *run) printReleases(out Releases, wide, noHeaders bool) {
 	for _, it := range out.Releases {
 		chart, app, chunks := "?", "?", "?"
 		if it.Chart != "" || it.Chunks > 0 {
-			chart, app, chunks = chartName(it.Chart, it.ChartVersion), orDash(it.AppVersion), chunkCount(it.Driver, it.Chunks)
+			chart, app, chunks = chartName(it.Chart, it.ChartVersion), human.OrUnknown(it.AppVersion), chunkCount(it.Driver, it.Chunks)
 		}
 		if it.Broken {
 			chart, app, chunks = "<broken>", "-", "-"
@@ -393,10 +394,10 @@ func (r *run) printReleases(out Releases, wide, noHeaders bool) {
 		if it.Status == "pending-index" {
 			chart, app, chunks = "-", "-", "-"
 		}
-		c := cells(it, it.Name, kube.DriverLabel(it.Driver), it.Revision, it.Status, chart, app, age(now, it.Updated), chunks, size(it.StoredBytes), fill(it.Fill, it.LimitBytes), it.Revisions,
+		c := cells(it, it.Name, kube.DriverLabel(it.Driver), it.Revision, it.Status, chart, app, human.Age(now, it.Updated), chunks, human.StoredBytes(it.StoredBytes), fill(it.Fill, it.LimitBytes), it.Revisions,
 			hl)
 		if wide {
-			c = append(c, historySize(it), timestamp(it.Updated))
+			c = append(c, historySize(it), human.Timestamp(it.Updated))
 		}
 		row(tw, c...)
 	}
@@ -422,16 +423,16 @@ func historySize(it ReleaseItem) string {
 	case it.HistorySized == 0:
 		return "?"
 	case it.HistorySized < it.Revisions:
-		return "≥" + size(it.HistoryBytes)
+		return "≥" + human.StoredBytes(it.HistoryBytes)
 	}
-	return size(it.HistoryBytes)
+	return human.StoredBytes(it.HistoryBytes)
 }
 
 // pendingIndexLine says what a pending index left by an interrupted create does
 // and what removes it: the wording of verify and gc, which act on it at this age.
 func pendingIndexLine(ns, name string, p kube.PendingIndex, now time.Time) string {
 	return fmt.Sprintf("revision %d of %s/%s was never written: a create of it was interrupted %s ago and left its pending index, which fails every create of revision %d (an operator's next upgrade included) until it is removed; `chunkview gc -n %s` removes it, `chunkview verify %s -n %s` reports it",
-		p.Revision, ns, name, age(now, p.Created), p.Revision, ns, name, ns)
+		p.Revision, ns, name, human.Age(now, p.Created), p.Revision, ns, name, ns)
 }
 
 // fill is the FILL column: the share of its store's limit a revision takes.

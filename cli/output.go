@@ -6,11 +6,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
-	"time"
 
-	"github.com/dustin/go-humanize"
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/util/duration"
 	"sigs.k8s.io/yaml"
 )
 
@@ -70,50 +67,5 @@ func row(w io.Writer, cells ...any) {
 	fmt.Fprintln(w, strings.Join(parts, "\t"))
 }
 
-// size renders a byte count for people; "-" when unknown.
-func size(n int64) string {
-	if n <= 0 {
-		return "-"
-	}
-	return humanize.IBytes(uint64(n))
-}
-
-// age renders how long ago t was, as kubectl does ("5m", "3d"); "-" when unknown.
-func age(now, t time.Time) string {
-	if t.IsZero() {
-		return "-"
-	}
-	d := now.Sub(t)
-	if d < 0 {
-		d = 0
-	}
-	return duration.HumanDuration(d)
-}
-
-// timestamp renders t in local time, to the second, with the zone so that a time
-// read off one machine means the same on another.
-func timestamp(t time.Time) string {
-	if t.IsZero() {
-		return "-"
-	}
-	return t.Local().Format("2006-01-02 15:04:05 MST")
-}
-
-// orDash returns s, or "-" when s is empty.
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
 // percent renders a fraction as a percentage with one decimal.
 func percent(f float64) string { return fmt.Sprintf("%.1f%%", f*100) }
-
-// plural returns "1 thing" or "n things".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}

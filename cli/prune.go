@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/kube/ops"
 )
@@ -93,9 +94,9 @@ func (o *pruneOptions) plan(ctx context.Context, r *run, rn *ops.Runner, p *ops.
 			tw := newTable(r.stdout)
 			row(tw, "REVISION", "STATUS", "SIZE", "RECORD")
 			for _, it := range pr.Removed {
-				sz := size(it.StoredBytes)
+				sz := human.StoredBytes(it.StoredBytes)
 				if it.StoredBytes <= 0 && it.AtMost > 0 {
-					sz = "≤" + size(it.AtMost)
+					sz = "≤" + human.Bytes(it.AtMost)
 				}
 				status := it.Status
 				if it.Unreadable {
@@ -115,7 +116,7 @@ func (o *pruneOptions) plan(ctx context.Context, r *run, rn *ops.Runner, p *ops.
 		}
 		return nil, nil, nil
 	}
-	return pr, &confirmation{what: fmt.Sprintf("delete %s of release %q", plural(len(pr.Removed), "revision record", "revision records"), o.name), want: o.name}, nil
+	return pr, &confirmation{what: fmt.Sprintf("delete %s of release %q", human.Plural(len(pr.Removed), "revision record", "revision records"), o.name), want: o.name}, nil
 }
 
 func (o *pruneOptions) applied(r *run, op ops.Operation) error {
@@ -124,7 +125,7 @@ func (o *pruneOptions) applied(r *run, op ops.Operation) error {
 	if o.format != FormatTable {
 		return printStructured(r.stdout, o.format, o.out)
 	}
-	fmt.Fprintf(r.stdout, "\nPruned %s: deleted %s; %s left.\n", o.name, plural(pr.Done, "revision record", "revision records"), plural(len(pr.Kept), "revision", "revisions"))
+	fmt.Fprintf(r.stdout, "\nPruned %s: deleted %s; %s left.\n", o.name, human.Plural(pr.Done, "revision record", "revision records"), human.Plural(len(pr.Kept), "revision", "revisions"))
 	return nil
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/kube/ops"
 	"github.com/chunkview/chunkview/revdiff"
@@ -211,7 +212,7 @@ func (o *rollbackOptions) waitFor(r *run, done *ops.Rollback) error {
 	case errors.Is(err, errWaitTimeout):
 		nr := st.NotReady()
 		return &codedError{code: ExitFailure, err: fmt.Errorf("rolled %s back to revision %d as revision %d, but after %s %s not Current: %s; `%s` follows them",
-			o.name, done.To, done.NewRevision, o.timeout, plural(len(nr), "object is", "objects are"), notCurrent(st), o.client.Suggest("status", o.name))}
+			o.name, done.To, done.NewRevision, o.timeout, human.Plural(len(nr), "object is", "objects are"), notCurrent(st), o.client.Suggest("status", o.name))}
 	}
 	return fmt.Errorf("rolled %s back to revision %d as revision %d, but could not wait for its objects: %w", o.name, done.To, done.NewRevision, err)
 }

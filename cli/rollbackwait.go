@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
 )
 
@@ -41,7 +42,7 @@ func (r *run) waitCurrent(ctx context.Context, c *kube.Client, rows []kube.Revis
 		return nil, err
 	}
 	p := &waitProgress{w: r.stderr, tty: writerIsTerminal(r.stderr), total: len(st.Resources)}
-	fmt.Fprintf(r.stderr, "Waiting up to %s for the %s of %s to be Current.\n", timeout, plural(len(st.Resources), "object", "objects"), label)
+	fmt.Fprintf(r.stderr, "Waiting up to %s for the %s of %s to be Current.\n", timeout, human.Plural(len(st.Resources), "object", "objects"), label)
 	p.show(st, nil)
 	if st.Ready() {
 		p.done()

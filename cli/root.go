@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
 )
 
@@ -460,7 +461,7 @@ func (r *run) refuseReadOnly(what string) error {
 func exactArgs(n int, names string) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if len(args) != n {
-			return usageErrorf("%s takes %s (got %s)", cmd.Name(), names, plural(len(args), "argument", "arguments"))
+			return usageErrorf("%s takes %s (got %s)", cmd.Name(), names, human.Plural(len(args), "argument", "arguments"))
 		}
 		return nil
 	}

@@ -7,8 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"k8s.io/apimachinery/pkg/util/duration"
-
+	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
 )
 
@@ -22,9 +21,9 @@ const maxEventsShown = 10
 // printStatus writes st as `status` shows it, in width columns.
 func printStatus(w io.Writer, st *kube.ReleaseStatus, now time.Time, width int) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Release %q (namespace %s), revision %d: %s, in the %s store\n", st.Release, st.Namespace, st.Revision, orDash(st.ReleaseStatus), st.Store)
+	fmt.Fprintf(&b, "Release %q (namespace %s), revision %d: %s, in the %s store\n", st.Release, st.Namespace, st.Revision, human.OrUnknown(st.ReleaseStatus), st.Store)
 	if !st.LastDeployed.IsZero() || st.Description != "" {
-		b.WriteString(wrapText(fmt.Sprintf("Last deployed %s: %s", timestamp(st.LastDeployed), orDash(oneLine(st.Description))), width, "  "))
+		b.WriteString(wrapText(fmt.Sprintf("Last deployed %s: %s", human.Timestamp(st.LastDeployed), human.OrUnknown(oneLine(st.Description))), width, "  "))
 	}
 	if st.LatestRevision != 0 && st.LatestRevision != st.Revision {
 		fmt.Fprintf(&b, "The latest revision, %d, is %s; --revision %d shows its objects and hooks.\n", st.LatestRevision, st.LatestStatus, st.LatestRevision)
@@ -48,7 +47,7 @@ func printStatus(w io.Writer, st *kube.ReleaseStatus, now time.Time, width int) 
 	for _, r := range st.Resources {
 		cells := []string{r.Kind, r.Name, r.Status, r.Message}
 		if nsCol {
-			cells = []string{r.Kind, orDash(r.Namespace), r.Name, r.Status, r.Message}
+			cells = []string{r.Kind, human.OrUnknown(r.Namespace), r.Name, r.Status, r.Message}
 		}
 		rows = append(rows, cells)
 	}
@@ -78,7 +77,7 @@ func printStatus(w io.Writer, st *kube.ReleaseStatus, now time.Time, width int) 
 				if i == maxEventsShown {
 					break
 				}
-				erows = append(erows, []string{age(now, e.LastSeen), e.Object, e.Reason, eventMessage(e)})
+				erows = append(erows, []string{human.Age(now, e.LastSeen), e.Object, e.Reason, eventMessage(e)})
 			}
 			b.WriteString(fitTable([]string{"LAST SEEN", "OBJECT", "REASON", "MESSAGE"}, erows, width))
 			if more := len(st.Events) - maxEventsShown + st.EventsOmitted; more > 0 {
@@ -105,11 +104,11 @@ func lastRun(h kube.HookStatus, now time.Time) string {
 	case h.Phase == "":
 		return "never run"
 	case h.Phase == "Running":
-		return "Running since " + age(now, h.Started)
+		return "Running since " + human.Age(now, h.Started)
 	case h.Completed.IsZero() || h.Started.IsZero():
 		return h.Phase
 	}
-	return fmt.Sprintf("%s %s ago, after %s", h.Phase, age(now, h.Completed), duration.HumanDuration(h.Completed.Sub(h.Started)))
+	return fmt.Sprintf("%s %s ago, after %s", h.Phase, human.Age(now, h.Completed), human.Duration(h.Completed.Sub(h.Started)))
 }
 
 // writeHookJob writes what the cluster says of a hook Job: its status, its Pods
@@ -168,7 +167,7 @@ func containerLine(c kube.ContainerState) string {
 		s += " (" + c.Reason + ")"
 	}
 	if c.Restarts > 0 {
-		s += fmt.Sprintf(", %s", plural(int(c.Restarts), "restart", "restarts"))
+		s += fmt.Sprintf(", %s", human.Plural(int(c.Restarts), "restart", "restarts"))
 		if c.LastExitCode != nil {
 			s += fmt.Sprintf(", the last ended with exit code %d", *c.LastExitCode)
 		}
@@ -228,7 +227,7 @@ func fitTable(head []string, rows [][]string, width int) string {
 			pre.WriteString(padCut(cells[i], widths[i]))
 			pre.WriteString(strings.Repeat(" ", gap))
 		}
-		parts := cutWords(cells[n-1], last)
+		parts := human.Wrap(cells[n-1], last)
 		for k, p := range parts {
 			if k == 0 {
 				b.WriteString(strings.TrimRight(pre.String()+p, " "))
@@ -254,38 +253,16 @@ func padCut(s string, w int) string {
 	return s + strings.Repeat(" ", w-n)
 }
 
-// cutWords cuts s into lines of at most w runes, at spaces where it can.
-func cutWords(s string, w int) []string {
-	s = strings.Join(strings.Fields(s), " ")
-	if s == "" {
-		return []string{""}
-	}
-	var out []string
-	for utf8.RuneCountInString(s) > w {
-		rs := []rune(s)
-		cut := w
-		for i := w; i > w/2; i-- {
-			if rs[i] == ' ' {
-				cut = i
-				break
-			}
-		}
-		out = append(out, strings.TrimRight(string(rs[:cut]), " "))
-		s = strings.TrimLeft(string(rs[cut:]), " ")
-	}
-	return append(out, s)
-}
-
 // wrapText wraps one line of text at width, the lines after the first indented
 // by indent, and ends it with a newline.
 func wrapText(s string, width int, indent string) string {
 	lead := len(s) - len(strings.TrimLeft(s, " "))
 	words := strings.Join(strings.Fields(s), " ")
-	first := cutWords(words, width-lead)[0]
+	first := human.Wrap(words, width-lead)[0]
 	var b strings.Builder
 	b.WriteString(strings.Repeat(" ", lead) + first)
 	if rest := strings.TrimSpace(strings.TrimPrefix(words, first)); rest != "" {
-		for _, q := range cutWords(rest, width-len(indent)) {
+		for _, q := range human.Wrap(rest, width-len(indent)) {
 			b.WriteString("\n" + indent + q)
 		}
 	}

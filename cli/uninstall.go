@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/kube/ops"
 )
@@ -83,7 +84,7 @@ func (o *uninstallOptions) plan(ctx context.Context, r *run, rn *ops.Runner, p *
 	table := o.format == FormatTable
 	if table {
 		fmt.Fprintf(r.stdout, "Release %s: revision %d (%s), resources in namespace %s, %s stored in namespace %s.\n",
-			o.name, latest.Revision, latest.Status, o.out.Namespace, plural(len(p.Rows), "revision", "revisions"), o.out.StorageNamespace)
+			o.name, latest.Revision, latest.Status, o.out.Namespace, human.Plural(len(p.Rows), "revision", "revisions"), o.out.StorageNamespace)
 		fmt.Fprintln(r.stdout, u.Describe())
 		if len(u.Deletes) > 0 {
 			fmt.Fprintln(r.stdout, "\nDeletes:")

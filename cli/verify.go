@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/storage"
 )
@@ -188,10 +189,10 @@ func recentLine(recent []LeftoverItem, minAge time.Duration) string {
 	}
 	var parts []string
 	if chunks > 0 {
-		parts = append(parts, fmt.Sprintf("%s that no index names, younger than %s", plural(chunks, "chunk Secret", "chunk Secrets"), minAge))
+		parts = append(parts, fmt.Sprintf("%s that no index names, younger than %s", human.Plural(chunks, "chunk Secret", "chunk Secrets"), minAge))
 	}
 	if pending > 0 {
-		parts = append(parts, fmt.Sprintf("%s younger than %s", plural(pending, "pending index", "pending indexes"), min(minAge, storage.PendingLease)))
+		parts = append(parts, fmt.Sprintf("%s younger than %s", human.Plural(pending, "pending index", "pending indexes"), min(minAge, storage.PendingLease)))
 	}
 	return strings.Join(parts, " and ")
 }
@@ -244,20 +245,20 @@ func (r *run) printVerify(out VerifyResult, decoded bool) {
 	for _, n := range out.Namespaces {
 		switch n.Driver {
 		case kube.DriverSecret:
-			fmt.Fprintf(w, "Namespace %s, Helm's Secrets: %s checked: ", n.Namespace, plural(n.Indexes, "record", "records"))
+			fmt.Fprintf(w, "Namespace %s, Helm's Secrets: %s checked: ", n.Namespace, human.Plural(n.Indexes, "record", "records"))
 		case kube.DriverConfigMap:
-			fmt.Fprintf(w, "Namespace %s, Helm's ConfigMaps: %s checked: ", n.Namespace, plural(n.Indexes, "record", "records"))
+			fmt.Fprintf(w, "Namespace %s, Helm's ConfigMaps: %s checked: ", n.Namespace, human.Plural(n.Indexes, "record", "records"))
 		default:
-			fmt.Fprintf(w, "Namespace %s: %s, %s checked: ", n.Namespace, plural(n.Indexes, "index Secret", "index Secrets"), plural(n.Chunks, "chunk Secret", "chunk Secrets"))
+			fmt.Fprintf(w, "Namespace %s: %s, %s checked: ", n.Namespace, human.Plural(n.Indexes, "index Secret", "index Secrets"), human.Plural(n.Chunks, "chunk Secret", "chunk Secrets"))
 		}
 		if len(n.Problems) == 0 {
 			fmt.Fprintln(w, "no problems")
 		} else {
-			fmt.Fprintln(w, plural(len(n.Problems), "problem", "problems"))
+			fmt.Fprintln(w, human.Plural(len(n.Problems), "problem", "problems"))
 			tw := newTable(w)
 			row(tw, "  PROBLEM", "RELEASE", "REVISION", "SECRET", "DETAIL")
 			for _, p := range n.Problems {
-				row(tw, "  "+p.Kind, orDash(p.Release), p.Revision, p.Secret, p.Detail)
+				row(tw, "  "+p.Kind, human.OrUnknown(p.Release), p.Revision, p.Secret, p.Detail)
 				if _, ok := kinds[p.Kind]; !ok {
 					kinds[p.Kind] = p.Explanation
 					order = append(order, p.Kind)
@@ -274,7 +275,7 @@ func (r *run) printVerify(out VerifyResult, decoded bool) {
 		for _, k := range order {
 			fmt.Fprintf(w, "  %s: %s\n", k, kinds[k])
 		}
-		fmt.Fprintf(w, "\n%s found.\n", plural(out.Problems, "problem", "problems"))
+		fmt.Fprintf(w, "\n%s found.\n", human.Plural(out.Problems, "problem", "problems"))
 		return
 	}
 	if decoded {

@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
+	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/storage"
 )
@@ -228,7 +229,7 @@ func renderLayout(st *Styles, l *storage.Layout, width int) string {
 			cells["HASH"] = plain("-")
 			cells["OWNER"] = plain("-")
 		default:
-			cells["BYTES"] = plain(size(int64(info.Bytes)))
+			cells["BYTES"] = plain(human.Bytes(int64(info.Bytes)))
 			pct := fmt.Sprintf(" %3.0f%%", info.Share*100)
 			cells["OF 1 MiB"] = cell{text: bar(info.Share, max(barWidth-len(pct), 1), st.gaugeStyle(info.Share), &st.GaugeEmpty) + pct}
 			cells["HASH"] = yesNo(st, info.HashOK, "✓ ok", "✗ bad")
@@ -273,17 +274,17 @@ func renderLayout(st *Styles, l *storage.Layout, width int) string {
 
 	add(st.Bold.Render("Totals"))
 	secrets := 1 + len(l.Chunks)
-	add(fmt.Sprintf("  Stored (gzip)        %s in %d Secret(s)", size(int64(l.StoredBytes)), secrets))
+	add(fmt.Sprintf("  Stored (gzip)        %s in %d Secret(s)", human.Bytes(int64(l.StoredBytes)), secrets))
 	if l.DecodedBytes > 0 {
 		ratio := float64(l.DecodedBytes) / float64(max(l.StoredBytes, 1))
-		add(fmt.Sprintf("  Decompressed (JSON)  %s (%.1f× the stored size)", size(int64(l.DecodedBytes)), ratio))
+		add(fmt.Sprintf("  Decompressed (JSON)  %s (%.1f× the stored size)", human.Bytes(int64(l.DecodedBytes)), ratio))
 	}
 	if l.HelmSecretBytes > 0 {
 		verdict := st.OK.Render("fits in one Secret")
 		if !l.HelmSecretFits {
 			verdict = st.ErrorBold.Render("would NOT fit in one Secret (over 1 MiB)")
 		}
-		add(fmt.Sprintf("  Helm Secrets driver  %s (base64 of gzip): ", size(int64(l.HelmSecretBytes))) + verdict)
+		add(fmt.Sprintf("  Helm Secrets driver  %s (base64 of gzip): ", human.Bytes(int64(l.HelmSecretBytes))) + verdict)
 	}
 	if len(l.Parts) > 0 {
 		add("", st.Bold.Render("What takes the space"))
@@ -317,8 +318,8 @@ func renderParts(st *Styles, parts []storage.Part, width int) []string {
 		cells := map[string]cell{
 			"PART":    plain(p.Name),
 			"ITEMS":   plain(itoa(p.Items)),
-			"JSON":    plain(size(int64(p.JSONBytes))),
-			"GZIP":    plain(size(int64(p.GzipBytes))),
+			"JSON":    plain(human.Bytes(int64(p.JSONBytes))),
+			"GZIP":    plain(human.Bytes(int64(p.GzipBytes))),
 			"SHARE":   {text: bar(share, colWidth(cols, "SHARE"), &st.Spark, &st.GaugeEmpty)},
 			"LARGEST": plain(p.LargestOne),
 		}

@@ -2,15 +2,16 @@ package ui
 
 import (
 	tea "charm.land/bubbletea/v2"
+	"github.com/chunkview/chunkview/internal/human"
 )
 
 // copyText puts text on the terminal's clipboard with OSC 52, which works over
 // ssh and in tmux (with set-clipboard on), and says so on the status line. what
 // names what was copied.
 func copyText(text, what string, revealed bool) tea.Cmd {
-	note := "Copied the " + what + " (" + plural(len(text), "byte", "bytes") + ") to the clipboard, secrets masked."
+	note := "Copied the " + what + " (" + human.Plural(len(text), "byte", "bytes") + ") to the clipboard, secrets masked."
 	if revealed {
-		note = "Copied the " + what + " (" + plural(len(text), "byte", "bytes") + ") to the clipboard, secrets REVEALED."
+		note = "Copied the " + what + " (" + human.Plural(len(text), "byte", "bytes") + ") to the clipboard, secrets REVEALED."
 	}
 	return tea.Batch(tea.SetClipboard(text), status(note, false))
 }

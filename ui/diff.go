@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube/ops"
 	"github.com/chunkview/chunkview/revdiff"
 )
@@ -389,7 +390,7 @@ func (s *diffScreen) view() string {
 			if n := s.currentChange(); n > 0 {
 				foot = append(foot, st.Dim.Render(fmt.Sprintf("change %d of %d · n/N jump", n, len(s.anchors))))
 			} else {
-				foot = append(foot, st.Dim.Render(fmt.Sprintf("%s · n: the first", plural(len(s.anchors), "change", "changes"))))
+				foot = append(foot, st.Dim.Render(fmt.Sprintf("%s · n: the first", human.Plural(len(s.anchors), "change", "changes"))))
 			}
 		} else {
 			foot = append(foot, "")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/storage"
 )
@@ -55,9 +56,9 @@ func renderHelmLayout(st *Styles, l *storage.Layout, d string, width int) string
 	barWidth := max(colWidth(cols, "OF 1 MiB")-len(pct)-1, 1)
 	cells := map[string]cell{
 		cols[0].title: plain(fitLeft(info.Name, cols[0].width)),
-		"ROLE":        plain(orDash(info.Role)),
-		"TYPE":        plain(orDash(info.Type)),
-		"BYTES":       plain(size(int64(info.Bytes))),
+		"ROLE":        plain(human.OrUnknown(info.Role)),
+		"TYPE":        plain(human.OrUnknown(info.Type)),
+		"BYTES":       plain(human.Bytes(int64(info.Bytes))),
 		"OF 1 MiB":    {text: bar(info.Share, barWidth, fillSt, &st.GaugeEmpty) + fillSt.Render(pct+mark)},
 		"STATE":       state,
 	}
@@ -73,14 +74,14 @@ func renderHelmLayout(st *Styles, l *storage.Layout, d string, width int) string
 
 	add(st.Bold.Render("Totals"))
 	limit := int64(storage.HelmRecordLimit)
-	verdict := st.OK.Render(fmt.Sprintf("%s to spare", size(max(limit-int64(l.StoredBytes), 0))))
+	verdict := st.OK.Render(fmt.Sprintf("%s to spare", human.Bytes(max(limit-int64(l.StoredBytes), 0))))
 	if !l.HelmSecretFits {
 		verdict = st.ErrorBold.Render("over the limit: the API server refuses it")
 	}
-	add(fmt.Sprintf("  Stored (base64 of gzip)  %s in one %s: %.0f%% of %s, ", size(int64(l.StoredBytes)), obj, info.Share*100, limitSize(limit)) + verdict)
+	add(fmt.Sprintf("  Stored (base64 of gzip)  %s in one %s: %.0f%% of %s, ", human.Bytes(int64(l.StoredBytes)), obj, info.Share*100, limitSize(limit)) + verdict)
 	if l.DecodedBytes > 0 {
 		ratio := float64(l.DecodedBytes) / float64(max(l.StoredBytes, 1))
-		add(fmt.Sprintf("  Decompressed (JSON)      %s (%.1f× the stored size)", size(int64(l.DecodedBytes)), ratio))
+		add(fmt.Sprintf("  Decompressed (JSON)      %s (%.1f× the stored size)", human.Bytes(int64(l.DecodedBytes)), ratio))
 	}
 	if info.Share >= fillWarn {
 		add("", fillSt.Render(wrap(fmt.Sprintf("%s This record takes %.0f%% of what one %s may hold. %s", mark, info.Share*100, obj, kube.Growth{}.Advice(storeOf(d))), width)))

@@ -9,6 +9,7 @@ import (
 	"github.com/alecthomas/chroma/v2"
 	"github.com/alecthomas/chroma/v2/lexers"
 
+	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/revdiff"
 )
 
@@ -33,7 +34,7 @@ func clipLines(s string) string {
 			for cut > 0 && !utf8.RuneStart(l[cut]) {
 				cut--
 			}
-			lines[i] = l[:cut] + fmt.Sprintf(" … [%s more on this line]", size(int64(len(l)-cut)))
+			lines[i] = l[:cut] + fmt.Sprintf(" … [%s more on this line]", human.Bytes(int64(len(l)-cut)))
 		}
 	}
 	return strings.Join(lines, "\n")

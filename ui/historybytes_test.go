@@ -8,6 +8,7 @@ import (
 
 	"helm.sh/helm/v3/pkg/release"
 
+	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/storage"
 )
@@ -38,7 +39,7 @@ func TestLiveHistoryBytes(t *testing.T) {
 	if b, n := webRow(h).HistoryBytes(); b != want || n != 4 {
 		t.Fatalf("web: want 4 revisions holding %d bytes, got %d over %d", want, b, n)
 	}
-	h.press("down", "down").contains("4 revisions holding " + size(want))
+	h.press("down", "down").contains("4 revisions holding " + human.Bytes(want))
 
 	h.trace = nil
 	drv := storage.NewDriver(secrets, kube.DefaultOwner, storage.ChunkedSecretsConfig{ChunkSize: fixtureChunkSize})
@@ -61,5 +62,5 @@ func TestLiveHistoryBytes(t *testing.T) {
 	if n := reloads(h); n != 0 {
 		t.Errorf("the list was read again %d times", n)
 	}
-	h.contains("4 revisions holding "+size(want-gone), "HISTORY")
+	h.contains("4 revisions holding "+human.Bytes(want-gone), "HISTORY")
 }

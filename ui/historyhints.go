@@ -6,6 +6,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
 )
 
@@ -45,12 +46,12 @@ func (s *historyScreen) detailLines() []string {
 		}
 		second = st.Dim.Render(line1(s.width, hint))
 	case kube.InFlight(r.Status) && latest && s.now().Sub(r.Updated) < s.client.StuckAfter():
-		first = st.Warning.Render(line1(s.width, fmt.Sprintf("◔ %s for %s: an operation is in progress.", r.Status, duration(s.now().Sub(r.Updated)))))
-		second = st.Dim.Render(line1(s.width, fmt.Sprintf("  it counts as stuck after %s (--stuck-after); F then offers the ways out", duration(s.client.StuckAfter()))))
+		first = st.Warning.Render(line1(s.width, fmt.Sprintf("◔ %s for %s: an operation is in progress.", r.Status, human.Duration(s.now().Sub(r.Updated)))))
+		second = st.Dim.Render(line1(s.width, fmt.Sprintf("  it counts as stuck after %s (--stuck-after); F then offers the ways out", human.Duration(s.client.StuckAfter()))))
 	case kube.InFlight(r.Status) && latest:
 		// Helm refuses upgrades while a revision is pending; its rollback
 		// does run, and leaves this revision pending under the new one.
-		first = st.Warning.Render(line1(s.width, fmt.Sprintf("◔ %s for %s: Helm refuses upgrades until it is fixed.", r.Status, duration(s.now().Sub(r.Updated)))))
+		first = st.Warning.Render(line1(s.width, fmt.Sprintf("◔ %s for %s: Helm refuses upgrades until it is fixed.", r.Status, human.Duration(s.now().Sub(r.Updated)))))
 		hint := fmt.Sprintf("  F: ways out · R rolls back but leaves revision %d %s", r.Revision, r.Status)
 		if ro {
 			hint = "  read-only: fixing it is off"
@@ -64,7 +65,7 @@ func (s *historyScreen) detailLines() []string {
 		}
 		second = st.Dim.Render(line1(s.width, hint))
 	default:
-		first = line1(s.width, fmt.Sprintf("Revision %d, %s: %s", r.Revision, localTime(r.Updated), knownOr(*r, oneLine(r.Summary.Description))))
+		first = line1(s.width, fmt.Sprintf("Revision %d, %s: %s", r.Revision, human.Minute(r.Updated), knownOr(*r, oneLine(r.Summary.Description))))
 		hint := hints(diff, "enter: values, manifest, notes", "c: "+layoutNoun(r.Driver))
 		if !latest && !ro {
 			hint = hints("R: roll back to this revision", diff, "enter: values, manifest, notes")

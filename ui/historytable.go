@@ -2,6 +2,8 @@ package ui
 
 import (
 	"strings"
+
+	"github.com/chunkview/chunkview/internal/human"
 )
 
 // historyColumns are the history's columns: the growth bar goes first when room
@@ -11,7 +13,7 @@ var historyColumns = []column{
 	{title: "STATUS", width: 17},
 	{title: "CHART", width: 14, flex: 1, prio: 3},
 	{title: "APP", width: 7, prio: 2},
-	{title: "AGE", width: 4, right: true, prio: 5},
+	{title: "AGE", width: 5, right: true, prio: 5},
 	{title: "CHUNKS", width: 6, right: true, prio: 4},
 	{title: "SIZE", width: 8, right: true, prio: 6},
 	{title: "GROWTH", width: 10, prio: 1},
@@ -80,9 +82,9 @@ func (s *historyScreen) tableView() string {
 			"STATUS":      status,
 			"CHART":       plain(chartText(r)),
 			"APP":         plain(knownOr(r, r.Summary.AppVersion)),
-			"AGE":         plain(age(s.now(), r.Updated)),
+			"AGE":         plain(human.Age(s.now(), r.Updated)),
 			"CHUNKS":      plain(knownOr(r, itoa(r.Summary.Chunks))),
-			"SIZE":        plain(knownOr(r, size(r.Summary.StoredBytes))),
+			"SIZE":        plain(knownOr(r, human.Bytes(r.Summary.StoredBytes))),
 			"GROWTH":      growth,
 			"FILL":        st.fillCell(r, fillWidth),
 			"DESCRIPTION": plain(desc),

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sahilm/fuzzy"
 
+	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
 )
 
@@ -23,7 +24,7 @@ var releaseColumns = []column{
 	storeColumn,
 	{title: "CHART", width: 12, flex: 1, prio: 5},
 	{title: "APP", width: 7, prio: 2},
-	{title: "AGE", width: 4, right: true, prio: 7},
+	{title: "AGE", width: 5, right: true, prio: 7},
 	{title: "CHUNKS", width: 6, right: true, prio: 4},
 	{title: "SIZE", width: 8, right: true, prio: 9},
 	{title: "FILL", width: 10, prio: 10},
@@ -75,6 +76,9 @@ var storageNSColumn = column{title: "STORAGE NS", width: 10, prio: 3}
 // shown whole, at the cost of the app version (which the detail line shows).
 const nameRoom = 20
 
+// namespaceRoom is nameRoom for NAMESPACE.
+const namespaceRoom = 16
+
 // storageNSText is a row's STORAGE NS cell: "·" when its records live in its
 // own namespace, as most do.
 func storageNSText(l kube.RevisionRow) string {
@@ -100,8 +104,11 @@ func columnsFor(items []releaseItem, severalStores bool) []column {
 		if c.title == storeColumn.title && !severalStores {
 			continue
 		}
-		if c.title == "NAME" {
-			c.width = max(c.width, min(longestName(items), nameRoom))
+		switch c.title {
+		case "NAME":
+			c.width = max(c.width, min(longest(items, func(l kube.RevisionRow) string { return l.Name }), nameRoom))
+		case "NAMESPACE":
+			c.width = max(c.width, min(longest(items, releaseNamespace), namespaceRoom))
 		}
 		cols = append(cols, c)
 		if c.title == "NAMESPACE" && apart {
@@ -111,11 +118,11 @@ func columnsFor(items []releaseItem, severalStores bool) []column {
 	return cols
 }
 
-// longestName is the width of the longest release name in items.
-func longestName(items []releaseItem) int {
+// longest is the width of the longest of field's values over items.
+func longest(items []releaseItem, field func(kube.RevisionRow) string) int {
 	n := 0
 	for _, it := range items {
-		n = max(n, len(it.row.Latest.Name))
+		n = max(n, len(field(it.row.Latest)))
 	}
 	return n
 }
@@ -183,14 +190,14 @@ func (s *releasesScreen) detailLines() []string {
 		case l.PendingIndex != nil:
 			p := l.PendingIndex
 			first = st.Warning.Render(line1(s.width, fmt.Sprintf("⚠ %s revision %d was never written: a create of it was cut off %s ago, and its pending index fails every create of revision %d until removed.",
-				l.Name, p.Revision, duration(s.now().Sub(p.Created)), p.Revision)))
+				l.Name, p.Revision, human.Duration(s.now().Sub(p.Created)), p.Revision)))
 			second = st.Dim.Render(line1(s.width, fmt.Sprintf("  chunkview gc -n %s removes it (chunkview verify reports it)", l.StorageNamespace)))
 		case kube.InFlight(l.Status) && s.now().Sub(l.Updated) < s.client.StuckAfter():
 			// An operation that has just started: not something to fix.
-			first = st.Warning.Render(line1(s.width, fmt.Sprintf("◔ %s has been %s for %s: an operation is in progress.", l.Name, l.Status, duration(s.now().Sub(l.Updated)))))
-			second = st.Dim.Render(line1(s.width, fmt.Sprintf("  it counts as stuck after %s (--stuck-after) · enter: history", duration(s.client.StuckAfter()))))
+			first = st.Warning.Render(line1(s.width, fmt.Sprintf("◔ %s has been %s for %s: an operation is in progress.", l.Name, l.Status, human.Duration(s.now().Sub(l.Updated)))))
+			second = st.Dim.Render(line1(s.width, fmt.Sprintf("  it counts as stuck after %s (--stuck-after) · enter: history", human.Duration(s.client.StuckAfter()))))
 		case kube.InFlight(l.Status):
-			first = st.Warning.Render(line1(s.width, fmt.Sprintf("◔ %s has been %s for %s; if no Helm operation is running, it is stuck.", l.Name, l.Status, duration(s.now().Sub(l.Updated)))))
+			first = st.Warning.Render(line1(s.width, fmt.Sprintf("◔ %s has been %s for %s; if no Helm operation is running, it is stuck.", l.Name, l.Status, human.Duration(s.now().Sub(l.Updated)))))
 			hint := "  enter: history, then F to fix the stuck release"
 			if s.readOnly() {
 				hint = "  enter: history (read-only: fixing it is off)"
@@ -209,7 +216,7 @@ func (s *releasesScreen) detailLines() []string {
 				mark, l.Name, l.Fill()*100, limitSize(l.LimitBytes), kube.DriverLabel(storeOf(l.Driver)))))
 			second = st.Dim.Render(line1(s.width, "  enter: history, for the revision that will not fit and what to do"))
 		case l.Known:
-			first = st.Dim.Render(line1(s.width, fmt.Sprintf("%s · app %s · %s · %s", chartText(l), orDash(l.Summary.AppVersion), revisionsText(it.row), oneLine(l.Summary.Description))))
+			first = st.Dim.Render(line1(s.width, fmt.Sprintf("%s · app %s · %s · %s", chartText(l), human.OrUnknown(l.Summary.AppVersion), revisionsText(it.row), oneLine(l.Summary.Description))))
 		}
 	}
 	filter := ""
@@ -219,7 +226,7 @@ func (s *releasesScreen) detailLines() []string {
 	case s.filter.Value() != "":
 		filter = st.Accent.Render(fmt.Sprintf("filter: %s (%d of %d; esc clears)", s.filter.Value(), len(s.shown), len(s.items)))
 	default:
-		filter = st.Dim.Render(plural(len(s.items), "release", "releases"))
+		filter = st.Dim.Render(human.Plural(len(s.items), "release", "releases"))
 		switch {
 		case s.partial != nil && s.skipped != nil:
 			filter = st.Warning.Render(line1(s.width, fmt.Sprintf("⚠ %d releases, from %s only; %s",
@@ -228,7 +235,7 @@ func (s *releasesScreen) detailLines() []string {
 			filter = st.Warning.Render(line1(s.width, fmt.Sprintf("⚠ %d releases, from %s only: other namespaces may not be read (--namespaces names more)",
 				len(s.items), strings.Join(s.partial.Read, ", "))))
 		case s.skipped != nil:
-			filter = st.Warning.Render(line1(s.width, fmt.Sprintf("⚠ %s; %s", plural(len(s.items), "release", "releases"), skipNote(s.skipped))))
+			filter = st.Warning.Render(line1(s.width, fmt.Sprintf("⚠ %s; %s", human.Plural(len(s.items), "release", "releases"), skipNote(s.skipped))))
 		}
 		if n := len(s.inflight); n > 0 {
 			filter += st.Dim.Render(fmt.Sprintf(" · reading %d…", n))
@@ -297,7 +304,7 @@ func (s *releasesScreen) tableView() string {
 			"STATUS":     status,
 			"CHART":      plain(chartText(l)),
 			"APP":        plain(knownOr(l, l.Summary.AppVersion)),
-			"AGE":        plain(age(s.now(), l.Updated)),
+			"AGE":        plain(human.Age(s.now(), l.Updated)),
 			"CHUNKS":     plain(knownOr(l, itoa(l.Summary.Chunks))),
 			"SIZE":       plain(sizeText(l)),
 			"LARGEST":    st.shareCell(largest, ok, shareWidth),

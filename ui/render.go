@@ -1,17 +1,14 @@
 package ui
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
-	"time"
 
 	"charm.land/bubbles/v2/textinput"
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/dustin/go-humanize"
 )
 
 // column is one column of a table. Columns are dropped from the lowest priority
@@ -201,66 +198,6 @@ func sparkline(values []int64) string {
 	return b.String()
 }
 
-// size formats a byte count the way kubectl users read it: KiB, MiB.
-func size(n int64) string {
-	if n < 0 {
-		return "?"
-	}
-	return humanize.IBytes(uint64(n))
-}
-
-// age formats how long ago t was, relative to now, in the largest unit that
-// keeps it short: 42s, 5m, 3h, 12d, 2y.
-func age(now, t time.Time) string {
-	if t.IsZero() {
-		return "-"
-	}
-	d := now.Sub(t)
-	if d < 0 {
-		d = 0
-	}
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh", int(d.Hours()))
-	case d < 2*365*24*time.Hour:
-		return fmt.Sprintf("%dd", int(d.Hours()/24))
-	}
-	return fmt.Sprintf("%dy", int(d.Hours()/24/365))
-}
-
-// localTime formats t in the local zone, named, to the minute: a time read off
-// one machine means the same on another.
-func localTime(t time.Time) string {
-	if t.IsZero() {
-		return "-"
-	}
-	return t.Local().Format("2006-01-02 15:04 MST")
-}
-
-// duration formats a span for sentences: "3h12m", "2d4h".
-func duration(d time.Duration) string {
-	d = d.Round(time.Second)
-	switch {
-	case d < time.Minute:
-		return d.String()
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 48*time.Hour:
-		if m := int(d.Minutes()) % 60; m != 0 {
-			return fmt.Sprintf("%dh%dm", int(d.Hours()), m)
-		}
-		return fmt.Sprintf("%dh", int(d.Hours()))
-	}
-	if h := int(d.Hours()) % 24; h != 0 {
-		return fmt.Sprintf("%dd%dh", int(d.Hours()/24), h)
-	}
-	return fmt.Sprintf("%dd", int(d.Hours()/24))
-}
-
 // wrap breaks s into lines of at most width cells.
 func wrap(s string, width int) string {
 	if width <= 0 {
@@ -328,13 +265,6 @@ func line1(width int, s string) string {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
 // newTextInput returns a text field with a steady cursor: a blinking one redraws
 // the screen twice a second for nothing.
 func newTextInput() textinput.Model {
@@ -343,12 +273,4 @@ func newTextInput() textinput.Model {
 	st.Cursor.Blink = false
 	in.SetStyles(st)
 	return in
-}
-
-// plural returns "1 revision" or "3 revisions".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return itoa(n) + " " + many
 }

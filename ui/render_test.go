@@ -3,7 +3,6 @@ package ui
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -91,23 +90,6 @@ func TestBarsAndSparks(t *testing.T) {
 	}
 	if got := sparkline([]int64{0, 50, -1, 100}); got != "▁▅ █" {
 		t.Errorf("sparkline = %q", got)
-	}
-}
-
-func TestAge(t *testing.T) {
-	for _, tc := range []struct {
-		d    time.Duration
-		want string
-	}{
-		{-time.Minute, "0s"}, {42 * time.Second, "42s"}, {5 * time.Minute, "5m"},
-		{47 * time.Hour, "47h"}, {72 * time.Hour, "3d"}, {800 * 24 * time.Hour, "2y"},
-	} {
-		if got := age(testNow, testNow.Add(-tc.d)); got != tc.want {
-			t.Errorf("age(%v) = %q, want %q", tc.d, got, tc.want)
-		}
-	}
-	if got := duration(3*time.Hour + 12*time.Minute); got != "3h12m" {
-		t.Errorf("duration = %q", got)
 	}
 }
 

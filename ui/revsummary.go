@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/revdiff"
 )
@@ -53,23 +54,23 @@ func renderSummary(st *Styles, d *kube.Details, now time.Time, readOnly bool) st
 	}
 	rls := d.Release
 	sum := r.Summary
-	field("Chart", fmt.Sprintf("%s (app version %s)", chartText(r), orDash(sum.AppVersion)))
+	field("Chart", fmt.Sprintf("%s (app version %s)", chartText(r), human.OrUnknown(sum.AppVersion)))
 	if rls.Info != nil {
-		field("Deployed", fmt.Sprintf("%s (%s ago)", localTime(rls.Info.LastDeployed.Time), age(now, rls.Info.LastDeployed.Time)))
+		field("Deployed", fmt.Sprintf("%s (%s ago)", human.Minute(rls.Info.LastDeployed.Time), human.Age(now, rls.Info.LastDeployed.Time)))
 		if !rls.Info.FirstDeployed.IsZero() {
-			field("First", localTime(rls.Info.FirstDeployed.Time))
+			field("First", human.Minute(rls.Info.FirstDeployed.Time))
 		}
 		field("Description", oneLine(rls.Info.Description))
 	}
-	stored := fmt.Sprintf("%s gzip in %d Secret(s)", size(sum.StoredBytes), sum.Chunks)
+	stored := fmt.Sprintf("%s gzip in %d Secret(s)", human.Bytes(sum.StoredBytes), sum.Chunks)
 	if isHelmStore(r.Driver) {
-		stored = fmt.Sprintf("%s (base64 of gzip) in one %s", size(sum.StoredBytes), objectNoun(r.Driver))
+		stored = fmt.Sprintf("%s (base64 of gzip) in one %s", human.Bytes(sum.StoredBytes), objectNoun(r.Driver))
 		if f := r.Fill(); f > 0 {
 			stored += fmt.Sprintf(", %.0f%% of %s", f*100, limitSize(r.LimitBytes))
 		}
 	}
 	if sum.DecodedBytes > 0 {
-		stored += fmt.Sprintf("; %s as JSON", size(sum.DecodedBytes))
+		stored += fmt.Sprintf("; %s as JSON", human.Bytes(sum.DecodedBytes))
 	}
 	field("Stored", stored)
 	if sum.PayloadSHA256 != "" {

@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 
+	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/storage"
 )
@@ -75,7 +76,7 @@ func sizeText(row kube.RevisionRow) string {
 	if row.Known && row.Peeked && row.Summary.StoredBytes <= 0 {
 		return "-"
 	}
-	return knownOr(row, size(row.Summary.StoredBytes))
+	return knownOr(row, human.Bytes(row.Summary.StoredBytes))
 }
 
 // releaseNamespace is where a release's resources live: from its summary, else
@@ -161,14 +162,14 @@ func historyText(rr kube.ReleaseRow) string {
 	case sized == 0:
 		return "?"
 	case sized < rr.Revisions:
-		return "≥" + size(b)
+		return "≥" + human.Bytes(b)
 	}
-	return size(b)
+	return human.Bytes(b)
 }
 
 // revisionsText is "4 revisions holding 24 KiB": how many, and what they hold.
 func revisionsText(rr kube.ReleaseRow) string {
-	n := plural(rr.Revisions, "revision", "revisions")
+	n := human.Plural(rr.Revisions, "revision", "revisions")
 	if t := historyText(rr); t != "?" {
 		n += " holding " + t
 	}

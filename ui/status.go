@@ -8,6 +8,7 @@ import (
 	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
 )
 
@@ -236,7 +237,7 @@ func (s *statusScreen) liveLine() string {
 	case s.live:
 		line := "● following live (one watch per kind of object)"
 		if s.changes > 0 {
-			line += fmt.Sprintf(" · %s seen", plural(s.changes, "change", "changes"))
+			line += fmt.Sprintf(" · %s seen", human.Plural(s.changes, "change", "changes"))
 		}
 		return line
 	}

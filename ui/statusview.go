@@ -8,6 +8,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
 )
 
@@ -101,7 +102,7 @@ func renderStatusBody(st *Styles, s *kube.ReleaseStatus, width int, now time.Tim
 	add(renderHeader(cols, &st.TableHeader))
 	for _, r := range s.Resources {
 		add(renderRow(cols, map[string]cell{
-			"KIND": plain(r.Kind), "NAMESPACE": plain(orDash(r.Namespace)), "NAME": plain(r.Name),
+			"KIND": plain(r.Kind), "NAMESPACE": plain(human.OrUnknown(r.Namespace)), "NAME": plain(r.Name),
 			"STATUS": styled(r.Status, st.statusStyle(r.Status)), "MESSAGE": plain(r.Message),
 		}, "  "))
 	}
@@ -133,7 +134,7 @@ func renderStatusBody(st *Styles, s *kube.ReleaseStatus, width int, now time.Tim
 			msg = fmt.Sprintf("%s (x%d)", msg, e.Count)
 		}
 		add(renderRow(ecols, map[string]cell{
-			"AGE": plain(age(now, e.LastSeen)), "OBJECT": plain(e.Object), "REASON": styled(e.Reason, &st.Warning), "MESSAGE": plain(msg),
+			"AGE": plain(human.Age(now, e.LastSeen)), "OBJECT": plain(e.Object), "REASON": styled(e.Reason, &st.Warning), "MESSAGE": plain(msg),
 		}, "  "))
 	}
 	if s.EventsOmitted > 0 {
@@ -148,9 +149,9 @@ func hookLines(st *Styles, h kube.HookStatus, width int, now time.Time) []string
 	run := "never run"
 	switch {
 	case h.Phase == "Running":
-		run = "Running since " + age(now, h.Started)
+		run = "Running since " + human.Age(now, h.Started)
 	case h.Phase != "" && !h.Completed.IsZero():
-		run = fmt.Sprintf("%s %s ago, after %s", h.Phase, age(now, h.Completed), duration(h.Completed.Sub(h.Started)))
+		run = fmt.Sprintf("%s %s ago, after %s", h.Phase, human.Age(now, h.Completed), human.Duration(h.Completed.Sub(h.Started)))
 	case h.Phase != "":
 		run = h.Phase
 	}
@@ -219,7 +220,7 @@ func containerText(c kube.ContainerState) string {
 		s += " (" + c.Reason + ")"
 	}
 	if c.Restarts > 0 {
-		s += ", " + plural(int(c.Restarts), "restart", "restarts")
+		s += ", " + human.Plural(int(c.Restarts), "restart", "restarts")
 	}
 	if c.Message != "" {
 		s += ": " + c.Message

@@ -9,6 +9,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/lipgloss/v2"
 
+	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
 )
 
@@ -127,7 +128,7 @@ func (s *Styles) fillCell(row kube.RevisionRow, width int) cell {
 }
 
 // limitSize formats a store's limit as people say it: "1 MiB", not "1.0 MiB".
-func limitSize(n int64) string { return strings.Replace(size(n), ".0 ", " ", 1) }
+func limitSize(n int64) string { return strings.Replace(human.Bytes(n), ".0 ", " ", 1) }
 
 // skipNote is the short form of a listing's skipped stores, for the list's
 // footer: which store, and why in a few words.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/storage"
 	"github.com/chunkview/chunkview/ui/sizechart"
@@ -35,10 +36,10 @@ func (s *historyScreen) trendLines() []string {
 	g := kube.ProjectGrowth(points, s.limit())
 	first := "Size per revision"
 	if len(points) > 0 {
-		first = fmt.Sprintf("Size per revision: %s → %s", size(points[0].Bytes), size(points[len(points)-1].Bytes))
+		first = fmt.Sprintf("Size per revision: %s → %s", human.Bytes(points[0].Bytes), human.Bytes(points[len(points)-1].Bytes))
 	}
 	if len(points) >= 2 {
-		first += fmt.Sprintf(" (%s%s per revision lately)", sign(g.PerRevision), size(int64(abs(g.PerRevision))))
+		first += fmt.Sprintf(" (%s%s per revision lately)", sign(g.PerRevision), human.Bytes(int64(abs(g.PerRevision))))
 	}
 	var second string
 	if isHelmStore(s.store()) {
@@ -48,7 +49,7 @@ func (s *historyScreen) trendLines() []string {
 	}
 	var chart []string
 	if rows := s.chartRows(g); rows > 0 && len(chartPoints) > 0 {
-		m := sizechart.Model{Styles: st.SizeChart, Format: size}
+		m := sizechart.Model{Styles: st.SizeChart, Format: human.Bytes}
 		m.SetSize(s.width, rows)
 		f := sizechart.Forecast{PerRevision: g.PerRevision, FailsAt: g.FailsAt}
 		if g.RevisionsLeft > forecastHorizon {
@@ -121,12 +122,12 @@ func (s *historyScreen) chunkedLimitLine(g kube.Growth) string {
 	case g.Limit <= 0:
 		return st.Dim.Render("No write limit set (--max-write-chunks 0): growth only adds chunk Secrets, each under 1 MiB.")
 	case g.RevisionsLeft == 0:
-		return st.ErrorBold.Render(fmt.Sprintf("✗ Over the write limit: %s > %d chunks × %s. The driver will refuse the next upgrade.", size(g.Last), cfg.MaxWriteChunks, size(chunkSize)))
+		return st.ErrorBold.Render(fmt.Sprintf("✗ Over the write limit: %s > %d chunks × %s. The driver will refuse the next upgrade.", human.Bytes(g.Last), cfg.MaxWriteChunks, human.Bytes(chunkSize)))
 	case g.Warn():
 		return st.Warning.Render(fmt.Sprintf("⚠ In %s at this rate (revision %d) it outgrows the write limit, %d chunks × %s = %s.",
-			plural(g.RevisionsLeft, "upgrade", "upgrades"), g.FailsAt, cfg.MaxWriteChunks, size(chunkSize), size(g.Limit)))
+			human.Plural(g.RevisionsLeft, "upgrade", "upgrades"), g.FailsAt, cfg.MaxWriteChunks, human.Bytes(chunkSize), human.Bytes(g.Limit)))
 	}
-	return st.Dim.Render(fmt.Sprintf("Write limit %d chunks × %s = %s; %s.", cfg.MaxWriteChunks, size(chunkSize), size(g.Limit), farOff(g)))
+	return st.Dim.Render(fmt.Sprintf("Write limit %d chunks × %s = %s; %s.", cfg.MaxWriteChunks, human.Bytes(chunkSize), human.Bytes(g.Limit), farOff(g)))
 }
 
 // helmLimitLine is the limit of Helm's own drivers, one object of at most 1 MiB
@@ -137,7 +138,7 @@ func (s *historyScreen) helmLimitLine(g kube.Growth) string {
 	fill := float64(g.Last) * 100 / float64(max(g.Limit, 1))
 	switch {
 	case g.RevisionsLeft == 0:
-		return st.ErrorBold.Render(fmt.Sprintf("✗ Over the limit: revision %d takes %s, more than one %s holds (%s). The next upgrade will fail.", g.FailsAt, size(g.Last), obj, limitSize(g.Limit)))
+		return st.ErrorBold.Render(fmt.Sprintf("✗ Over the limit: revision %d takes %s, more than one %s holds (%s). The next upgrade will fail.", g.FailsAt, human.Bytes(g.Last), obj, limitSize(g.Limit)))
 	case g.Warn():
 		mark, style := st.fillStyle(max(fill/100, fillWarn))
 		return style.Render(fmt.Sprintf("%s Revision %d will not fit at this rate: %.0f%% of the %s's %s now.", mark, g.FailsAt, fill, obj, limitSize(g.Limit)))

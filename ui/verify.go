@@ -7,6 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
 )
 
@@ -54,7 +55,7 @@ func (v *verifyRun) answer(id, label string, row kube.RevisionRow, err error) (d
 
 // result is the line V ends with.
 func (v *verifyRun) result() tea.Cmd {
-	n := plural(v.total, v.noun, v.noun+"s")
+	n := human.Plural(v.total, v.noun, v.noun+"s")
 	if len(v.broken)+len(v.writing)+len(v.failed) == 0 {
 		return status(fmt.Sprintf("%s verified ✓%s", n, v.scope), false)
 	}
