@@ -61,7 +61,8 @@ type ChunkedSecretsConfig struct {
 	MaxDecodedBytes int64
 	// ReadRetry is how long a read waits, re-reading the index with backoff, for a
 	// record whose chunks are missing or do not match (another writer may be
-	// writing it) before reporting it broken. Zero means DefaultReadRetry; a
+	// writing it) before reporting it broken. A read that starts again fetches
+	// only the chunks it has not verified yet. Zero means DefaultReadRetry; a
 	// negative value reports at once.
 	ReadRetry time.Duration
 	// Metadata, when set, is client-go's metadata client for Secrets in the same

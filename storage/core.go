@@ -80,6 +80,9 @@ type Core[T any] struct {
 	// walk is the payload type that DecodeStats compares a record's JSON with,
 	// for the fields that type drops; nil when nobody asks.
 	walk reflect.Type
+	// noReuse makes a read that starts over fetch every chunk again (tests and
+	// benchmarks measure reuse against it).
+	noReuse bool
 }
 
 // NewCore returns the driver core that stores releases of type T, encoded by

@@ -41,6 +41,9 @@ func (c *Core[T]) Delete(key string) (*T, error) {
 		}
 		idx = settled
 	}
+	if refs, err = c.freshRefs(ctx, key, refs); err != nil {
+		return nil, fmt.Errorf("delete: %q: read the versions of its chunk Secrets: %w", key, err)
+	}
 	if err := c.deleteRecord(ctx, idx, refs); err != nil {
 		if errors.Is(err, c.notFound) {
 			return nil, err

@@ -96,7 +96,13 @@
 //     makes a read wait, read the index again and retry for up to ReadRetry (2 s by
 //     default) before it reports the record broken. The original driver writes an
 //     index before its chunks, and deletes old chunks before it rewrites the index;
-//     a read in that window waits for it.
+//     a read in that window waits for it. A read that starts again keeps the slices
+//     it has verified (a chunk's name is the hash of its slice, so the slice is the
+//     same under any index that names it) and fetches only the others; while it
+//     waits, it looks every 10 ms for the few chunks it missed. So it completes
+//     even while the original driver rewrites the record without pause, which
+//     leaves its last chunk in place for a few milliseconds at a time. What it
+//     keeps is one record's slices at most, and at most MaxDecodedBytes/4.
 //   - Identical slices of one release share one chunk Secret.
 //   - Every slice read is checked against the hash in its name, chunk names must
 //     belong to their own key, the decompressed size is bounded and chunks are fetched

@@ -33,6 +33,10 @@ func CorePayload[T any](c *Core[T], rls *T) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// NoChunkReuse makes a read of c that starts over fetch every chunk again, as it
+// did before verifiedSlices.
+func NoChunkReuse(c *ChunkedSecrets) { c.noReuse = true }
+
 // CheckFirst makes c's creates compress the whole record before their first write,
 // as they do when the record could outgrow MaxWriteChunks, instead of writing
 // chunks as their slices are compressed.

@@ -21,7 +21,7 @@ const faultChunkSize = 4 << 10
 // releaseOfChunks returns a release whose record takes exactly chunks chunks of
 // chunkSize bytes, its stream ending mid-way through the last. seed varies the
 // content.
-func releaseOfChunks(t *testing.T, name string, version int, status release.Status, chunks, chunkSize int, seed uint64) *release.Release {
+func releaseOfChunks(t testing.TB, name string, version int, status release.Status, chunks, chunkSize int, seed uint64) *release.Release {
 	t.Helper()
 	target := (chunks-1)*chunkSize + chunkSize/2
 	payload := target

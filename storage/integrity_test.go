@@ -389,7 +389,7 @@ func testNoGoroutineLeak(t *testing.T, ad chunkedAdapter) {
 }
 
 // recordChunks returns the index of k and its chunk names.
-func recordChunks(t *testing.T, secrets corev1client.SecretInterface, k string) (*corev1.Secret, []string) {
+func recordChunks(t testing.TB, secrets corev1client.SecretInterface, k string) (*corev1.Secret, []string) {
 	t.Helper()
 	idx, err := secrets.Get(context.Background(), k, metav1.GetOptions{})
 	if err != nil {

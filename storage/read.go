@@ -7,7 +7,6 @@ import (
 	"io"
 	"reflect"
 	"strconv"
-	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -108,10 +107,13 @@ func (c *Core[T]) decodeSettled(ctx context.Context, idx *corev1.Secret, deadlin
 
 // decodeSettledChunks is decodeSettled that also returns the chunks it read, and
 // fills info, when not nil, as decodeRecord does.
+// Each attempt fetches only the chunks the earlier ones have not verified (see
+// verifiedSlices).
 func (c *Core[T]) decodeSettledChunks(ctx context.Context, idx *corev1.Secret, deadline time.Time, info *DecodeInfo) (*T, int64, []chunkRef, *corev1.Secret, error) {
 	wait := 20 * time.Millisecond
+	kept := c.newVerifiedSlices()
 	for first := true; ; first = false {
-		rls, n, refs, err := c.decodeChunks(ctx, idx, info)
+		rls, n, refs, err := c.decodeChunks(ctx, idx, info, kept)
 		if first && err != nil && settling(err) && time.Now().Before(deadline) {
 			// An index at rest is not being written (settle.go): a damaged
 			// record is reported without the ride-out.
@@ -123,12 +125,11 @@ func (c *Core[T]) decodeSettledChunks(ctx context.Context, idx *corev1.Secret, d
 		if err == nil || !settling(err) || !time.Now().Before(deadline) {
 			return rls, n, refs, idx, err
 		}
+		c.cfg.Log("read: %q: %v; reading again, %d verified chunks kept", idx.Name, firstErrLine(err), kept.count())
 		sleep := min(wait, time.Until(deadline))
 		wait = min(2*wait, 400*time.Millisecond)
-		select {
-		case <-ctx.Done():
-			return nil, 0, nil, idx, fmt.Errorf("waiting for %q to settle: %w", idx.Name, context.Cause(ctx))
-		case <-time.After(sleep):
+		if err := c.awaitMissing(ctx, idx, kept, sleep); err != nil {
+			return nil, 0, nil, idx, fmt.Errorf("waiting for %q to settle: %w", idx.Name, err)
 		}
 		fresh, gerr := c.getIndex(ctx, idx.Name)
 		if gerr != nil {
@@ -136,7 +137,6 @@ func (c *Core[T]) decodeSettledChunks(ctx context.Context, idx *corev1.Secret, d
 			// not a broken record.
 			return nil, 0, nil, idx, gerr
 		}
-		c.cfg.Log("read: %q: %v; reading again", idx.Name, firstErrLine(err))
 		idx = fresh
 	}
 }
@@ -188,12 +188,18 @@ func (c *Core[T]) decodeEach(ctx context.Context, sel labels.Selector, fn func(*
 	seen := map[string]bool{}
 	var pending []*corev1.Secret
 	pendingErr := map[string]error{}
+	// The slices a decode verifies are kept for its record's next attempt. Each
+	// decode lets go of those of the record before, so they hold one record's at
+	// most: a record being rewritten, set aside alone, is read again from what
+	// its last attempt verified.
+	kept := c.newVerifiedSlices()
 	err := c.eachIndex(ctx, sel, func(idx *corev1.Secret) error {
-		rls, _, refs, err := c.decodeChunks(ctx, idx, nil)
+		rls, _, refs, err := c.decodeChunks(ctx, idx, nil, kept)
 		if settling(err) && c.cfg.ReadRetry >= 0 {
 			// An index at rest is not being written (settle.go).
 			var done bool
 			if rls, _, _, idx, err, done = c.restingDamage(ctx, idx, err, refs, nil); done {
+				kept.forget(idx)
 				seen[idx.Name] = true
 				return fn(idx, rls, err)
 			}
@@ -203,6 +209,7 @@ func (c *Core[T]) decodeEach(ctx context.Context, sel labels.Selector, fn func(*
 			pendingErr[idx.Name] = err
 			return nil
 		}
+		kept.forget(idx)
 		seen[idx.Name] = true
 		return fn(idx, rls, err)
 	})
@@ -212,10 +219,14 @@ func (c *Core[T]) decodeEach(ctx context.Context, sel labels.Selector, fn func(*
 	deadline := time.Now().Add(c.cfg.ReadRetry)
 	wait := 20 * time.Millisecond
 	for len(pending) > 0 && time.Now().Before(deadline) {
-		select {
-		case <-ctx.Done():
-			return seen, fmt.Errorf("waiting for %d records to settle: %w", len(pending), context.Cause(ctx))
-		case <-time.After(min(wait, time.Until(deadline))):
+		// With one record left to wait for, the chunks noted missing are its own
+		// (each decode starts by letting go of those of the one before).
+		var polled *verifiedSlices
+		if len(pending) == 1 {
+			polled = kept
+		}
+		if err := c.awaitMissing(ctx, pending[0], polled, min(wait, time.Until(deadline))); err != nil {
+			return seen, fmt.Errorf("waiting for %d records to settle: %w", len(pending), err)
 		}
 		wait = min(2*wait, 400*time.Millisecond)
 		var still []*corev1.Secret
@@ -227,12 +238,13 @@ func (c *Core[T]) decodeEach(ctx context.Context, sel labels.Selector, fn func(*
 			if err != nil {
 				return seen, err
 			}
-			rls, _, err := c.decodeStats(ctx, fresh)
+			rls, _, _, err := c.decodeChunks(ctx, fresh, nil, kept)
 			if settling(err) {
 				still = append(still, fresh)
 				pendingErr[fresh.Name] = err
 				continue
 			}
+			kept.forget(fresh)
 			seen[fresh.Name] = true
 			if err := fn(fresh, rls, err); err != nil {
 				return seen, err
@@ -323,27 +335,26 @@ func (c *Core[T]) eachIndex(ctx context.Context, sel labels.Selector, fn func(*c
 	return listAll(ctx, sel.String(), listPage, c.listSecrets, fn)
 }
 
-// decodeStats reads the release an index describes: it checks the index, fetches
+// decodeChunks reads the release an index describes: it checks the index, fetches
 // the chunks a few at a time, checks each against its name, and decodes the stream
-// under the decompressed-size bound. Errors name the Secret at fault.
-func (c *Core[T]) decodeStats(ctx context.Context, idx *corev1.Secret) (*T, int64, error) {
-	rls, n, _, err := c.decodeChunks(ctx, idx, nil)
-	return rls, n, err
-}
-
-// decodeChunks is decodeStats that also returns the chunk Secrets it read, at the
-// versions it read them: a delete of the record deletes them at those versions.
-func (c *Core[T]) decodeChunks(ctx context.Context, idx *corev1.Secret, info *DecodeInfo) (*T, int64, []chunkRef, error) {
-	rls, n, refs, err := c.decodeRecord(ctx, idx, info)
+// under the decompressed-size bound. Errors name the Secret at fault. It also
+// returns the stream's length and the chunk Secrets it read, at the versions it
+// read them: a delete of the record deletes them at those versions. It takes the
+// slices kept holds instead of fetching them, and keeps those it fetches there
+// (kept may be nil).
+func (c *Core[T]) decodeChunks(ctx context.Context, idx *corev1.Secret, info *DecodeInfo, kept *verifiedSlices) (*T, int64, []chunkRef, error) {
+	rls, n, refs, err := c.decodeRecord(ctx, idx, info, kept)
 	if err == nil {
-		c.reads.sawChunks(idx.Name, idx.ResourceVersion, refs)
+		c.reads.sawChunks(idx.Name, idx.ResourceVersion, readNow(refs))
 	}
 	return rls, n, refs, err
 }
 
-// decodeRecord decodes the record idx indexes. When info is not nil, it also walks
-// the payload for what the driver's walk type (Helm 3's) drops and fills info.
-func (c *Core[T]) decodeRecord(ctx context.Context, idx *corev1.Secret, info *DecodeInfo) (*T, int64, []chunkRef, error) {
+// decodeRecord decodes the record idx indexes, taking from kept (when not nil) the
+// slices an earlier attempt verified and keeping there those it fetches. When info
+// is not nil, it also walks the payload for what the driver's walk type (Helm 3's)
+// drops and fills info.
+func (c *Core[T]) decodeRecord(ctx context.Context, idx *corev1.Secret, info *DecodeInfo, kept *verifiedSlices) (*T, int64, []chunkRef, error) {
 	if idx.Type != SecretTypeIndex {
 		return nil, 0, nil, fmt.Errorf("%w: Secret %s has type %q, not %q", ErrCorrupt, secretRef(idx), idx.Type, SecretTypeIndex)
 	}
@@ -359,11 +370,21 @@ func (c *Core[T]) decodeRecord(ctx context.Context, idx *corev1.Secret, info *De
 	if !ok || len(first) == 0 {
 		return nil, 0, nil, fmt.Errorf("%w: index Secret %s has no data.chunk", ErrCorrupt, secretRef(idx))
 	}
+	kept.retain(names)
 	refs := &chunkRefs{}
 	cs := newChunkStream(ctx, first, names, func(ctx context.Context, i int, name string) ([]byte, error) {
+		if v, ok := kept.get(name); ok {
+			refs.add(v.ref)
+			return v.data, nil
+		}
 		s, data, err := c.fetchChunk(ctx, idx, i, total, name)
-		if err == nil {
-			refs.add(chunkRef{name: name, uid: s.UID, rv: s.ResourceVersion})
+		switch {
+		case err == nil:
+			ref := chunkRef{name: name, uid: s.UID, rv: s.ResourceVersion}
+			refs.add(ref)
+			kept.put(ref, data)
+		case errors.Is(err, ErrChunkMissing):
+			kept.missed(name)
 		}
 		return data, err
 	})
@@ -428,67 +449,4 @@ func recordJSONSize(idx *corev1.Secret, first []byte, total int, cs *chunkStream
 		}
 		return 0
 	}
-}
-
-// fetchChunk reads and checks chunk i (0-based among the extra chunks) of idx.
-func (c *Core[T]) fetchChunk(ctx context.Context, idx *corev1.Secret, i, total int, name string) (*corev1.Secret, []byte, error) {
-	ref := strconv.Quote(name)
-	if idx.Namespace != "" {
-		ref = strconv.Quote(idx.Namespace + "/" + name)
-	}
-	pos := fmt.Sprintf("chunk %d of %d, Secret %s", i+2, total, ref)
-	// A chunk is immutable and named by its slice's hash, so every copy of it the
-	// API server holds is the slice its name promises, or fails checkChunk. The first
-	// read takes the server's cached copy (resourceVersion "0": served from its watch
-	// cache, without a read from etcd, which is most of the server's work for a
-	// chunk). A chunk the cache has not seen yet, a copy that fails a check, or a
-	// failed request is read again from etcd, and that read decides.
-	s, err := c.client.Get(ctx, name, metav1.GetOptions{ResourceVersion: "0"})
-	if err == nil {
-		if data, err := checkChunk(s, idx, pos, name); err == nil {
-			return s, data, nil
-		}
-	}
-	if ctx.Err() != nil {
-		return nil, nil, fmt.Errorf("read %s: %w", pos, context.Cause(ctx))
-	}
-	s, err = c.client.Get(ctx, name, metav1.GetOptions{})
-	if err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil, nil, fmt.Errorf("%w: %s, named by index %s, does not exist", ErrChunkMissing, pos, secretRef(idx))
-		}
-		return nil, nil, fmt.Errorf("read %s: %w", pos, err)
-	}
-	data, err := checkChunk(s, idx, pos, name)
-	return s, data, err
-}
-
-// chunkRefs collects the chunks a decode read, from its fetching goroutines.
-type chunkRefs struct {
-	mu   sync.Mutex
-	list []chunkRef
-}
-
-func (r *chunkRefs) add(ref chunkRef) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.list = append(r.list, ref)
-}
-
-// checkChunk returns the slice chunk Secret s holds, checked against its name.
-func checkChunk(s, idx *corev1.Secret, pos, name string) ([]byte, error) {
-	if s.Type != SecretTypeChunk {
-		return nil, fmt.Errorf("%w: %s has type %q, not %q", ErrChunkMismatch, pos, s.Type, SecretTypeChunk)
-	}
-	data, ok := s.Data[DataChunk]
-	if !ok || len(data) == 0 {
-		return nil, fmt.Errorf("%w: %s has no data.chunk", ErrChunkMismatch, pos)
-	}
-	if len(data) > MaxSecretDataBytes {
-		return nil, fmt.Errorf("%w: %s holds %d bytes, more than a Secret can", ErrChunkMismatch, pos, len(data))
-	}
-	if got, want := SliceHash(data), name[len(idx.Name)+1:]; got != want {
-		return nil, fmt.Errorf("%w: %s: its %d bytes hash to %s, not %s as its name says", ErrChunkMismatch, pos, len(data), got, want)
-	}
-	return data, nil
 }

@@ -100,7 +100,7 @@ func (c *Core[T]) restingDamage(ctx context.Context, idx *corev1.Secret, err err
 		// Deleted meanwhile, or not readable: the ride-out decides.
 		return nil, 0, refs, idx, err, false
 	}
-	rls, n, got, derr = c.decodeChunks(ctx, fresh, info)
+	rls, n, got, derr = c.decodeChunks(ctx, fresh, info, nil)
 	switch {
 	case derr == nil, !settling(derr):
 		return rls, n, got, fresh, derr, true

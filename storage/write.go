@@ -35,6 +35,9 @@ type chunkRef struct {
 	name string
 	uid  types.UID
 	rv   string
+	// reused is set on a chunk a read took from an earlier attempt of its own
+	// (verifiedSlices): uid and rv may be stale.
+	reused bool
 }
 
 // writeChunks creates the chunk Secrets of rec, a few at a time, owned by the index
