@@ -105,6 +105,29 @@ lacks() {
 keys() { tm send-keys -t "$session" "$@"; }
 typed() { tm send-keys -t "$session" -l "$1"; }
 
+# open_session NAME COLSxROWS ARGS...: a session of its own running chunkview
+# with ARGS, at that size, the demo operator off unless CHUNKVIEW_DEMO_OPERATOR
+# is passed in the environment of the call; its exit status goes to
+# $tmpdir/status.
+open_session() {
+	session=$1
+	local cols=${2%x*} rows=${2#*x}
+	shift 2
+	rm -f "$tmpdir/status"
+	tm new-session -d -s "$session" -e CHUNKVIEW_DEMO_OPERATOR="${CHUNKVIEW_DEMO_OPERATOR:-off}" -x "$cols" -y "$rows" -e TERM=xterm-256color \
+		"$(printf '%q ' "$bin" "$@"; printf '; echo $? > %q' "$tmpdir/status")"
+}
+
+# wait_exit WHY: waits until chunkview has exited and its status is recorded,
+# failing with WHY when it does not.
+wait_exit() {
+	local deadline=$((SECONDS + timeout))
+	until [[ -s $tmpdir/status ]]; do
+		((SECONDS < deadline)) || fail "$1"
+		sleep 0.1
+	done
+}
+
 
 step="start the demo"
 # remain-on-exit keeps the pane (and its exit status) after chunkview ends; it is
@@ -243,11 +266,7 @@ until pane_dead; do
 done
 # The shell around chunkview records its exit status in a file: tmux's own
 # pane_dead_status is not always filled in when the pane's terminal closes first.
-deadline=$((SECONDS + timeout))
-until [[ -s $tmpdir/status ]]; do
-	((SECONDS < deadline)) || fail "chunkview's exit status was not recorded"
-	sleep 0.1
-done
+wait_exit "chunkview's exit status was not recorded"
 status=$(<"$tmpdir/status")
 [[ $status == 0 ]] || fail "chunkview exited with status $status"
 
@@ -255,10 +274,7 @@ passed
 step="80 columns, read-only"
 # A second session, at 80x24 with --read-only: the footer keeps ? and q, and no
 # hint offers R, X or F.
-session=narrow
-rm -f "$tmpdir/status"
-tm new-session -d -s "$session" -e CHUNKVIEW_DEMO_OPERATOR=off -x 80 -y 24 -e TERM=xterm-256color \
-	"$(printf '%q --demo --read-only; echo $? > %q' "$bin" "$tmpdir/status")"
+open_session narrow 80x24 --demo --read-only
 wait_for "READ-ONLY" "payments-api" "? help" "q quit" "ctx demo · ns all"
 keys /
 typed payments-api
@@ -277,6 +293,9 @@ keys '?'
 wait_for "Keys: payments-api" "esc back"
 lacks "roll back here"
 lacks "fix stuck"
+
+passed
+step="? then q closes the help"
 # q closes the help, as in less and k9s; a second q quits.
 keys q
 deadline=$((SECONDS + timeout))
@@ -287,29 +306,18 @@ while shows "Keys: payments-api"; do
 done
 wait_for "› payments-api" "Revision 1, "
 keys q
-deadline=$((SECONDS + timeout))
-until [[ -s $tmpdir/status ]]; do
-	((SECONDS < deadline)) || fail "chunkview did not exit after q at 80 columns"
-	sleep 0.1
-done
+wait_exit "chunkview did not exit after q at 80 columns"
 
 passed
 step="Ctrl-C at a CLI prompt"
 # A confirmation waits on the terminal; Ctrl-C cancels it with exit 130 and
 # nothing changes (the next line typed does not become the answer).
-session=prompt
-rm -f "$tmpdir/status"
-tm new-session -d -s "$session" -e CHUNKVIEW_DEMO_OPERATOR=off -x 120 -y 40 -e TERM=xterm-256color \
-	"$(printf '%q --demo rollback podinfo 2; echo $? > %q' "$bin" "$tmpdir/status")"
+open_session prompt 120x40 --demo rollback podinfo 2
 # The prompt names the context and namespace the rollback changes after the
 # question ("... revision 2 on context demo, namespace demo? [y/N]:").
 wait_for "Proceed to roll podinfo back to revision 2" "[y/N]:"
 keys C-c
-deadline=$((SECONDS + timeout))
-until [[ -s $tmpdir/status ]]; do
-	((SECONDS < deadline)) || fail "chunkview still waits for an answer after Ctrl-C"
-	sleep 0.1
-done
+wait_exit "chunkview still waits for an answer after Ctrl-C"
 status=$(<"$tmpdir/status")
 [[ $status == 130 ]] || fail "Ctrl-C at the prompt exited with status $status, want 130"
 wait_for "cancelled: nothing was changed"
@@ -320,10 +328,7 @@ step="ledger: roll back past an unreadable revision"
 # ledger's latest revision (3) cannot be read: R on revision 2 shows the one plan
 # (delete the unreadable record, then roll back to 2) before y, and the release
 # ends deployed.
-session=ledger
-rm -f "$tmpdir/status"
-tm new-session -d -s "$session" -e CHUNKVIEW_DEMO_OPERATOR=off -x 120 -y 40 -e TERM=xterm-256color \
-	"$(printf '%q --demo; echo $? > %q' "$bin" "$tmpdir/status")"
+open_session ledger 120x40 --demo
 wait_for "ledger" "● LIVE"
 keys /
 typed ledger
@@ -347,10 +352,7 @@ step="live: the demo operator"
 # A session of its own with the simulated operator every 2 s (the others turn it
 # off, since they expect podinfo's revisions as seeded): a new podinfo revision
 # shows in the list, and then deployed, without a key press.
-session=live
-rm -f "$tmpdir/status"
-tm new-session -d -s "$session" -x 120 -y 40 -e TERM=xterm-256color -e CHUNKVIEW_DEMO_OPERATOR=2s \
-	"$(printf '%q --demo; echo $? > %q' "$bin" "$tmpdir/status")"
+CHUNKVIEW_DEMO_OPERATOR=2s open_session live 120x40 --demo
 wait_for "● LIVE" "podinfo"
 grep -E 'podinfo +4 ' <<<"$(screen)" >/dev/null || fail "podinfo does not start at revision 4"
 deadline=$((SECONDS + timeout))

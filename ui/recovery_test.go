@@ -20,16 +20,10 @@ import (
 func TestLedgerRecovery(t *testing.T) {
 	for _, size := range [][2]int{{120, 40}, {80, 24}} {
 		t.Run(itoa(size[0])+"x"+itoa(size[1]), func(t *testing.T) {
-			c := demo.NewCluster()
-			if _, err := demo.Seed(t.Context(), c, demo.SeedOptions{}); err != nil {
-				t.Fatal(err)
-			}
-			cfg := testConfig()
-			cfg.AllNamespaces, cfg.Namespace = true, ""
-			cfg.Drivers = kube.AllDrivers
-			cfg.Driver = demo.DriverConfig()
-			cfg.Driver.ReadRetry = -1
-			client := kube.New(c.Clientset(), c.Metadata(), kube.DiscardKubeClients, cfg)
+			c, client := demoClient(t, func(cfg *kube.Config) {
+				cfg.Driver = demo.DriverConfig()
+				cfg.Driver.ReadRetry = -1
+			})
 			h := newHarness(t, client, Options{}, size[0], size[1])
 			h.press("/").typeText("ledger").press("enter", "enter")
 			h.contains("BROKEN", "Revision 3 cannot be read")
@@ -68,4 +62,21 @@ func TestLedgerRecovery(t *testing.T) {
 			}
 		})
 	}
+}
+
+// demoClient seeds the demo's samples on a cluster of its own and returns it with
+// a client over every namespace and store, its config adjusted by adjust.
+func demoClient(t *testing.T, adjust func(*kube.Config)) (*demo.Cluster, *kube.Client) {
+	t.Helper()
+	c := demo.NewCluster()
+	if _, err := demo.Seed(t.Context(), c, demo.SeedOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	cfg := testConfig()
+	cfg.AllNamespaces, cfg.Namespace = true, ""
+	cfg.Drivers = kube.AllDrivers
+	if adjust != nil {
+		adjust(&cfg)
+	}
+	return c, kube.New(c.Clientset(), c.Metadata(), kube.DiscardKubeClients, cfg)
 }

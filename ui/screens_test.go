@@ -16,7 +16,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/chunkview/chunkview/demo"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/storage"
 )
@@ -510,14 +509,7 @@ func TestHelpClosesOnQ(t *testing.T) {
 // their own show "·", and the column takes no spare room: at 120 columns every
 // release's name is shown whole.
 func TestStorageNamespaceGivesWayToNames(t *testing.T) {
-	c := demo.NewCluster()
-	if _, err := demo.Seed(t.Context(), c, demo.SeedOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	cfg := testConfig()
-	cfg.AllNamespaces, cfg.Namespace = true, ""
-	cfg.Drivers = kube.AllDrivers
-	client := kube.New(c.Clientset(), c.Metadata(), kube.DiscardKubeClients, cfg)
+	_, client := demoClient(t, nil)
 	h := newHarness(t, client, Options{}, 120, 40)
 	h.contains("STORAGE NS", "grafana-dashboards", "ingress-nginx", "payments-api", "web-frontend")
 	var same, apart int
