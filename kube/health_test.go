@@ -2,15 +2,20 @@ package kube_test
 
 import (
 	"fmt"
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/rest"
 
 	"helm.sh/helm/v3/pkg/release"
 
@@ -198,28 +203,69 @@ func TestHealthDuringAnotherWrite(t *testing.T) {
 		t.Errorf("CheckChunks mid-write: broken %v writing %v (%s); want being written", row.Broken, row.Writing, row.Unchecked)
 	}
 
-	// ls and history's way: wait out the window, then decide.
-	freshen(t, ns, storage.RecordKey("gone", 1))
-	gone := healthRows(t, c)["gone"]
-	if err := c.FillDetails(ctx, []*kube.RevisionRow{gone}); err != nil || !gone.Writing {
+	// ls and history's way: wait out the window, then decide. The three rows'
+	// indexes were written at one second, written; the client's clock reads
+	// WritingWindow-lead after it, running on from there, so the window has lead
+	// left to run. The chunk of "returns" comes back the moment the first check
+	// has found it missing.
+	written := time.Now().Truncate(time.Second)
+	for _, name := range []string{"gone", "returns", "stays"} {
+		writtenAt(t, ns, storage.RecordKey(name, 1), written)
+	}
+	// The client's clock runs on from base, set at t0.
+	var (
+		mu     sync.Mutex
+		base   = written.Add(time.Second)
+		t0     = time.Now()
+		checks []time.Time // the client's clock at each list of chunk metadata
+		// checking is set while CheckHealth runs: its lists are the ones counted.
+		checking bool
+	)
+	clock := func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		return base.Add(time.Since(t0))
+	}
+	setClock := func(at time.Time) {
+		mu.Lock()
+		base, t0 = at, time.Now()
+		mu.Unlock()
+	}
+	const lead = 300 * time.Millisecond
+	until := written.Add(kube.WritingWindow)
+	hook := func(req *http.Request, send func() (*http.Response, error)) (*http.Response, error) {
+		mu.Lock()
+		armed := checking
+		mu.Unlock()
+		if !armed || !strings.Contains(req.URL.Query().Get("labelSelector"), "type=chunk") {
+			return send()
+		}
+		at := clock()
+		resp, err := send()
+		mu.Lock()
+		checks = append(checks, at)
+		first := len(checks) == 1
+		mu.Unlock()
+		if first {
+			if _, err := secrets(ns).Create(ctx, returnsChunk, metav1.CreateOptions{}); err != nil {
+				t.Errorf("put the chunk of returns back: %v", err)
+			}
+		}
+		return resp, err
+	}
+	lc := clockedClient(t, kube.Config{Owner: healthOwner, Namespace: ns, Drivers: []string{kube.DriverChunked}, Now: clock}, hook)
+	rows := healthRows(t, lc)
+	returns, stays, gone := rows["returns"], rows["stays"], rows["gone"]
+	// The record another tool wrote counts no chunks: decoded, a second into the
+	// window, it is being written.
+	if err := lc.FillDetails(ctx, []*kube.RevisionRow{gone}); err != nil || !gone.Writing {
 		t.Fatalf("gone, another tool's record mid-write: writing %v, %v", gone.Writing, err)
 	}
-	freshen(t, ns, storage.RecordKey("returns", 1))
-	freshen(t, ns, storage.RecordKey("stays", 1))
-	rows := healthRows(t, c)
-	returns, stays := rows["returns"], rows["stays"]
-	back := make(chan error, 1)
-	go func() {
-		time.Sleep(time.Second)
-		_, err := secrets(ns).Create(ctx, returnsChunk, metav1.CreateOptions{})
-		back <- err
-	}()
-	start := time.Now()
-	if err := c.CheckHealth(ctx, []*kube.RevisionRow{returns, stays, gone}); err != nil {
-		t.Fatal(err)
-	}
-	took := time.Since(start)
-	if err := <-back; err != nil {
+	setClock(until.Add(-lead))
+	mu.Lock()
+	checking = true
+	mu.Unlock()
+	if err := lc.CheckHealth(ctx, []*kube.RevisionRow{returns, stays, gone}); err != nil {
 		t.Fatal(err)
 	}
 	if !gone.Broken || gone.Writing || !strings.Contains(gone.Problem, "does not exist") {
@@ -231,8 +277,52 @@ func TestHealthDuringAnotherWrite(t *testing.T) {
 	if !stays.Broken || stays.Writing || !strings.HasPrefix(stays.Problem, "1 of ") {
 		t.Errorf("stays, whose chunk never came: broken %v writing %v problem %q; want broken", stays.Broken, stays.Writing, stays.Problem)
 	}
-	// The window, then the driver's own retry of a missing chunk, and some slack.
-	if took > kube.WritingWindow+storage.DefaultReadRetry+3*time.Second {
-		t.Errorf("CheckHealth took %s: a broken record must be reported within about the window (%s)", took, kube.WritingWindow)
+	// One check before the window ended, one for all three rows once it had:
+	// not one wait per row, nor a verdict before the window passed.
+	mu.Lock()
+	defer mu.Unlock()
+	if len(checks) != 2 {
+		t.Fatalf("CheckHealth listed chunk metadata %d times, want twice: once, then once more for every row being written", len(checks))
 	}
+	if !checks[0].Before(until) || checks[1].Before(until) {
+		t.Errorf("chunks checked at %s and %s of the client's clock; want the first inside the window and the second after it (%s)",
+			checks[0].Sub(written), checks[1].Sub(written), kube.WritingWindow)
+	}
+}
+
+// writtenAt labels the index of key written at when, as a writer storing it
+// leaves it.
+func writtenAt(t *testing.T, ns, key string, when time.Time) {
+	t.Helper()
+	patch := fmt.Sprintf(`{"metadata":{"labels":{%q:%q}}}`, storage.LabelModifiedAt, strconv.FormatInt(when.Unix(), 10))
+	if _, err := secrets(ns).Patch(t.Context(), key, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// hookRT hands each request to hook, with the function that sends it.
+type hookRT struct {
+	next http.RoundTripper
+	hook func(*http.Request, func() (*http.Response, error)) (*http.Response, error)
+}
+
+func (h *hookRT) RoundTrip(req *http.Request) (*http.Response, error) {
+	return h.hook(req, func() (*http.Response, error) { return h.next.RoundTrip(req) })
+}
+
+// clockedClient is a client of the test cluster with cfg (its clock, say), every
+// request of which goes through hook.
+func clockedClient(t *testing.T, cfg kube.Config, hook func(*http.Request, func() (*http.Response, error)) (*http.Response, error)) *kube.Client {
+	t.Helper()
+	rc := rest.CopyConfig(cluster.Config)
+	rc.Wrap(func(rt http.RoundTripper) http.RoundTripper { return &hookRT{next: rt, hook: hook} })
+	cs, err := kubernetes.NewForConfig(rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, err := metadata.NewForConfig(rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kube.New(cs, md, nil, cfg)
 }

@@ -56,7 +56,11 @@ func testConfig() kube.Config {
 		Owner:     kube.DefaultOwner,
 		Namespace: "default",
 		// Nothing writes beside the tests, so a missing chunk is broken at once
-		// rather than waited for.
+		// rather than waited for: the fixture's broken records would otherwise
+		// cost every screen that reads them the 2 s of the default retry. The
+		// TUI itself never sets ReadRetry: it runs on the client Options.Connect
+		// builds, whose default kube's TestDefaultReadRetryRidesOutAWrite holds
+		// (a DefaultReadRetry of 0 fails it).
 		Driver: storage.ChunkedSecretsConfig{ChunkSize: fixtureChunkSize, MaxWriteChunks: 8, ReadRetry: -1},
 		// The screens' clock: what the client measures (how long a revision has
 		// been pending, in a plan) agrees with what they draw.

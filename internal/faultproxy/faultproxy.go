@@ -53,9 +53,17 @@ const (
 	// arrives, without answering it: this request and every later one fail to
 	// connect, until Reopen.
 	Refuse
+	// Status answers Rule.Code (405 from a proxy that does not serve watch, 410
+	// Gone, ...) with a Status body, without forwarding.
+	Status
+	// ExpireWatch answers a watch, without forwarding it, as the API server
+	// answers one from a resourceVersion it has compacted away: 200, then an
+	// ERROR event carrying 410 Expired ("too old resource version"), and the end
+	// of the stream.
+	ExpireWatch
 )
 
-var kindNames = map[Kind]string{None: "none", Status500: "500", Status429: "429", CloseMidResponse: "close-mid-response", Delay: "delay", Refuse: "refuse"}
+var kindNames = map[Kind]string{None: "none", Status500: "500", Status429: "429", CloseMidResponse: "close-mid-response", Delay: "delay", Refuse: "refuse", Status: "status", ExpireWatch: "expire-watch"}
 
 func (k Kind) String() string {
 	if s, ok := kindNames[k]; ok {
@@ -80,6 +88,8 @@ type Rule struct {
 	Delay time.Duration
 	// RetryAfter, for Status429, is the Retry-After header in seconds; 0 sends none.
 	RetryAfter int
+	// Code is the status Status answers.
+	Code int
 }
 
 func (r Rule) String() string {
@@ -96,6 +106,9 @@ func (r Rule) String() string {
 	}
 	if r.Kind == Status429 && r.RetryAfter > 0 {
 		s += fmt.Sprintf(" with Retry-After %ds", r.RetryAfter)
+	}
+	if r.Kind == Status {
+		s += fmt.Sprintf(" answering %d", r.Code)
 	}
 	return s
 }
@@ -359,7 +372,7 @@ func (p *Proxy) decide(r *http.Request) (Kind, Rule) {
 			p.fired++
 		}
 	}
-	p.reqs = append(p.reqs, Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Fault: kind, Forwarded: kind != Status500 && kind != Status429 && kind != Refuse})
+	p.reqs = append(p.reqs, Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Fault: kind, Forwarded: kind != Status500 && kind != Status429 && kind != Refuse && kind != Status && kind != ExpireWatch})
 	return kind, rule
 }
 
@@ -375,6 +388,15 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 	case Refuse:
 		p.refuse()
 		hijackAndClose(w)
+		return
+	case Status:
+		writeStatus(w, rule.Code, statusReason(rule.Code), fmt.Sprintf("faultproxy: injected %d", rule.Code), 0)
+		return
+	case ExpireWatch:
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		fmt.Fprintf(w, `{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":%q,"reason":"Expired","code":410}}`+"\n",
+			"too old resource version: "+r.URL.Query().Get("resourceVersion")+" (faultproxy)")
 		return
 	}
 
@@ -504,6 +526,25 @@ func hijackAndClose(w http.ResponseWriter) {
 			_ = conn.Close()
 		}
 	}
+}
+
+// statusReason is the reason the API server gives with code.
+func statusReason(code int) string {
+	switch code {
+	case http.StatusMethodNotAllowed:
+		return "MethodNotAllowed"
+	case http.StatusGone:
+		return "Expired"
+	case http.StatusForbidden:
+		return "Forbidden"
+	case http.StatusNotFound:
+		return "NotFound"
+	case http.StatusConflict:
+		return "Conflict"
+	case http.StatusServiceUnavailable:
+		return "ServiceUnavailable"
+	}
+	return "InternalError"
 }
 
 func writeStatus(w http.ResponseWriter, code int, reason, msg string, retryAfter int) {
