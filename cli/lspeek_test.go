@@ -1,9 +1,12 @@
 package cli_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"helm.sh/helm/v3/pkg/release"
 
@@ -26,6 +29,23 @@ func (e *env) lsJSON(args ...string) (map[string]cli.ReleaseItem, int) {
 		m[it.Name] = it
 	}
 	return m, stats.Total()
+}
+
+// stored returns how many Secrets hold revision rev of release name in e's
+// namespace (its index and chunks) and the bytes of their slices, read from the
+// cluster itself.
+func (e *env) stored(name string, rev int) (secrets int, bytes int64) {
+	e.t.Helper()
+	key := storage.RecordKey(name, rev)
+	list, err := cluster.Client.CoreV1().Secrets(e.ns).List(context.Background(), metav1.ListOptions{LabelSelector: storage.LabelKey + "=" + key})
+	if err != nil {
+		e.t.Fatalf("list the Secrets of %s: %v", key, err)
+	}
+	for _, s := range list.Items {
+		secrets++
+		bytes += int64(len(s.Data[storage.DataChunk]))
+	}
+	return secrets, bytes
 }
 
 // TestLsPeeksOriginalIndexes: ls over releases helm-operator-plugins wrote reads
@@ -52,8 +72,8 @@ func TestLsPeeksOriginalIndexes(t *testing.T) {
 		if it.Chart != "greeter" || it.ChartVersion != "1.2.3" || it.AppVersion != "4.5.6" || it.Status != "deployed" || it.Revision != 2 || it.Revisions != 2 {
 			t.Errorf("%s: %+v", n, it)
 		}
-		if it.Chunks < 2 || it.Chunks != b.Chunks {
-			t.Errorf("%s: %d chunks, chunkview's copy %d: want the same, more than one", n, it.Chunks, b.Chunks)
+		if secrets, _ := orig.stored(n, 2); it.Chunks < 2 || it.Chunks != secrets {
+			t.Errorf("%s: %d chunks, want the %d Secrets that hold it, more than one", n, it.Chunks, secrets)
 		}
 		if it.StoredBytes != 0 || it.Fill != 0 || it.StoredBytesAtMost != int64(it.Chunks)*testChunkSize {
 			t.Errorf("%s: storedBytes %d fill %g storedBytesAtMost %d; want 0, 0 and %d chunks of %d", n, it.StoredBytes, it.Fill, it.StoredBytesAtMost, it.Chunks, testChunkSize)
@@ -61,8 +81,8 @@ func TestLsPeeksOriginalIndexes(t *testing.T) {
 		if !it.Checked || it.Broken || it.Namespace != orig.ns {
 			t.Errorf("%s: checked %v broken %v namespace %q (%s)", n, it.Checked, it.Broken, it.Namespace, it.Unchecked)
 		}
-		if b.StoredBytes <= 0 || b.StoredBytesAtMost != 0 {
-			t.Errorf("%s by chunkview: storedBytes %d storedBytesAtMost %d", n, b.StoredBytes, b.StoredBytesAtMost)
+		if secrets, bytes := own.stored(n, 2); b.StoredBytes != bytes || b.Chunks != secrets || b.StoredBytesAtMost != 0 {
+			t.Errorf("%s by chunkview: storedBytes %d in %d chunks, storedBytesAtMost %d; want the %d bytes of the %d Secrets that hold it", n, b.StoredBytes, b.Chunks, b.StoredBytesAtMost, bytes, secrets)
 		}
 	}
 	r := orig.run("ls")
@@ -90,8 +110,9 @@ func TestLsPeeksOriginalIndexes(t *testing.T) {
 	}
 	got, reqs2 := orig.lsJSON()
 	it := got["late"]
-	if it.Chart != "greeter" || it.ChartVersion != "1.2.3" || it.AppVersion != "4.5.6" || it.Chunks < 3 || it.StoredBytes <= int64(it.Chunks-1)*testChunkSize || it.StoredBytesAtMost != 0 || !it.Checked {
-		t.Errorf("late, its chart past its index: %+v", it)
+	lateSecrets, lateBytes := orig.stored("late", 1)
+	if it.Chart != "greeter" || it.ChartVersion != "1.2.3" || it.AppVersion != "4.5.6" || it.Chunks < 3 || it.Chunks != lateSecrets || it.StoredBytes != lateBytes || it.StoredBytesAtMost != 0 || !it.Checked {
+		t.Errorf("late, its chart past its index: %+v; want %d chunks, %d bytes", it, lateSecrets, lateBytes)
 	}
 	if reqs2 != reqs+it.Chunks-1 {
 		t.Errorf("ls with late: %d requests, want %d: its index in the same list, then its %d other chunks", reqs2, reqs+it.Chunks-1, it.Chunks-1)

@@ -1,7 +1,9 @@
 package cli_test
 
 import (
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"fmt"
 	"strings"
 	"testing"
@@ -15,14 +17,24 @@ import (
 // leakPassword is the planted secret of revision rev.
 func leakPassword(rev int) string { return fmt.Sprintf("Pl4nted-cli-%d-Hq83Ls", rev) }
 
+// generated is the value leakChart's template makes up for the Secret's
+// stringData "dsn" of revision rev, as a chart that generates a credential does:
+// it is in no values and under no key that names a secret, so only the rule that
+// a Secret's stringData is secret hides it.
+func generated(rev int) string {
+	sum := sha256.Sum256([]byte(fmt.Sprintf("leaky/%d", rev)))
+	return "S7r1ngD4ta-" + hex.EncodeToString(sum[:])[:12]
+}
+
 // leakChart puts the password in a Secret's data and stringData, in a ConfigMap's
-// connection string and in the notes.
+// connection string and in the notes, and a generated credential in the Secret's
+// stringData alone (see generated).
 func leakChart() *chart.Chart {
 	tpl := func(name, body string) *chart.File { return &chart.File{Name: "templates/" + name, Data: []byte(body)} }
 	return &chart.Chart{
 		Metadata: &chart.Metadata{Name: "leaky", Version: "1.0.0", AppVersion: "1", APIVersion: "v2"},
 		Templates: []*chart.File{
-			tpl("secret.yaml", "apiVersion: v1\nkind: Secret\nmetadata:\n  name: {{ .Release.Name }}-db\ntype: Opaque\ndata:\n  password: {{ .Values.db.password | b64enc }}\nstringData:\n  token: {{ .Values.db.password | quote }}\n"),
+			tpl("secret.yaml", "apiVersion: v1\nkind: Secret\nmetadata:\n  name: {{ .Release.Name }}-db\ntype: Opaque\ndata:\n  password: {{ .Values.db.password | b64enc }}\nstringData:\n  token: {{ .Values.db.password | quote }}\n  dsn: {{ printf \"%s/%d\" .Release.Name .Release.Revision | sha256sum | trunc 12 | printf \"S7r1ngD4ta-%s\" | quote }}\n"),
 			tpl("cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-cm\ndata:\n  url: \"postgres://app:{{ .Values.db.password }}@db:5432/app\"\n  greeting: {{ .Values.greeting | quote }}\n"),
 			tpl("NOTES.txt", "Log in with password {{ .Values.db.password }}\n"),
 		},
@@ -32,7 +44,7 @@ func leakChart() *chart.Chart {
 
 // TestSecretsMaskedEverywhere renders every CLI output of a release whose password
 // sits in values, in a Secret's data and stringData, in a connection string and in
-// the notes: ls, history, inspect, inspect --values, diff and the rollback plan,
+// the notes, and whose Secret's stringData holds a credential its chart generated: ls, history, inspect, inspect --values, diff and the rollback plan,
 // in table, JSON and YAML. The password (and its base64) never shows, on stdout
 // or stderr, unless --reveal asks for it; with --reveal it shows.
 func TestSecretsMaskedEverywhere(t *testing.T) {
@@ -51,7 +63,13 @@ func TestSecretsMaskedEverywhere(t *testing.T) {
 	if _, err := up.Run("leaky", leakChart(), vals(2)); err != nil {
 		t.Fatal(err)
 	}
-	secrets := []string{leakPassword(1), leakPassword(2), base64.StdEncoding.EncodeToString([]byte(leakPassword(1))), base64.StdEncoding.EncodeToString([]byte(leakPassword(2)))}
+	var secrets []string
+	for _, s := range []string{leakPassword(1), leakPassword(2), generated(1), generated(2)} {
+		secrets = append(secrets, s, base64.StdEncoding.EncodeToString([]byte(s)))
+	}
+	if rel, err := action.NewGet(cfg).Run("leaky"); err != nil || !strings.Contains(rel.Manifest, generated(2)) {
+		t.Fatalf("the chart did not generate %s into revision 2's stringData: %v", generated(2), err)
+	}
 	shown := func(r result) []string {
 		var out []string
 		for _, s := range secrets {
@@ -88,7 +106,7 @@ func TestSecretsMaskedEverywhere(t *testing.T) {
 			want []string
 		}{
 			{[]string{"inspect", "leaky", "--values", "--reveal"}, []string{leakPassword(2)}},
-			{[]string{"diff", "leaky", "1", "2", "--reveal"}, []string{leakPassword(1), leakPassword(2)}},
+			{[]string{"diff", "leaky", "1", "2", "--reveal"}, []string{leakPassword(1), leakPassword(2), generated(1), generated(2)}},
 			{[]string{"rollback", "leaky", "1", "--dry-run", "--reveal"}, []string{leakPassword(1), leakPassword(2)}},
 		} {
 			r := e.run(append(tc.args, "-o", format)...)
@@ -124,6 +142,9 @@ func TestSecretsMaskedEverywhere(t *testing.T) {
 		mustCode(t, r, cli.ExitOK)
 		if !strings.Contains(r.stdout, leakPassword(2)) {
 			t.Errorf("get %s --reveal does not reveal:\n%s", part, r)
+		}
+		if (part == "manifest" || part == "all") && !strings.Contains(r.stdout, generated(2)) {
+			t.Errorf("get %s --reveal does not reveal the generated credential:\n%s", part, r)
 		}
 	}
 	// A failing command does not quote the release either.

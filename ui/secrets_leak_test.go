@@ -19,9 +19,15 @@ import (
 // plantedPassword is the secret of revision rev of the leak test's release.
 func plantedPassword(rev int) string { return fmt.Sprintf("Pl4nted-%d-xq7Zw9Tk", rev) }
 
+// generatedToken is a credential the chart of revision rev generated into its
+// Secret's stringData: in no values, under a key ("dsn") that names no secret, so
+// that only the rule that a Secret's stringData is secret hides it.
+func generatedToken(rev int) string { return fmt.Sprintf("S7r1ngD4ta-%d-Vb20qLm", rev) }
+
 // vaultRelease carries its password in the user values (db.password), in a
 // Secret's data and stringData, embedded in a ConfigMap's connection string, in a
-// hook's Secret and in the notes.
+// hook's Secret and in the notes, and a generated credential in the Secret's
+// stringData alone.
 func vaultRelease(rev int, st release.Status) *release.Release {
 	pw := plantedPassword(rev)
 	at := helmtime.Time{Time: testNow.Add(-time.Duration(3-rev) * time.Hour)}
@@ -37,6 +43,7 @@ data:
   password: %[2]s
 stringData:
   token: %[1]s
+  dsn: %[4]s
 ---
 # Source: vault/templates/config.yaml
 apiVersion: v1
@@ -47,7 +54,7 @@ metadata:
 data:
   url: postgres://app:%[1]s@db.default.svc:5432/app
   replicas: "%[3]d"
-`, pw, base64.StdEncoding.EncodeToString([]byte(pw)), rev)
+`, pw, base64.StdEncoding.EncodeToString([]byte(pw)), rev, generatedToken(rev))
 	return &release.Release{
 		Name: "vault", Namespace: "default", Version: rev, Manifest: manifest,
 		Info: &release.Info{FirstDeployed: at, LastDeployed: at, Status: st, Description: "Upgrade complete",
@@ -65,7 +72,8 @@ data:
 func leaks(text string) []string {
 	var out []string
 	for rev := 1; rev <= 2; rev++ {
-		for _, s := range []string{plantedPassword(rev), base64.StdEncoding.EncodeToString([]byte(plantedPassword(rev)))} {
+		for _, s := range []string{plantedPassword(rev), base64.StdEncoding.EncodeToString([]byte(plantedPassword(rev))),
+			generatedToken(rev), base64.StdEncoding.EncodeToString([]byte(generatedToken(rev)))} {
 			if strings.Contains(text, s) {
 				out = append(out, s)
 			}
@@ -75,7 +83,8 @@ func leaks(text string) []string {
 }
 
 // TestSecretsNeverShown opens every view of a release whose secrets sit in values,
-// Secret data and stringData, a connection string, a hook and the notes: the release
+// Secret data and stringData, a connection string, a hook and the notes, and
+// whose Secret's stringData holds a credential its chart generated: the release
 // list, the history, each tab of a revision (user and all values), the diff between
 // revisions and the rollback plan. No screen, and no full text behind a scrolling
 // view, shows a secret until it is revealed with v; once revealed, they show.
@@ -134,6 +143,7 @@ func TestSecretsNeverShown(t *testing.T) {
 	mustShow("the user values tab", rs.rendered[rs.key()], pw)
 	h.press("3")
 	mustShow("the manifest tab", rs.rendered[rs.key()], pw)
+	mustShow("the manifest tab", rs.rendered[rs.key()], generatedToken(2))
 	h.press("4")
 	mustShow("the notes tab", rs.rendered[rs.key()], pw)
 	h.press("5")
@@ -158,6 +168,7 @@ func TestSecretsNeverShown(t *testing.T) {
 	text, _ = renderDiff(ds.styles, ds.results[true], 120)
 	mustShow("the diff", text, pw)
 	mustShow("the diff", text, plantedPassword(1))
+	mustShow("the diff", text, generatedToken(1))
 
 	// The rollback plan to revision 1.
 	h.press("esc")
