@@ -7,7 +7,7 @@ BIN := $(CURDIR)/bin
 # envtest finds kube-apiserver and etcd here.
 export KUBEBUILDER_ASSETS := $(BIN)
 
-.PHONY: all build demo test test-go test-race test-tmux test-plugins plugins plugintools bench bench-large fuzz testbin vet clean
+.PHONY: all build demo test test-go test-race test-tmux test-plugins plugins plugintools bench bench-large fuzz mutants testbin vet clean
 
 all: build
 
@@ -104,10 +104,25 @@ bench: testbin
 bench-large: testbin
 	$(GO) run ./hack/bench -fleet large
 
+# fuzz runs every fuzz target for FUZZTIME each; none needs the test cluster
+# (-run '^$$' keeps storage's TestMain from starting one). Go minimizes each new
+# input that widens coverage for up to a minute, with a pass quadratic in its
+# size, and counts no execution meanwhile: FUZZMINIMIZE bounds it.
+FUZZTIME ?= 60s
+FUZZMINIMIZE ?= 1000x
+FUZZ_TARGETS := FuzzDecodeIndex FuzzDecodePayload FuzzUnmarshalRelease FuzzUnknownFields \
+	FuzzDecodeHelmRecord FuzzPeekSummary FuzzPeekHelmSummary
 fuzz:
-	$(GO) test ./storage -run '^$$' -fuzz FuzzDecodeIndex -fuzztime 60s
-	$(GO) test ./storage -run '^$$' -fuzz FuzzDecodePayload -fuzztime 60s
-	$(GO) test ./storage -run '^$$' -fuzz FuzzUnmarshalRelease -fuzztime 60s
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		echo ">> $$t"; \
+		$(GO) test ./storage -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE); \
+	done
+
+# mutants applies each one-line sabotage of hack/mutants/table.go (through
+# go test -overlay: the tree is never written) and runs the tests that must
+# catch it; TESTING.md keeps the table and the last score.
+mutants: testbin
+	HELM_DRIVER= $(GO) run ./hack/mutants
 
 vet:
 	$(GO) vet ./...

@@ -1,0 +1,369 @@
+// Command mutants checks that chunkview's tests catch the loss of its guarantees:
+// for each mutant of its table (table.go), a one-line change that breaks one
+// guarantee, it runs the tests named to catch it against the mutated code and
+// reports whether they failed (the mutant is killed) or passed (it survived), as a
+// markdown table.
+//
+// The tree is never written: each mutated file goes to a scratch folder and the
+// go command reads it in place of the original through -overlay, so an
+// interrupted run (Ctrl-C) leaves nothing to restore. Before the mutants, each
+// test selection runs once on the code as it is, and must pass: a failing test
+// kills every mutant, and proves nothing.
+//
+//	go run ./hack/mutants                 # every mutant (make mutants)
+//	go run ./hack/mutants -run 'watch|health' -o /tmp/mutants.md
+//	go run ./hack/mutants -list           # the table, without running it
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// mutant is one entry of the table.
+type mutant struct {
+	// Name identifies the mutant in reports and in -run.
+	Name string
+	// File is the file to mutate, from the module's root.
+	File string
+	// Find is the line to replace, without its indentation; it must occur
+	// exactly once in File, or the mutant is reported stale (the code moved:
+	// update the entry).
+	Find string
+	// Replace is the line put in its place, indented as Find was.
+	Replace string
+	// Guarantee is what the mutant breaks, in the README's or an issue's words.
+	Guarantee string
+	// Kill are the tests that must fail on it.
+	Kill []target
+}
+
+// target is one go test run: a package and a -run selection.
+type target struct {
+	Pkg string
+	Run string
+}
+
+func (t target) String() string { return t.Pkg + " -run '" + t.Run + "'" }
+
+// outcome of a mutant.
+const (
+	killed   = "killed"
+	survived = "SURVIVED"
+	stale    = "stale"       // Find no longer occurs once: the table needs updating
+	invalid  = "invalid"     // the mutated code does not build
+	unproven = "no baseline" // a named test fails, or matches nothing, on the code as it is
+)
+
+type result struct {
+	m       mutant
+	outcome string
+	// by says, for each target, what it did with the mutant.
+	by     []string
+	detail string
+}
+
+func main() {
+	var (
+		runPat  = flag.String("run", "", "run only the mutants whose name matches this regexp")
+		out     = flag.String("o", "", "also write the report to this file")
+		list    = flag.Bool("list", false, "print the table without running it")
+		timeout = flag.Duration("timeout", 20*time.Minute, "go test -timeout for each run")
+		verbose = flag.Bool("v", false, "print each go test's output")
+	)
+	flag.Parse()
+	if err := run(*runPat, *out, *list, *timeout, *verbose); err != nil {
+		fmt.Fprintln(os.Stderr, "mutants:", err)
+		os.Exit(1)
+	}
+}
+
+func run(runPat, out string, list bool, timeout time.Duration, verbose bool) error {
+	sel, err := regexp.Compile(runPat)
+	if err != nil {
+		return fmt.Errorf("-run %q: %w", runPat, err)
+	}
+	var todo []mutant
+	for _, m := range mutants {
+		if sel.MatchString(m.Name) {
+			todo = append(todo, m)
+		}
+	}
+	if len(todo) == 0 {
+		return fmt.Errorf("no mutant matches -run %q", runPat)
+	}
+	if list {
+		fmt.Print(tableOf(todo, nil))
+		return nil
+	}
+	root, err := moduleRoot()
+	if err != nil {
+		return err
+	}
+	scratch, err := os.MkdirTemp("", "chunkview-mutants-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(scratch)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	r := &runner{root: root, scratch: scratch, timeout: timeout, verbose: verbose, baseline: map[string]error{}}
+
+	var results []result
+	for i, m := range todo {
+		fmt.Fprintf(os.Stderr, "[%d/%d] %s (%s)\n", i+1, len(todo), m.Name, m.File)
+		res := r.check(ctx, i, m)
+		if ctx.Err() != nil {
+			return errors.New("interrupted; the tree was never changed")
+		}
+		fmt.Fprintf(os.Stderr, "    %s %s\n", res.outcome, strings.Join(res.by, "; "))
+		results = append(results, res)
+	}
+	report := tableOf(todo, results)
+	fmt.Print(report)
+	if out != "" {
+		return os.WriteFile(out, []byte(report), 0o644)
+	}
+	return nil
+}
+
+type runner struct {
+	root, scratch string
+	timeout       time.Duration
+	verbose       bool
+	// baseline holds, for each target, how it did on the code as it is.
+	baseline map[string]error
+}
+
+// check applies m through an overlay and runs its targets.
+func (r *runner) check(ctx context.Context, i int, m mutant) result {
+	res := result{m: m}
+	src, err := os.ReadFile(filepath.Join(r.root, m.File))
+	if err != nil {
+		res.outcome, res.detail = stale, err.Error()
+		return res
+	}
+	mutated, err := apply(src, m.Find, m.Replace)
+	if err != nil {
+		res.outcome, res.detail = stale, err.Error()
+		return res
+	}
+	dir := filepath.Join(r.scratch, fmt.Sprint(i))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		res.outcome, res.detail = invalid, err.Error()
+		return res
+	}
+	file := filepath.Join(dir, filepath.Base(m.File))
+	overlay := filepath.Join(dir, "overlay.json")
+	ov, _ := json.Marshal(map[string]map[string]string{"Replace": {filepath.Join(r.root, m.File): file}})
+	if err := os.WriteFile(file, mutated, 0o644); err != nil {
+		res.outcome, res.detail = invalid, err.Error()
+		return res
+	}
+	if err := os.WriteFile(overlay, ov, 0o644); err != nil {
+		res.outcome, res.detail = invalid, err.Error()
+		return res
+	}
+
+	anyKilled, allProven := false, true
+	for _, t := range m.Kill {
+		if err := r.base(ctx, t); err != nil {
+			allProven = false
+			res.by = append(res.by, t.String()+": no baseline ("+err.Error()+")")
+			continue
+		}
+		verdict, err := r.goTest(ctx, t, overlay)
+		switch verdict {
+		case testsFailed:
+			anyKilled = true
+			res.by = append(res.by, t.String()+": killed")
+		case testsPassed:
+			res.by = append(res.by, t.String()+": passed")
+		case buildFailed:
+			res.outcome, res.detail = invalid, firstLines(err.Error(), 3)
+			res.by = append(res.by, t.String()+": does not build")
+			return res
+		default:
+			allProven = false
+			res.by = append(res.by, t.String()+": "+err.Error())
+		}
+	}
+	switch {
+	case anyKilled:
+		res.outcome = killed
+	case !allProven:
+		res.outcome = unproven
+	default:
+		res.outcome = survived
+	}
+	return res
+}
+
+// apply replaces the one line of src that reads find, indentation aside.
+func apply(src []byte, find, replace string) ([]byte, error) {
+	lines := strings.SplitAfter(string(src), "\n")
+	at := -1
+	for i, l := range lines {
+		if strings.TrimSpace(l) == find {
+			if at >= 0 {
+				return nil, fmt.Errorf("the line %q occurs more than once (lines %d and %d): make Find longer", find, at+1, i+1)
+			}
+			at = i
+		}
+	}
+	if at < 0 {
+		return nil, fmt.Errorf("the line %q is not in the file: the code moved, update the entry", find)
+	}
+	l := lines[at]
+	indent := l[:len(l)-len(strings.TrimLeft(l, " \t"))]
+	eol := ""
+	if strings.HasSuffix(l, "\n") {
+		eol = "\n"
+	}
+	lines[at] = indent + replace + eol
+	return []byte(strings.Join(lines, "")), nil
+}
+
+// base runs t once on the code as it is, and remembers how it did.
+func (r *runner) base(ctx context.Context, t target) error {
+	k := t.String()
+	if err, ok := r.baseline[k]; ok {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "    baseline %s\n", k)
+	verdict, err := r.goTest(ctx, t, "")
+	switch verdict {
+	case testsPassed:
+		err = nil
+	case testsFailed:
+		err = errors.New("fails on the code as it is")
+	}
+	r.baseline[k] = err
+	return err
+}
+
+type verdict int
+
+const (
+	testsPassed verdict = iota
+	testsFailed
+	buildFailed
+	noTests
+	interrupted
+)
+
+// goTest runs go test for t, through overlay when set. It runs in a process
+// group of its own, so that a test cluster the tests started goes with it when
+// the run is interrupted.
+func (r *runner) goTest(ctx context.Context, t target, overlay string) (verdict, error) {
+	args := []string{"test", "-count=1", "-timeout", r.timeout.String(), "-run", t.Run}
+	if overlay != "" {
+		args = append(args, "-overlay", overlay)
+	}
+	args = append(args, t.Pkg)
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = r.root
+	cmd.Env = append(os.Environ(), "HELM_DRIVER=")
+	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
+		cmd.Env = append(cmd.Env, "KUBEBUILDER_ASSETS="+filepath.Join(r.root, "bin"))
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	var buf bytes.Buffer
+	var w io.Writer = &buf
+	if r.verbose {
+		w = io.MultiWriter(&buf, os.Stderr)
+	}
+	cmd.Stdout, cmd.Stderr = w, w
+	err := cmd.Run()
+	outText := buf.String()
+	switch {
+	case ctx.Err() != nil:
+		return interrupted, ctx.Err()
+	case strings.Contains(outText, "[build failed]") || strings.Contains(outText, "[setup failed]"):
+		return buildFailed, errors.New(outText)
+	case strings.Contains(outText, "no tests to run"):
+		return noTests, fmt.Errorf("-run %q matches no test in %s", t.Run, t.Pkg)
+	case err == nil:
+		return testsPassed, nil
+	case strings.Contains(outText, "--- FAIL") || strings.Contains(outText, "FAIL\t"):
+		return testsFailed, nil
+	}
+	return buildFailed, fmt.Errorf("go test: %v: %s", err, firstLines(outText, 5))
+}
+
+func firstLines(s string, n int) string {
+	lines := strings.SplitN(strings.TrimSpace(s), "\n", n+1)
+	if len(lines) > n {
+		lines = lines[:n]
+	}
+	return strings.Join(lines, " / ")
+}
+
+// moduleRoot returns the folder of the main module's go.mod.
+func moduleRoot() (string, error) {
+	b, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOMOD: %w", err)
+	}
+	gomod := strings.TrimSpace(string(b))
+	if gomod == "" || gomod == os.DevNull {
+		return "", errors.New("not inside the chunkview module")
+	}
+	return filepath.Dir(gomod), nil
+}
+
+// tableOf renders the mutants as markdown, with their results when given.
+func tableOf(ms []mutant, results []result) string {
+	var b strings.Builder
+	esc := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+	if results == nil {
+		b.WriteString("| mutant | file | change | guarantee broken | killing tests |\n|---|---|---|---|---|\n")
+		for _, m := range ms {
+			fmt.Fprintf(&b, "| %s | %s | `%s` → `%s` | %s | %s |\n", m.Name, m.File, esc(m.Find), esc(m.Replace), esc(m.Guarantee), esc(targets(m.Kill)))
+		}
+		return b.String()
+	}
+	counts := map[string]int{}
+	b.WriteString("| mutant | file | guarantee broken | killing tests | result |\n|---|---|---|---|---|\n")
+	for _, r := range results {
+		counts[r.outcome]++
+		res := r.outcome
+		if len(r.by) > 0 {
+			res += ": " + strings.Join(r.by, "; ")
+		}
+		if r.detail != "" {
+			res += " (" + r.detail + ")"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", r.m.Name, r.m.File, esc(r.m.Guarantee), esc(targets(r.m.Kill)), esc(res))
+	}
+	fmt.Fprintf(&b, "\nScore: %d of %d killed", counts[killed], len(results))
+	for _, o := range []string{survived, stale, invalid, unproven} {
+		if counts[o] > 0 {
+			fmt.Fprintf(&b, ", %d %s", counts[o], strings.ToLower(o))
+		}
+	}
+	b.WriteString(".\n")
+	return b.String()
+}
+
+func targets(ts []target) string {
+	var s []string
+	for _, t := range ts {
+		s = append(s, fmt.Sprintf("`%s` %s", t.Pkg, t.Run))
+	}
+	return strings.Join(s, ", ")
+}
