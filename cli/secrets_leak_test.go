@@ -26,15 +26,25 @@ func generated(rev int) string {
 	return "S7r1ngD4ta-" + hex.EncodeToString(sum[:])[:12]
 }
 
+// generatedData is the credential leakChart's template makes up for the
+// Secret's data "conn" of revision rev (base64, as data holds it): like
+// generated, but in data, and nowhere else, so only the rule that a Secret's data
+// is secret hides it (a value also in stringData would be masked in data as the
+// base64 of a remembered secret).
+func generatedData(rev int) string {
+	sum := sha256.Sum256([]byte(fmt.Sprintf("leaky/%d/data", rev)))
+	return "D4t40nly-" + hex.EncodeToString(sum[:])[:12]
+}
+
 // leakChart puts the password in a Secret's data and stringData, in a ConfigMap's
-// connection string and in the notes, and a generated credential in the Secret's
-// stringData alone (see generated).
+// connection string and in the notes, and generated credentials in the Secret's
+// stringData alone and in its data alone (see generated, generatedData).
 func leakChart() *chart.Chart {
 	tpl := func(name, body string) *chart.File { return &chart.File{Name: "templates/" + name, Data: []byte(body)} }
 	return &chart.Chart{
 		Metadata: &chart.Metadata{Name: "leaky", Version: "1.0.0", AppVersion: "1", APIVersion: "v2"},
 		Templates: []*chart.File{
-			tpl("secret.yaml", "apiVersion: v1\nkind: Secret\nmetadata:\n  name: {{ .Release.Name }}-db\ntype: Opaque\ndata:\n  password: {{ .Values.db.password | b64enc }}\nstringData:\n  token: {{ .Values.db.password | quote }}\n  dsn: {{ printf \"%s/%d\" .Release.Name .Release.Revision | sha256sum | trunc 12 | printf \"S7r1ngD4ta-%s\" | quote }}\n"),
+			tpl("secret.yaml", "apiVersion: v1\nkind: Secret\nmetadata:\n  name: {{ .Release.Name }}-db\ntype: Opaque\ndata:\n  password: {{ .Values.db.password | b64enc }}\n  conn: {{ printf \"%s/%d/data\" .Release.Name .Release.Revision | sha256sum | trunc 12 | printf \"D4t40nly-%s\" | b64enc }}\nstringData:\n  token: {{ .Values.db.password | quote }}\n  dsn: {{ printf \"%s/%d\" .Release.Name .Release.Revision | sha256sum | trunc 12 | printf \"S7r1ngD4ta-%s\" | quote }}\n"),
 			tpl("cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-cm\ndata:\n  url: \"postgres://app:{{ .Values.db.password }}@db:5432/app\"\n  greeting: {{ .Values.greeting | quote }}\n"),
 			tpl("NOTES.txt", "Log in with password {{ .Values.db.password }}\n"),
 		},
@@ -44,9 +54,11 @@ func leakChart() *chart.Chart {
 
 // TestSecretsMaskedEverywhere renders every CLI output of a release whose password
 // sits in values, in a Secret's data and stringData, in a connection string and in
-// the notes, and whose Secret's stringData holds a credential its chart generated: ls, history, inspect, inspect --values, diff and the rollback plan,
-// in table, JSON and YAML. The password (and its base64) never shows, on stdout
-// or stderr, unless --reveal asks for it; with --reveal it shows.
+// the notes, and whose Secret's stringData and data each hold a credential its
+// chart generated, found nowhere else (so that only the rule for each hides it):
+// ls, history, inspect, inspect --values, diff and the rollback plan, in table,
+// JSON and YAML. No secret (nor its base64) shows, on stdout or stderr, unless
+// --reveal asks for it; with --reveal it shows.
 func TestSecretsMaskedEverywhere(t *testing.T) {
 	e := newEnv(t)
 	cfg := e.actionConfig(byChunkview)
@@ -64,11 +76,12 @@ func TestSecretsMaskedEverywhere(t *testing.T) {
 		t.Fatal(err)
 	}
 	var secrets []string
-	for _, s := range []string{leakPassword(1), leakPassword(2), generated(1), generated(2)} {
+	for _, s := range []string{leakPassword(1), leakPassword(2), generated(1), generated(2), generatedData(1), generatedData(2)} {
 		secrets = append(secrets, s, base64.StdEncoding.EncodeToString([]byte(s)))
 	}
-	if rel, err := action.NewGet(cfg).Run("leaky"); err != nil || !strings.Contains(rel.Manifest, generated(2)) {
-		t.Fatalf("the chart did not generate %s into revision 2's stringData: %v", generated(2), err)
+	if rel, err := action.NewGet(cfg).Run("leaky"); err != nil || !strings.Contains(rel.Manifest, generated(2)) ||
+		!strings.Contains(rel.Manifest, base64.StdEncoding.EncodeToString([]byte(generatedData(2)))) {
+		t.Fatalf("the chart did not generate %s into revision 2's stringData and %s into its data: %v", generated(2), generatedData(2), err)
 	}
 	shown := func(r result) []string {
 		var out []string

@@ -24,10 +24,15 @@ func plantedPassword(rev int) string { return fmt.Sprintf("Pl4nted-%d-xq7Zw9Tk",
 // that only the rule that a Secret's stringData is secret hides it.
 func generatedToken(rev int) string { return fmt.Sprintf("S7r1ngD4ta-%d-Vb20qLm", rev) }
 
+// generatedData is a credential the chart generated into the Secret's data
+// ("conn", base64), found nowhere else: only the rule that a Secret's data is
+// secret hides it.
+func generatedData(rev int) string { return fmt.Sprintf("D4t40nly-%d-Kp71xWq", rev) }
+
 // vaultRelease carries its password in the user values (db.password), in a
 // Secret's data and stringData, embedded in a ConfigMap's connection string, in a
-// hook's Secret and in the notes, and a generated credential in the Secret's
-// stringData alone.
+// hook's Secret and in the notes, and generated credentials in the Secret's
+// stringData alone and in its data alone.
 func vaultRelease(rev int, st release.Status) *release.Release {
 	pw := plantedPassword(rev)
 	at := helmtime.Time{Time: testNow.Add(-time.Duration(3-rev) * time.Hour)}
@@ -41,6 +46,7 @@ metadata:
 type: Opaque
 data:
   password: %[2]s
+  conn: %[5]s
 stringData:
   token: %[1]s
   dsn: %[4]s
@@ -54,7 +60,7 @@ metadata:
 data:
   url: postgres://app:%[1]s@db.default.svc:5432/app
   replicas: "%[3]d"
-`, pw, base64.StdEncoding.EncodeToString([]byte(pw)), rev, generatedToken(rev))
+`, pw, base64.StdEncoding.EncodeToString([]byte(pw)), rev, generatedToken(rev), base64.StdEncoding.EncodeToString([]byte(generatedData(rev))))
 	return &release.Release{
 		Name: "vault", Namespace: "default", Version: rev, Manifest: manifest,
 		Info: &release.Info{FirstDeployed: at, LastDeployed: at, Status: st, Description: "Upgrade complete",
@@ -73,7 +79,8 @@ func leaks(text string) []string {
 	var out []string
 	for rev := 1; rev <= 2; rev++ {
 		for _, s := range []string{plantedPassword(rev), base64.StdEncoding.EncodeToString([]byte(plantedPassword(rev))),
-			generatedToken(rev), base64.StdEncoding.EncodeToString([]byte(generatedToken(rev)))} {
+			generatedToken(rev), base64.StdEncoding.EncodeToString([]byte(generatedToken(rev))),
+			generatedData(rev), base64.StdEncoding.EncodeToString([]byte(generatedData(rev)))} {
 			if strings.Contains(text, s) {
 				out = append(out, s)
 			}
@@ -84,8 +91,9 @@ func leaks(text string) []string {
 
 // TestSecretsNeverShown opens every view of a release whose secrets sit in values,
 // Secret data and stringData, a connection string, a hook and the notes, and
-// whose Secret's stringData holds a credential its chart generated: the release
-// list, the history, each tab of a revision (user and all values), the diff between
+// whose Secret's stringData and data each hold a credential its chart generated,
+// found nowhere else (so that only the rule for each hides it): the release list,
+// the history, each tab of a revision (user and all values), the diff between
 // revisions and the rollback plan. No screen, and no full text behind a scrolling
 // view, shows a secret until it is revealed with v; once revealed, they show.
 func TestSecretsNeverShown(t *testing.T) {
