@@ -101,42 +101,77 @@ func TestRaceSharedChunkSurvivesLoserCleanup(t *testing.T) {
 }
 
 // TestRaceDeleteSparesNewRecord: a delete removes the index, and before it sweeps
-// the chunks, another writer creates a new record under the same key (another
-// content: fresh chunks). The sweep takes the old record's chunks only; the new
-// record reads.
+// the chunks, another writer creates a new record under the same key. With other
+// content (fresh chunks) the sweep takes the old record's chunks only. With the
+// same content the new record reuses and claims the old record's chunks: the
+// sweep's deletes carry the resourceVersion it read them at, which the claim
+// changed, so they are refused and the chunks are kept. Either way the new record
+// reads, and nothing is left for gc.
 func TestRaceDeleteSparesNewRecord(t *testing.T) {
-	const name = "reborn"
-	k := key(name, 1)
-	cfg := storage.ChunkedSecretsConfig{ChunkSize: faultChunkSize}
-	_, secrets := newNamespace(t)
-	clean := storage.NewDriver(secrets, testOwner, cfg)
-	mustCreate(t, clean, releaseOfChunks(t, name, 1, release.StatusDeployed, 3, faultChunkSize, 1))
-	reborn := releaseOfChunks(t, name, 1, release.StatusDeployed, 4, faultChunkSize, 2)
+	for _, tc := range []struct {
+		name string
+		// seed of the new record's content: 1 is the old record's.
+		chunks int
+		seed   uint64
+		// kept is how many chunk deletes must be refused (claimed meanwhile):
+		// the chunk Secrets past the index's own.
+		kept int
+	}{
+		{"other content", 4, 2, 0},
+		{"same content", 3, 1, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			const name = "reborn"
+			k := key(name, 1)
+			cfg := storage.ChunkedSecretsConfig{ChunkSize: faultChunkSize}
+			_, secrets := newNamespace(t)
+			clean := storage.NewDriver(secrets, testOwner, cfg)
+			mustCreate(t, clean, releaseOfChunks(t, name, 1, release.StatusDeployed, 3, faultChunkSize, 1))
+			reborn := releaseOfChunks(t, name, 1, release.StatusDeployed, tc.chunks, faultChunkSize, tc.seed)
 
-	fc := newFaultClient(secrets)
-	// Between the index delete and the first chunk delete.
-	var once sync.Once
-	fc.hook = func(_ int, method, name string) {
-		if method == "delete" && strings.HasPrefix(name, k+"-") {
-			once.Do(func() {
-				if err := clean.Create(k, reborn); err != nil {
-					t.Errorf("create under the deleted key: %v", err)
+			fc := newFaultClient(secrets)
+			// Between the index delete and the first chunk delete.
+			var once sync.Once
+			fc.hook = func(_ int, method, name string) {
+				if method == "delete" && strings.HasPrefix(name, k+"-") {
+					once.Do(func() {
+						if err := clean.Create(k, reborn); err != nil {
+							t.Errorf("create under the deleted key: %v", err)
+						}
+					})
 				}
-			})
-		}
+			}
+			var logs []string
+			var mu sync.Mutex
+			dcfg := cfg
+			dcfg.Log = func(format string, args ...any) {
+				mu.Lock()
+				defer mu.Unlock()
+				logs = append(logs, fmt.Sprintf(format, args...))
+			}
+			if _, err := storage.NewDriver(fc, testOwner, dcfg).Delete(k); err != nil {
+				t.Fatalf("delete: %v", err)
+			}
+			got, err := clean.Get(k)
+			if err != nil {
+				t.Fatalf("the record created during the delete does not read: %v", err)
+			}
+			mustBeOneOf(t, got, reborn)
+			kept := 0
+			for _, l := range logs {
+				if strings.Contains(l, "was claimed meanwhile; kept") {
+					kept++
+				}
+			}
+			if kept != tc.kept {
+				t.Errorf("%d of the sweep's chunk deletes were refused as claimed, want %d (the race did not happen as planned): %q", kept, tc.kept, logs)
+			}
+			if n := mustRemoveLeftovers(t, secrets, testOwner); n != 0 {
+				t.Errorf("the delete left %d of the old record's chunks for gc", n)
+			}
+			mustHoldOnly(t, secrets, k)
+		})
 	}
-	if _, err := storage.NewDriver(fc, testOwner, cfg).Delete(k); err != nil {
-		t.Fatalf("delete: %v", err)
-	}
-	got, err := clean.Get(k)
-	if err != nil {
-		t.Fatalf("the record created during the delete does not read: %v", err)
-	}
-	mustBeOneOf(t, got, reborn)
-	if n := mustRemoveLeftovers(t, secrets, testOwner); n != 0 {
-		t.Errorf("the delete left %d of the old record's chunks for gc", n)
-	}
-	mustHoldOnly(t, secrets, k)
 }
 
 // TestRaceSameContent: many writers store one key at once, half of them the same

@@ -105,6 +105,28 @@ func testStaleWriteConflicts(t *testing.T, ad chunkedAdapter) {
 			mustBeOneOf(t, getOrNil(t, clean, k), theirs(t))
 			mustHoldOnly(t, secrets, k)
 		})
+
+		// The driver read the record, then another writer rewrote it: the
+		// delete, which finds the record as the other writer left it, must not
+		// take that for what it read.
+		t.Run(fmt.Sprintf("delete after a read and another update/%d-chunks", chunks), func(t *testing.T) {
+			_, secrets := newNamespace(t)
+			clean := storage.NewDriver(secrets, testOwner, cfg)
+			mustCreate(t, clean, old(t))
+			d := ad.new(secrets, testOwner, cfg)
+			if _, err := d.Get(k); err != nil {
+				t.Fatal(err)
+			}
+			if err := clean.Update(k, theirs(t)); err != nil {
+				t.Fatalf("the other writer's update: %v", err)
+			}
+			_, err := d.Delete(k)
+			if !errors.Is(err, storage.ErrConflict) {
+				t.Fatalf("Delete of a record rewritten since it was read: got %v, want ErrConflict", err)
+			}
+			mustBeOneOf(t, getOrNil(t, clean, k), theirs(t))
+			mustHoldOnly(t, secrets, k)
+		})
 	}
 }
 

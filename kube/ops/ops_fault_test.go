@@ -123,6 +123,13 @@ func faultScenarios() []faultScenario {
 				if err == nil && (got[4] == nil || got[4].Info.Status != release.StatusDeployed) {
 					t.Errorf("rollback succeeded but revision 4 is %v", statusOf(got[4]))
 				}
+				// Helm's rollback only logs a failed write of revision 3's
+				// superseded status; the operation finishes that job itself.
+				for _, rev := range []int{1, 2, 3} {
+					if err == nil && got[rev] != nil && got[rev].Info.Status == release.StatusDeployed {
+						t.Errorf("rollback succeeded but revision %d is still deployed beside revision 4", rev)
+					}
+				}
 			},
 			retried: func(t *testing.T, got map[int]*release.Release) {
 				// The failed attempt may have recorded revision 4 (failed or pending);
