@@ -28,6 +28,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -49,6 +50,10 @@ type mutant struct {
 	Guarantee string
 	// Kill are the tests that must fail on it.
 	Kill []target
+	// Equivalent, when set, says why no test can kill the mutant (the change
+	// keeps every behaviour the guarantee names): it is listed, not run, and
+	// left out of the score.
+	Equivalent string
 }
 
 // target is one go test run: a package and a -run selection.
@@ -66,6 +71,7 @@ const (
 	stale    = "stale"       // Find no longer occurs once: the table needs updating
 	invalid  = "invalid"     // the mutated code does not build
 	unproven = "no baseline" // a named test fails, or matches nothing, on the code as it is
+	equiv    = "equivalent"  // no test can kill it: see Equivalent
 )
 
 type result struct {
@@ -83,15 +89,16 @@ func main() {
 		list    = flag.Bool("list", false, "print the table without running it")
 		timeout = flag.Duration("timeout", 20*time.Minute, "go test -timeout for each run")
 		verbose = flag.Bool("v", false, "print each go test's output")
+		all     = flag.Bool("all", false, "run every target of a mutant, not only up to the first that kills it")
 	)
 	flag.Parse()
-	if err := run(*runPat, *out, *list, *timeout, *verbose); err != nil {
+	if err := run(*runPat, *out, *list, *all, *timeout, *verbose); err != nil {
 		fmt.Fprintln(os.Stderr, "mutants:", err)
 		os.Exit(1)
 	}
 }
 
-func run(runPat, out string, list bool, timeout time.Duration, verbose bool) error {
+func run(runPat, out string, list, all bool, timeout time.Duration, verbose bool) error {
 	sel, err := regexp.Compile(runPat)
 	if err != nil {
 		return fmt.Errorf("-run %q: %w", runPat, err)
@@ -105,13 +112,18 @@ func run(runPat, out string, list bool, timeout time.Duration, verbose bool) err
 	if len(todo) == 0 {
 		return fmt.Errorf("no mutant matches -run %q", runPat)
 	}
-	if list {
-		fmt.Print(tableOf(todo, nil))
-		return nil
-	}
 	root, err := moduleRoot()
 	if err != nil {
 		return err
+	}
+	if list {
+		fmt.Print(tableOf(todo, nil))
+		for _, m := range todo {
+			if err := m.applies(root); err != nil {
+				fmt.Fprintf(os.Stderr, "stale: %s: %v\n", m.Name, err)
+			}
+		}
+		return nil
 	}
 	scratch, err := os.MkdirTemp("", "chunkview-mutants-")
 	if err != nil {
@@ -120,7 +132,8 @@ func run(runPat, out string, list bool, timeout time.Duration, verbose bool) err
 	defer os.RemoveAll(scratch)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	r := &runner{root: root, scratch: scratch, timeout: timeout, verbose: verbose, baseline: map[string]error{}}
+	r := &runner{root: root, scratch: scratch, timeout: timeout, verbose: verbose, all: all, baseline: map[string]error{}}
+	r.baselines(ctx, todo)
 
 	var results []result
 	for i, m := range todo {
@@ -144,6 +157,7 @@ type runner struct {
 	root, scratch string
 	timeout       time.Duration
 	verbose       bool
+	all           bool
 	// baseline holds, for each target, how it did on the code as it is.
 	baseline map[string]error
 }
@@ -151,6 +165,10 @@ type runner struct {
 // check applies m through an overlay and runs its targets.
 func (r *runner) check(ctx context.Context, i int, m mutant) result {
 	res := result{m: m}
+	if m.Equivalent != "" {
+		res.outcome, res.detail = equiv, m.Equivalent
+		return res
+	}
 	src, err := os.ReadFile(filepath.Join(r.root, m.File))
 	if err != nil {
 		res.outcome, res.detail = stale, err.Error()
@@ -190,6 +208,9 @@ func (r *runner) check(ctx context.Context, i int, m mutant) result {
 		case testsFailed:
 			anyKilled = true
 			res.by = append(res.by, t.String()+": killed")
+			if !r.all {
+				return r.verdict(res, anyKilled, allProven)
+			}
 		case testsPassed:
 			res.by = append(res.by, t.String()+": passed")
 		case buildFailed:
@@ -201,6 +222,11 @@ func (r *runner) check(ctx context.Context, i int, m mutant) result {
 			res.by = append(res.by, t.String()+": "+err.Error())
 		}
 	}
+	return r.verdict(res, anyKilled, allProven)
+}
+
+// verdict sets res's outcome from what its targets did.
+func (r *runner) verdict(res result, anyKilled, allProven bool) result {
 	switch {
 	case anyKilled:
 		res.outcome = killed
@@ -210,6 +236,63 @@ func (r *runner) check(ctx context.Context, i int, m mutant) result {
 		res.outcome = survived
 	}
 	return res
+}
+
+// applies reports whether m's line occurs once in its file.
+func (m mutant) applies(root string) error {
+	src, err := os.ReadFile(filepath.Join(root, m.File))
+	if err != nil {
+		return err
+	}
+	_, err = apply(src, m.Find, m.Replace)
+	return err
+}
+
+// baselines runs, for each package the mutants name, all its selections at once
+// on the code as it is: one build and one test cluster per package instead of
+// one per selection. When that run passes, every selection of it is proven; when
+// it fails, each selection is run alone when a mutant needs it (base).
+func (r *runner) baselines(ctx context.Context, ms []mutant) {
+	var pkgs []string
+	runs := map[string][]string{}
+	for _, m := range ms {
+		if m.Equivalent != "" {
+			continue
+		}
+		for _, t := range m.Kill {
+			if _, ok := runs[t.Pkg]; !ok {
+				pkgs = append(pkgs, t.Pkg)
+			}
+			if !slices.Contains(runs[t.Pkg], t.Run) {
+				runs[t.Pkg] = append(runs[t.Pkg], t.Run)
+			}
+		}
+	}
+	for _, pkg := range pkgs {
+		if ctx.Err() != nil {
+			return
+		}
+		sels := runs[pkg]
+		if len(sels) < 2 {
+			continue
+		}
+		alts := make([]string, len(sels))
+		for i, s := range sels {
+			alts[i] = "(?:" + s + ")"
+		}
+		t := target{Pkg: pkg, Run: strings.Join(alts, "|")}
+		fmt.Fprintf(os.Stderr, "baseline %s: %d selections at once\n", pkg, len(sels))
+		if v, err := r.goTest(ctx, t, ""); v != testsPassed {
+			if err == nil {
+				err = errors.New("a test fails")
+			}
+			fmt.Fprintf(os.Stderr, "    did not pass (%s): each selection runs alone\n", firstLines(err.Error(), 2))
+			continue
+		}
+		for _, s := range sels {
+			r.baseline[target{Pkg: pkg, Run: s}.String()] = nil
+		}
+	}
 }
 
 // apply replaces the one line of src that reads find, indentation aside.
@@ -350,13 +433,34 @@ func tableOf(ms []mutant, results []result) string {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", r.m.Name, r.m.File, esc(r.m.Guarantee), esc(targets(r.m.Kill)), esc(res))
 	}
-	fmt.Fprintf(&b, "\nScore: %d of %d killed", counts[killed], len(results))
-	for _, o := range []string{survived, stale, invalid, unproven} {
+	fmt.Fprintf(&b, "\nScore: %d of %d killed", counts[killed], len(results)-counts[equiv])
+	for _, o := range []string{survived, stale, invalid, unproven, equiv} {
 		if counts[o] > 0 {
 			fmt.Fprintf(&b, ", %d %s", counts[o], strings.ToLower(o))
 		}
 	}
-	b.WriteString(".\n")
+	b.WriteString(".\n\n| package mutated | killed | mutants |\n|---|---|---|\n")
+	var pkgs []string
+	perPkg := map[string][2]int{}
+	for _, r := range results {
+		if r.outcome == equiv {
+			continue
+		}
+		pkg := filepath.ToSlash(filepath.Dir(r.m.File))
+		n, ok := perPkg[pkg]
+		if !ok {
+			pkgs = append(pkgs, pkg)
+		}
+		if r.outcome == killed {
+			n[0]++
+		}
+		n[1]++
+		perPkg[pkg] = n
+	}
+	slices.Sort(pkgs)
+	for _, pkg := range pkgs {
+		fmt.Fprintf(&b, "| %s | %d | %d |\n", pkg, perPkg[pkg][0], perPkg[pkg][1])
+	}
 	return b.String()
 }
 
