@@ -214,7 +214,7 @@ var mutants = []mutant{
 	},
 	{
 		Name:      "chunk-hash-unchecked",
-		File:      "storage/read.go",
+		File:      "storage/fetch.go",
 		Find:      "if got, want := SliceHash(data), name[len(idx.Name)+1:]; got != want {",
 		Replace:   "if got, want := SliceHash(data), name[len(idx.Name)+1:]; got != want && false {",
 		Guarantee: "a chunk Secret whose bytes do not hash to its name is refused (ErrChunkMismatch)",
