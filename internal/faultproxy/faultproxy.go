@@ -423,6 +423,11 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	copyHeader(w.Header(), resp.Header)
 	w.WriteHeader(resp.StatusCode)
+	// As the API server does: a watch's headers go out before its first event,
+	// which may be a minute away.
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
 	flushCopy(w, resp.Body)
 }
 
