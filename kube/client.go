@@ -77,6 +77,12 @@ type Config struct {
 	// Demo is set on the demo's in-memory clusters: suggested commands carry
 	// --demo.
 	Demo bool
+	// RequestTimeout is --request-timeout: how long one read waits for the API
+	// server (DefaultRequestTimeout unless given; 0 for no limit). Connect puts
+	// it on the connection; it is here for the messages that name it.
+	RequestTimeout time.Duration
+	// Server is the API server's address ("" on the demo's clusters).
+	Server string
 }
 
 // DefaultStuckAfter is Config.StuckAfter's default.

@@ -68,9 +68,12 @@ type Options struct {
 	fs *pflag.FlagSet
 }
 
-// NewOptions returns options with kubectl's connection flags.
+// NewOptions returns options with kubectl's connection flags. --request-timeout
+// defaults to DefaultRequestTimeout rather than kubectl's 0 (wait for ever).
 func NewOptions() *Options {
 	f := genericclioptions.NewConfigFlags(true)
+	def := DefaultRequestTimeout.String()
+	f.Timeout = &def
 	return &Options{Flags: f, Profile: "default", HelmDriver: os.Getenv("HELM_DRIVER")}
 }
 
@@ -152,14 +155,31 @@ func (o *Options) Resolve() (Config, error) {
 	if cfg.Driver.MaxReadChunks < 0 || cfg.Driver.MaxWriteChunks < 0 {
 		return Config{}, fmt.Errorf("--max-read-chunks and --max-write-chunks must not be negative")
 	}
-	if o.Flags.Timeout != nil && *o.Flags.Timeout != "" && *o.Flags.Timeout != "0" {
-		d, err := time.ParseDuration(*o.Flags.Timeout)
-		if err != nil {
-			return Config{}, fmt.Errorf("--request-timeout %q: want a duration such as 30s: %w", *o.Flags.Timeout, err)
-		}
+	d, err := o.requestTimeout()
+	if err != nil {
+		return Config{}, err
+	}
+	cfg.RequestTimeout = d
+	if changed("request-timeout") && d > 0 {
 		cfg.Driver.Timeout = d * 4 // one driver call makes several requests
 	}
 	return cfg, nil
+}
+
+// requestTimeout returns --request-timeout: how long one request may wait for
+// the API server's answer, 0 for no limit.
+func (o *Options) requestTimeout() (time.Duration, error) {
+	switch {
+	case o.Flags.Timeout == nil || *o.Flags.Timeout == "":
+		return DefaultRequestTimeout, nil
+	case *o.Flags.Timeout == "0":
+		return 0, nil
+	}
+	d, err := time.ParseDuration(*o.Flags.Timeout)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("--request-timeout %q: want a duration such as 30s (0 waits for ever)", *o.Flags.Timeout)
+	}
+	return d, nil
 }
 
 // Connect builds the clients from the flags, the way kubectl does, and returns the
@@ -180,7 +200,7 @@ func (o *Options) Connect() (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read the namespace from kubeconfig: %w", err)
 	}
-	cfg.Namespace = ns
+	cfg.Namespace, cfg.Server = ns, rc.Host
 	if want := o.Flags.Context; want != nil && *want != "" {
 		if raw, err := o.Flags.ToRawKubeConfigLoader().RawConfig(); err != nil || raw.CurrentContext != *want {
 			cfg.Context = *want
@@ -252,13 +272,21 @@ func (o *Options) checkKubeconfig() error {
 }
 
 // wrap returns a copy of rc with chunkview's wrappers: the test hook nearest the
-// wire, then the request counter and, outermost, the read-only guard.
+// wire, then the request timeout, the request counter and, outermost, the
+// read-only guard. The request timeout bounds every read, of chunkview and of
+// Helm's clients alike; writes only when --request-timeout is given, since a
+// write cut short may still be applied.
 func (o *Options) wrap(rc *rest.Config) *rest.Config {
 	rc = rest.CopyConfig(rc)
 	rc.QPS, rc.Burst = 50, 100
 	if o.WrapConfig != nil {
 		o.WrapConfig(rc)
 	}
+	d, err := o.requestTimeout()
+	if err != nil {
+		d = DefaultRequestTimeout // Resolve has refused it before any client is made
+	}
+	withRequestTimeout(rc, d, o.fs != nil && o.fs.Changed("request-timeout"))
 	if o.Stats != nil {
 		o.Stats.Count(rc)
 	}

@@ -100,19 +100,21 @@ func cloneConfigFlags(f *genericclioptions.ConfigFlags) *genericclioptions.Confi
 	return out
 }
 
-// PingTimeout bounds how long Ping waits for the API server.
-const PingTimeout = 10 * time.Second
-
 // Ping asks the API server for its version (GET /version): whether the cluster
-// can be reached with the client's credentials at all. It gives up after
-// PingTimeout or when ctx is done.
+// can be reached with the client's credentials at all. It gives up after the
+// request timeout (Config.RequestTimeout; DefaultRequestTimeout when none) or
+// when ctx is done.
 func (c *Client) Ping(ctx context.Context) error {
 	done := make(chan error, 1)
 	go func() {
 		_, err := c.cs.Discovery().ServerVersion()
 		done <- err
 	}()
-	t := time.NewTimer(PingTimeout)
+	after := c.cfg.RequestTimeout
+	if after <= 0 {
+		after = DefaultRequestTimeout
+	}
+	t := time.NewTimer(after)
 	defer t.Stop()
 	select {
 	case err := <-done:
@@ -121,7 +123,7 @@ func (c *Client) Ping(ctx context.Context) error {
 		}
 		return nil
 	case <-t.C:
-		return fmt.Errorf("%w: the API server did not answer within %s", ErrTimeout, PingTimeout)
+		return Explain(&RequestTimeoutError{Server: c.cfg.Server, After: after}, "get", "version", "")
 	case <-ctx.Done():
 		return ctx.Err()
 	}

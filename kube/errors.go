@@ -61,9 +61,13 @@ func Explain(err error, verb, resource, namespace string) error {
 		where = "across all namespaces"
 	}
 	var ue *url.Error
+	var rte *RequestTimeoutError
 	switch {
 	case errors.Is(err, ErrReadOnly):
 		return err
+	case errors.As(err, &rte):
+		return fmt.Errorf("%w: %v while trying to %s %s %s. It may be overloaded, or a proxy or VPN on the way may hold the connection: retry, or raise --request-timeout",
+			ErrTimeout, rte, verb, resource, where)
 	case apierrors.IsForbidden(err):
 		// The request refused may not be the one the caller named: an operation
 		// makes several, and Helm's make requests on the release's resources too.
