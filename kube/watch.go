@@ -7,6 +7,7 @@ import (
 	"maps"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -35,6 +36,13 @@ const (
 	WatchDeleted WatchEventType = "deleted"
 	// WatchMode: how the stores are followed changed; Polling and Note say how.
 	WatchMode WatchEventType = "mode"
+	// WatchHealth: whether the stores are followed changed; State says how,
+	// LastContact when the server was last heard from, Err what went wrong.
+	// A watch starts up and says nothing until its state changes; once up again
+	// after a loss, a caller showing rows lists them again (what the watch
+	// replays on reopening is reported as it always is, but what the caller
+	// itself failed to read meanwhile is not).
+	WatchHealth WatchEventType = "health"
 )
 
 // WatchEvent is one thing Watch reports.
@@ -54,6 +62,12 @@ type WatchEvent struct {
 	// which and why.
 	Polling bool
 	Note    string
+	// State, LastContact and Err are set on WatchHealth. LastContact is zero
+	// when the server was never heard from; Err is the last failure, worded by
+	// Explain, nil once up.
+	State       WatchState
+	LastContact time.Time
+	Err         error
 }
 
 // DefaultPollInterval is how often a store whose watch is refused is listed.
@@ -68,6 +82,12 @@ type WatchOptions struct {
 	// PollInterval is how often a store is listed when watching it is refused:
 	// DefaultPollInterval when zero.
 	PollInterval time.Duration
+	// StaleAfter is how long a watch may hear nothing, not even a bookmark,
+	// before it is reopened: DefaultWatchStaleAfter when zero.
+	StaleAfter time.Duration
+	// Now is the clock of WatchHealth's LastContact: time.Now when nil. A view
+	// that measures ages against a clock of its own passes it.
+	Now func() time.Time
 }
 
 // watchTarget is what one store's watch covers: a resource, a namespace and the
@@ -129,13 +149,23 @@ func (c *Client) watchTargets(o WatchOptions) []watchTarget {
 // no record data crosses the wire, and nothing is listed again while it runs,
 // except after the server says the watch fell behind (410 Gone), when the store is
 // listed once more and WatchSynced says so. A watch that breaks is reopened from
-// the last resourceVersion seen, with backoff. A store whose watch is refused
-// (403, or 405 from a server or proxy that does not serve it) is listed every
-// PollInterval instead, and a WatchMode event says so. A store that cannot be
-// listed at all is left out, as listings skip it.
+// the last resourceVersion seen, with backoff; one that hears nothing for
+// StaleAfter is reopened too. A store whose watch is refused (403, or 405 from a
+// server or proxy that does not serve it) is listed every PollInterval instead,
+// and a WatchMode event says so. A store that cannot be listed (forbidden, not
+// served) is left out, as listings skip it; one whose list fails because the
+// server cannot be reached or is overloaded is listed again with backoff, and
+// the first WatchSynced waits for it. WatchHealth events say when the stores
+// stop being followed and when they are again.
 func (c *Client) Watch(ctx context.Context, o WatchOptions) <-chan WatchEvent {
 	if o.PollInterval <= 0 {
 		o.PollInterval = DefaultPollInterval
+	}
+	if o.StaleAfter <= 0 {
+		o.StaleAfter = DefaultWatchStaleAfter
+	}
+	if o.Now == nil {
+		o.Now = time.Now
 	}
 	out := make(chan WatchEvent, 64)
 	targets := c.watchTargets(o)
@@ -150,50 +180,93 @@ func (c *Client) Watch(ctx context.Context, o WatchOptions) <-chan WatchEvent {
 			}
 		}
 		narrow := o.Name == "" && !c.cfg.AllNamespaces && c.cfg.Namespace != ""
-		ws := make([]*storeWatch, 0, len(targets))
-		var skipped []string
-		for _, t := range targets {
-			w := &storeWatch{c: c, t: t, poll: o.PollInterval, narrow: narrow, send: send}
-			if err := w.list(ctx); err != nil {
-				if ctx.Err() != nil {
+		health := newWatchHealth(len(targets), o.Now, send)
+		// Each store is listed on its own, so that a server that does not
+		// answer costs one request timeout, not one per store; the watches
+		// start once every store is listed or left out.
+		start := make(chan struct{})
+		listed := make(chan string, len(targets))
+		var wg sync.WaitGroup
+		defer wg.Wait()
+		for i, t := range targets {
+			w := &storeWatch{c: c, id: i, t: t, poll: o.PollInterval, stale: o.StaleAfter, narrow: narrow, send: send, health: health}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				skip, ok := w.firstList(ctx)
+				listed <- skip
+				if !ok {
 					return
 				}
-				// Listings skip it too, and say so; so does the watch, once.
-				skipped = append(skipped, fmt.Sprintf("the %s store is not followed: %s", w.t.store, firstLine(err.Error(), 160)))
-				continue
-			}
-			ws = append(ws, w)
+				select {
+				case <-start:
+					w.run(ctx)
+				case <-ctx.Done():
+				}
+			}()
 		}
+		var skipped []string
+		for range targets {
+			select {
+			case skip := <-listed:
+				if skip != "" {
+					skipped = append(skipped, skip)
+				}
+			case <-ctx.Done():
+				return
+			}
+		}
+		// Listings skip it too, and say so; so does the watch, once.
 		if len(skipped) > 0 && !send(WatchEvent{Type: WatchMode, Note: strings.Join(skipped, "; ")}) {
 			return
 		}
 		if !send(WatchEvent{Type: WatchSynced, Initial: true}) {
 			return
 		}
-		done := make(chan struct{}, len(ws))
-		for _, w := range ws {
-			go func() { w.run(ctx); done <- struct{}{} }()
-		}
-		for range ws {
-			<-done
-		}
+		close(start)
 	}()
 	return out
 }
 
-// storeWatch follows one store.
+// storeWatch follows one store, the id-th of its Watch.
 type storeWatch struct {
 	c      *Client
+	id     int
 	t      watchTarget
 	poll   time.Duration
+	stale  time.Duration
 	narrow bool
 	send   func(WatchEvent) bool
+	health *watchHealth
 
 	// rv is the resourceVersion the watch resumes from; known maps each record
 	// (namespace/name) to the resourceVersion last reported, so that polling can
 	// tell what changed.
 	rv    string
 	known map[string]string
+}
+
+// firstList lists the store until the list succeeds, the server refuses it for
+// good, or ctx is done. It returns why the store is not followed ("" when it
+// is, or ctx ended) and whether to follow it.
+func (w *storeWatch) firstList(ctx context.Context) (string, bool) {
+	backoff := watchBackoffMin
+	for {
+		err := w.list(ctx)
+		switch {
+		case err == nil:
+			return "", w.health.heard(w.id)
+		case ctx.Err() != nil:
+			return "", false
+		case !transient(err):
+			w.health.drop(w.id)
+			return fmt.Sprintf("the %s store is not followed: %s", w.t.store, firstLine(err.Error(), 160)), false
+		}
+		if !w.health.failed(w.id, Explain(err, "list", w.t.gvr.Resource, w.t.ns)) || !sleep(ctx, backoff) {
+			return "", false
+		}
+		backoff = min(backoff*2, watchBackoffMax)
+	}
 }
 
 // list lists the store's metadata, keeps what it holds and its resourceVersion.
@@ -246,19 +319,25 @@ func (w *storeWatch) run(ctx context.Context) {
 			backoff = watchBackoffMin // the server ended a healthy watch: resume
 			continue
 		case apierrors.IsResourceExpired(err) || apierrors.IsGone(err):
-			if w.resync(ctx) {
+			if err = w.resync(ctx); err == nil {
 				backoff = watchBackoffMin
 				continue
 			}
+			if ctx.Err() != nil {
+				return
+			}
+			err = Explain(err, "list", w.t.gvr.Resource, w.t.ns)
 		case refused(err):
 			note := fmt.Sprintf("watching %s was refused (%s): listing them every %s instead", w.t.gvr.Resource, shortReason(err), w.poll)
-			if !w.send(WatchEvent{Type: WatchMode, Polling: true, Note: note}) {
+			if !w.health.heard(w.id) || !w.send(WatchEvent{Type: WatchMode, Polling: true, Note: note}) {
 				return
 			}
 			w.pollLoop(ctx)
 			return
+		default:
+			err = Explain(err, "watch", w.t.gvr.Resource, w.t.ns)
 		}
-		if !sleep(ctx, backoff) {
+		if !w.health.failed(w.id, err) || !sleep(ctx, backoff) {
 			return
 		}
 		backoff = min(backoff*2, watchBackoffMax)
@@ -288,15 +367,19 @@ func shortReason(err error) string {
 }
 
 // resync lists the store again after its watch fell behind, and says so.
-func (w *storeWatch) resync(ctx context.Context) bool {
+func (w *storeWatch) resync(ctx context.Context) error {
 	if err := w.list(ctx); err != nil {
-		return false
+		return err
 	}
-	return w.send(WatchEvent{Type: WatchSynced})
+	if !w.health.heard(w.id) || !w.send(WatchEvent{Type: WatchSynced}) {
+		return ctx.Err()
+	}
+	return nil
 }
 
 // watchOnce runs one watch from w.rv until it ends: nil when the server closed
-// it, else why it failed.
+// it, or when it heard nothing for w.stale (a bookmark would have come), else
+// why it failed.
 func (w *storeWatch) watchOnce(ctx context.Context) error {
 	opts := metav1.ListOptions{LabelSelector: w.t.labels, FieldSelector: w.t.fields, ResourceVersion: w.rv, AllowWatchBookmarks: true}
 	wi, err := w.c.md.Resource(w.t.gvr).Namespace(w.t.ns).Watch(ctx, opts)
@@ -304,16 +387,27 @@ func (w *storeWatch) watchOnce(ctx context.Context) error {
 		return err
 	}
 	defer wi.Stop()
+	if !w.health.heard(w.id) {
+		return ctx.Err()
+	}
+	quiet := time.NewTimer(w.stale)
+	defer quiet.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
+		case <-quiet.C:
+			return nil
 		case ev, ok := <-wi.ResultChan():
 			if !ok {
 				return nil
 			}
 			if ev.Type == watch.Error {
 				return apierrors.FromObject(ev.Object)
+			}
+			quiet.Reset(w.stale)
+			if !w.health.heard(w.id) {
+				return ctx.Err()
 			}
 			m, ok := ev.Object.(*metav1.PartialObjectMetadata)
 			if !ok {
@@ -353,7 +447,13 @@ func (w *storeWatch) pollLoop(ctx context.Context) {
 	for sleep(ctx, w.poll) {
 		items, _, err := w.listMeta(ctx, w.t.ns)
 		if err != nil {
+			if ctx.Err() != nil || !w.health.failed(w.id, Explain(err, "list", w.t.gvr.Resource, w.t.ns)) {
+				return
+			}
 			continue // the next round tries again
+		}
+		if !w.health.heard(w.id) {
+			return
 		}
 		seen := make(map[string]bool, len(items))
 		for i := range items {
