@@ -65,6 +65,8 @@ type Cluster struct {
 	requests map[string]int
 	auth     Authorizer
 	faults   []*fault
+	// offline is set while the cluster is off the network (SetReachable).
+	offline bool
 }
 
 // fault is one armed FailRequest.
@@ -104,7 +106,11 @@ func NewCluster() *Cluster {
 	// the store and nothing reaches the tracker.
 	// GET /version (discovery's ServerVersion) answers with the fake's version:
 	// what a client asks to learn that the cluster is there.
-	version := func(k8stesting.Action) (bool, runtime.Object, error) { return true, nil, nil }
+	version := func(k8stesting.Action) (bool, runtime.Object, error) {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return true, nil, c.unreachable("get version")
+	}
 	f.ReactionChain = []k8stesting.Reactor{
 		&k8stesting.SimpleReactor{Verb: "get", Resource: "version", Reaction: version},
 		&k8stesting.SimpleReactor{Verb: "*", Resource: "*", Reaction: c.react},
@@ -171,6 +177,9 @@ func (c *Cluster) Metadata() metadata.Interface { return metadataClient{c} }
 func (c *Cluster) begin(verb string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if err := c.unreachable(verb); err != nil {
+		return err
+	}
 	c.requests[verb]++
 	var fired error
 	kept := c.faults[:0]
