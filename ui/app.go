@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
@@ -76,6 +77,12 @@ type model struct {
 	liveCancel context.CancelFunc
 	polling    bool
 	pollNote   string
+	// liveState is the watch's health, lastContact when the server last
+	// answered it, and liveSynced is set once its first list is in: the
+	// header says LIVE only then, and while up.
+	liveState   kube.WatchState
+	lastContact time.Time
+	liveSynced  bool
 	// send delivers a message to the program from outside a command (the
 	// watch's events); Run sets it.
 	send func(tea.Msg)
@@ -211,9 +218,16 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case clockMsg:
 		// Only the redraw after it: the ages count up.
 		return m, nil
+
 	case liveMsg:
 		if !m.watch || msg.gen != m.liveGen {
 			return m, nil
+		}
+		switch msg.ev.Type {
+		case kube.WatchHealth:
+			cmds = append(cmds, m.takeHealth(msg.ev))
+		case kube.WatchSynced:
+			m.liveSynced = true
 		}
 		if msg.ev.Type == kube.WatchMode {
 			m.polling, m.pollNote = msg.ev.Polling, msg.ev.Note
@@ -387,11 +401,8 @@ func (m *model) badges(short bool) string {
 	if m.anyBusy() {
 		badges = append(badges, st.Spinner.Render(m.spin.View()+" loading "))
 	}
-	switch {
-	case m.watch && m.polling:
-		badges = append(badges, st.BadgePoll.Render("POLL"))
-	case m.watch:
-		badges = append(badges, st.BadgeWatch.Render("● LIVE"))
+	if m.watch {
+		badges = append(badges, m.liveBadge(short))
 	}
 	if m.opts.Demo {
 		badges = append(badges, st.BadgeDemo.Render("DEMO"))

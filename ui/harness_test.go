@@ -33,6 +33,15 @@ type harness struct {
 
 func newHarness(t testing.TB, client *kube.Client, opts Options, w, h int) *harness {
 	t.Helper()
+	hs := startHarness(t, client, opts, w, h)
+	hs.settle()
+	return hs
+}
+
+// startHarness is newHarness without the wait: the first commands are under
+// way when it returns.
+func startHarness(t testing.TB, client *kube.Client, opts Options, w, h int) *harness {
+	t.Helper()
 	if opts.Now == nil {
 		opts.Now = func() time.Time { return testNow }
 	}
@@ -43,7 +52,6 @@ func newHarness(t testing.TB, client *kube.Client, opts Options, w, h int) *harn
 	hs.m.send = func(msg tea.Msg) { hs.async <- msg }
 	hs.m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	hs.run(hs.m.Init())
-	hs.settle()
 	return hs
 }
 

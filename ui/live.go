@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"sort"
+	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
 )
 
@@ -29,12 +32,13 @@ func (m *model) startLive() tea.Cmd {
 	m.stopLive()
 	m.liveGen++
 	m.polling, m.pollNote = false, ""
+	m.liveState, m.liveSynced, m.lastContact = kube.WatchUp, false, time.Time{}
 	ctx, cancel := context.WithCancel(m.ctx)
 	m.liveCancel = cancel
 	gen, send, c := m.liveGen, m.send, m.stack[0].(*releasesScreen).client
-	poll := m.opts.watchInterval()
+	poll, now := m.opts.watchInterval(), m.now
 	return func() tea.Msg {
-		ch := c.Watch(ctx, kube.WatchOptions{PollInterval: poll})
+		ch := c.Watch(ctx, kube.WatchOptions{PollInterval: poll, Now: now})
 		first, ok := <-ch
 		if !ok {
 			return nil
@@ -79,6 +83,13 @@ func (s *releasesScreen) applyLive(ev kube.WatchEvent) tea.Cmd {
 	switch ev.Type {
 	case kube.WatchSynced:
 		return s.reload()
+	case kube.WatchHealth:
+		if ev.State != kube.WatchUp && s.live && !s.loaded && s.loading {
+			// The watch's first list cannot be had: say why rather than
+			// wait; its sync, once the server answers, lists.
+			s.loading, s.err = false, ev.Err
+		}
+		return nil
 	case kube.WatchChanged:
 		if !s.loaded {
 			return nil // the list under way will have it
@@ -261,4 +272,67 @@ func keepSummary(r *kube.RevisionRow, old kube.RevisionRow) {
 	r.Summary, r.Known, r.Updated = old.Summary, true, old.Updated
 	r.ApplyMethod, r.UnknownFields = old.ApplyMethod, old.UnknownFields
 	r.Peeked, r.StoredAtMost = old.Peeked, old.StoredAtMost
+}
+
+// takeHealth takes a WatchHealth event: the header's badge follows it, the
+// status line says what went wrong, and once the watch is up again after a
+// loss the screens list again what they could not read meanwhile.
+func (m *model) takeHealth(ev kube.WatchEvent) tea.Cmd {
+	was := m.liveState
+	m.liveState, m.lastContact = ev.State, ev.LastContact
+	switch {
+	case ev.State != kube.WatchUp:
+		what := "Offline"
+		if ev.State == kube.WatchRetrying {
+			what = "Retrying"
+		}
+		// The outcome first: a narrow status line cuts the reason short.
+		m.status, m.statusErr = what+", the rows are as last read. "+liveErrText(ev.Err), true
+		return nil
+	case was != kube.WatchUp && m.liveSynced:
+		m.status, m.statusErr = "Live again: the rows are read again.", false
+		var cmds []tea.Cmd
+		resync := liveMsg{gen: m.liveGen, ev: kube.WatchEvent{Type: kube.WatchSynced}}
+		for _, s := range m.stack {
+			cmds = append(cmds, s.update(resync))
+		}
+		return tea.Batch(append(cmds, m.startSpinner())...)
+	}
+	return nil
+}
+
+// liveErrText words why the watch is not up, for the status line.
+func liveErrText(err error) string {
+	if err == nil {
+		return "the cluster does not answer."
+	}
+	return strings.TrimSuffix(shortError(err), ".") + "."
+}
+
+// liveBadge is the header's word for the watch: LIVE only while it is up,
+// else OFFLINE or RETRYING with the time since the server last answered.
+func (m *model) liveBadge(short bool) string {
+	st := m.styles
+	switch {
+	case m.liveState == kube.WatchUp && !m.liveSynced:
+		return st.BadgePoll.Render("CONNECTING")
+	case m.liveState == kube.WatchUp && m.polling:
+		return st.BadgePoll.Render("POLL")
+	case m.liveState == kube.WatchUp:
+		return st.BadgeWatch.Render("● LIVE")
+	}
+	word := "OFFLINE"
+	if m.liveState == kube.WatchRetrying {
+		word = "RETRYING"
+	}
+	switch {
+	case m.lastContact.IsZero() && short:
+	case m.lastContact.IsZero():
+		word += " · no contact yet"
+	case short:
+		word += " " + human.Age(m.now(), m.lastContact)
+	default:
+		word += " · last contact " + human.Age(m.now(), m.lastContact) + " ago"
+	}
+	return st.BadgeOffline.Render(word)
 }

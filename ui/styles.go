@@ -19,6 +19,7 @@ type Styles struct {
 	BadgeReadOnly lipgloss.Style
 	BadgeWatch    lipgloss.Style
 	BadgePoll     lipgloss.Style
+	BadgeOffline  lipgloss.Style
 	Spinner       lipgloss.Style
 	StatusLine    lipgloss.Style
 	Help          help.Styles
@@ -121,6 +122,7 @@ func DefaultStyles() Styles {
 	s.BadgeReadOnly = base.Background(colorYellow).Foreground(lipgloss.Color("0")).Bold(true).Padding(0, 1)
 	s.BadgeWatch = base.Background(colorGreen).Foreground(lipgloss.Color("0")).Padding(0, 1)
 	s.BadgePoll = base.Background(colorYellow).Foreground(lipgloss.Color("0")).Padding(0, 1)
+	s.BadgeOffline = base.Background(colorRed).Foreground(colorWhite).Bold(true).Padding(0, 1)
 	s.Spinner = base.Foreground(colorMagenta).Background(colorDark)
 	s.StatusLine = base.Foreground(colorGray)
 
