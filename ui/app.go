@@ -13,6 +13,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
 )
 
@@ -58,8 +59,11 @@ type model struct {
 	stack    []screen
 	spin     spinner.Model
 	spinning bool
-	help     help.Model
-	showHelp bool
+	// busySince is when the spinner started: the badge counts the seconds a
+	// wait lasts, so that a server slow to answer shows as one.
+	busySince time.Time
+	help      help.Model
+	showHelp  bool
 	// showLog shows the message log (:log) over the screen; log holds it, and
 	// lastLogged is the status last recorded in it.
 	showLog    bool
@@ -324,7 +328,7 @@ func (m *model) startSpinner() tea.Cmd {
 	if m.spinning || !m.anyBusy() {
 		return nil
 	}
-	m.spinning = true
+	m.spinning, m.busySince = true, m.now()
 	return m.spin.Tick
 }
 
@@ -399,7 +403,11 @@ func (m *model) badges(short bool) string {
 	st := m.styles
 	var badges []string
 	if m.anyBusy() {
-		badges = append(badges, st.Spinner.Render(m.spin.View()+" loading "))
+		label := " loading "
+		if d := m.now().Sub(m.busySince); m.spinning && d >= time.Second {
+			label = " loading " + human.Duration(d.Truncate(time.Second)) + " "
+		}
+		badges = append(badges, st.Spinner.Render(m.spin.View()+label))
 	}
 	if m.watch {
 		badges = append(badges, m.liveBadge(short))

@@ -98,7 +98,7 @@ func silentKubeconfig(t *testing.T) string {
 
 // TestSilentServerGivesUp: against a server that never answers, the TUI shows
 // the spinner while it waits, then gives up with the request timeout the CLI
-// has (no flag given), live view on or off: the list says the server did not
+// has (no flag given), live view on or off, counting the seconds it waits: the list says the server did not
 // answer within it, and the live header says OFFLINE, never heard from.
 func TestSilentServerGivesUp(t *testing.T) {
 	for _, watch := range []bool{true, false} {
@@ -114,8 +114,12 @@ func TestSilentServerGivesUp(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			h := startHarness(t, c, Options{Watch: watch}, 200, 30)
-			h.contains("loading")
+			var offset atomic.Int64
+			now := func() time.Time { return testNow.Add(time.Duration(offset.Load())) }
+			h := startHarness(t, c, Options{Watch: watch, Now: now}, 200, 30)
+			h.contains("loading").lacks("loading 0s")
+			offset.Store(int64(3*time.Second + 400*time.Millisecond))
+			h.contains("loading 3s")
 			if watch {
 				h.contains("CONNECTING").lacks("● LIVE")
 			}
