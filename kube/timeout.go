@@ -25,6 +25,7 @@ type RequestTimeoutError struct {
 	After time.Duration
 }
 
+// Error names the server, the timeout and the flag that sets it.
 func (e *RequestTimeoutError) Error() string {
 	return fmt.Sprintf("the API server %s did not answer within %s (--request-timeout)", e.Server, e.After)
 }
@@ -63,6 +64,7 @@ func withRequestTimeout(rc *rest.Config, d time.Duration, writes bool) {
 	})
 }
 
+// RoundTrip sends req under the timer, when it is one the timeout bounds.
 func (t *timeoutTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if !t.writes && !isRead(req.Method) {
 		return t.next.RoundTrip(req)

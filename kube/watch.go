@@ -311,7 +311,10 @@ const (
 func (w *storeWatch) run(ctx context.Context) {
 	backoff := watchBackoffMin
 	for ctx.Err() == nil {
-		err := w.watchOnce(ctx)
+		opened, err := w.watchOnce(ctx)
+		if opened {
+			backoff = watchBackoffMin // it ran: a break now is a new one
+		}
 		switch {
 		case ctx.Err() != nil:
 			return
@@ -379,14 +382,19 @@ func (w *storeWatch) resync(ctx context.Context) error {
 
 // watchOnce runs one watch from w.rv until it ends: nil when the server closed
 // it, or when it heard nothing for w.stale (a bookmark would have come), else
-// why it failed.
-func (w *storeWatch) watchOnce(ctx context.Context) error {
+// why it failed. opened says whether the server let it open.
+func (w *storeWatch) watchOnce(ctx context.Context) (opened bool, err error) {
 	opts := metav1.ListOptions{LabelSelector: w.t.labels, FieldSelector: w.t.fields, ResourceVersion: w.rv, AllowWatchBookmarks: true}
 	wi, err := w.c.md.Resource(w.t.gvr).Namespace(w.t.ns).Watch(ctx, opts)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer wi.Stop()
+	return true, w.follow(ctx, wi)
+}
+
+// follow reports what an open watch sends until it ends (see watchOnce).
+func (w *storeWatch) follow(ctx context.Context, wi watch.Interface) error {
 	if !w.health.heard(w.id) {
 		return ctx.Err()
 	}
