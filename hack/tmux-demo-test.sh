@@ -348,6 +348,32 @@ lacks "BROKEN"
 keys q
 
 passed
+step="an offline cluster"
+# A kubeconfig whose server refuses every connection: the header says OFFLINE
+# (never LIVE), the list says the cluster cannot be reached and how to retry,
+# and q quits.
+cat >"$tmpdir/offline-kubeconfig" <<'KC'
+apiVersion: v1
+kind: Config
+clusters:
+- name: gone
+  cluster:
+    server: https://127.0.0.1:1
+contexts:
+- name: gone
+  context: {cluster: gone, user: u, namespace: default}
+current-context: gone
+users:
+- name: u
+  user: {token: t}
+KC
+open_session offline 100x24 --kubeconfig "$tmpdir/offline-kubeconfig"
+wait_for "ctx gone" "OFFLINE" "Cluster unreachable" "Press r to retry"
+lacks "● LIVE"
+keys q
+wait_exit "chunkview did not exit after q while offline"
+
+passed
 step="live: the demo operator"
 # A session of its own with the simulated operator every 2 s (the others turn it
 # off, since they expect podinfo's revisions as seeded): a new podinfo revision
