@@ -77,16 +77,28 @@ $(BIN)/krew: tools/krew/go.mod tools/krew/go.sum
 
 test: testbin plugintools build test-go test-race test-tmux test-plugins
 
+# RACE_PKGS are the packages whose code starts goroutines (the driver's claims,
+# settling and reads, the watch, the live view and its clock, the demo's seeding
+# and operator, fit's renders, the diff, the fake API server and the fault
+# proxy): test-race runs their whole suites under the race detector, and test-go
+# runs every other package, so that each suite runs once.
+RACE_PKGS := ./storage/... ./kube ./ui/... ./demo ./fit ./revdiff ./internal/...
+# In the other packages, the tests that run goroutines of their own: the
+# operations' writers racing and the pins (kube/ops), the prompt's reader and the
+# demo's background seeding (cli).
+RACE_OPS := Race|Pin|Conflict
+RACE_CLI := CtrlC|Demo|Rollback$$|Watch
+
 # HELM_DRIVER narrows the stores chunkview reads, as it narrows helm's; the tests
 # choose their stores themselves.
 test-go: testbin
 	$(GO) vet ./...
-	HELM_DRIVER= $(GO) test -count=1 -timeout 30m ./...
+	HELM_DRIVER= $(GO) test -count=1 -timeout 30m $$($(GO) list ./... | grep -v -x -F "$$($(GO) list $(RACE_PKGS))")
 
-# test-race runs the concurrency tests (writers racing on one release) under the
-# race detector.
 test-race: testbin
-	HELM_DRIVER= $(GO) test -race -count=1 -timeout 20m -run 'Race' ./storage ./kube
+	HELM_DRIVER= $(GO) test -race -count=1 -timeout 40m $(RACE_PKGS)
+	HELM_DRIVER= $(GO) test -race -count=1 -timeout 20m -run '$(RACE_OPS)' ./kube/ops
+	HELM_DRIVER= $(GO) test -race -count=1 -timeout 20m -run '$(RACE_CLI)' ./cli
 
 test-tmux: build
 	HELM_DRIVER= bash hack/tmux-demo-test.sh $(BIN)/chunkview
