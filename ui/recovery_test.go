@@ -80,3 +80,14 @@ func demoClient(t *testing.T, adjust func(*kube.Config)) (*demo.Cluster, *kube.C
 	}
 	return c, kube.New(c.Clientset(), c.Metadata(), kube.DiscardKubeClients, cfg)
 }
+
+// TestNamesWholeOnlyAtTheDetailLinesCost: over every namespace, at 80 columns
+// NAMESPACE stays (names may be cut) since showing the names whole would cost it;
+// at 160 the names are whole and NAMESPACE too.
+func TestNamesWholeOnlyAtTheDetailLinesCost(t *testing.T) {
+	_, client := demoClient(t, nil)
+	h := newHarness(t, client, Options{}, 80, 24)
+	h.contains("NAMESPACE", "monitori")
+	h.resize(160, 45)
+	h.contains("NAMESPACE", "monitoring", "grafana-dashboards")
+}

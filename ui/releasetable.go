@@ -104,12 +104,6 @@ func columnsFor(items []releaseItem, severalStores bool) []column {
 		if c.title == storeColumn.title && !severalStores {
 			continue
 		}
-		switch c.title {
-		case "NAME":
-			c.width = max(c.width, min(longest(items, func(l kube.RevisionRow) string { return l.Name }), nameRoom))
-		case "NAMESPACE":
-			c.width = max(c.width, min(longest(items, releaseNamespace), namespaceRoom))
-		}
 		cols = append(cols, c)
 		if c.title == "NAMESPACE" && apart {
 			cols = append(cols, storageNSColumn)
@@ -117,6 +111,47 @@ func columnsFor(items []releaseItem, severalStores bool) []column {
 	}
 	return cols
 }
+
+// fitReleaseColumns returns the list's columns for items in width total. NAME
+// and NAMESPACE, which tell rows apart, take the width of their longest value
+// (up to nameRoom and namespaceRoom) when that costs no column but those the
+// detail line repeats (the largest Secret's bar, the app version); otherwise
+// they keep their least widths and their share of the spare room. A NAMESPACE
+// that every row shares may go for them.
+func fitReleaseColumns(items []releaseItem, severalStores bool, total int) []column {
+	base := columnsFor(items, severalStores)
+	least := withHistory(base, total)
+	whole := make([]column, len(base))
+	for i, c := range base {
+		switch c.title {
+		case "NAME":
+			c.width = max(c.width, min(longest(items, func(l kube.RevisionRow) string { return l.Name }), nameRoom))
+		case "NAMESPACE":
+			c.width = max(c.width, min(longest(items, releaseNamespace), namespaceRoom))
+		}
+		whole[i] = c
+	}
+	wide := withHistory(whole, total)
+	kept := map[string]bool{}
+	for _, c := range wide {
+		kept[c.title] = true
+	}
+	oneNamespace := true
+	for _, it := range items {
+		oneNamespace = oneNamespace && releaseNamespace(it.row.Latest) == releaseNamespace(items[0].row.Latest)
+	}
+	for _, c := range least {
+		// A NAMESPACE that every row shares tells none apart.
+		if !kept[c.title] && c.prio > detailPrio && (c.title != "NAMESPACE" || !oneNamespace) {
+			return least
+		}
+	}
+	return wide
+}
+
+// detailPrio is the highest priority among the columns the detail line below
+// the table repeats for the selected release (LARGEST, APP).
+const detailPrio = 2
 
 // longest is the width of the longest of field's values over items.
 func longest(items []releaseItem, field func(kube.RevisionRow) string) int {
@@ -283,7 +318,7 @@ func (s *releasesScreen) tableView() string {
 		return st.Dim.Render(wrap(text, s.width))
 	}
 
-	cols := withHistory(columnsFor(s.items, readsSeveralStores(s.client)), s.width)
+	cols := fitReleaseColumns(s.items, readsSeveralStores(s.client), s.width)
 	lines = append(lines, renderHeader(cols, &st.TableHeader))
 	chunkSize := chunkSizeOf(s.client)
 	end := min(s.offset+s.tableHeight(), len(s.shown))
