@@ -518,8 +518,10 @@ func (p *Proxy) refuse() {
 	for c := range p.conns {
 		conns = append(conns, c)
 	}
+	// Reopen replaces the listener under the lock: take this one under it too.
+	l := p.server.Listener
 	p.mu.Unlock()
-	_ = p.server.Listener.Close()
+	_ = l.Close()
 	for _, c := range conns {
 		_ = c.Close()
 	}
