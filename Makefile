@@ -81,19 +81,21 @@ test: testbin plugintools build test-go test-race test-tmux test-plugins
 # settling and reads, the watch, the live view and its clock, the demo's seeding
 # and operator, fit's renders, the diff, the fake API server and the fault
 # proxy): test-race runs their whole suites under the race detector, and test-go
-# runs every other package, so that each suite runs once.
+# runs every other package (GO_PKGS), so that those suites run once.
 RACE_PKGS := ./storage/... ./kube ./ui/... ./demo ./fit ./revdiff ./internal/...
-# In the other packages, the tests that run goroutines of their own: the
-# operations' writers racing and the pins (kube/ops), the prompt's reader and the
-# demo's background seeding (cli).
+# In kube/ops and cli, the tests that run goroutines of their own also run under
+# the race detector: the operations' writers racing and the pins, the prompt's
+# reader and the demo's background seeding. They run in test-go too.
 RACE_OPS := Race|Pin|Conflict
 RACE_CLI := CtrlC|Demo|Rollback$$|Watch
+GO_PKGS = $(shell $(GO) list ./... | grep -v -x -F "$$($(GO) list $(RACE_PKGS))")
 
 # HELM_DRIVER narrows the stores chunkview reads, as it narrows helm's; the tests
 # choose their stores themselves.
 test-go: testbin
 	$(GO) vet ./...
-	HELM_DRIVER= $(GO) test -count=1 -timeout 30m $$($(GO) list ./... | grep -v -x -F "$$($(GO) list $(RACE_PKGS))")
+	$(if $(filter %/cli %/kube/ops,$(GO_PKGS)),,$(error test-go: the package list lacks cli or kube/ops: $(GO_PKGS)))
+	HELM_DRIVER= $(GO) test -count=1 -timeout 30m $(GO_PKGS)
 
 test-race: testbin
 	HELM_DRIVER= $(GO) test -race -count=1 -timeout 40m $(RACE_PKGS)

@@ -32,7 +32,9 @@ import (
 // namespace, each owned by its ClusterExtension) beside the metadata floor: one
 // metadata-only list of the same index Secrets, which no listing can go below.
 // Both run in one process, one after the other; read the ratio of req/op and
-// recvB/op, and recvB/op against storedB (the data the records hold).
+// recvB/op, and recvB/op against storedB (the data the records hold). Every ls
+// makes the same requests, the first as the next: the discovery it needs is
+// read each time, so one -benchtime's figures are another's.
 func BenchmarkOLMv1List(b *testing.B) {
 	const releases, revisions = 20, 3
 	cluster.InstallOLMv1(b, false)

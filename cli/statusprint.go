@@ -227,7 +227,7 @@ func fitTable(head []string, rows [][]string, width int) string {
 			pre.WriteString(padCut(cells[i], widths[i]))
 			pre.WriteString(strings.Repeat(" ", gap))
 		}
-		parts := human.Wrap(cells[n-1], last)
+		parts := human.Cut(cells[n-1], last)
 		for k, p := range parts {
 			if k == 0 {
 				b.WriteString(strings.TrimRight(pre.String()+p, " "))

@@ -405,7 +405,7 @@ func (m *model) badges(short bool) string {
 	if m.anyBusy() {
 		label := " loading "
 		if d := m.now().Sub(m.busySince); m.spinning && d >= time.Second {
-			label = " loading " + human.Duration(d.Truncate(time.Second)) + " "
+			label = " loading " + human.Span(d.Truncate(time.Second)) + " "
 		}
 		badges = append(badges, st.Spinner.Render(m.spin.View()+label))
 	}

@@ -458,9 +458,9 @@ func fixStuckDialog(c common, p *ops.Plan) *confirmDialog {
 			d.state, d.err = dialogDone, fmt.Errorf("%s is not stuck: there is nothing to fix", row.Name)
 			return
 		}
-		state := fmt.Sprintf("has been %s for %s", row.Status, human.Duration(fs.Stuck.For))
+		state := fmt.Sprintf("has been %s for %s", row.Status, human.Span(fs.Stuck.For))
 		if fs.Stuck.InProgress {
-			state += fmt.Sprintf(", less than %s: the operation that wrote it is probably still running. Fix it only if you know it was interrupted", human.Duration(c.client.StuckAfter()))
+			state += fmt.Sprintf(", less than %s: the operation that wrote it is probably still running. Fix it only if you know it was interrupted", human.Span(c.client.StuckAfter()))
 		}
 		d.body = fmt.Sprintf("Revision %d of %s %s. Helm refuses to upgrade a release while a revision is pending (a rollback runs, but leaves the pending revision behind). If the operation that wrote it is gone (a killed helm, a restarted operator), pick a way out (through Helm %d):",
 			row.Revision, row.Name, state, fs.Major)

@@ -462,3 +462,20 @@ func (f *fixture) stripAnnotations(t testing.TB, ns, key string, created time.Ti
 		t.Fatal(err)
 	}
 }
+
+// demoClient seeds the demo's samples on a cluster of its own and returns it with
+// a client over every namespace and store, its config adjusted by adjust.
+func demoClient(t *testing.T, adjust func(*kube.Config)) (*demo.Cluster, *kube.Client) {
+	t.Helper()
+	c := demo.NewCluster()
+	if _, err := demo.Seed(t.Context(), c, demo.SeedOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	cfg := testConfig()
+	cfg.AllNamespaces, cfg.Namespace = true, ""
+	cfg.Drivers = kube.AllDrivers
+	if adjust != nil {
+		adjust(&cfg)
+	}
+	return c, kube.New(c.Clientset(), c.Metadata(), kube.DiscardKubeClients, cfg)
+}

@@ -46,12 +46,12 @@ func (s *historyScreen) detailLines() []string {
 		}
 		second = st.Dim.Render(line1(s.width, hint))
 	case kube.InFlight(r.Status) && latest && s.now().Sub(r.Updated) < s.client.StuckAfter():
-		first = st.Warning.Render(line1(s.width, fmt.Sprintf("◔ %s for %s: an operation is in progress.", r.Status, human.Duration(s.now().Sub(r.Updated)))))
-		second = st.Dim.Render(line1(s.width, fmt.Sprintf("  it counts as stuck after %s (--stuck-after); F then offers the ways out", human.Duration(s.client.StuckAfter()))))
+		first = st.Warning.Render(line1(s.width, fmt.Sprintf("◔ %s for %s: an operation is in progress.", r.Status, human.Span(s.now().Sub(r.Updated)))))
+		second = st.Dim.Render(line1(s.width, fmt.Sprintf("  it counts as stuck after %s (--stuck-after); F then offers the ways out", human.Span(s.client.StuckAfter()))))
 	case kube.InFlight(r.Status) && latest:
 		// Helm refuses upgrades while a revision is pending; its rollback
 		// does run, and leaves this revision pending under the new one.
-		first = st.Warning.Render(line1(s.width, fmt.Sprintf("◔ %s for %s: Helm refuses upgrades until it is fixed.", r.Status, human.Duration(s.now().Sub(r.Updated)))))
+		first = st.Warning.Render(line1(s.width, fmt.Sprintf("◔ %s for %s: Helm refuses upgrades until it is fixed.", r.Status, human.Span(s.now().Sub(r.Updated)))))
 		hint := fmt.Sprintf("  F: ways out · R rolls back but leaves revision %d %s", r.Revision, r.Status)
 		if ro {
 			hint = "  read-only: fixing it is off"

@@ -6,6 +6,8 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/lipgloss/v2"
+
+	"github.com/chunkview/chunkview/internal/human"
 )
 
 // maxLogged is how many status messages the message log keeps.
@@ -32,33 +34,44 @@ func (m *model) noteStatus() {
 	}
 }
 
-// logOverlay is the message log: every status message of the session, newest
-// last, each wrapped to the width.
+// logOverlay is the message log: the session's status messages, newest last,
+// each whole, wrapped to the width. When they do not all fit, the newest whole
+// ones are shown, and a line says how many earlier ones are left out.
 func (m *model) logOverlay() string {
 	st := m.styles
-	lines := []string{st.Title.Render("Messages"), ""}
-	if len(m.log) == 0 {
-		lines = append(lines, st.Dim.Render("No messages yet."))
-	}
+	_, h := m.bodySize()
+	room := h - 4 // the title and its blank line, the blank line and the note
+	var blocks [][]string
 	for _, e := range m.log {
 		stamp := e.at.Format("15:04:05") + "  "
 		style := st.OK
 		if e.err {
 			style = st.Error
 		}
-		body := wrap(oneLine(e.text), max(m.termWidth-len(stamp), 20))
-		for i, l := range strings.Split(body, "\n") {
+		var block []string
+		for i, l := range strings.Split(wrap(oneLine(e.text), max(m.termWidth-len(stamp), 20)), "\n") {
 			prefix := strings.Repeat(" ", len(stamp))
 			if i == 0 {
 				prefix = st.Dim.Render(stamp)
 			}
-			lines = append(lines, prefix+style.Render(l))
+			block = append(block, prefix+style.Render(l))
 		}
+		blocks = append(blocks, block)
 	}
-	_, h := m.bodySize()
-	// The newest messages, when they do not all fit.
-	if head := 2; len(lines) > h-2 {
-		lines = append(lines[:head], lines[len(lines)-(h-2-head):]...)
+	first, used := len(blocks), 0
+	for first > 0 && used+len(blocks[first-1]) <= room-1 {
+		first--
+		used += len(blocks[first])
+	}
+	lines := []string{st.Title.Render("Messages"), ""}
+	switch {
+	case len(blocks) == 0:
+		lines = append(lines, st.Dim.Render("No messages yet."))
+	case first > 0:
+		lines = append(lines, st.Dim.Render(human.Plural(first, "earlier message", "earlier messages")+" not shown: the terminal is too short"))
+	}
+	for _, b := range blocks[first:] {
+		lines = append(lines, b...)
 	}
 	lines = append(lines, "", st.Dim.Render("Any key closes the messages (ctrl+c quits)."))
 	return strings.Join(lines, "\n")

@@ -92,3 +92,28 @@ func TestCommandPlaceholderWhole(t *testing.T) {
 	h.press(":")
 	h.contains(":ns NAME · ns all · ctx · ctx NAME · log · q")
 }
+
+// TestMessageLogShowsWholeMessages: when the session's messages do not all fit,
+// :log shows the newest whole, each with its time, and says how many earlier
+// ones it leaves out.
+func TestMessageLogShowsWholeMessages(t *testing.T) {
+	f := newFixture(t)
+	h := newHarness(t, f.client, Options{}, 80, 24)
+	for i := 1; i <= 30; i++ {
+		h.send(statusMsg{text: "message number " + itoa(i) + " of the session"})
+	}
+	h.press(":").typeText("log").press("enter")
+	h.contains("earlier messages not shown", "message number 30 of the session").lacks("message number 1 of")
+	var shown int
+	lines := strings.Split(strings.TrimRight(h.screen(), "\n"), "\n")
+	// The overlay's lines: the status line and the help line below are not it.
+	for _, line := range lines[:len(lines)-2] {
+		if strings.Contains(line, "message number") {
+			shown++
+			if !strings.HasPrefix(line, "12:00:00  message number") {
+				t.Errorf("a message without its time: %q", line)
+			}
+		}
+	}
+	h.contains(itoa(30-shown) + " earlier messages not shown")
+}

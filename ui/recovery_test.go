@@ -63,31 +63,3 @@ func TestLedgerRecovery(t *testing.T) {
 		})
 	}
 }
-
-// demoClient seeds the demo's samples on a cluster of its own and returns it with
-// a client over every namespace and store, its config adjusted by adjust.
-func demoClient(t *testing.T, adjust func(*kube.Config)) (*demo.Cluster, *kube.Client) {
-	t.Helper()
-	c := demo.NewCluster()
-	if _, err := demo.Seed(t.Context(), c, demo.SeedOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	cfg := testConfig()
-	cfg.AllNamespaces, cfg.Namespace = true, ""
-	cfg.Drivers = kube.AllDrivers
-	if adjust != nil {
-		adjust(&cfg)
-	}
-	return c, kube.New(c.Clientset(), c.Metadata(), kube.DiscardKubeClients, cfg)
-}
-
-// TestNamesWholeOnlyAtTheDetailLinesCost: over every namespace, at 80 columns
-// NAMESPACE stays (names may be cut) since showing the names whole would cost it;
-// at 160 the names are whole and NAMESPACE too.
-func TestNamesWholeOnlyAtTheDetailLinesCost(t *testing.T) {
-	_, client := demoClient(t, nil)
-	h := newHarness(t, client, Options{}, 80, 24)
-	h.contains("NAMESPACE", "monitori")
-	h.resize(160, 45)
-	h.contains("NAMESPACE", "monitoring", "grafana-dashboards")
-}

@@ -225,14 +225,14 @@ func (s *releasesScreen) detailLines() []string {
 		case l.PendingIndex != nil:
 			p := l.PendingIndex
 			first = st.Warning.Render(line1(s.width, fmt.Sprintf("⚠ %s revision %d was never written: a create of it was cut off %s ago, and its pending index fails every create of revision %d until removed.",
-				l.Name, p.Revision, human.Duration(s.now().Sub(p.Created)), p.Revision)))
+				l.Name, p.Revision, human.Span(s.now().Sub(p.Created)), p.Revision)))
 			second = st.Dim.Render(line1(s.width, fmt.Sprintf("  chunkview gc -n %s removes it (chunkview verify reports it)", l.StorageNamespace)))
 		case kube.InFlight(l.Status) && s.now().Sub(l.Updated) < s.client.StuckAfter():
 			// An operation that has just started: not something to fix.
-			first = st.Warning.Render(line1(s.width, fmt.Sprintf("◔ %s has been %s for %s: an operation is in progress.", l.Name, l.Status, human.Duration(s.now().Sub(l.Updated)))))
-			second = st.Dim.Render(line1(s.width, fmt.Sprintf("  it counts as stuck after %s (--stuck-after) · enter: history", human.Duration(s.client.StuckAfter()))))
+			first = st.Warning.Render(line1(s.width, fmt.Sprintf("◔ %s has been %s for %s: an operation is in progress.", l.Name, l.Status, human.Span(s.now().Sub(l.Updated)))))
+			second = st.Dim.Render(line1(s.width, fmt.Sprintf("  it counts as stuck after %s (--stuck-after) · enter: history", human.Span(s.client.StuckAfter()))))
 		case kube.InFlight(l.Status):
-			first = st.Warning.Render(line1(s.width, fmt.Sprintf("◔ %s has been %s for %s; if no Helm operation is running, it is stuck.", l.Name, l.Status, human.Duration(s.now().Sub(l.Updated)))))
+			first = st.Warning.Render(line1(s.width, fmt.Sprintf("◔ %s has been %s for %s; if no Helm operation is running, it is stuck.", l.Name, l.Status, human.Span(s.now().Sub(l.Updated)))))
 			hint := "  enter: history, then F to fix the stuck release"
 			if s.readOnly() {
 				hint = "  enter: history (read-only: fixing it is off)"

@@ -529,3 +529,14 @@ func TestStorageNamespaceGivesWayToNames(t *testing.T) {
 		t.Errorf("STORAGE NS: %d rows with \"·\", %d kept apart; want 8 and grafana-dashboards's:\n%s", same, apart, h.screen())
 	}
 }
+
+// TestNamesWholeOnlyAtTheDetailLinesCost: over every namespace, at 80 columns
+// NAMESPACE stays (names may be cut) since showing the names whole would cost it;
+// at 160 the names are whole and NAMESPACE too.
+func TestNamesWholeOnlyAtTheDetailLinesCost(t *testing.T) {
+	_, client := demoClient(t, nil)
+	h := newHarness(t, client, Options{}, 80, 24)
+	h.contains("NAMESPACE", "monitori… ")
+	h.resize(160, 45)
+	h.contains("NAMESPACE", "monitoring", "grafana-dashboards")
+}

@@ -120,7 +120,7 @@ func renderStatusBody(st *Styles, s *kube.ReleaseStatus, width int, now time.Tim
 		add(st.Dim.Render("  none"))
 	}
 	ecols := fitColumns([]column{
-		{title: "AGE", width: 4, right: true},
+		{title: "AGE", width: 5, right: true},
 		{title: "OBJECT", width: 24, flex: 1},
 		{title: "REASON", width: 14},
 		{title: "MESSAGE", width: 16, flex: 3},

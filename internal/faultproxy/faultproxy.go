@@ -308,7 +308,8 @@ func (p *Proxy) Refused() bool {
 func (p *Proxy) Reopen() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if !p.refused {
+	if !p.refused || p.closed {
+		// Closed: Close reads the listener without the lock; leave it be.
 		return nil
 	}
 	var (

@@ -35,7 +35,8 @@ func StoredBytes(n int64) string {
 }
 
 // Age renders how long before now t was, as kubectl's AGE does ("90s", "5m30s",
-// "3h", "2d4h", "120d"); Unknown when t is not known. A t after now is "0s".
+// "3h", "2d4h", "120d"), in at most 5 cells: from two years on, whole years ("2y")
+// where kubectl adds the days. Unknown when t is not known; a t after now is "0s".
 func Age(now, t time.Time) string {
 	if t.IsZero() {
 		return Unknown
@@ -45,7 +46,35 @@ func Age(now, t time.Time) string {
 
 // Duration renders a span as Age does.
 func Duration(d time.Duration) string {
+	const year = 365 * 24 * time.Hour
+	if d >= 2*year {
+		return strconv.Itoa(int(d/year)) + "y"
+	}
 	return duration.HumanDuration(max(d, 0))
+}
+
+// Span renders a span for a sentence, in hours and minutes past the hour, days
+// and hours past the day: "42s", "47m", "2h30m", "3d4h". A duration the user gave
+// ("--stuck-after 1h") reads back as they wrote it.
+func Span(d time.Duration) string {
+	d = max(d, 0).Round(time.Second)
+	switch {
+	case d < time.Minute:
+		return d.String()
+	case d < time.Hour:
+		return strconv.Itoa(int(d.Minutes())) + "m"
+	case d < 48*time.Hour:
+		h, m := int(d.Hours()), int(d.Minutes())%60
+		if m == 0 {
+			return strconv.Itoa(h) + "h"
+		}
+		return strconv.Itoa(h) + "h" + strconv.Itoa(m) + "m"
+	}
+	days, h := int(d.Hours())/24, int(d.Hours())%24
+	if h == 0 {
+		return strconv.Itoa(days) + "d"
+	}
+	return strconv.Itoa(days) + "d" + strconv.Itoa(h) + "h"
 }
 
 // Timestamp renders t in the local zone to the second, the zone named, so that a
@@ -82,9 +111,29 @@ func OrUnknown(s string) string {
 	return s
 }
 
-// Wrap cuts s into lines of at most width runes, at spaces where it can (a word
-// longer than half a line is cut), its runs of spaces made one.
+// Wrap breaks s into lines of at most width runes at spaces, its runs of spaces
+// made one. A word longer than a line stays whole on a line of its own: a name
+// or a command cut in two could not be copied.
 func Wrap(s string, width int) []string {
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(s) {
+		switch {
+		case line == "":
+			line = word
+		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) > width:
+			lines = append(lines, line)
+			line = word
+		default:
+			line += " " + word
+		}
+	}
+	return append(lines, line)
+}
+
+// Cut is Wrap for a cell of a fixed width: a word longer than the line is cut
+// where the line ends.
+func Cut(s string, width int) []string {
 	s = strings.Join(strings.Fields(s), " ")
 	if s == "" || width < 2 {
 		return []string{s}

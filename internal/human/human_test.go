@@ -76,12 +76,48 @@ func TestWrap(t *testing.T) {
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("Wrap = %q, want %q", got, want)
 	}
-	if got := Wrap("sh.helm.release.v1.ledger.v3", 10); len(got) != 3 || got[0] != "sh.helm.re" {
+	// A name longer than a line stays whole, on a line of its own.
+	if got := Wrap("delete sh.helm.release.v1.ledger.v3 now", 10); strings.Join(got, "|") != "delete|sh.helm.release.v1.ledger.v3|now" {
 		t.Errorf("a long word: %q", got)
+	}
+	if got := Cut("sh.helm.release.v1.ledger.v3", 10); len(got) != 3 || got[0] != "sh.helm.re" {
+		t.Errorf("Cut of a long word: %q", got)
 	}
 	for _, l := range Wrap("ünïcode wörds wrap by runes not bytes", 8) {
 		if n := len([]rune(l)); n > 8 {
 			t.Errorf("line %q has %d runes", l, n)
+		}
+	}
+}
+
+// TestAgeFitsItsColumn: every age, up to a decade, fits the TUI's AGE column of
+// 5 cells.
+func TestAgeFitsItsColumn(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	for d := time.Duration(0); d < 10*365*24*time.Hour; d += d/7 + 13*time.Second {
+		if got := Age(now, now.Add(-d)); len(got) > 5 {
+			t.Fatalf("Age(%s ago) = %q: %d cells", d, got, len(got))
+		}
+	}
+	if got := Age(now, now.Add(-800*24*time.Hour)); got != "2y" {
+		t.Errorf("800 days: %q", got)
+	}
+}
+
+func TestSpan(t *testing.T) {
+	for _, c := range []struct {
+		d    time.Duration
+		want string
+	}{
+		{42 * time.Second, "42s"},
+		{47 * time.Minute, "47m"},
+		{time.Hour, "1h"},
+		{2*time.Hour + 30*time.Minute, "2h30m"},
+		{52 * time.Hour, "2d4h"},
+		{72 * time.Hour, "3d"},
+	} {
+		if got := Span(c.d); got != c.want {
+			t.Errorf("Span(%s) = %q, want %q", c.d, got, c.want)
 		}
 	}
 }
