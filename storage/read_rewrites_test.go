@@ -100,9 +100,19 @@ func figuresOf(gets []getCall) readFigures {
 	for _, g := range gets {
 		if g.chunks != nil {
 			f.attempts++
+			named := map[string]bool{}
 			for _, n := range g.chunks {
+				named[n] = true
 				if found[n] {
 					f.reusable++
+				}
+			}
+			// A read keeps one record's chunks: those this index names. One it
+			// no longer names is let go, and fetched again if a later index
+			// names it once more (the writer went back to an earlier content).
+			for n := range found {
+				if !named[n] {
+					delete(found, n)
 				}
 			}
 			last, lastFetched = g.chunks, map[string]bool{}
@@ -134,8 +144,9 @@ func figuresOf(gets []getCall) readFigures {
 // ReadRetry, reads it again and again. Every read returns a release the writer
 // wrote. The original driver's record is whole only between its last chunk create
 // and its next delete of every chunk, so reads restart; each restart fetches only
-// the chunks that read has not verified yet: no chunk is fetched twice by one read,
-// and the last attempts take chunks from the earlier ones.
+// the chunks that read has not verified yet: no chunk is fetched twice by one read
+// while the indexes it reads go on naming it, and the last attempts take chunks
+// from the earlier ones.
 func TestReadsRideOutRewritesInALoop(t *testing.T) {
 	for _, op := range []string{"get", "list"} {
 		t.Run(op, func(t *testing.T) { rideOutRewrites(t, op) })
