@@ -1,41 +1,20 @@
 package cli_test
 
 import (
-	"net"
 	"strings"
 	"testing"
 
 	"github.com/chunkview/chunkview/cli"
+	"github.com/chunkview/chunkview/internal/kubetest"
 	"github.com/chunkview/chunkview/kube"
 )
-
-// silentServer listens on loopback, accepts connections and never answers,
-// and returns its URL.
-func silentServer(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	go func() {
-		for {
-			conn, err := l.Accept()
-			if err != nil {
-				return
-			}
-			t.Cleanup(func() { conn.Close() })
-		}
-	}()
-	return "http://" + l.Addr().String()
-}
 
 // TestSilentServerTimesOut: against a server that accepts connections and never
 // answers, ls and history give up with the request timeout the TUI has (no flag
 // given), exit as unreachable, and say in one line which server did not answer
 // within how long and which flag raises it; --request-timeout changes it.
 func TestSilentServerTimesOut(t *testing.T) {
-	server := silentServer(t)
+	server, _ := kubetest.SilentServer(t)
 	e := newEnv(t)
 	e.kubeconfig = writeKubeconfig(t, server)
 	for _, args := range [][]string{{"ls"}, {"history", "web"}, {"ls", "--request-timeout", "2s"}} {

@@ -2,19 +2,15 @@ package kube_test
 
 import (
 	"errors"
-	"net"
 	"net/http"
-	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"helm.sh/helm/v3/pkg/release"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/chunkview/chunkview/internal/faultproxy"
+	"github.com/chunkview/chunkview/internal/kubetest"
 	"github.com/chunkview/chunkview/kube"
 )
 
@@ -133,45 +129,12 @@ func eventWithin(t *testing.T, ch <-chan kube.WatchEvent, what string, within ti
 	}
 }
 
-// silentServer listens on loopback and accepts connections but never answers:
-// a server behind a proxy or VPN that holds the connection. It returns a
-// kubeconfig reaching it and the number of connections it accepted.
-func silentServer(t *testing.T) (string, *atomic.Int32) {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	var accepted atomic.Int32
-	go func() {
-		for {
-			conn, err := l.Accept()
-			if err != nil {
-				return
-			}
-			accepted.Add(1)
-			t.Cleanup(func() { conn.Close() })
-		}
-	}()
-	kc := clientcmdapi.NewConfig()
-	kc.Clusters["silent"] = &clientcmdapi.Cluster{Server: "http://" + l.Addr().String()}
-	kc.AuthInfos["user"] = &clientcmdapi.AuthInfo{}
-	kc.Contexts["silent"] = &clientcmdapi.Context{Cluster: "silent", AuthInfo: "user", Namespace: "default"}
-	kc.CurrentContext = "silent"
-	path := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := clientcmd.WriteToFile(*kc, path); err != nil {
-		t.Fatal(err)
-	}
-	return path, &accepted
-}
-
 // TestSilentServerTimesOut: against a server that accepts connections and
 // never answers, a listing, a ping and the watch all give up with the shared
 // request timeout's error (DefaultRequestTimeout, no flag given), which names
 // the server and the timeout; the watch says OFFLINE, never heard from.
 func TestSilentServerTimesOut(t *testing.T) {
-	kc, accepted := silentServer(t)
+	kc, accepted := kubetest.SilentKubeconfig(t)
 	c := connect(t, kc, nil, nil)
 	if got := c.Config().RequestTimeout; got != kube.DefaultRequestTimeout {
 		t.Fatalf("request timeout %s without the flag, want %s", got, kube.DefaultRequestTimeout)
@@ -202,7 +165,7 @@ func TestSilentServerTimesOut(t *testing.T) {
 // TestRequestTimeoutFlag: --request-timeout replaces the default for reads, 0
 // lifts it, and a bad value is refused naming the flag.
 func TestRequestTimeoutFlag(t *testing.T) {
-	kc, _ := silentServer(t)
+	kc, _ := kubetest.SilentKubeconfig(t)
 	c := connect(t, kc, []string{"--request-timeout", "1s"}, nil)
 	if got := c.Config().RequestTimeout; got != time.Second {
 		t.Errorf("--request-timeout 1s gave %s", got)

@@ -1,17 +1,14 @@
 package ui
 
 import (
-	"net"
-	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/spf13/pflag"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/chunkview/chunkview/demo"
+	"github.com/chunkview/chunkview/internal/kubetest"
 	"github.com/chunkview/chunkview/kube"
 )
 
@@ -66,36 +63,6 @@ func TestLiveBadgeShort(t *testing.T) {
 	}
 }
 
-// silentKubeconfig writes a kubeconfig whose server accepts connections and
-// never answers, and returns its path.
-func silentKubeconfig(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	go func() {
-		for {
-			conn, err := l.Accept()
-			if err != nil {
-				return
-			}
-			t.Cleanup(func() { conn.Close() })
-		}
-	}()
-	kc := clientcmdapi.NewConfig()
-	kc.Clusters["silent"] = &clientcmdapi.Cluster{Server: "http://" + l.Addr().String()}
-	kc.AuthInfos["user"] = &clientcmdapi.AuthInfo{}
-	kc.Contexts["silent"] = &clientcmdapi.Context{Cluster: "silent", AuthInfo: "user", Namespace: "default"}
-	kc.CurrentContext = "silent"
-	path := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := clientcmd.WriteToFile(*kc, path); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 // TestSilentServerGivesUp: against a server that never answers, the TUI shows
 // the spinner while it waits, then gives up with the request timeout the CLI
 // has (no flag given), live view on or off, counting the seconds it waits: the list says the server did not
@@ -107,7 +74,8 @@ func TestSilentServerGivesUp(t *testing.T) {
 			o := kube.NewOptions()
 			fs := pflag.NewFlagSet("chunkview", pflag.ContinueOnError)
 			o.AddFlags(fs)
-			if err := fs.Parse([]string{"--kubeconfig", silentKubeconfig(t), "--cache-dir", t.TempDir()}); err != nil {
+			kc, _ := kubetest.SilentKubeconfig(t)
+			if err := fs.Parse([]string{"--kubeconfig", kc, "--cache-dir", t.TempDir()}); err != nil {
 				t.Fatal(err)
 			}
 			c, err := o.Connect()
