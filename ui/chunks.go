@@ -160,24 +160,6 @@ var layoutColumns = []column{
 	{title: "STATE", width: 12},
 }
 
-// stateCell marks a Secret's state with a word and an icon, so it reads without
-// colour too.
-func (s *Styles) stateCell(st storage.SecretState) (cell, *lipgloss.Style) {
-	switch st {
-	case storage.StateOK:
-		return styled("✓ ok", &s.StateOK), &s.StateOK
-	case storage.StateMissing:
-		return styled("✗ MISSING", &s.StateMissing), &s.StateMissing
-	case storage.StateCorrupt:
-		return styled("✗ CORRUPT", &s.StateCorrupt), &s.StateCorrupt
-	case storage.StateOrphan:
-		return styled("! ORPHAN", &s.StateOrphan), &s.StateOrphan
-	case storage.StateWrongTyp:
-		return styled("✗ WRONG-TYPE", &s.StateCorrupt), &s.StateCorrupt
-	}
-	return styled("? "+string(st), &s.Warning), &s.Warning
-}
-
 // stateProblem maps a Secret's state to the verification problem that explains it.
 func stateProblem(st storage.SecretState) storage.ProblemKind {
 	switch st {
@@ -326,15 +308,6 @@ func renderParts(st *Styles, parts []storage.Part, width int) []string {
 		lines = append(lines, renderRow(cols, cells, "  "))
 	}
 	return lines
-}
-
-func colWidth(cols []column, title string) int {
-	for _, c := range cols {
-		if c.title == title {
-			return c.width
-		}
-	}
-	return 0
 }
 
 func yesNo(st *Styles, ok bool, yes, no string) cell {

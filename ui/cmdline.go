@@ -139,7 +139,3 @@ func (m *model) confirmForceQuit() bool {
 	m.status, m.statusErr = "Press ctrl+c again to quit: what you typed in the dialog is lost. Any other key goes on.", true
 	return true
 }
-
-func (s *historyScreen) hasTypedInput() bool {
-	return s.dialog != nil && s.dialog.capturing() && s.dialog.input.Value() != ""
-}

@@ -74,3 +74,9 @@ func (lc *layoutCache) get(row kube.RevisionRow) (int, bool) {
 	n, ok := lc.largest[rowID(row)]
 	return n, ok
 }
+
+// rowID names one record as it is now: by store too, since a ConfigMap may share
+// a Secret's name.
+func rowID(r kube.RevisionRow) string {
+	return storeOf(r.Driver) + ":" + r.StorageNamespace + "/" + r.Key + "@" + r.ResourceVersion
+}

@@ -9,26 +9,12 @@ import (
 	"github.com/chunkview/chunkview/kube"
 )
 
-// ctxChosenMsg asks to switch to kube context name (:ctx NAME, or the picker).
-type ctxChosenMsg struct{ name string }
-
-// openCtxPickerMsg opens the context picker over the release list (:ctx).
-type openCtxPickerMsg struct{}
-
 // ctxSwitchedMsg answers switchContext: a client on context name that answered,
 // or why there is none.
 type ctxSwitchedMsg struct {
 	name   string
 	client *kube.Client
 	err    error
-}
-
-// loadContexts lists the contexts to pick from: reading a kubeconfig is I/O.
-func loadContexts(cs *kube.Contexts) tea.Cmd {
-	return func() tea.Msg {
-		names, err := cs.List()
-		return namesLoadedMsg{kind: pickContext, names: names, err: err}
-	}
 }
 
 // switchContext connects to context name and asks the API server for its
@@ -42,15 +28,6 @@ func switchContext(ctx context.Context, cs *kube.Contexts, name string) tea.Cmd 
 		}
 		return ctxSwitchedMsg{name: name, client: c, err: err}
 	}
-}
-
-// newCtxPicker chooses the kube context to switch to among cs's.
-func newCtxPicker(c common) *listPicker {
-	p := newListPicker(c, pickContext, "context: ", nil)
-	p.heading, p.noun, p.current = "Switch to context", "contexts", c.kubeContext
-	p.load = loadContexts(c.contexts)
-	p.chosen = func(name string) tea.Msg { return ctxChosenMsg{name: name} }
-	return p
 }
 
 // askContext starts a switch to context name, from the command line or the

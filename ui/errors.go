@@ -56,8 +56,3 @@ func shortError(err error) string {
 	}
 	return errorTitle(err) + ": " + msg
 }
-
-// oneLine joins the lines of s.
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
-}

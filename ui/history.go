@@ -172,12 +172,6 @@ func (s *historyScreen) selected() *kube.RevisionRow {
 	return &s.rows[s.cursor]
 }
 
-// rowID names one record as it is now: by store too, since a ConfigMap may share
-// a Secret's name.
-func rowID(r kube.RevisionRow) string {
-	return storeOf(r.Driver) + ":" + r.StorageNamespace + "/" + r.Key + "@" + r.ResourceVersion
-}
-
 func (s *historyScreen) update(msg tea.Msg) tea.Cmd {
 	// A dialog sees every message but keys only when open; the screen itself keeps
 	// loading underneath it.
@@ -436,4 +430,8 @@ func (s *historyScreen) view() string {
 		return overlay(body, s.dialog.view(), s.width, s.height)
 	}
 	return body
+}
+
+func (s *historyScreen) hasTypedInput() bool {
+	return s.dialog != nil && s.dialog.capturing() && s.dialog.input.Value() != ""
 }

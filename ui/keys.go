@@ -3,6 +3,7 @@ package ui
 import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/viewport"
+	tea "charm.land/bubbletea/v2"
 )
 
 // KeyMap holds the key bindings of every screen. Each screen shows its part in the
@@ -291,4 +292,27 @@ func (l ListKeyMap) bindings() []key.Binding {
 
 func (s ScrollKeyMap) bindings() []key.Binding {
 	return []key.Binding{s.Up, s.Down, s.PageUp, s.PageDown, s.HalfPageUp, s.HalfPageDown, s.Left, s.Right, s.Top, s.Bottom}
+}
+
+// moveCursor moves a table cursor for the list keys; it reports whether msg was
+// one of them.
+func moveCursor(msg tea.KeyPressMsg, l ListKeyMap, cursor *int, n, page int) bool {
+	switch {
+	case key.Matches(msg, l.Up):
+		*cursor--
+	case key.Matches(msg, l.Down):
+		*cursor++
+	case key.Matches(msg, l.PageUp):
+		*cursor -= page
+	case key.Matches(msg, l.PageDown):
+		*cursor += page
+	case key.Matches(msg, l.Top):
+		*cursor = 0
+	case key.Matches(msg, l.Bottom):
+		*cursor = n - 1
+	default:
+		return false
+	}
+	*cursor = max(0, min(*cursor, n-1))
+	return true
 }

@@ -5,38 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
 
 	tea "charm.land/bubbletea/v2"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/kube/ops"
-	"github.com/chunkview/chunkview/revdiff"
-	"github.com/chunkview/chunkview/storage"
 )
 
 // Every call to the cluster happens in one of the commands below, never in Update
 // or View. Each result carries what it answers (the list's view, the release and
 // revision, the record's resourceVersion), so that a screen that has moved on can
 // drop a late answer.
-
-// releasesLoadedMsg answers loadReleases.
-type releasesLoadedMsg struct {
-	// view names the namespace view the list was made for; gen counts the loads
-	// of that screen, so an older load finishing late is dropped.
-	view string
-	gen  int
-	rows []kube.ReleaseRow
-	err  error
-}
-
-func loadReleases(ctx context.Context, c *kube.Client, view string, gen int) tea.Cmd {
-	return func() tea.Msg {
-		rows, err := c.Releases(ctx)
-		return releasesLoadedMsg{view: view, gen: gen, rows: rows, err: err}
-	}
-}
 
 // permissionsMsg answers loadPermissions: what the user may do with the release
 // records of namespace ns.
@@ -174,121 +153,6 @@ func verifyRow(ctx context.Context, c *kube.Client, row kube.RevisionRow) tea.Cm
 	}
 }
 
-// historyLoadedMsg answers loadHistory.
-type historyLoadedMsg struct {
-	ns, name string
-	rows     []kube.RevisionRow
-	err      error
-}
-
-func loadHistory(ctx context.Context, c *kube.Client, ns, name string) tea.Cmd {
-	return func() tea.Msg {
-		rows, err := c.History(ctx, ns, name)
-		return historyLoadedMsg{ns: ns, name: name, rows: rows, err: err}
-	}
-}
-
-// detailsLoadedMsg answers loadDetails: one revision decoded.
-type detailsLoadedMsg struct {
-	ns, key, rv string
-	details     *kube.Details
-	err         error
-}
-
-func loadDetails(ctx context.Context, c *kube.Client, row kube.RevisionRow) tea.Cmd {
-	return func() tea.Msg {
-		d, err := c.Details(ctx, row)
-		return detailsLoadedMsg{ns: row.StorageNamespace, key: row.Key, rv: row.ResourceVersion, details: d, err: err}
-	}
-}
-
-// layoutLoadedMsg answers loadLayout.
-type layoutLoadedMsg struct {
-	ns, name string
-	rev      int
-	layout   *storage.Layout
-	row      kube.RevisionRow // the record read, for measureLayout
-	err      error
-}
-
-// loadLayout reads a revision's Secrets, with their hash checks; for a chunked
-// record, measureLayout then decodes its payload for the sizes.
-func loadLayout(ctx context.Context, c *kube.Client, ns, name string, rev int) tea.Cmd {
-	return func() tea.Msg {
-		l, row, err := c.LayoutSecrets(ctx, ns, name, rev)
-		return layoutLoadedMsg{ns: ns, name: name, rev: rev, layout: l, row: row, err: err}
-	}
-}
-
-// layoutMeasuredMsg answers measureLayout: from, completed.
-type layoutMeasuredMsg struct {
-	from   *storage.Layout
-	layout *storage.Layout
-	err    error
-}
-
-func measureLayout(ctx context.Context, c *kube.Client, row kube.RevisionRow, l *storage.Layout) tea.Cmd {
-	return func() tea.Msg {
-		out, err := c.MeasureLayout(ctx, row, l)
-		return layoutMeasuredMsg{from: l, layout: out, err: err}
-	}
-}
-
-// diffLoadedMsg answers loadDiff and planRollback.
-type diffLoadedMsg struct {
-	ns, name string
-	from, to int
-	reveal   bool
-	rollback bool
-	result   *revdiff.Result
-	plan     *ops.Rollback
-	err      error
-}
-
-func loadDiff(ctx context.Context, c *kube.Client, ns, name string, from, to int, reveal bool) tea.Cmd {
-	return func() tea.Msg {
-		res, err := c.Diff(ctx, ns, name, from, to, kube.DiffOptions{Reveal: reveal})
-		return diffLoadedMsg{ns: ns, name: name, from: from, to: to, reveal: reveal, result: res, err: err}
-	}
-}
-
-// planRollback asks what rolling back to rev would change, planned from base: the
-// revisions the history showed, not a fresh listing. The message's from and to are
-// those of the request (0 for from: the latest); the plan has the real ones.
-func planRollback(ctx context.Context, c *kube.Client, base *ops.Plan, rev int, reveal bool) tea.Cmd {
-	return func() tea.Msg {
-		rn := ops.NewRunner(c)
-		plan, err := rn.PlanRollback(ctx, base, rev, kube.DiffOptions{Reveal: reveal})
-		if err == nil {
-			if cerr := rn.CheckController(ctx, plan); cerr != nil {
-				plan, err = nil, cerr
-			}
-		}
-		msg := diffLoadedMsg{ns: base.Namespace, name: base.Release, to: rev, reveal: reveal, rollback: true, plan: plan, err: err}
-		if plan != nil {
-			msg.result = plan.Diff
-		}
-		return msg
-	}
-}
-
-// loadNamespaces lists the cluster's namespaces for the picker. A user who may
-// not list namespaces can still type one.
-func loadNamespaces(ctx context.Context, c *kube.Client) tea.Cmd {
-	return func() tea.Msg {
-		list, err := c.Clientset().CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return namesLoadedMsg{kind: pickNamespace, err: kube.Explain(err, "list", "namespaces", "")}
-		}
-		names := make([]string, 0, len(list.Items))
-		for _, ns := range list.Items {
-			names = append(names, ns.Name)
-		}
-		sort.Strings(names)
-		return namesLoadedMsg{kind: pickNamespace, names: names}
-	}
-}
-
 // actionKind names an operation that changes the cluster.
 type actionKind string
 
@@ -391,3 +255,18 @@ type statusMsg struct {
 func status(text string, isErr bool) tea.Cmd {
 	return func() tea.Msg { return statusMsg{text: text, err: isErr} }
 }
+
+// toggleWatchMsg turns the live view on or off.
+type toggleWatchMsg struct{}
+
+func toggleWatch() tea.Msg { return toggleWatchMsg{} }
+
+// liveMsg carries one event of the watch started gen-th; events of an earlier
+// watch (switched off, or of another namespace view) are dropped.
+type liveMsg struct {
+	gen int
+	ev  kube.WatchEvent
+}
+
+// openCtxPickerMsg opens the context picker over the release list (:ctx).
+type openCtxPickerMsg struct{}

@@ -1,6 +1,14 @@
 package ui
 
-import tea "charm.land/bubbletea/v2"
+import (
+	"context"
+	"sort"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/chunkview/chunkview/kube"
+)
 
 // allNamespaces is the picker's entry for looking at every namespace.
 const allNamespaces = "all namespaces"
@@ -24,4 +32,21 @@ func newNSPicker(c common, seen []string) *listPicker {
 		return nsChosenMsg{ns: name}
 	}
 	return p
+}
+
+// loadNamespaces lists the cluster's namespaces for the picker. A user who may
+// not list namespaces can still type one.
+func loadNamespaces(ctx context.Context, c *kube.Client) tea.Cmd {
+	return func() tea.Msg {
+		list, err := c.Clientset().CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return namesLoadedMsg{kind: pickNamespace, err: kube.Explain(err, "list", "namespaces", "")}
+		}
+		names := make([]string, 0, len(list.Items))
+		for _, ns := range list.Items {
+			names = append(names, ns.Name)
+		}
+		sort.Strings(names)
+		return namesLoadedMsg{kind: pickNamespace, names: names}
+	}
 }

@@ -492,29 +492,6 @@ func (s *releasesScreen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-// moveCursor moves a table cursor for the list keys; it reports whether msg was
-// one of them.
-func moveCursor(msg tea.KeyPressMsg, l ListKeyMap, cursor *int, n, page int) bool {
-	switch {
-	case key.Matches(msg, l.Up):
-		*cursor--
-	case key.Matches(msg, l.Down):
-		*cursor++
-	case key.Matches(msg, l.PageUp):
-		*cursor -= page
-	case key.Matches(msg, l.PageDown):
-		*cursor += page
-	case key.Matches(msg, l.Top):
-		*cursor = 0
-	case key.Matches(msg, l.Bottom):
-		*cursor = n - 1
-	default:
-		return false
-	}
-	*cursor = max(0, min(*cursor, n-1))
-	return true
-}
-
 func (s *releasesScreen) view() string {
 	if s.picker != nil {
 		s.picker.setSize(s.width, s.height)

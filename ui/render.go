@@ -5,8 +5,6 @@ import (
 	"strconv"
 	"strings"
 
-	"charm.land/bubbles/v2/textinput"
-
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 )
@@ -162,17 +160,6 @@ func bar(share float64, width int, fill, empty *lipgloss.Style) string {
 	return fill.Render(filled) + empty.Render(strings.Repeat("·", width-used))
 }
 
-// gaugeStyle picks the colour of a share of the 1 MiB Secret limit.
-func (s *Styles) gaugeStyle(share float64) *lipgloss.Style {
-	switch {
-	case share >= 0.9:
-		return &s.GaugeHigh
-	case share >= 0.6:
-		return &s.GaugeMid
-	}
-	return &s.GaugeLow
-}
-
 // sparks are the levels of a sparkline.
 var sparks = []rune("▁▂▃▄▅▆▇█")
 
@@ -265,12 +252,16 @@ func line1(width int, s string) string {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-// newTextInput returns a text field with a steady cursor: a blinking one redraws
-// the screen twice a second for nothing.
-func newTextInput() textinput.Model {
-	in := textinput.New()
-	st := in.Styles()
-	st.Cursor.Blink = false
-	in.SetStyles(st)
-	return in
+func colWidth(cols []column, title string) int {
+	for _, c := range cols {
+		if c.title == title {
+			return c.width
+		}
+	}
+	return 0
+}
+
+// oneLine joins the lines of s.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
 }

@@ -213,21 +213,6 @@ func (s *revisionScreen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	return s.show()
 }
 
-// scrollViewport applies the scroll keys to a viewport.
-func scrollViewport(msg tea.KeyPressMsg, k ScrollKeyMap, vp *viewport.Model) tea.Cmd {
-	switch {
-	case key.Matches(msg, k.Top):
-		vp.GotoTop()
-		return nil
-	case key.Matches(msg, k.Bottom):
-		vp.GotoBottom()
-		return nil
-	}
-	var cmd tea.Cmd
-	*vp, cmd = vp.Update(msg)
-	return cmd
-}
-
 // show puts the current tab's text in the viewport, rendering it first if it
 // was not yet.
 func (s *revisionScreen) show() tea.Cmd {

@@ -175,3 +175,12 @@ func revisionsText(rr kube.ReleaseRow) string {
 	}
 	return n
 }
+
+// keepSummary gives r, a rewrite of revision old read from metadata alone, what
+// old knew from its payload: its chart, sizes, and when it was deployed, which a
+// status change leaves as they were.
+func keepSummary(r *kube.RevisionRow, old kube.RevisionRow) {
+	r.Summary, r.Known, r.Updated = old.Summary, true, old.Updated
+	r.ApplyMethod, r.UnknownFields = old.ApplyMethod, old.UnknownFields
+	r.Peeked, r.StoredAtMost = old.Peeked, old.StoredAtMost
+}

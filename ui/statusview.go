@@ -12,32 +12,6 @@ import (
 	"github.com/chunkview/chunkview/kube"
 )
 
-// statusStyle is the style a kstatus word is drawn in.
-func (s *Styles) statusStyle(st string) *lipgloss.Style {
-	switch st {
-	case kube.StatusCurrent:
-		return &s.StatusDeployed
-	case kube.StatusInProgress, kube.StatusTerminating:
-		return &s.StatusPending
-	case kube.StatusFailed, kube.StatusNotFound:
-		return &s.StatusFailed
-	}
-	return &s.StatusSuperseded
-}
-
-// hookPhaseStyle is the style of a hook's last run.
-func (s *Styles) hookPhaseStyle(phase string) *lipgloss.Style {
-	switch phase {
-	case "Succeeded":
-		return &s.StatusDeployed
-	case "Failed":
-		return &s.StatusFailed
-	case "Running":
-		return &s.StatusPending
-	}
-	return &s.StatusSuperseded
-}
-
 // renderStatusHead draws the two lines above the resources view's scrolled
 // part: the revision and how many objects are Current, then live, how the view
 // follows the cluster. It is pure.
@@ -49,19 +23,6 @@ func renderStatusHead(st *Styles, s *kube.ReleaseStatus, width int, live string)
 	first := st.Title.Render(fmt.Sprintf("%s · revision %d", s.Release, s.Revision)) + " " +
 		st.releaseStatusStyle(s.ReleaseStatus).Render(s.ReleaseStatus) + st.Dim.Render(" · ") + sum
 	return ansi.Truncate(first, width, "…") + "\n" + st.Dim.Render(ansi.Truncate(live, width, "…"))
-}
-
-// releaseStatusStyle is the style of Helm's status of a revision.
-func (s *Styles) releaseStatusStyle(status string) *lipgloss.Style {
-	switch {
-	case status == "deployed":
-		return &s.StatusDeployed
-	case status == "failed":
-		return &s.StatusFailed
-	case kube.Pending(status):
-		return &s.StatusPending
-	}
-	return &s.StatusSuperseded
 }
 
 // renderStatusBody draws the objects, the hooks and the Warning events of a

@@ -3,7 +3,9 @@ package ui
 import (
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/viewport"
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -28,4 +30,19 @@ func viewMarked(vp *viewport.Model) string {
 		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// scrollViewport applies the scroll keys to a viewport.
+func scrollViewport(msg tea.KeyPressMsg, k ScrollKeyMap, vp *viewport.Model) tea.Cmd {
+	switch {
+	case key.Matches(msg, k.Top):
+		vp.GotoTop()
+		return nil
+	case key.Matches(msg, k.Bottom):
+		vp.GotoBottom()
+		return nil
+	}
+	var cmd tea.Cmd
+	*vp, cmd = vp.Update(msg)
+	return cmd
 }

@@ -1,0 +1,75 @@
+package ui
+
+import (
+	"charm.land/lipgloss/v2"
+	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/storage"
+)
+
+// stateCell marks a Secret's state with a word and an icon, so it reads without
+// colour too.
+func (s *Styles) stateCell(st storage.SecretState) (cell, *lipgloss.Style) {
+	switch st {
+	case storage.StateOK:
+		return styled("✓ ok", &s.StateOK), &s.StateOK
+	case storage.StateMissing:
+		return styled("✗ MISSING", &s.StateMissing), &s.StateMissing
+	case storage.StateCorrupt:
+		return styled("✗ CORRUPT", &s.StateCorrupt), &s.StateCorrupt
+	case storage.StateOrphan:
+		return styled("! ORPHAN", &s.StateOrphan), &s.StateOrphan
+	case storage.StateWrongTyp:
+		return styled("✗ WRONG-TYPE", &s.StateCorrupt), &s.StateCorrupt
+	}
+	return styled("? "+string(st), &s.Warning), &s.Warning
+}
+
+// gaugeStyle picks the colour of a share of the 1 MiB Secret limit.
+func (s *Styles) gaugeStyle(share float64) *lipgloss.Style {
+	switch {
+	case share >= 0.9:
+		return &s.GaugeHigh
+	case share >= 0.6:
+		return &s.GaugeMid
+	}
+	return &s.GaugeLow
+}
+
+// statusStyle is the style a kstatus word is drawn in.
+func (s *Styles) statusStyle(st string) *lipgloss.Style {
+	switch st {
+	case kube.StatusCurrent:
+		return &s.StatusDeployed
+	case kube.StatusInProgress, kube.StatusTerminating:
+		return &s.StatusPending
+	case kube.StatusFailed, kube.StatusNotFound:
+		return &s.StatusFailed
+	}
+	return &s.StatusSuperseded
+}
+
+// hookPhaseStyle is the style of a hook's last run.
+func (s *Styles) hookPhaseStyle(phase string) *lipgloss.Style {
+	switch phase {
+	case "Succeeded":
+		return &s.StatusDeployed
+	case "Failed":
+		return &s.StatusFailed
+	case "Running":
+		return &s.StatusPending
+	}
+	return &s.StatusSuperseded
+}
+
+// releaseStatusStyle is the style of Helm's status of a revision.
+func (s *Styles) releaseStatusStyle(status string) *lipgloss.Style {
+	switch {
+	case status == "deployed":
+		return &s.StatusDeployed
+	case status == "failed":
+		return &s.StatusFailed
+	case kube.Pending(status):
+		return &s.StatusPending
+	}
+	return &s.StatusSuperseded
+}
