@@ -15,6 +15,10 @@ import (
 
 	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/ui/common"
+	"github.com/chunkview/chunkview/ui/components/picker"
+	"github.com/chunkview/chunkview/ui/components/table"
+	"github.com/chunkview/chunkview/ui/screens/releases"
 )
 
 // chromeLines is the height of the header, status line and help line.
@@ -29,10 +33,10 @@ const (
 // model is the root of the program: the screen stack, the header with its badges,
 // the status line, the help line and overlay, the spinner and the live watch.
 type model struct {
-	common
+	common.Common
 	opts Options
 
-	stack    []screen
+	stack    []common.Screen
 	spin     spinner.Model
 	spinning bool
 	// busySince is when the spinner started: the badge counts the seconds a
@@ -77,17 +81,17 @@ type model struct {
 	termWidth, termHeight int
 }
 
-func newModel(c common, opts Options) *model {
-	m := &model{common: c, opts: opts, watch: opts.Watch, cmd: newCmdLine()}
-	m.spin = spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(c.styles.Spinner))
+func newModel(c common.Common, opts Options) *model {
+	m := &model{Common: c, opts: opts, watch: opts.Watch, cmd: newCmdLine()}
+	m.spin = spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(c.Styles.Spinner))
 	m.help = help.New()
-	m.help.Styles = c.styles.Help
-	m.stack = []screen{newReleasesScreen(c)}
+	m.help.Styles = c.Styles.Help
+	m.stack = []common.Screen{releases.New(c)}
 	m.setLive(m.watch)
 	return m
 }
 
-func (m *model) top() screen { return m.stack[len(m.stack)-1] }
+func (m *model) top() common.Screen { return m.stack[len(m.stack)-1] }
 
 // popScreen closes the top screen, unless it is the last, and reports whether
 // it did.
@@ -100,10 +104,10 @@ func (m *model) popScreen() bool {
 	return true
 }
 
-func closeScreens(ss []screen) {
+func closeScreens(ss []common.Screen) {
 	for _, s := range ss {
-		if c, ok := s.(closer); ok {
-			c.close()
+		if c, ok := s.(common.Closer); ok {
+			c.Close()
 		}
 	}
 }
@@ -111,7 +115,7 @@ func closeScreens(ss []screen) {
 // Init starts the release list and, in watch mode, the watch: the list then
 // waits for the watch's first list, so that no change falls between the two.
 func (m *model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.top().init()}
+	cmds := []tea.Cmd{m.top().Init()}
 	if m.watch {
 		cmds = append(cmds, m.startLive())
 	}
@@ -134,7 +138,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.cmd.input.SetWidth(max(msg.Width-2, 1))
 		w, h := m.bodySize()
 		for _, s := range m.stack {
-			s.setSize(w, h)
+			s.SetSize(w, h)
 		}
 		return m, nil
 
@@ -150,32 +154,32 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.spin, cmd = m.spin.Update(msg)
 		return m, cmd
 
-	case pushMsg:
-		if l, ok := msg.s.(sender); ok {
-			l.setSend(m.send)
+	case common.PushMsg:
+		if l, ok := msg.S.(common.Sender); ok {
+			l.SetSend(m.send)
 		}
 		w, h := m.bodySize()
-		msg.s.setSize(w, h)
-		m.stack = append(m.stack, msg.s)
+		msg.S.SetSize(w, h)
+		m.stack = append(m.stack, msg.S)
 		m.status = ""
-		return m, tea.Batch(msg.s.init(), m.startSpinner())
+		return m, tea.Batch(msg.S.Init(), m.startSpinner())
 
-	case popMsg:
+	case common.PopMsg:
 		m.popScreen()
-		m.status, m.statusErr = msg.status, false
+		m.status, m.statusErr = msg.Status, false
 		return m, nil
 
-	case statusMsg:
-		m.status, m.statusErr = msg.text, msg.err
+	case common.StatusMsg:
+		m.status, m.statusErr = msg.Text, msg.Err
 		return m, nil
 
-	case ctxChosenMsg:
-		return m, m.askContext(msg.name)
+	case picker.ContextChosenMsg:
+		return m, m.askContext(msg.Name)
 
 	case ctxSwitchedMsg:
 		return m, m.contextSwitched(msg)
 
-	case toggleWatchMsg:
+	case common.ToggleWatchMsg:
 		m.watch = !m.watch
 		m.setLive(m.watch)
 		if m.watch {
@@ -191,32 +195,32 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		// Only the redraw after it: the ages count up.
 		return m, nil
 
-	case liveMsg:
-		if !m.watch || msg.gen != m.liveGen {
+	case common.LiveMsg:
+		if !m.watch || msg.Gen != m.liveGen {
 			return m, nil
 		}
-		switch msg.ev.Type {
+		switch msg.Ev.Type {
 		case kube.WatchHealth:
-			cmds = append(cmds, m.takeHealth(msg.ev))
+			cmds = append(cmds, m.takeHealth(msg.Ev))
 		case kube.WatchSynced:
 			m.liveSynced = true
 		}
-		if msg.ev.Type == kube.WatchMode {
-			m.polling, m.pollNote = msg.ev.Polling, msg.ev.Note
+		if msg.Ev.Type == kube.WatchMode {
+			m.polling, m.pollNote = msg.Ev.Polling, msg.Ev.Note
 			switch {
-			case msg.ev.Polling:
-				m.status, m.statusErr = liveModeStatus(msg.ev), true
-			case msg.ev.Note != "":
+			case msg.Ev.Polling:
+				m.status, m.statusErr = liveModeStatus(msg.Ev), true
+			case msg.Ev.Note != "":
 				// A store the live view cannot follow: LIVE holds for the rest.
-				m.status, m.statusErr = "Live, except: "+msg.ev.Note+".", true
+				m.status, m.statusErr = "Live, except: "+msg.Ev.Note+".", true
 			}
 			return m, nil
 		}
 
-	case nsChosenMsg:
+	case picker.NamespaceChosenMsg:
 		// The list looks elsewhere: the watch follows it there.
 		for _, s := range m.stack {
-			cmds = append(cmds, s.update(msg))
+			cmds = append(cmds, s.Update(msg))
 		}
 		if m.watch {
 			cmds = append(cmds, m.startLive())
@@ -225,14 +229,14 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 
 	for _, s := range m.stack {
-		cmds = append(cmds, s.update(msg))
+		cmds = append(cmds, s.Update(msg))
 	}
 	cmds = append(cmds, m.startSpinner())
 	return m, tea.Batch(cmds...)
 }
 
 func (m *model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
-	g := m.keys.Global
+	g := m.Keys.Global
 	if key.Matches(msg, g.ForceQuit) {
 		if m.confirmForceQuit() {
 			return nil
@@ -257,7 +261,7 @@ func (m *model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	top := m.top()
-	if !top.capturing() {
+	if !top.Capturing() {
 		switch {
 		case key.Matches(msg, g.Quit):
 			return tea.Quit
@@ -268,14 +272,14 @@ func (m *model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			m.cmd.active = true
 			m.cmd.input.SetValue("")
 			return m.cmd.input.Focus()
-		case key.Matches(msg, g.Back) && !top.handlesBack():
+		case key.Matches(msg, g.Back) && !top.HandlesBack():
 			if m.popScreen() {
 				m.status = ""
 			}
 			return nil
 		}
 	}
-	return tea.Batch(top.update(msg), m.startSpinner())
+	return tea.Batch(top.Update(msg), m.startSpinner())
 }
 
 func (m *model) anyBusy() bool {
@@ -283,7 +287,7 @@ func (m *model) anyBusy() bool {
 		return true
 	}
 	for _, s := range m.stack {
-		if s.busy() {
+		if s.Busy() {
 			return true
 		}
 	}
@@ -296,7 +300,7 @@ func (m *model) startSpinner() tea.Cmd {
 	if m.spinning || !m.anyBusy() {
 		return nil
 	}
-	m.spinning, m.busySince = true, m.now()
+	m.spinning, m.busySince = true, m.Now()
 	return m.spin.Tick
 }
 
@@ -314,7 +318,7 @@ func (m *model) render() string {
 		return ""
 	}
 	if m.termWidth < minWidth || m.termHeight < minHeight {
-		return wrap("chunkview needs a terminal of at least 60x12; this one is "+
+		return table.Wrap("chunkview needs a terminal of at least 60x12; this one is "+
 			strconv.Itoa(m.termWidth)+"x"+strconv.Itoa(m.termHeight)+". Enlarge it, or press q to quit.", m.termWidth)
 	}
 	_, h := m.bodySize()
@@ -326,9 +330,9 @@ func (m *model) render() string {
 	case m.showHelp:
 		body = m.helpOverlay(top)
 	default:
-		body = top.view()
+		body = top.View()
 	}
-	body = cutLines(padLines(body, h), m.termWidth)
+	body = table.CutLines(table.PadLines(body, h), m.termWidth)
 	return strings.Join([]string{m.header(), body, m.statusLine(), m.helpLine(top)}, "\n")
 }
 
@@ -336,10 +340,10 @@ func (m *model) render() string {
 // the read-only badge shortens, then the breadcrumb loses its first parts before
 // the last one: the screen shown, with the release name, stays.
 func (m *model) header() string {
-	st := m.styles
+	st := m.Styles
 	var crumbs []string
 	for _, s := range m.stack {
-		crumbs = append(crumbs, s.title())
+		crumbs = append(crumbs, s.Title())
 	}
 	right := m.badges(false)
 	if lipgloss.Width(st.AppName.Render("chunkview")+st.Crumb.Render(strings.Join(crumbs, " › ")))+lipgloss.Width(right) >= m.termWidth {
@@ -368,11 +372,11 @@ func (m *model) header() string {
 // badges are the header's right side: loading, live or polling, demo, read-only,
 // context.
 func (m *model) badges(short bool) string {
-	st := m.styles
+	st := m.Styles
 	var badges []string
 	if m.anyBusy() {
 		label := " loading "
-		if d := m.now().Sub(m.busySince); m.spinning && d >= time.Second {
+		if d := m.Now().Sub(m.busySince); m.spinning && d >= time.Second {
 			label = " loading " + human.Span(d.Truncate(time.Second)) + " "
 		}
 		badges = append(badges, st.Spinner.Render(m.spin.View()+label))
@@ -383,7 +387,7 @@ func (m *model) badges(short bool) string {
 	if m.opts.Demo {
 		badges = append(badges, st.BadgeDemo.Render("DEMO"))
 	}
-	if m.readOnly() {
+	if m.ReadOnly() {
 		if short {
 			badges = append(badges, st.BadgeReadOnly.Render("READ-ONLY"))
 		} else {
@@ -397,13 +401,13 @@ func (m *model) badges(short bool) string {
 // cut to a few letters, but neither is dropped.
 func (m *model) whereInfo(short bool) string {
 	ns := "?"
-	if rs, ok := m.stack[0].(*releasesScreen); ok {
-		ns = rs.viewName
+	if rs, ok := m.stack[0].(*releases.Screen); ok {
+		ns = rs.ViewName
 	}
-	if ns == allNamespaces {
+	if ns == picker.AllNamespaces {
 		ns = "all"
 	}
-	ctx := m.kubeContext
+	ctx := m.KubeContext
 	if short {
 		ctx, ns = ansi.Truncate(ctx, 14, "…"), ansi.Truncate(ns, 12, "…")
 	}
@@ -420,39 +424,39 @@ func (m *model) statusLine() string {
 	if m.status == "" {
 		return ""
 	}
-	text := oneLine(m.status)
+	text := table.OneLine(m.status)
 	if ansi.StringWidth(text) > m.termWidth {
 		// Cut: the message log has it whole.
 		const more = " (:log)"
 		text = ansi.Truncate(text, m.termWidth-len(more), "…") + more
 	}
 	if m.statusErr {
-		return m.styles.Error.Render(text)
+		return m.Styles.Error.Render(text)
 	}
-	return m.styles.OK.Render(text)
+	return m.Styles.OK.Render(text)
 }
 
 // helpLine is the screen's keys, as many as fit, then the way out: help, quit and
 // back are always shown, whatever the width. While a screen takes typed text, q
 // and ? type, so the line offers ctrl+c instead.
-func (m *model) helpLine(top screen) string {
-	g := m.keys.Global
+func (m *model) helpLine(top common.Screen) string {
+	g := m.Keys.Global
 	if m.cmd.active {
 		return ansi.Truncate(m.help.ShortHelpView(m.cmdLineKeys()), m.termWidth, "…")
 	}
 	var way []key.Binding
-	if top.capturing() {
+	if top.Capturing() {
 		way = []key.Binding{g.ForceQuit}
 	} else {
 		way = []key.Binding{g.Help, g.Quit}
-		if len(m.stack) > 1 && !top.handlesBack() {
+		if len(m.stack) > 1 && !top.HandlesBack() {
 			way = append(way, g.Back)
 		}
 	}
 	tail := m.help.ShortHelpView(way)
 	sep := m.help.Styles.ShortSeparator.Inline(true).Render(m.help.ShortSeparator)
 	room := m.termWidth - lipgloss.Width(tail) - lipgloss.Width(sep)
-	short := top.help().short
+	short := top.Help().Short
 	if len(short) == 0 || room < 8 {
 		return ansi.Truncate(tail, m.termWidth, "…")
 	}
@@ -478,11 +482,11 @@ func fitShortHelp(hm help.Model, bindings []key.Binding, width int) string {
 
 // helpOverlay lists the screen's keys in columns, the global ones (help, back,
 // quit) first so that a small terminal keeps them.
-func (m *model) helpOverlay(top screen) string {
-	st := m.styles
-	h := top.help()
-	cols := append([][]key.Binding{m.keys.Global.bindings()}, h.full...)
-	title := st.Title.Render("Keys: " + top.title())
+func (m *model) helpOverlay(top common.Screen) string {
+	st := m.Styles
+	h := top.Help()
+	cols := append([][]key.Binding{m.Keys.Global.Bindings()}, h.Full...)
+	title := st.Title.Render("Keys: " + top.Title())
 	note := st.Dim.Render("q, esc or any other key closes this help (ctrl+c quits).")
 	full := m.flowColumns(cols, m.termWidth)
 	return strings.Join([]string{title, "", full, "", note}, "\n")

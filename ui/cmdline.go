@@ -6,6 +6,9 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/chunkview/chunkview/ui/common"
+	"github.com/chunkview/chunkview/ui/components/picker"
 )
 
 // cmdLine is k9s's ":" command mode: a line typed at the bottom of the screen.
@@ -17,7 +20,7 @@ type cmdLine struct {
 }
 
 func newCmdLine() cmdLine {
-	in := newTextInput()
+	in := common.NewTextInput()
 	in.Prompt = ":"
 	in.Placeholder = "ns NAME · ns all · ctx · ctx NAME · log · q"
 	return cmdLine{input: in}
@@ -26,9 +29,9 @@ func newCmdLine() cmdLine {
 // cmdResult is what a command asks of the program.
 type cmdResult struct {
 	quit bool
-	ns   *nsChosenMsg
+	ns   *picker.NamespaceChosenMsg
 	// ctx is the context to switch to; pickCtx opens the picker.
-	ctx     *ctxChosenMsg
+	ctx     *picker.ContextChosenMsg
 	pickCtx bool
 	// log opens the message log.
 	log bool
@@ -51,15 +54,15 @@ func parseCommand(line string) cmdResult {
 		case len(args) != 1:
 			return cmdResult{status: "usage: :ns NAME, or :ns all for every namespace", err: true}
 		case args[0] == "all" || args[0] == "-A" || args[0] == "*":
-			return cmdResult{ns: &nsChosenMsg{all: true}}
+			return cmdResult{ns: &picker.NamespaceChosenMsg{All: true}}
 		}
-		return cmdResult{ns: &nsChosenMsg{ns: args[0]}}
+		return cmdResult{ns: &picker.NamespaceChosenMsg{Ns: args[0]}}
 	case "ctx", "context", "contexts":
 		switch len(args) {
 		case 0:
 			return cmdResult{pickCtx: true}
 		case 1:
-			return cmdResult{ctx: &ctxChosenMsg{name: args[0]}}
+			return cmdResult{ctx: &picker.ContextChosenMsg{Name: args[0]}}
 		}
 		return cmdResult{status: "usage: :ctx NAME, or :ctx alone to pick one", err: true}
 	case "log", "messages", "messages!":
@@ -75,7 +78,7 @@ func (m *model) cmdLineKeys() []key.Binding {
 	return []key.Binding{
 		key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "run")),
 		key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
-		m.keys.Global.ForceQuit,
+		m.Keys.Global.ForceQuit,
 	}
 }
 
@@ -105,16 +108,16 @@ func (m *model) handleCmdLine(msg tea.KeyPressMsg) tea.Cmd {
 			ns := *res.ns
 			return func() tea.Msg { return ns }
 		case res.ctx != nil:
-			return m.askContext(res.ctx.name)
+			return m.askContext(res.ctx.Name)
 		case res.pickCtx:
-			if m.contexts == nil {
+			if m.Contexts == nil {
 				return m.askContext("")
 			}
 			// The picker opens over the release list, as the namespace one.
 			closeScreens(m.stack[1:])
 			m.stack = m.stack[:1]
 			m.status = ""
-			return func() tea.Msg { return openCtxPickerMsg{} }
+			return func() tea.Msg { return common.OpenCtxPickerMsg{} }
 		case res.status != "":
 			m.status, m.statusErr = res.status, res.err
 		}
@@ -126,13 +129,13 @@ func (m *model) handleCmdLine(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 // typedInput is a screen holding text typed by the user that quitting would lose.
-type typedInput interface{ hasTypedInput() bool }
+type typedInput interface{ HasTypedInput() bool }
 
 // confirmForceQuit reports whether ctrl+c should ask first: a dialog holds text
 // the user typed. A second ctrl+c quits.
 func (m *model) confirmForceQuit() bool {
 	t, ok := m.top().(typedInput)
-	if !ok || !t.hasTypedInput() || m.quitArmed {
+	if !ok || !t.HasTypedInput() || m.quitArmed {
 		return false
 	}
 	m.quitArmed = true

@@ -7,6 +7,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/ui/common"
+	"github.com/chunkview/chunkview/ui/screens/releases"
 )
 
 // ctxSwitchedMsg answers switchContext: a client on context name that answered,
@@ -34,14 +36,14 @@ func switchContext(ctx context.Context, cs *kube.Contexts, name string) tea.Cmd 
 // picker.
 func (m *model) askContext(name string) tea.Cmd {
 	switch {
-	case m.contexts == nil:
-		return status("This view cannot switch contexts: it was started without a kubeconfig.", true)
-	case name == m.kubeContext:
-		return status("Already on context "+name+".", false)
+	case m.Contexts == nil:
+		return common.Status("This view cannot switch contexts: it was started without a kubeconfig.", true)
+	case name == m.KubeContext:
+		return common.Status("Already on context "+name+".", false)
 	}
 	m.switching = name
 	m.status, m.statusErr = "Switching to context "+name+"…", false
-	return tea.Batch(switchContext(m.ctx, m.contexts, name), m.startSpinner())
+	return tea.Batch(switchContext(m.Ctx, m.Contexts, name), m.startSpinner())
 }
 
 // contextSwitched takes the answer of a switch: the view starts over on the new
@@ -53,17 +55,17 @@ func (m *model) contextSwitched(msg ctxSwitchedMsg) tea.Cmd {
 	m.switching = ""
 	if msg.err != nil {
 		// The outcome first: a narrow status line cuts the reason short.
-		m.status, m.statusErr = fmt.Sprintf("Still on %s: cannot switch to context %s. %s", m.contextLabel(), msg.name, shortError(msg.err)), true
+		m.status, m.statusErr = fmt.Sprintf("Still on %s: cannot switch to context %s. %s", m.contextLabel(), msg.name, common.ShortError(msg.err)), true
 		return nil
 	}
-	m.common.client, m.common.kubeContext, m.common.layouts = msg.client, msg.name, newLayoutCache()
-	rs := newReleasesScreen(m.common)
+	m.Common.Client, m.Common.KubeContext, m.Common.Layouts = msg.client, msg.name, common.NewLayoutCache()
+	rs := releases.New(m.Common)
 	w, h := m.bodySize()
-	rs.setSize(w, h)
+	rs.SetSize(w, h)
 	closeScreens(m.stack)
-	m.stack = []screen{rs}
+	m.stack = []common.Screen{rs}
 	m.status, m.statusErr = "Switched to context "+msg.name+".", false
-	cmds := []tea.Cmd{rs.init(), m.startSpinner()}
+	cmds := []tea.Cmd{rs.Init(), m.startSpinner()}
 	if m.watch {
 		// The live view follows the new cluster; the old watch ends.
 		m.setLive(true)
@@ -76,8 +78,8 @@ func (m *model) contextSwitched(msg ctxSwitchedMsg) tea.Cmd {
 
 // contextLabel names the context in use for messages.
 func (m *model) contextLabel() string {
-	if m.kubeContext == "" {
+	if m.KubeContext == "" {
 		return "the current context"
 	}
-	return m.kubeContext
+	return m.KubeContext
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/storage"
+	"github.com/chunkview/chunkview/ui/screens/history"
 )
 
 // testContexts are three contexts: prod (the fixture's client), staging (another
@@ -90,7 +91,7 @@ func markOLMv1(f *fixture, name string) {
 	yes := true
 	for _, s := range list.Items {
 		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{
-			"labels": map[string]string{"olm.operatorframework.io/package-name": name, olmBundleLabel: name + ".v1.4.0"},
+			"labels": map[string]string{"olm.operatorframework.io/package-name": name, history.OlmBundleLabel: name + ".v1.4.0"},
 			"ownerReferences": []metav1.OwnerReference{{APIVersion: "olm.operatorframework.io/v1", Kind: kube.KindClusterExtension, Name: name,
 				UID: "0000-" + types.UID(name), Controller: &yes}},
 		}})
@@ -118,8 +119,8 @@ func TestHistoryShowsTheOwner(t *testing.T) {
 	markOLMv1(f, "web")
 	h := newHarness(t, f.client, Options{}, 120, 40)
 	h.press("down", "down", "enter").contains("Owner ClusterExtension/web · bundle web.v1.4.0")
-	h.send(extensionMsg{ns: "default", name: "web", ext: olmExtension})
+	h.send(history.ExtensionMsg{Ns: "default", Name: "web", Ext: olmExtension})
 	h.contains("installed web.v1.4.0 (1.4.0)", "Installed True (Succeeded) · Progressing False (Blocked)", "ClusterObjectSet web-7 (newest of 2) now holds web")
-	h.send(extensionMsg{ns: "default", name: "web", ext: &kube.ClusterExtension{Name: "web", Unreadable: "forbidden (kubectl auth can-i get clusterextensions.olm.operatorframework.io)"}})
+	h.send(history.ExtensionMsg{Ns: "default", Name: "web", Ext: &kube.ClusterExtension{Name: "web", Unreadable: "forbidden (kubectl auth can-i get clusterextensions.olm.operatorframework.io)"}})
 	h.contains("ClusterExtension not readable: forbidden")
 }

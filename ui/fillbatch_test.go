@@ -10,15 +10,15 @@ import (
 	"time"
 
 	"helm.sh/helm/v3/pkg/release"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 
-	corev1 "k8s.io/api/core/v1"
-
 	"github.com/chunkview/chunkview/internal/fakeapi"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/storage"
+	"github.com/chunkview/chunkview/ui/screens/releases"
 )
 
 // operatorFixture is the fixture plus n releases another tool wrote (no chunkview
@@ -44,14 +44,14 @@ func operatorFixture(t *testing.T, n int) *fixture {
 func fillStats(t *testing.T, f *fixture, w, h int, errOK string) (visible, peeked int, req map[string]int) {
 	t.Helper()
 	hs := newHarness(t, f.client, Options{}, w, h)
-	rs := hs.top().(*releasesScreen)
-	visible = min(rs.tableHeight(), len(rs.shown))
+	rs := hs.top().(*releases.Screen)
+	visible = min(rs.TableHeight(), len(rs.Shown))
 	checked := 0
-	for _, idx := range rs.shown[:visible] {
-		it := rs.items[idx]
-		l := it.row.Latest
-		if !it.filled || (it.err != nil && l.Name != errOK) {
-			t.Fatalf("row %s on screen not filled: %v", l.Name, it.err)
+	for _, idx := range rs.Shown[:visible] {
+		it := rs.Items[idx]
+		l := it.Row.Latest
+		if !it.Filled || (it.Err != nil && l.Name != errOK) {
+			t.Fatalf("row %s on screen not filled: %v", l.Name, it.Err)
 		}
 		if l.Peeked {
 			peeked++
@@ -126,18 +126,18 @@ func TestReleaseListBatchRecordGone(t *testing.T) {
 	}
 	f.client = kube.New(listHookClientset{f.cluster.Clientset(), hook}, f.cluster.Metadata(), kube.DiscardKubeClients, testConfig())
 	h := newHarness(t, f.client, Options{}, 80, 24)
-	rs := h.top().(*releasesScreen)
+	rs := h.top().(*releases.Screen)
 	found := false
-	for _, idx := range rs.shown[:min(rs.tableHeight(), len(rs.shown))] {
-		it := rs.items[idx]
-		switch l := it.row.Latest; {
+	for _, idx := range rs.Shown[:min(rs.TableHeight(), len(rs.Shown))] {
+		it := rs.Items[idx]
+		switch l := it.Row.Latest; {
 		case l.Name == "op-03":
 			found = true
-			if it.err == nil || !strings.Contains(it.err.Error(), "gone; refresh") {
-				t.Errorf("op-03, deleted meanwhile: error %v, want it gone", it.err)
+			if it.Err == nil || !strings.Contains(it.Err.Error(), "gone; refresh") {
+				t.Errorf("op-03, deleted meanwhile: error %v, want it gone", it.Err)
 			}
-		case !it.filled || it.err != nil:
-			t.Errorf("row %s: filled %v, error %v", l.Name, it.filled, it.err)
+		case !it.Filled || it.Err != nil:
+			t.Errorf("row %s: filled %v, error %v", l.Name, it.Filled, it.Err)
 		}
 	}
 	if !found {

@@ -12,6 +12,8 @@ import (
 
 	"github.com/chunkview/chunkview/demo"
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/ui/common"
+	"github.com/chunkview/chunkview/ui/screens/history"
 )
 
 // goldenSizes are the terminal sizes every screen is checked at: the smallest
@@ -47,7 +49,7 @@ var goldenCases = []goldenCase{
 	{name: "releases_read_only", client: readOnlyClient},
 	{name: "releases_watch", opts: Options{Watch: true}},
 	{name: "releases_poll", opts: Options{Watch: true}, steps: func(h *harness) {
-		h.send(liveMsg{gen: h.m.liveGen, ev: kube.WatchEvent{Type: kube.WatchMode, Polling: true, Note: "watching secrets was refused (403 Forbidden): listing them every 5s instead"}})
+		h.send(common.LiveMsg{Gen: h.m.liveGen, Ev: kube.WatchEvent{Type: kube.WatchMode, Polling: true, Note: "watching secrets was refused (403 Forbidden): listing them every 5s instead"}})
 	}},
 	{name: "releases_empty", client: func(f *fixture) *kube.Client { return f.client.WithNamespace("kube-system", false) }},
 	{name: "releases_forbidden", before: failList(apierrors.NewForbidden(schema.GroupResource{Resource: "secrets"}, "", errors.New(`User "oncall" cannot list resource "secrets" in API group "" in the namespace "default"`)))},
@@ -102,7 +104,7 @@ var goldenCases = []goldenCase{
 
 	{name: "history_olmv1", before: func(f *fixture) { markOLMv1(f, "web") }, steps: keys("down", "down", "enter")},
 	{name: "history_olmv1_extension", before: func(f *fixture) { markOLMv1(f, "web") }, steps: func(h *harness) {
-		h.press("down", "down", "enter").send(extensionMsg{ns: "default", name: "web", ext: olmExtension})
+		h.press("down", "down", "enter").send(history.ExtensionMsg{Ns: "default", Name: "web", Ext: olmExtension})
 	}},
 }
 

@@ -9,6 +9,14 @@ import (
 
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/storage"
+	"github.com/chunkview/chunkview/ui/common"
+	"github.com/chunkview/chunkview/ui/components/dialog"
+	"github.com/chunkview/chunkview/ui/components/picker"
+	"github.com/chunkview/chunkview/ui/components/search"
+	"github.com/chunkview/chunkview/ui/components/table"
+	"github.com/chunkview/chunkview/ui/screens/history"
+	"github.com/chunkview/chunkview/ui/screens/releases"
+	"github.com/chunkview/chunkview/ui/screens/revision"
 )
 
 // habitSizes are the sizes the habits of issue 13 are checked at: the smallest
@@ -179,7 +187,7 @@ func TestWindowLines(t *testing.T) {
 		{4, 5, "… d e f"},
 	}
 	for _, c := range cases {
-		if got := strings.Join(windowLines(l, c.n, c.keep), " "); got != c.want {
+		if got := strings.Join(dialog.WindowLines(l, c.n, c.keep), " "); got != c.want {
 			t.Errorf("n %d keep %d: %q, want %q", c.n, c.keep, got, c.want)
 		}
 	}
@@ -189,26 +197,26 @@ func TestWindowLines(t *testing.T) {
 // release keeps its records outside its own namespace; the bar is the first
 // column to go, NAME never.
 func TestStorageNamespaceColumnOnlyWhenApart(t *testing.T) {
-	item := func(name, ns, storageNS string) releaseItem {
-		return releaseItem{row: kube.ReleaseRow{Latest: kube.RevisionRow{Name: name, StorageNamespace: storageNS, Known: true, Summary: storage.Summary{Namespace: ns}}}}
+	item := func(name, ns, storageNS string) releases.ReleaseItem {
+		return releases.ReleaseItem{Row: kube.ReleaseRow{Latest: kube.RevisionRow{Name: name, StorageNamespace: storageNS, Known: true, Summary: storage.Summary{Namespace: ns}}}}
 	}
-	titles := func(cols []column) string {
+	titles := func(cols []table.Column) string {
 		var out []string
 		for _, c := range cols {
-			out = append(out, c.title)
+			out = append(out, c.Title)
 		}
 		return strings.Join(out, ",")
 	}
-	beside := []releaseItem{item("a", "demo", "demo"), item("b", "payments", "payments")}
+	beside := []releases.ReleaseItem{item("a", "demo", "demo"), item("b", "payments", "payments")}
 	apart := append(beside, item("c", "monitoring", "demo"))
-	if got := titles(columnsFor(beside, false)); strings.Contains(got, "STORAGE NS") {
+	if got := titles(releases.ColumnsFor(beside, false)); strings.Contains(got, "STORAGE NS") {
 		t.Errorf("records beside their releases: %s", got)
 	}
-	if got := titles(columnsFor(apart, false)); !strings.HasPrefix(got, "NAMESPACE,STORAGE NS,NAME") {
+	if got := titles(releases.ColumnsFor(apart, false)); !strings.HasPrefix(got, "NAMESPACE,STORAGE NS,NAME") {
 		t.Errorf("records apart: %s", got)
 	}
 	for w := 160; w >= 40; w-- {
-		got := titles(fitColumns(columnsFor(apart, true), w))
+		got := titles(table.FitColumns(releases.ColumnsFor(apart, true), w))
 		if !strings.Contains(got, "NAME") {
 			t.Fatalf("at %d, NAME dropped: %s", w, got)
 		}
@@ -217,7 +225,7 @@ func TestStorageNamespaceColumnOnlyWhenApart(t *testing.T) {
 		}
 	}
 	for w := 120; w >= 40; w-- {
-		got := titles(fitColumns(historyColumns, w))
+		got := titles(table.FitColumns(history.Columns, w))
 		if strings.Contains(got, "GROWTH") && !strings.Contains(got, "APP") {
 			t.Errorf("history at %d, the bar outlived the app version: %s", w, got)
 		}
@@ -236,12 +244,12 @@ func TestSearchInTextViews(t *testing.T) {
 	}
 	h.contains("/name: web").lacks("q quit")
 	h.press("enter").contains("/name: web: match 1 of ")
-	rs := h.top().(*revisionScreen)
-	n := len(rs.search.lines)
+	rs := h.top().(*revision.Screen)
+	n := len(rs.Search.Lines)
 	if n < 2 {
 		t.Fatalf("%d matches of \"name: web\" in the manifest", n)
 	}
-	first := rs.search.lines[0]
+	first := rs.Search.Lines[0]
 	h.press("n").contains(fmt.Sprintf("match 2 of %d", n))
 	for i := 2; i < n; i++ {
 		h.press("n")
@@ -254,7 +262,7 @@ func TestSearchInTextViews(t *testing.T) {
 	h.press("esc").lacks("/name: web").contains("revision 4")
 	h.press("/").typeText("no such text in here").press("enter").contains("not found")
 	h.press("esc", "esc")
-	if _, ok := h.top().(*revisionScreen); ok {
+	if _, ok := h.top().(*revision.Screen); ok {
 		t.Fatal("esc after the search was cleared did not leave the revision")
 	}
 }
@@ -268,15 +276,15 @@ func TestCopyShownText(t *testing.T) {
 }
 
 func TestMarkMatches(t *testing.T) {
-	st := DefaultStyles()
-	text, lines := markMatches("Alpha\nbeta ALPHA alpha\ngamma", "alpha", &st.Match)
+	st := common.DefaultStyles()
+	text, lines := search.MarkMatches("Alpha\nbeta ALPHA alpha\ngamma", "alpha", &st.Match)
 	if !slicesEqual(lines, []int{0, 1}) {
 		t.Errorf("lines %v", lines)
 	}
 	if ansi.Strip(text) != "Alpha\nbeta ALPHA alpha\ngamma" {
 		t.Errorf("marking changed the text: %q", ansi.Strip(text))
 	}
-	if _, lines := markMatches("İstanbul\nistanbul", "istanbul", &st.Match); !slicesEqual(lines, []int{1}) {
+	if _, lines := search.MarkMatches("İstanbul\nistanbul", "istanbul", &st.Match); !slicesEqual(lines, []int{1}) {
 		t.Errorf("a line whose lowering changes its length: %v", lines)
 	}
 }
@@ -290,10 +298,10 @@ func TestParseCommand(t *testing.T) {
 	}{
 		{"q", cmdResult{quit: true}},
 		{" quit ", cmdResult{quit: true}},
-		{"ns shop", cmdResult{ns: &nsChosenMsg{ns: "shop"}}},
-		{"ns all", cmdResult{ns: &nsChosenMsg{all: true}}},
+		{"ns shop", cmdResult{ns: &picker.NamespaceChosenMsg{Ns: "shop"}}},
+		{"ns all", cmdResult{ns: &picker.NamespaceChosenMsg{All: true}}},
 		{"ctx", cmdResult{pickCtx: true}},
-		{"ctx prod", cmdResult{ctx: &ctxChosenMsg{name: "prod"}}},
+		{"ctx prod", cmdResult{ctx: &picker.ContextChosenMsg{Name: "prod"}}},
 		{"", cmdResult{}},
 	}
 	for _, c := range cases {
@@ -381,7 +389,7 @@ func TestNoDeadKeysListed(t *testing.T) {
 func TestWrapKeepsToTheWidth(t *testing.T) {
 	s := "Resources: 0 added, 0 removed, 1 changed · also changed: values, computed values, chart"
 	for w := 20; w <= 100; w++ {
-		for _, l := range strings.Split(wrap(s, w), "\n") {
+		for _, l := range strings.Split(table.Wrap(s, w), "\n") {
 			if ansi.StringWidth(l) > w {
 				t.Errorf("at %d: %q is %d wide", w, l, ansi.StringWidth(l))
 			}

@@ -14,6 +14,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/ui/common"
 )
 
 // harness drives the root model the way the Bubble Tea runtime does, but
@@ -89,7 +90,7 @@ func (h *harness) feed(msg tea.Msg, fromCmd bool) {
 			h.run(c)
 		}
 		return
-	case spinner.TickMsg, recheckMsg:
+	case spinner.TickMsg, common.RecheckMsg:
 		if fromCmd {
 			return
 		}
@@ -214,4 +215,4 @@ func (h *harness) resize(w, hgt int) *harness {
 	return h.send(tea.WindowSizeMsg{Width: w, Height: hgt})
 }
 
-func (h *harness) top() screen { return h.m.top() }
+func (h *harness) top() common.Screen { return h.m.top() }

@@ -12,6 +12,8 @@ import (
 
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/storage"
+	"github.com/chunkview/chunkview/ui/common"
+	"github.com/chunkview/chunkview/ui/screens/history"
 )
 
 // TestRowBeingWrittenIsNotBroken: a record whose index was written a moment ago
@@ -19,9 +21,9 @@ import (
 // shows as being written, not broken, and is checked again: healthy once the chunk
 // has come.
 func TestRowBeingWrittenIsNotBroken(t *testing.T) {
-	old := recheckDelay
-	recheckDelay = time.Millisecond
-	defer func() { recheckDelay = old }()
+	old := common.RecheckDelay
+	common.RecheckDelay = time.Millisecond
+	defer func() { common.RecheckDelay = old }()
 	f := newFixture(t)
 	ctx := context.Background()
 	cs := f.cluster.Clientset().CoreV1().Secrets("default")
@@ -43,8 +45,8 @@ func TestRowBeingWrittenIsNotBroken(t *testing.T) {
 
 	h := newHarness(t, f.client, Options{}, 120, 40)
 	h.press("down", "down", "enter")
-	hs := h.top().(*historyScreen)
-	r := hs.latest()
+	hs := h.top().(*history.Screen)
+	r := hs.Latest()
 	if r.Revision != 4 || !r.Writing || r.Broken {
 		t.Fatalf("revision 4 mid-write: writing %v broken %v (%s)", r.Writing, r.Broken, r.Problem)
 	}
@@ -55,8 +57,8 @@ func TestRowBeingWrittenIsNotBroken(t *testing.T) {
 	if _, err := cs.Create(ctx, chunk, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	h.send(recheckMsg{ns: r.StorageNamespace, key: r.Key, rv: r.ResourceVersion})
-	if r := hs.latest(); r.Writing || r.Broken || !r.Checked {
+	h.send(common.RecheckMsg{Ns: r.StorageNamespace, Key: r.Key, Rv: r.ResourceVersion})
+	if r := hs.Latest(); r.Writing || r.Broken || !r.Checked {
 		t.Fatalf("revision 4 rechecked once written: writing %v broken %v checked %v (%s)", r.Writing, r.Broken, r.Checked, r.Unchecked)
 	}
 	h.lacks("writing…", "✗ BROKEN")
@@ -68,8 +70,8 @@ func TestVerifyAlwaysSaysSo(t *testing.T) {
 	h := newHarness(t, f.client, Options{}, 120, 40)
 	h.press("down", "down", "enter", "V").contains("4 revisions verified ✓")
 	h.press("esc", "up", "up", "enter")
-	if hs := h.top().(*historyScreen); hs.name != "legacy" {
-		t.Fatalf("opened %s, want legacy", hs.name)
+	if hs := h.top().(*history.Screen); hs.Name != "legacy" {
+		t.Fatalf("opened %s, want legacy", hs.Name)
 	}
 	h.press("V").contains("2 revisions verified: ✗ 1 broken (2)")
 	// On the list, V checks each release's latest revision, and says so: not
@@ -87,17 +89,17 @@ func TestVerifyEndsAfterReload(t *testing.T) {
 	f := newFixture(t)
 	h := newHarness(t, f.client, Options{}, 120, 40)
 	h.press("down", "down", "enter")
-	hs := h.top().(*historyScreen)
-	asked := append([]kube.RevisionRow(nil), hs.rows...)
-	hs.verifyAll() // its decodes are answered below, by hand
+	hs := h.top().(*history.Screen)
+	asked := append([]kube.RevisionRow(nil), hs.Rows...)
+	hs.VerifyAll() // its decodes are answered below, by hand
 	reloaded := append([]kube.RevisionRow(nil), asked...)
 	for i := range reloaded {
 		reloaded[i].ResourceVersion += "1"
 	}
-	hs.setRows(reloaded)
+	hs.SetRows(reloaded)
 	var text string
 	for _, r := range asked {
-		if cmd := hs.takeRow(rowDetailsMsg{ns: r.StorageNamespace, key: r.Key, rv: r.ResourceVersion, row: r, verified: true}); cmd != nil {
+		if cmd := hs.TakeRow(common.RowDetailsMsg{Ns: r.StorageNamespace, Key: r.Key, Rv: r.ResourceVersion, Row: r, Verified: true}); cmd != nil {
 			text += statusText(cmd())
 		}
 	}
@@ -109,8 +111,8 @@ func TestVerifyEndsAfterReload(t *testing.T) {
 // statusText returns the status line text a message carries, batches included.
 func statusText(msg tea.Msg) string {
 	switch m := msg.(type) {
-	case statusMsg:
-		return m.text
+	case common.StatusMsg:
+		return m.Text
 	case tea.BatchMsg:
 		var out string
 		for _, c := range m {

@@ -8,16 +8,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 
-	"github.com/charmbracelet/x/ansi"
-
 	"github.com/chunkview/chunkview/internal/fakeapi"
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/ui/screens/chunks"
+	"github.com/chunkview/chunkview/ui/screens/diff"
+	"github.com/chunkview/chunkview/ui/screens/history"
+	"github.com/chunkview/chunkview/ui/screens/releases"
 )
 
 // getGate holds back the Gets of Secrets once armed, as a slow server would:
@@ -148,7 +151,7 @@ func TestHistoryPrefetchServesDiff(t *testing.T) {
 		f := newFixture(t)
 		h := newHarness(t, f.client, Options{}, size[0], size[1])
 		h.press("down", "down", "enter") // web, 4 revisions
-		if _, ok := h.top().(*historyScreen); !ok {
+		if _, ok := h.top().(*history.Screen); !ok {
 			t.Fatalf("%dx%d: enter on web did not open its history:\n%s", size[0], size[1], h.screen())
 		}
 		f.cluster.ResetRequests()
@@ -174,7 +177,7 @@ func TestHistoryPrefetchCancelledOnLeave(t *testing.T) {
 	h.pump("the prefetch of web's latest two revisions", g.waiting)
 	h.feed(keyMsg("esc"), false)
 	h.settle() // the prefetch answers only once cancelled
-	if _, ok := h.top().(*releasesScreen); !ok {
+	if _, ok := h.top().(*releases.Screen); !ok {
 		t.Fatalf("esc did not go back to the release list:\n%s", h.screen())
 	}
 	if n := g.cancelled.Load(); n == 0 {
@@ -193,7 +196,7 @@ func TestHistoryPrefetchErrorShownOnDiff(t *testing.T) {
 	h.feed(keyMsg("enter"), false)
 	h.pump("the prefetch of web's latest two revisions", g.waiting)
 	h.feed(keyMsg("d"), false)
-	h.pump("the diff screen", func() bool { _, ok := h.top().(*diffScreen); return ok })
+	h.pump("the diff screen", func() bool { _, ok := h.top().(*diff.Screen); return ok })
 	g.fail(apierrors.NewServiceUnavailable("etcd is not answering"))
 	h.settle()
 	if !strings.Contains(h.screen(), "etcd is not answering") {
@@ -215,14 +218,14 @@ func TestChunksDrawnBeforeMeasured(t *testing.T) {
 		}
 		row := rows[len(rows)-1]
 		c := testCommon(f)
-		c.setSize(w, h-3)
-		s := newChunksScreen(c, row)
-		s.setSize(w, h-3)
-		measure := s.update(s.init()())
-		if measure == nil || !s.busy() {
+		c.SetSize(w, h-3)
+		s := chunks.New(c, row)
+		s.SetSize(w, h-3)
+		measure := s.Update(s.Init()())
+		if measure == nil || !s.Busy() {
 			t.Fatalf("%dx%d: the layout's Secrets came back without a measure to follow", w, h)
 		}
-		first := ansi.Strip(s.vp.GetContent())
+		first := ansi.Strip(s.Vp.GetContent())
 		for _, want := range []string{"Record " + row.Key, "chunk 2", "✓ ok", "Stored (gzip)", "Decoding the payload"} {
 			if !strings.Contains(first, want) {
 				t.Errorf("%dx%d: before the measure, the layout lacks %q:\n%s", w, h, want, first)
@@ -231,12 +234,12 @@ func TestChunksDrawnBeforeMeasured(t *testing.T) {
 		if strings.Contains(first, "What takes the space") || strings.Contains(first, "✗") {
 			t.Errorf("%dx%d: before the measure, the layout shows sizes or a failed check:\n%s", w, h, first)
 		}
-		s.update(measure())
-		done := ansi.Strip(s.vp.GetContent())
-		if s.busy() || !strings.Contains(done, "What takes the space") || !strings.Contains(done, "Decompressed (JSON)") || strings.Contains(done, "Decoding the payload") {
+		s.Update(measure())
+		done := ansi.Strip(s.Vp.GetContent())
+		if s.Busy() || !strings.Contains(done, "What takes the space") || !strings.Contains(done, "Decompressed (JSON)") || strings.Contains(done, "Decoding the payload") {
 			t.Errorf("%dx%d: after the measure, the layout is not complete:\n%s", w, h, done)
 		}
-		for _, v := range []string{s.view()} {
+		for _, v := range []string{s.View()} {
 			for i, l := range strings.Split(v, "\n") {
 				if ansi.StringWidth(l) > w {
 					t.Errorf("%dx%d: line %d is %d wide", w, h, i, ansi.StringWidth(l))

@@ -9,6 +9,8 @@ import (
 
 	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/ui/common"
+	"github.com/chunkview/chunkview/ui/screens/releases"
 )
 
 // The live view: the root model runs one kube.Watch over the release list's
@@ -24,10 +26,10 @@ func (m *model) startLive() tea.Cmd {
 	m.liveGen++
 	m.polling, m.pollNote = false, ""
 	m.liveState, m.liveSynced, m.lastContact = kube.WatchUp, false, time.Time{}
-	ctx, cancel := context.WithCancel(m.ctx)
+	ctx, cancel := context.WithCancel(m.Ctx)
 	m.liveCancel = cancel
-	gen, send, c := m.liveGen, m.send, m.stack[0].(*releasesScreen).client
-	poll, now := m.opts.watchInterval(), m.now
+	gen, send, c := m.liveGen, m.send, m.stack[0].(*releases.Screen).Client
+	poll, now := m.opts.watchInterval(), m.Now
 	return func() tea.Msg {
 		ch := c.Watch(ctx, kube.WatchOptions{PollInterval: poll, Now: now})
 		first, ok := <-ch
@@ -40,11 +42,11 @@ func (m *model) startLive() tea.Cmd {
 		go func() {
 			for ev := range ch {
 				if send != nil {
-					send(liveMsg{gen: gen, ev: ev})
+					send(common.LiveMsg{Gen: gen, Ev: ev})
 				}
 			}
 		}()
-		return liveMsg{gen: gen, ev: first}
+		return common.LiveMsg{Gen: gen, Ev: first}
 	}
 }
 
@@ -59,8 +61,8 @@ func (m *model) stopLive() {
 // setLive tells the release list whether its rows come from the watch, so that
 // it waits for the watch's first list before it lists.
 func (m *model) setLive(on bool) {
-	if rs, ok := m.stack[0].(*releasesScreen); ok {
-		rs.live = on
+	if rs, ok := m.stack[0].(*releases.Screen); ok {
+		rs.Live = on
 	}
 }
 
@@ -87,9 +89,9 @@ func (m *model) takeHealth(ev kube.WatchEvent) tea.Cmd {
 	case was != kube.WatchUp && m.liveSynced:
 		m.status, m.statusErr = "Live again: the rows are read again.", false
 		var cmds []tea.Cmd
-		resync := liveMsg{gen: m.liveGen, ev: kube.WatchEvent{Type: kube.WatchSynced}}
+		resync := common.LiveMsg{Gen: m.liveGen, Ev: kube.WatchEvent{Type: kube.WatchSynced}}
 		for _, s := range m.stack {
-			cmds = append(cmds, s.update(resync))
+			cmds = append(cmds, s.Update(resync))
 		}
 		return tea.Batch(append(cmds, m.startSpinner())...)
 	}
@@ -101,13 +103,13 @@ func liveErrText(err error) string {
 	if err == nil {
 		return "the cluster does not answer."
 	}
-	return strings.TrimSuffix(shortError(err), ".") + "."
+	return strings.TrimSuffix(common.ShortError(err), ".") + "."
 }
 
 // liveBadge is the header's word for the watch: LIVE only while it is up,
 // else OFFLINE or RETRYING with the time since the server last answered.
 func (m *model) liveBadge(short bool) string {
-	st := m.styles
+	st := m.Styles
 	switch {
 	case m.liveState == kube.WatchUp && !m.liveSynced:
 		return st.BadgePoll.Render("CONNECTING")
@@ -125,9 +127,9 @@ func (m *model) liveBadge(short bool) string {
 	case m.lastContact.IsZero():
 		word += " · no contact yet"
 	case short:
-		word += " " + human.Age(m.now(), m.lastContact)
+		word += " " + human.Age(m.Now(), m.lastContact)
 	default:
-		word += " · last contact " + human.Age(m.now(), m.lastContact) + " ago"
+		word += " · last contact " + human.Age(m.Now(), m.lastContact) + " ago"
 	}
 	return st.BadgeOffline.Render(word)
 }

@@ -11,13 +11,16 @@ import (
 
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/storage"
+	"github.com/chunkview/chunkview/ui/common"
+	"github.com/chunkview/chunkview/ui/screens/history"
+	"github.com/chunkview/chunkview/ui/screens/releases"
 )
 
 // webRow returns the release list's row of web.
 func webRow(h *harness) kube.ReleaseRow {
-	for _, it := range h.m.stack[0].(*releasesScreen).items {
-		if it.row.Latest.Name == "web" {
-			return it.row
+	for _, it := range h.m.stack[0].(*releases.Screen).Items {
+		if it.Row.Latest.Name == "web" {
+			return it.Row
 		}
 	}
 	return kube.ReleaseRow{}
@@ -28,7 +31,7 @@ func webRow(h *harness) kube.ReleaseRow {
 func reloads(h *harness) int {
 	n := 0
 	for _, m := range h.trace {
-		if m == "ui.releasesLoadedMsg" {
+		if m == "releases.LoadedMsg" {
 			n++
 		}
 	}
@@ -79,13 +82,13 @@ func TestLiveRowsFollowTheWatch(t *testing.T) {
 	}
 
 	// A resync (the watch fell behind) lists again.
-	h.send(liveMsg{gen: h.m.liveGen, ev: kube.WatchEvent{Type: kube.WatchSynced}})
+	h.send(common.LiveMsg{Gen: h.m.liveGen, Ev: kube.WatchEvent{Type: kube.WatchSynced}})
 	if n := reloads(h); n != 1 {
 		t.Errorf("a resync listed %d times", n)
 	}
 	// An event of an earlier watch is dropped.
 	h.trace = nil
-	h.send(liveMsg{gen: h.m.liveGen - 1, ev: kube.WatchEvent{Type: kube.WatchSynced}})
+	h.send(common.LiveMsg{Gen: h.m.liveGen - 1, Ev: kube.WatchEvent{Type: kube.WatchSynced}})
 	if n := reloads(h); n != 0 {
 		t.Error("a stale watch's event listed again")
 	}
@@ -104,7 +107,7 @@ func TestLiveFedEvents(t *testing.T) {
 	changed := web
 	changed.Status, changed.ResourceVersion = "pending-rollback", "999999"
 	changed.Known, changed.Summary, changed.Updated = false, storage.Summary{}, time.Now()
-	h.send(liveMsg{gen: gen, ev: kube.WatchEvent{Type: kube.WatchChanged, Row: changed}})
+	h.send(common.LiveMsg{Gen: gen, Ev: kube.WatchEvent{Type: kube.WatchChanged, Row: changed}})
 	got := webRow(h).Latest
 	if got.Status != "pending-rollback" {
 		t.Errorf("status %q", got.Status)
@@ -113,16 +116,16 @@ func TestLiveFedEvents(t *testing.T) {
 		t.Errorf("a status change lost the row's chart or age: %+v, was %+v", got, web)
 	}
 	fresh := kube.RevisionRow{Driver: kube.DriverChunked, StorageNamespace: "default", Name: "brand-new", Revision: 1, Status: "pending-install", Key: storage.RecordKey("brand-new", 1), ResourceVersion: "1000000"}
-	h.send(liveMsg{gen: gen, ev: kube.WatchEvent{Type: kube.WatchChanged, Row: fresh, New: true}})
+	h.send(common.LiveMsg{Gen: gen, Ev: kube.WatchEvent{Type: kube.WatchChanged, Row: fresh, New: true}})
 	h.contains("brand-new")
 	if n := reloads(h); n != 0 {
 		t.Errorf("fed events listed %d times", n)
 	}
 
-	h.send(liveMsg{gen: gen, ev: kube.WatchEvent{Type: kube.WatchMode, Note: "the configmap store is not followed: forbidden"}})
+	h.send(common.LiveMsg{Gen: gen, Ev: kube.WatchEvent{Type: kube.WatchMode, Note: "the configmap store is not followed: forbidden"}})
 	h.contains("● LIVE", "Live, except: the configmap store is not followed").lacks("POLL")
 
-	h.send(liveMsg{gen: gen, ev: kube.WatchEvent{Type: kube.WatchMode, Polling: true, Note: "watching secrets was refused (403 Forbidden): listing them every 5s instead"}})
+	h.send(common.LiveMsg{Gen: gen, Ev: kube.WatchEvent{Type: kube.WatchMode, Polling: true, Note: "watching secrets was refused (403 Forbidden): listing them every 5s instead"}})
 	h.contains("POLL", "Polling: watching secrets was refused").lacks("● LIVE")
 
 	h.press("w").lacks("● LIVE", "POLL")
@@ -140,8 +143,8 @@ func TestLiveHistory(t *testing.T) {
 	f := newFixture(t)
 	h := newHarness(t, f.client, Options{Watch: true}, 120, 40)
 	h.press("down", "down", "enter")
-	hs, ok := h.top().(*historyScreen)
-	if !ok || hs.name != "web" {
+	hs, ok := h.top().(*history.Screen)
+	if !ok || hs.Name != "web" {
 		t.Fatalf("top %T", h.top())
 	}
 	drv := storage.NewDriver(f.cluster.Clientset().CoreV1().Secrets("default"), kube.DefaultOwner, storage.ChunkedSecretsConfig{ChunkSize: fixtureChunkSize})
@@ -151,20 +154,20 @@ func TestLiveHistory(t *testing.T) {
 	}
 	revs := func() []int {
 		var out []int
-		for _, r := range hs.rows {
+		for _, r := range hs.Rows {
 			out = append(out, r.Revision)
 		}
 		return out
 	}
 	h.waitLive("history revision 5", func() bool { return slices.Contains(revs(), 5) })
-	if l := hs.latest(); l.Status != "pending-upgrade" || hs.selected().Revision != 5 {
-		t.Errorf("latest %d %s, selected %d", l.Revision, l.Status, hs.selected().Revision)
+	if l := hs.Latest(); l.Status != "pending-upgrade" || hs.Selected().Revision != 5 {
+		t.Errorf("latest %d %s, selected %d", l.Revision, l.Status, hs.Selected().Revision)
 	}
 	rel.Info.Status = release.StatusDeployed
 	if err := drv.Update(storage.RecordKey("web", 5), rel); err != nil {
 		t.Fatal(err)
 	}
-	h.waitLive("history revision 5 deployed", func() bool { return hs.latest().Status == "deployed" })
+	h.waitLive("history revision 5 deployed", func() bool { return hs.Latest().Status == "deployed" })
 	if !strings.Contains(h.screen(), "deployed") {
 		t.Error(h.screen())
 	}

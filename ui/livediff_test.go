@@ -7,6 +7,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/chunkview/chunkview/revdiff"
+	"github.com/chunkview/chunkview/ui/components/table"
+	"github.com/chunkview/chunkview/ui/screens/diff"
 )
 
 // fakeDrift is what a live diff of revision rev of release name could answer:
@@ -76,11 +78,11 @@ spec: {replicas: 5}`)
 
 // answerLive answers the live diff on top with fakeDrift.
 func answerLive(h *harness) {
-	s, ok := h.top().(*diffScreen)
-	if !ok || !s.live {
+	s, ok := h.top().(*diff.Screen)
+	if !ok || !s.Live {
 		h.t.Fatalf("top screen is %T, not a live diff", h.top())
 	}
-	h.send(liveDiffLoadedMsg{ns: s.ns, name: s.name, rev: s.from, reveal: s.reveal, drift: fakeDrift(h.t, s.ns, s.name, s.from, s.reveal)})
+	h.send(diff.LiveLoadedMsg{Ns: s.Ns, Name: s.Name, Rev: s.From, Reveal: s.Reveal, Drift: fakeDrift(h.t, s.Ns, s.Name, s.From, s.Reveal)})
 }
 
 // TestLiveDiffFlow: L in the history opens the live diff of the selected
@@ -91,33 +93,33 @@ func TestLiveDiffFlow(t *testing.T) {
 	f := newFixture(t)
 	h := newHarness(t, f.client, Options{}, 120, 40)
 	h.press("down", "down", "enter", "L")
-	s, ok := h.top().(*diffScreen)
-	if !ok || !s.live || s.from == 0 {
+	s, ok := h.top().(*diff.Screen)
+	if !ok || !s.Live || s.From == 0 {
 		t.Fatalf("L opened %T %+v", h.top(), s)
 	}
-	h.contains("diff "+itoa(s.from)+"→live", "live objects are not available")
+	h.contains("diff "+table.Itoa(s.From)+"→live", "live objects are not available")
 
 	// A late answer for another revision, or for the revealed view, is dropped.
-	stale := fakeDrift(t, s.ns, s.name, s.from-1, false)
-	s.update(liveDiffLoadedMsg{ns: s.ns, name: s.name, rev: s.from - 1, drift: stale})
-	s.update(liveDiffLoadedMsg{ns: s.ns, name: s.name, rev: s.from, reveal: true, drift: fakeDrift(t, s.ns, s.name, s.from, true)})
+	stale := fakeDrift(t, s.Ns, s.Name, s.From-1, false)
+	s.Update(diff.LiveLoadedMsg{Ns: s.Ns, Name: s.Name, Rev: s.From - 1, Drift: stale})
+	s.Update(diff.LiveLoadedMsg{Ns: s.Ns, Name: s.Name, Rev: s.From, Reveal: true, Drift: fakeDrift(t, s.Ns, s.Name, s.From, true)})
 	h.lacks("hunter2", "Objects:")
 
 	answerLive(h)
-	h.contains("revision "+itoa(s.from)+" → live", "Objects: 2 changed, 1 missing, 1 extra, 1 unreadable",
+	h.contains("revision "+table.Itoa(s.From)+" → live", "Objects: 2 changed, 1 missing, 1 extra, 1 unreadable",
 		"~ Deployment/", "(missing)", "(extra)", "(unreadable)", "auth can-i").lacks("hunter2")
-	if len(s.anchors) != 4 {
-		t.Errorf("want a heading per object with a diff (4), got %d", len(s.anchors))
+	if s.Changes() != 4 {
+		t.Errorf("want a heading per object with a diff (4), got %d", s.Changes())
 	}
 	h.press("n")
 	h.contains("spec.replicas · changed by kubectl (Update /scale)", "change 1 of 4")
 
 	// v asks for the revealed comparison: the demo cannot answer, a fake can.
-	if cmd := s.update(keyMsg("v")); cmd == nil || !s.loading {
+	if cmd := s.Update(keyMsg("v")); cmd == nil || !s.Loading {
 		t.Fatalf("v did not ask for the revealed live diff")
 	}
 	answerLive(h)
-	if !s.reveal || s.drifts[true] == nil {
+	if !s.Reveal || s.Drifts[true] == nil {
 		t.Fatalf("revealed answer not taken")
 	}
 	h.press("home").contains("secrets REVEALED")

@@ -12,6 +12,7 @@ import (
 
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/storage"
+	"github.com/chunkview/chunkview/ui/screens/releases"
 )
 
 // TestLiveHelmRowsKeepTheirDeployTime: a release Helm's Secrets driver writes
@@ -40,24 +41,24 @@ func TestLiveHelmRowsKeepTheirDeployTime(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	rs := h.m.stack[0].(*releasesScreen)
-	row := func() *releaseItem {
-		for i := range rs.items {
-			if rs.items[i].row.Latest.Name == "hs" {
-				return &rs.items[i]
+	rs := h.m.stack[0].(*releases.Screen)
+	row := func() *releases.ReleaseItem {
+		for i := range rs.Items {
+			if rs.Items[i].Row.Latest.Name == "hs" {
+				return &rs.Items[i]
 			}
 		}
 		return nil
 	}
 	h.waitLive("hs revision 3 deployed and read", func() bool {
 		it := row()
-		return it != nil && it.filled && it.row.Latest.Revision == 3 && it.row.Latest.Status == "deployed" && it.row.Latest.Known
+		return it != nil && it.Filled && it.Row.Latest.Revision == 3 && it.Row.Latest.Status == "deployed" && it.Row.Latest.Known
 	})
-	if got, want := row().row.Latest.Updated, deployed.Add(3*time.Minute); !got.Equal(want) {
+	if got, want := row().Row.Latest.Updated, deployed.Add(3*time.Minute); !got.Equal(want) {
 		t.Errorf("hs is aged from %s, want its deploy time %s", got, want)
 	}
-	if len(rs.inflight) != 0 {
-		t.Errorf("rows still being read: %v", rs.inflight)
+	if len(rs.Inflight) != 0 {
+		t.Errorf("rows still being read: %v", rs.Inflight)
 	}
 	for _, l := range strings.Split(h.screen(), "\n") {
 		if strings.Contains(l, " hs ") && !regexp.MustCompile(` [23]d(\d+h)? `).MatchString(l) {

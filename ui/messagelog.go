@@ -8,6 +8,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/chunkview/chunkview/internal/human"
+	"github.com/chunkview/chunkview/ui/components/table"
 )
 
 // maxLogged is how many status messages the message log keeps.
@@ -28,7 +29,7 @@ func (m *model) noteStatus() {
 		return
 	}
 	m.lastLogged = m.status
-	m.log = append(m.log, loggedStatus{at: m.now(), text: m.status, err: m.statusErr})
+	m.log = append(m.log, loggedStatus{at: m.Now(), text: m.status, err: m.statusErr})
 	if len(m.log) > maxLogged {
 		m.log = m.log[len(m.log)-maxLogged:]
 	}
@@ -38,7 +39,7 @@ func (m *model) noteStatus() {
 // each whole, wrapped to the width. When they do not all fit, the newest whole
 // ones are shown, and a line says how many earlier ones are left out.
 func (m *model) logOverlay() string {
-	st := m.styles
+	st := m.Styles
 	_, h := m.bodySize()
 	room := h - 4 // the title and its blank line, the blank line and the note
 	var blocks [][]string
@@ -49,7 +50,7 @@ func (m *model) logOverlay() string {
 			style = st.Error
 		}
 		var block []string
-		for i, l := range strings.Split(wrap(oneLine(e.text), max(m.termWidth-len(stamp), 20)), "\n") {
+		for i, l := range strings.Split(table.Wrap(table.OneLine(e.text), max(m.termWidth-len(stamp), 20)), "\n") {
 			prefix := strings.Repeat(" ", len(stamp))
 			if i == 0 {
 				prefix = st.Dim.Render(stamp)

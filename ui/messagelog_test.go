@@ -5,6 +5,9 @@ import (
 	"testing"
 
 	"charm.land/bubbles/v2/key"
+
+	"github.com/chunkview/chunkview/ui/common"
+	"github.com/chunkview/chunkview/ui/components/table"
 )
 
 // TestHelpShowsEveryKey: at 80x24 and at 160x45, the help overlay of the list,
@@ -22,14 +25,14 @@ func TestHelpShowsEveryKey(t *testing.T) {
 	}
 	for _, size := range [][2]int{{80, 24}, {160, 45}} {
 		for _, sc := range screens {
-			t.Run(sc.name+"/"+itoa(size[0]), func(t *testing.T) {
+			t.Run(sc.name+"/"+table.Itoa(size[0]), func(t *testing.T) {
 				f := newFixture(t)
 				h := newHarness(t, f.client, Options{}, size[0], size[1])
 				h.press(sc.keys...)
 				top := h.top()
 				h.press("?")
 				screen := h.screen()
-				cols := append([][]key.Binding{h.m.keys.Global.bindings()}, top.help().full...)
+				cols := append([][]key.Binding{h.m.Keys.Global.Bindings()}, top.Help().Full...)
 				for _, col := range cols {
 					for _, b := range col {
 						if !b.Enabled() {
@@ -68,8 +71,8 @@ func TestMessageLogKeepsCutLines(t *testing.T) {
 	f := newFixture(t)
 	h := newHarness(t, f.client, Options{}, 80, 24)
 	long := "The cfgmap store was skipped: Forbidden: your credentials may not list configmaps in namespace default. Ask for a Role that grants list on configmaps, or pass --driver secret."
-	h.send(statusMsg{text: "first message"})
-	h.send(statusMsg{text: long, err: true})
+	h.send(common.StatusMsg{Text: "first message"})
+	h.send(common.StatusMsg{Text: long, Err: true})
 	lines := strings.Split(strings.TrimRight(h.screen(), "\n"), "\n")
 	status := lines[len(lines)-2]
 	if !strings.HasSuffix(status, "… (:log)") || len([]rune(status)) > 80 {
@@ -100,7 +103,7 @@ func TestMessageLogShowsWholeMessages(t *testing.T) {
 	f := newFixture(t)
 	h := newHarness(t, f.client, Options{}, 80, 24)
 	for i := 1; i <= 30; i++ {
-		h.send(statusMsg{text: "message number " + itoa(i) + " of the session"})
+		h.send(common.StatusMsg{Text: "message number " + table.Itoa(i) + " of the session"})
 	}
 	h.press(":").typeText("log").press("enter")
 	h.contains("earlier messages not shown", "message number 30 of the session").lacks("message number 1 of")
@@ -115,5 +118,5 @@ func TestMessageLogShowsWholeMessages(t *testing.T) {
 			}
 		}
 	}
-	h.contains(itoa(30-shown) + " earlier messages not shown")
+	h.contains(table.Itoa(30-shown) + " earlier messages not shown")
 }

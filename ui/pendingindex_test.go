@@ -6,13 +6,13 @@ import (
 	"strings"
 	"testing"
 
+	"helm.sh/helm/v3/pkg/release"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 
-	"helm.sh/helm/v3/pkg/release"
-
 	"github.com/chunkview/chunkview/storage"
+	"github.com/chunkview/chunkview/ui/screens/releases"
 )
 
 // lostConnection is a Secrets client whose connection goes once a create has
@@ -64,7 +64,7 @@ func TestPendingIndexBlocksRow(t *testing.T) {
 			}
 		}
 		h.press("down", "down") // web, after legacy and old-tool
-		for h.top().(*releasesScreen).selected().row.Latest.Name != "web" {
+		for h.top().(*releases.Screen).Selected().Row.Latest.Name != "web" {
 			h.press("down")
 		}
 		h.contains("⚠ web revision 5 was never written", "chunkview gc -n default removes it")

@@ -8,6 +8,8 @@ import (
 
 	"github.com/chunkview/chunkview/demo"
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/ui/screens/history"
+	"github.com/chunkview/chunkview/ui/screens/releases"
 )
 
 // allowSecrets returns an authorizer that allows the given verbs on secrets in
@@ -29,8 +31,8 @@ func TestPermissionsDisableActions(t *testing.T) {
 	f.cluster.Authorize(allowSecrets("default", "get", "list"))
 	h := newHarness(t, f.client, Options{}, 120, 40)
 	h.press("G", "enter") // worker, stuck in pending-upgrade
-	hs, ok := h.top().(*historyScreen)
-	if !ok || hs.perms == nil {
+	hs, ok := h.top().(*history.Screen)
+	if !ok || hs.Perms == nil {
 		t.Fatalf("the history did not learn the user's permissions: top %T", h.top())
 	}
 	h.contains("⊘ R X U F P off: you may not create, update, patch, delete, deletecollection secrets in default")
@@ -43,7 +45,7 @@ func TestPermissionsDisableActions(t *testing.T) {
 		{"F", "fix-stuck worker: not permitted", "fix-stuck needs permission to create, update, patch, delete, deletecollection", "fix-stuck needs permission"},
 	} {
 		h.press(tc.key).contains(tc.heading, "✗ Forbidden: "+tc.key2, "nothing was sent to the")
-		if d := h.top().(*historyScreen).dialog; d == nil || d.err == nil || !strings.Contains(d.err.Error(), tc.needs) || !strings.Contains(d.err.Error(), "kubectl auth can-i") {
+		if d := h.top().(*history.Screen).Dialog; d == nil || d.Err == nil || !strings.Contains(d.Err.Error(), tc.needs) || !strings.Contains(d.Err.Error(), "kubectl auth can-i") {
 			t.Fatalf("%s: the dialog does not say %q", tc.key, tc.needs)
 		}
 		h.press("enter").lacks(tc.heading)
@@ -82,7 +84,7 @@ func TestPermissionsUnknown(t *testing.T) {
 	}
 	h := newHarness(t, f.client, Options{}, 120, 40)
 	h.press("G", "enter")
-	if hs := h.top().(*historyScreen); hs.perms != nil {
+	if hs := h.top().(*history.Screen); hs.Perms != nil {
 		t.Fatal("permissions were set from failed reviews")
 	}
 	h.lacks("(denied)", "⊘").press("U").contains("Type the release name")
@@ -100,9 +102,9 @@ func TestPartialListing(t *testing.T) {
 	h.contains("web", "worker", "⚠ 4 releases, from default only: other namespaces may not be read (--namespaces names more)")
 	h.contains("only some namespaces could be read")
 	h.lacks("cache", "Refresh failed")
-	rs := h.top().(*releasesScreen)
-	if len(rs.items) != 4 || rs.partial == nil {
-		t.Fatalf("listed %d releases (partial %v), want default's 4 with a note", len(rs.items), rs.partial)
+	rs := h.top().(*releases.Screen)
+	if len(rs.Items) != 4 || rs.Partial == nil {
+		t.Fatalf("listed %d releases (partial %v), want default's 4 with a note", len(rs.Items), rs.Partial)
 	}
 
 	// A user who may read no namespace at all gets the error, not an empty list.

@@ -7,6 +7,9 @@ import (
 	"helm.sh/helm/v3/pkg/release"
 
 	"github.com/chunkview/chunkview/storage"
+	"github.com/chunkview/chunkview/ui/components/dialog"
+	"github.com/chunkview/chunkview/ui/screens/history"
+	"github.com/chunkview/chunkview/ui/screens/rollback"
 )
 
 // moveWeb is another writer storing revision 5 of web behind the screen's back.
@@ -25,9 +28,9 @@ func TestStaleDialogRefusedAndReloaded(t *testing.T) {
 	f := newFixture(t)
 	h := newHarness(t, f.client, Options{}, 120, 40)
 	h.press("down", "down", "enter", "up", "X")
-	hs := h.top().(*historyScreen)
-	if hs.dialog == nil || len(hs.rows) != 4 {
-		t.Fatalf("no delete dialog over 4 revisions: %+v", hs.dialog)
+	hs := h.top().(*history.Screen)
+	if hs.Dialog == nil || len(hs.Rows) != 4 {
+		t.Fatalf("no delete dialog over 4 revisions: %+v", hs.Dialog)
 	}
 	f.moveWeb(t)
 	writes := f.cluster.Writes()
@@ -36,10 +39,10 @@ func TestStaleDialogRefusedAndReloaded(t *testing.T) {
 	if n := f.cluster.Writes() - writes; n != 0 {
 		t.Fatalf("a refused delete wrote %d times", n)
 	}
-	if len(hs.rows) != 5 || hs.latest().Revision != 5 {
-		t.Fatalf("the history was not read again: %d rows", len(hs.rows))
+	if len(hs.Rows) != 5 || hs.Latest().Revision != 5 {
+		t.Fatalf("the history was not read again: %d rows", len(hs.Rows))
 	}
-	if hs.dialog == nil || hs.dialog.state != dialogDone {
+	if hs.Dialog == nil || hs.Dialog.State != dialog.Done {
 		t.Fatal("the refusal did not stay in its dialog")
 	}
 }
@@ -50,8 +53,8 @@ func TestStaleRollbackRefused(t *testing.T) {
 	f := newFixture(t)
 	h := newHarness(t, f.client, Options{}, 120, 40)
 	h.press("down", "down", "enter", "up", "up", "R")
-	d, ok := h.top().(*diffScreen)
-	if !ok || d.plan == nil || d.plan.From != 4 || d.plan.To != 2 {
+	d, ok := h.top().(*rollback.Screen)
+	if !ok || d.Plan == nil || d.Plan.From != 4 || d.Plan.To != 2 {
 		t.Fatalf("rollback screen %T with plan %+v, want 4 -> 2", h.top(), d)
 	}
 	f.moveWeb(t)
@@ -60,13 +63,13 @@ func TestStaleRollbackRefused(t *testing.T) {
 	if n := f.cluster.Writes() - writes; n != 0 {
 		t.Fatalf("a stale rollback wrote %d times", n)
 	}
-	if d.actErr == nil || !strings.Contains(d.actErr.Error(), "revision 5 (deployed) was added") {
-		t.Fatalf("rollback error %v", d.actErr)
+	if d.ActErr == nil || !strings.Contains(d.ActErr.Error(), "revision 5 (deployed) was added") {
+		t.Fatalf("rollback error %v", d.ActErr)
 	}
 	h.contains("changed while you were looking")
 	h.press("esc")
-	hs := h.top().(*historyScreen)
-	if len(hs.rows) != 5 {
-		t.Fatalf("the history under the rollback was not read again: %d rows", len(hs.rows))
+	hs := h.top().(*history.Screen)
+	if len(hs.Rows) != 5 {
+		t.Fatalf("the history under the rollback was not read again: %d rows", len(hs.Rows))
 	}
 }

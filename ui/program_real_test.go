@@ -5,12 +5,12 @@ import (
 	"testing"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	"github.com/charmbracelet/x/exp/teatest/v2"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/chunkview/chunkview/internal/kubetest"
 	"github.com/chunkview/chunkview/storage"
+	"github.com/chunkview/chunkview/ui/screens/history"
 )
 
 // TestProgramOnRealServer runs the whole program against a real API server and
@@ -56,11 +56,11 @@ func TestProgramOnRealServer(t *testing.T) {
 	waitFor("Rollback to 1")
 	press("q")
 	final := tm.FinalModel(t, teatest.WithFinalTimeout(30*time.Second)).(*model)
-	h, ok := final.top().(*historyScreen)
+	h, ok := final.top().(*history.Screen)
 	if !ok {
 		t.Fatalf("top screen is %T, want the history", final.top())
 	}
-	if l := h.latest(); l == nil || l.Revision != 3 || l.Status != "deployed" {
+	if l := h.Latest(); l == nil || l.Revision != 3 || l.Status != "deployed" {
 		t.Fatalf("latest revision after the rollback = %+v, want 3 deployed", l)
 	}
 	if got := kubetest.ConfigMapData(t, ns, "shop-config")["color"]; got != "blue" {

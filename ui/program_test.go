@@ -13,6 +13,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest/v2"
+
+	"github.com/chunkview/chunkview/ui/screens/history"
 )
 
 // TestProgramRollback runs the whole program, as a terminal would, through the
@@ -57,15 +59,15 @@ func TestProgramRollback(t *testing.T) {
 	press("q")
 
 	final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(*model)
-	h, ok := final.top().(*historyScreen)
+	h, ok := final.top().(*history.Screen)
 	if !ok {
 		t.Fatalf("top screen is %T, want the history", final.top())
 	}
-	latest := h.latest()
+	latest := h.Latest()
 	if latest == nil || latest.Revision != 5 || latest.Status != "deployed" {
 		t.Fatalf("latest revision after rollback = %+v, want 5 deployed", latest)
 	}
-	if prev := h.rows[len(h.rows)-2]; prev.Revision != 4 || prev.Status != "superseded" {
+	if prev := h.Rows[len(h.Rows)-2]; prev.Revision != 4 || prev.Status != "superseded" {
 		t.Fatalf("revision 4 after rollback = %s, want superseded", prev.Status)
 	}
 }

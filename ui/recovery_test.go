@@ -10,6 +10,8 @@ import (
 	"github.com/chunkview/chunkview/demo"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/storage"
+	"github.com/chunkview/chunkview/ui/components/table"
+	"github.com/chunkview/chunkview/ui/screens/rollback"
 )
 
 // TestLedgerRecovery is the demo's ledger flow end to end: its latest revision (3)
@@ -19,7 +21,7 @@ import (
 // deployed revision 3 holding revision 2's values, 1 and 2 superseded.
 func TestLedgerRecovery(t *testing.T) {
 	for _, size := range [][2]int{{120, 40}, {80, 24}} {
-		t.Run(itoa(size[0])+"x"+itoa(size[1]), func(t *testing.T) {
+		t.Run(table.Itoa(size[0])+"x"+table.Itoa(size[1]), func(t *testing.T) {
 			c, client := demoClient(t, func(cfg *kube.Config) {
 				cfg.Driver = demo.DriverConfig()
 				cfg.Driver.ReadRetry = -1
@@ -29,7 +31,7 @@ func TestLedgerRecovery(t *testing.T) {
 			h.contains("BROKEN", "Revision 3 cannot be read")
 			h.press("up", "R")
 			h.contains("Revision 3 cannot be read: delete its record,", "y: roll back")
-			if d, ok := h.top().(*diffScreen); !ok || d.plan == nil || len(d.plan.Drop) != 1 || d.plan.To != 2 {
+			if d, ok := h.top().(*rollback.Screen); !ok || d.Plan == nil || len(d.Plan.Drop) != 1 || d.Plan.To != 2 {
 				t.Fatalf("rollback screen %T, plan %+v: want revision 3 dropped, then 2", h.top(), d)
 			}
 			h.press("y")

@@ -9,6 +9,8 @@ import (
 	"github.com/chunkview/chunkview/demo"
 	"github.com/chunkview/chunkview/internal/badinput"
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/ui/screens/history"
+	"github.com/chunkview/chunkview/ui/screens/releases"
 )
 
 // TestBadInputRows loads the whole corpus of malformed records (storage/testdata/
@@ -31,13 +33,13 @@ func TestBadInputRows(t *testing.T) {
 	if strings.Contains(scr, badinput.PlantedSecret) || strings.Contains(scr, badinput.PlantedSecretBase64) {
 		t.Errorf("the release list shows payload data:\n%s", scr)
 	}
-	rs, ok := h.top().(*releasesScreen)
+	rs, ok := h.top().(*releases.Screen)
 	if !ok {
 		t.Fatalf("not on the release list:\n%s", scr)
 	}
-	rows := map[string]releaseItem{}
-	for _, it := range rs.items {
-		rows[it.row.Latest.Name] = it
+	rows := map[string]releases.ReleaseItem{}
+	for _, it := range rs.Items {
+		rows[it.Row.Latest.Name] = it
 	}
 	lines := strings.Split(scr, "\n")
 	for _, bc := range cases {
@@ -49,11 +51,11 @@ func TestBadInputRows(t *testing.T) {
 		// A summary annotation describes a record without decoding it: the list
 		// trusts it until the revision is opened.
 		wantBroken := !bc.Readable && bc.Name != "summary-lies"
-		if it.row.Latest.Broken != wantBroken {
-			t.Errorf("%s: row broken %v (%s), want %v", bc.Name, it.row.Latest.Broken, it.row.Latest.Problem, wantBroken)
+		if it.Row.Latest.Broken != wantBroken {
+			t.Errorf("%s: row broken %v (%s), want %v", bc.Name, it.Row.Latest.Broken, it.Row.Latest.Problem, wantBroken)
 		}
-		if it.err != nil {
-			t.Errorf("%s: row error %v", bc.Name, it.err)
+		if it.Err != nil {
+			t.Errorf("%s: row error %v", bc.Name, it.Err)
 		}
 		var line string
 		for _, l := range lines {
@@ -72,14 +74,14 @@ func TestBadInputRows(t *testing.T) {
 
 	// Open each release: its history and latest revision, then back.
 	for _, bc := range cases {
-		for i, idx := range rs.shown {
-			if rs.items[idx].row.Latest.Name == bc.Name {
-				rs.cursor = i
+		for i, idx := range rs.Shown {
+			if rs.Items[idx].Row.Latest.Name == bc.Name {
+				rs.Cursor = i
 			}
 		}
 		h.press("enter")
 		scr := h.screen()
-		if _, ok := h.top().(*historyScreen); !ok {
+		if _, ok := h.top().(*history.Screen); !ok {
 			t.Errorf("%s: enter did not open the history:\n%s", bc.Name, scr)
 			continue
 		}

@@ -14,6 +14,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/ui/common"
 )
 
 // DefaultWatchInterval is how often the live view lists a store whose watch the
@@ -80,18 +81,18 @@ func Run(ctx context.Context, client *kube.Client, opts Options) error {
 }
 
 // newCommon builds what every screen shares.
-func newCommon(ctx context.Context, client *kube.Client, opts Options) common {
-	styles := DefaultStyles()
-	keys := DefaultKeyMap()
+func newCommon(ctx context.Context, client *kube.Client, opts Options) common.Common {
+	styles := common.DefaultStyles()
+	keys := common.DefaultKeyMap()
 	if client.ReadOnly() {
-		keys.disableActions()
+		keys.DisableActions()
 	}
 	now := opts.Now
 	if now == nil {
 		now = time.Now
 	}
-	return common{ctx: ctx, client: client, styles: &styles, keys: &keys, now: now, layouts: newLayoutCache(),
-		kubeContext: opts.ContextName, contexts: opts.Contexts}
+	return common.Common{Ctx: ctx, Client: client, Styles: &styles, Keys: &keys, Now: now, Layouts: common.NewLayoutCache(),
+		KubeContext: opts.ContextName, Contexts: opts.Contexts}
 }
 
 // silenceLogs sends the standard logger to io.Discard and returns a function that

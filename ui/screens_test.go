@@ -18,38 +18,46 @@ import (
 
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/storage"
+	"github.com/chunkview/chunkview/ui/common"
+	"github.com/chunkview/chunkview/ui/components/dialog"
+	"github.com/chunkview/chunkview/ui/screens/chunks"
+	"github.com/chunkview/chunkview/ui/screens/diff"
+	"github.com/chunkview/chunkview/ui/screens/history"
+	"github.com/chunkview/chunkview/ui/screens/releases"
+	"github.com/chunkview/chunkview/ui/screens/revision"
+	"github.com/chunkview/chunkview/ui/screens/rollback"
 )
 
 // testCommon is what screens share, over the fixture's client, for tests that
 // drive one screen directly.
-func testCommon(f *fixture) common {
+func testCommon(f *fixture) common.Common {
 	c := newCommon(context.Background(), f.client, Options{Now: func() time.Time { return testNow }})
-	c.setSize(120, 37)
+	c.SetSize(120, 37)
 	return c
 }
 
 func TestReleasesDropsStaleAnswers(t *testing.T) {
 	f := newFixture(t)
-	s := newReleasesScreen(testCommon(f))
-	s.init() // gen 1
-	s.reload()
+	s := releases.New(testCommon(f))
+	s.Init() // gen 1
+	s.Reload()
 	rows := []kube.ReleaseRow{{Latest: kube.RevisionRow{StorageNamespace: "default", Name: "late", Key: storage.RecordKey("late", 1), Revision: 1}}}
 
-	s.update(releasesLoadedMsg{view: "default", gen: 1, rows: rows})
-	if s.loaded || len(s.items) != 0 {
-		t.Fatalf("an answer to an earlier load was kept: %d rows", len(s.items))
+	s.Update(releases.LoadedMsg{View: "default", Gen: 1, Rows: rows})
+	if s.Loaded || len(s.Items) != 0 {
+		t.Fatalf("an answer to an earlier load was kept: %d rows", len(s.Items))
 	}
-	s.update(releasesLoadedMsg{view: "shop", gen: 2, rows: rows})
-	if s.loaded {
+	s.Update(releases.LoadedMsg{View: "shop", Gen: 2, Rows: rows})
+	if s.Loaded {
 		t.Fatal("an answer for another namespace was kept")
 	}
-	s.update(releasesLoadedMsg{view: "default", gen: 2, rows: rows})
-	if !s.loaded || len(s.items) != 1 {
+	s.Update(releases.LoadedMsg{View: "default", Gen: 2, Rows: rows})
+	if !s.Loaded || len(s.Items) != 1 {
 		t.Fatalf("the current answer was dropped")
 	}
 	// Details of a record that changed since (another resourceVersion) are dropped.
-	s.update(rowDetailsMsg{ns: "default", key: storage.RecordKey("late", 1), rv: "999", row: kube.RevisionRow{Broken: true}})
-	if s.items[0].row.Latest.Broken {
+	s.Update(common.RowDetailsMsg{Ns: "default", Key: storage.RecordKey("late", 1), Rv: "999", Row: kube.RevisionRow{Broken: true}})
+	if s.Items[0].Row.Latest.Broken {
 		t.Fatal("details of another resourceVersion were applied")
 	}
 }
@@ -57,18 +65,18 @@ func TestReleasesDropsStaleAnswers(t *testing.T) {
 func TestReleasesFillAndMarkBroken(t *testing.T) {
 	f := newFixture(t)
 	h := newHarness(t, f.client, Options{}, 120, 40)
-	rs := h.top().(*releasesScreen)
-	byName := map[string]releaseItem{}
-	for _, it := range rs.items {
-		byName[it.row.Latest.Name] = it
+	rs := h.top().(*releases.Screen)
+	byName := map[string]releases.ReleaseItem{}
+	for _, it := range rs.Items {
+		byName[it.Row.Latest.Name] = it
 	}
-	if l := byName["legacy"].row.Latest; !l.Broken || !strings.HasPrefix(l.Problem, "1 of 2 chunk Secrets missing: chunk 3 of 3") {
+	if l := byName["legacy"].Row.Latest; !l.Broken || !strings.HasPrefix(l.Problem, "1 of 2 chunk Secrets missing: chunk 3 of 3") {
 		t.Errorf("legacy (a chunk deleted) is not marked broken: %+v", l)
 	}
-	if l := byName["old-tool"].row.Latest; !l.Known || l.Summary.Chart != "old-tool" {
+	if l := byName["old-tool"].Row.Latest; !l.Known || l.Summary.Chart != "old-tool" {
 		t.Errorf("old-tool (no annotations) was not decoded: %+v", l)
 	}
-	if l := byName["web"].row.Latest; l.Broken {
+	if l := byName["web"].Row.Latest; l.Broken {
 		t.Errorf("web is marked broken: %s", l.Problem)
 	}
 	h.contains("✗ BROKEN", "old-tool-0.1.1")
@@ -77,15 +85,15 @@ func TestReleasesFillAndMarkBroken(t *testing.T) {
 func TestReleasesRowErrorMarksOnlyThatRow(t *testing.T) {
 	f := newFixture(t)
 	h := newHarness(t, f.client, Options{}, 120, 40)
-	rs := h.top().(*releasesScreen)
+	rs := h.top().(*releases.Screen)
 	var web kube.RevisionRow
-	for _, it := range rs.items {
-		if it.row.Latest.Name == "web" {
-			web = it.row.Latest
+	for _, it := range rs.Items {
+		if it.Row.Latest.Name == "web" {
+			web = it.Row.Latest
 		}
 	}
 	err := kube.Explain(errors.New("boom"), "get", "secrets", "default")
-	h.send(rowDetailsMsg{ns: web.StorageNamespace, key: web.Key, rv: web.ResourceVersion, err: err})
+	h.send(common.RowDetailsMsg{Ns: web.StorageNamespace, Key: web.Key, Rv: web.ResourceVersion, Err: err})
 	h.contains("! deployed", "✓ deployed") // web marked, old-tool untouched
 	h.press("down", "down").contains("✗ Error: boom")
 }
@@ -115,9 +123,9 @@ func TestReleasesFilter(t *testing.T) {
 // TestMatchReleasesKeepsOrder: the filter keeps the list's order, for a substring
 // and for a fuzzy match alike, and matches a substring on the name only.
 func TestMatchReleasesKeepsOrder(t *testing.T) {
-	items := []releaseItem{}
+	items := []releases.ReleaseItem{}
 	for _, n := range []string{"ledger", "led-sign", "fraud-model", "payments-api", "old-led"} {
-		items = append(items, releaseItem{row: kube.ReleaseRow{Latest: kube.RevisionRow{Name: n, StorageNamespace: "led", Status: "deployed"}}})
+		items = append(items, releases.ReleaseItem{Row: kube.ReleaseRow{Latest: kube.RevisionRow{Name: n, StorageNamespace: "led", Status: "deployed"}}})
 	}
 	cases := []struct {
 		q    string
@@ -132,7 +140,7 @@ func TestMatchReleasesKeepsOrder(t *testing.T) {
 		{"~pa", []int{3}},
 	}
 	for _, c := range cases {
-		if got := matchReleases(items, c.q); !slices.Equal(got, c.want) {
+		if got := releases.MatchReleases(items, c.q); !slices.Equal(got, c.want) {
 			t.Errorf("%q: %v, want %v", c.q, got, c.want)
 		}
 	}
@@ -144,7 +152,7 @@ func TestReleasesSwitchNamespace(t *testing.T) {
 	h.press("n").typeText("shop").press("enter")
 	h.contains("Releases in shop", "api", "cache").lacks("legacy")
 	// A late answer for the namespace left behind is dropped.
-	h.send(releasesLoadedMsg{view: "default", gen: 1, rows: []kube.ReleaseRow{{Latest: kube.RevisionRow{Name: "ghost"}}}})
+	h.send(releases.LoadedMsg{View: "default", Gen: 1, Rows: []kube.ReleaseRow{{Latest: kube.RevisionRow{Name: "ghost"}}}})
 	h.lacks("ghost")
 	h.press("n", "enter").contains("Releases (all namespaces)", "legacy", "cache")
 }
@@ -161,42 +169,42 @@ func TestHistoryKeys(t *testing.T) {
 	f := newFixture(t)
 	h := newHarness(t, f.client, Options{}, 120, 40)
 	h.press("down", "down", "enter")
-	hs := h.top().(*historyScreen)
-	if got := hs.selected().Revision; got != 4 {
+	hs := h.top().(*history.Screen)
+	if got := hs.Selected().Revision; got != 4 {
 		t.Fatalf("history opens on revision %d, want the latest (4)", got)
 	}
 	// R on the latest revision applies it again, as `helm rollback web 4`
 	// does: the way to undo drift.
 	h.press("R").contains("Apply revision 4 of web again?", "undoing any drift", "writes revision 5")
-	if rs, ok := h.top().(*diffScreen); !ok || !rs.rollback || rs.plan == nil || !rs.plan.Reapply {
+	if rs, ok := h.top().(*rollback.Screen); !ok || rs.Plan == nil || !rs.Plan.Reapply {
 		t.Fatalf("R on the latest revision opened %T, want the rollback plan of a re-apply", h.top())
 	}
 	h.press("esc")
 
 	h.press("d")
-	d := h.top().(*diffScreen)
-	if d.from != 3 || d.to != 4 {
-		t.Fatalf("d compares %d→%d, want the one before (3→4)", d.from, d.to)
+	d := h.top().(*diff.Screen)
+	if d.From != 3 || d.To != 4 {
+		t.Fatalf("d compares %d→%d, want the one before (3→4)", d.From, d.To)
 	}
 	h.press("esc", "home", "space", "end", "d")
-	d = h.top().(*diffScreen)
-	if d.from != 1 || d.to != 4 {
-		t.Fatalf("with revision 1 marked, d compares %d→%d, want 1→4", d.from, d.to)
+	d = h.top().(*diff.Screen)
+	if d.From != 1 || d.To != 4 {
+		t.Fatalf("with revision 1 marked, d compares %d→%d, want 1→4", d.From, d.To)
 	}
 	h.press("esc", "home", "d").contains("nothing before it")
 }
 
 func TestHistoryIgnoresOtherReleases(t *testing.T) {
 	f := newFixture(t)
-	s := newHistoryScreen(testCommon(f), "default", "web")
-	s.init()
-	s.update(historyLoadedMsg{ns: "default", name: "worker", rows: []kube.RevisionRow{{Name: "worker", Revision: 9}}})
-	if s.loaded {
+	s := history.New(testCommon(f), "default", "web")
+	s.Init()
+	s.Update(history.LoadedMsg{Ns: "default", Name: "worker", Rows: []kube.RevisionRow{{Name: "worker", Revision: 9}}})
+	if s.Loaded {
 		t.Fatal("the history of another release was taken")
 	}
-	s.update(historyLoadedMsg{ns: "default", name: "web", err: kube.Explain(errors.New("nope"), "list", "secrets", "default")})
-	if s.loaded || s.err == nil || !strings.Contains(ansi.Strip(s.view()), "nope") {
-		t.Fatalf("the error was not shown:\n%s", s.view())
+	s.Update(history.LoadedMsg{Ns: "default", Name: "web", Err: kube.Explain(errors.New("nope"), "list", "secrets", "default")})
+	if s.Loaded || s.Err == nil || !strings.Contains(ansi.Strip(s.View()), "nope") {
+		t.Fatalf("the error was not shown:\n%s", s.View())
 	}
 }
 
@@ -207,7 +215,7 @@ func TestReadOnlyHidesActions(t *testing.T) {
 	h.press("G", "enter") // worker, stuck
 	h.lacks("R roll back", "X delete", "U uninstall", "F fix stuck")
 	h.press("F", "X", "U", "up", "R")
-	if hs, ok := h.top().(*historyScreen); !ok || hs.dialog != nil {
+	if hs, ok := h.top().(*history.Screen); !ok || hs.Dialog != nil {
 		t.Fatalf("an action key did something in read-only mode: top %T", h.top())
 	}
 	if n := f.cluster.Writes(); n != 0 {
@@ -229,12 +237,12 @@ func TestTypedConfirmation(t *testing.T) {
 		t.Fatal("q typed into the dialog quit the program")
 	}
 	h.press("esc")
-	if hs := h.top().(*historyScreen); hs.dialog != nil {
+	if hs := h.top().(*history.Screen); hs.Dialog != nil {
 		t.Fatal("esc did not close the dialog")
 	}
 	h.press("U").typeText("web").press("enter").contains("✓ Uninstalled web")
 	h.press("enter")
-	if _, ok := h.top().(*releasesScreen); !ok {
+	if _, ok := h.top().(*releases.Screen); !ok {
 		t.Fatalf("after uninstalling, top is %T, want the release list", h.top())
 	}
 	h.contains("Uninstalled web.").lacks("web-1.4.0")
@@ -246,12 +254,12 @@ func TestActionErrorShownInPlace(t *testing.T) {
 	h.press("G", "enter", "F")
 	f.cluster.FailRequest("", 1, kube.ErrReadOnly)
 	h.press("y").contains("✗ Read-only")
-	hs := h.top().(*historyScreen)
-	if hs.dialog == nil || hs.dialog.state != dialogDone {
+	hs := h.top().(*history.Screen)
+	if hs.Dialog == nil || hs.Dialog.State != dialog.Done {
 		t.Fatal("the failed fix did not stay in its dialog")
 	}
 	h.press("enter")
-	if _, ok := h.top().(*historyScreen); !ok {
+	if _, ok := h.top().(*history.Screen); !ok {
 		t.Fatal("closing a failed dialog left the history")
 	}
 }
@@ -263,15 +271,15 @@ func TestRevisionRevealAndCache(t *testing.T) {
 	h.contains("password: <masked:").lacks("hunter2")
 	h.press("v").contains("hunter2-rev4-very-secret", "secrets revealed")
 	h.press("v").lacks("hunter2")
-	rs := h.top().(*revisionScreen)
-	if len(rs.rendered) != 3 { // summary, values masked, values revealed
-		t.Fatalf("rendered %d texts, want 3 (each once)", len(rs.rendered))
+	rs := h.top().(*revision.Screen)
+	if len(rs.Rendered) != 3 { // summary, values masked, values revealed
+		t.Fatalf("rendered %d texts, want 3 (each once)", len(rs.Rendered))
 	}
 	// The manifest's Secret data is masked too.
 	h.press("3").contains("kind: Secret").lacks("aHVudGVyMi1yZXY0")
 	// A rendering for another resourceVersion is dropped.
-	rs.update(renderedMsg{ns: "default", key: rs.row.Key, rv: "stale", rk: renderKey{tab: tabNotes}, text: "stale"})
-	if _, ok := rs.rendered[renderKey{tab: tabNotes}]; ok {
+	rs.Update(revision.RenderedMsg{Ns: "default", Key: rs.Row.Key, Rv: "stale", Rk: revision.RenderKey{Tab: revision.TabNotes}, Text: "stale"})
+	if _, ok := rs.Rendered[revision.RenderKey{Tab: revision.TabNotes}]; ok {
 		t.Fatal("a stale rendering was kept")
 	}
 }
@@ -280,9 +288,9 @@ func TestDiffJumps(t *testing.T) {
 	f := newFixture(t)
 	h := newHarness(t, f.client, Options{}, 120, 40)
 	h.press("down", "down", "enter", "d")
-	d := h.top().(*diffScreen)
-	if len(d.anchors) != 8 {
-		t.Fatalf("%d changes, want 8 (4 resources, a hook, values, computed values, chart)", len(d.anchors))
+	d := h.top().(*diff.Screen)
+	if d.Changes() != 8 {
+		t.Fatalf("%d changes, want 8 (4 resources, a hook, values, computed values, chart)", d.Changes())
 	}
 	h.press("n", "n").contains("change 2 of 8")
 	h.press("]").contains("change 3 of 8")
@@ -296,14 +304,14 @@ func TestDiffJumps(t *testing.T) {
 	h.press("n").contains("change 8 of 8")
 	h.press("N").contains("change 7 of 8")
 	// A result for other options (revealed) that arrives late is dropped.
-	d.update(diffLoadedMsg{ns: "default", name: "web", from: 3, to: 4, reveal: true, err: errors.New("late")})
-	if d.err != nil {
+	d.Update(diff.LoadedMsg{Ns: "default", Name: "web", From: 3, To: 4, Reveal: true, Err: errors.New("late")})
+	if d.Err != nil {
 		t.Fatal("a late answer for other options was applied")
 	}
 }
 
 func TestChunkStatesReadWithoutColour(t *testing.T) {
-	st := DefaultStyles()
+	st := common.DefaultStyles()
 	l := &storage.Layout{
 		Key: "sh.helm.release.v1.x.v1", Release: "x", Revision: 1,
 		Index: storage.SecretInfo{Name: "sh.helm.release.v1.x.v1", Role: storage.TypeIndex, Bytes: 1000, Share: 0.5, State: storage.StateOK},
@@ -315,8 +323,8 @@ func TestChunkStatesReadWithoutColour(t *testing.T) {
 		Orphans:     []storage.SecretInfo{{Name: "sh.helm.release.v1.x.v1-dddd", Role: storage.TypeChunk, State: storage.StateOrphan}},
 		DecodeError: "corrupt release record: chunk missing",
 	}
-	out := ansi.Strip(renderLayout(&st, l, 120))
-	for _, want := range []string{"✗ MISSING", "✗ CORRUPT", "✗ WRONG-TYPE", "! ORPHAN", "(does not exist)", "cannot be read", formatExplainer[:40]} {
+	out := ansi.Strip(chunks.RenderLayout(&st, l, 120))
+	for _, want := range []string{"✗ MISSING", "✗ CORRUPT", "✗ WRONG-TYPE", "! ORPHAN", "(does not exist)", "cannot be read", chunks.FormatExplainer[:40]} {
 		if !strings.Contains(out, want) {
 			t.Errorf("layout lacks %q:\n%s", want, out)
 		}
@@ -455,14 +463,14 @@ func TestHistoryShowsHelmRelease(t *testing.T) {
 	f := newFixture(t)
 	h := newHarness(t, f.client, Options{}, 120, 40)
 	h.press("down", "down", "enter")
-	hs := h.top().(*historyScreen)
+	hs := h.top().(*history.Screen)
 	ctl := &kube.Controller{Kind: kube.KindHelmRelease, Namespace: "flux-apps", Name: "web", Ready: "True", LastAttempted: "1.4.0"}
-	h.send(controllerMsg{ns: hs.ns, name: hs.name, ctl: ctl})
+	h.send(history.ControllerMsg{Ns: hs.Ns, Name: hs.Name, Ctl: ctl})
 	h.contains("Managed by HelmRelease/flux-apps/web · Ready True · not suspended · last attempted 1.4.0",
 		"R, X, U and F are refused while Flux reconciles it: flux suspend helmrelease web -n flux-apps")
 	suspended := *ctl
 	suspended.Suspended = true
-	h.send(controllerMsg{ns: hs.ns, name: hs.name, ctl: &suspended})
+	h.send(history.ControllerMsg{Ns: hs.Ns, Name: hs.Name, Ctl: &suspended})
 	h.contains("Ready True · suspended").lacks("are refused while Flux")
 }
 
@@ -473,16 +481,16 @@ func TestPruneDialog(t *testing.T) {
 	f := newFixture(t)
 	h := newHarness(t, f.client, Options{}, 120, 40)
 	h.press("down", "down", "enter")
-	hs := h.top().(*historyScreen)
-	if len(hs.rows) != 4 {
-		t.Fatalf("web has %d revisions, want 4", len(hs.rows))
+	hs := h.top().(*history.Screen)
+	if len(hs.Rows) != 4 {
+		t.Fatalf("web has %d revisions, want 4", len(hs.Rows))
 	}
 	h.press("P").contains("Prune web", "Keep the newest 3 (delete 1)", "Keep the newest 1 (delete 3)", "freeing", "Type the release name (web) to confirm:")
 	h.press("down").contains("▶ 2. Keep the newest 1 (delete 3)", "keeps 4.")
 	h.typeText("web").press("enter").contains("Pruned web: deleted 3 revision records, kept 1.")
 	h.press("enter")
-	if got := len(hs.rows); got != 1 || hs.rows[0].Revision != 4 {
-		t.Fatalf("history after the prune: %d rows (%+v)", got, hs.rows)
+	if got := len(hs.Rows); got != 1 || hs.Rows[0].Revision != 4 {
+		t.Fatalf("history after the prune: %d rows (%+v)", got, hs.Rows)
 	}
 }
 

@@ -14,6 +14,11 @@ import (
 	"github.com/chunkview/chunkview/demo"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/storage"
+	"github.com/chunkview/chunkview/ui/components/diffview"
+	"github.com/chunkview/chunkview/ui/screens/diff"
+	"github.com/chunkview/chunkview/ui/screens/history"
+	"github.com/chunkview/chunkview/ui/screens/revision"
+	"github.com/chunkview/chunkview/ui/screens/rollback"
 )
 
 // plantedPassword is the secret of revision rev of the leak test's release.
@@ -126,14 +131,14 @@ func TestSecretsNeverShown(t *testing.T) {
 	h.contains("vault")
 	mustHide("the release list", h.screen())
 	h.press("enter")
-	if _, ok := h.top().(*historyScreen); !ok {
+	if _, ok := h.top().(*history.Screen); !ok {
 		t.Fatalf("enter did not open the history:\n%s", h.screen())
 	}
 	mustHide("the history", h.screen())
 
 	// The latest revision, every tab, masked then revealed.
 	h.press("end", "enter")
-	rs, ok := h.top().(*revisionScreen)
+	rs, ok := h.top().(*revision.Screen)
 	if !ok {
 		t.Fatalf("enter did not open the revision:\n%s", h.screen())
 	}
@@ -144,36 +149,36 @@ func TestSecretsNeverShown(t *testing.T) {
 	}{{"1", "summary", false}, {"2", "user values", false}, {"a", "all values", true}, {"3", "manifest", true}, {"4", "notes", true}, {"5", "hooks", true}} {
 		h.press(tab.key)
 		mustHide("the "+tab.name+" tab", h.screen())
-		mustHide("the "+tab.name+" tab's full text", rs.rendered[rs.key()])
+		mustHide("the "+tab.name+" tab's full text", rs.Rendered[rs.Key()])
 	}
 	h.press("2", "a") // back to user values
 	h.press("v")
-	mustShow("the user values tab", rs.rendered[rs.key()], pw)
+	mustShow("the user values tab", rs.Rendered[rs.Key()], pw)
 	h.press("3")
-	mustShow("the manifest tab", rs.rendered[rs.key()], pw)
-	mustShow("the manifest tab", rs.rendered[rs.key()], generatedToken(2))
+	mustShow("the manifest tab", rs.Rendered[rs.Key()], pw)
+	mustShow("the manifest tab", rs.Rendered[rs.Key()], generatedToken(2))
 	h.press("4")
-	mustShow("the notes tab", rs.rendered[rs.key()], pw)
+	mustShow("the notes tab", rs.Rendered[rs.Key()], pw)
 	h.press("5")
-	mustShow("the hooks tab", rs.rendered[rs.key()], pw)
+	mustShow("the hooks tab", rs.Rendered[rs.Key()], pw)
 	h.press("v") // mask again
-	mustHide("the hooks tab, masked again", rs.rendered[rs.key()])
+	mustHide("the hooks tab, masked again", rs.Rendered[rs.Key()])
 
 	// The diff of the two revisions, masked then revealed.
 	h.press("esc")
 	h.press("d")
-	ds, ok := h.top().(*diffScreen)
+	ds, ok := h.top().(*diff.Screen)
 	if !ok {
 		t.Fatalf("d did not open the diff:\n%s", h.screen())
 	}
-	text, _ := renderDiff(ds.styles, ds.results[false], 120)
+	text, _ := diffview.Render(ds.Styles, ds.Results[false], 120)
 	if !strings.Contains(plainScreen(text), "vault-config") {
 		t.Fatalf("the diff shows no resources:\n%s", plainScreen(text))
 	}
 	mustHide("the diff", h.screen())
 	mustHide("the diff's full text", text)
 	h.press("v")
-	text, _ = renderDiff(ds.styles, ds.results[true], 120)
+	text, _ = diffview.Render(ds.Styles, ds.Results[true], 120)
 	mustShow("the diff", text, pw)
 	mustShow("the diff", text, plantedPassword(1))
 	mustShow("the diff", text, generatedToken(1))
@@ -181,15 +186,12 @@ func TestSecretsNeverShown(t *testing.T) {
 	// The rollback plan to revision 1.
 	h.press("esc")
 	h.press("home", "R")
-	rb, ok := h.top().(*diffScreen)
-	if !ok || !rb.rollback {
+	rb, ok := h.top().(*rollback.Screen)
+	if !ok {
 		t.Fatalf("R did not open the rollback plan:\n%s", h.screen())
 	}
-	if r := rb.results[false]; r != nil {
-		text, _ = renderDiff(rb.styles, r, 120)
-		mustHide("the rollback plan's full text", text)
-	} else if rb.plan != nil {
-		text, _ = renderDiff(rb.styles, rb.plan.Diff, 120)
+	if rb.Plan != nil {
+		text, _ = diffview.Render(rb.Styles, rb.Plan.Diff, 120)
 		mustHide("the rollback plan's full text", text)
 	} else {
 		t.Errorf("the rollback plan has no diff:\n%s", h.screen())

@@ -8,6 +8,8 @@ import (
 
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/storage"
+	"github.com/chunkview/chunkview/ui/common"
+	"github.com/chunkview/chunkview/ui/screens/history"
 )
 
 // chartGoldenSizes are the sizes the history's size chart is checked at: the
@@ -38,8 +40,8 @@ func slowHistory() []kube.RevisionRow {
 
 // showHistory opens the history of rows' release with rows as its answer.
 func showHistory(h *harness, rows []kube.RevisionRow) {
-	h.send(pushMsg{s: newHistoryScreen(h.m.common.forRow(rows[0]), "default", rows[0].Name)})
-	h.send(historyLoadedMsg{ns: "default", name: rows[0].Name, rows: rows})
+	h.send(common.PushMsg{S: history.New(h.m.Common.ForRow(rows[0]), "default", rows[0].Name)})
+	h.send(history.LoadedMsg{Ns: "default", Name: rows[0].Name, Rows: rows})
 }
 
 // TestGoldenSizeChart compares the history with its size chart at 80x24 and

@@ -8,6 +8,9 @@ import (
 
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/revdiff"
+	"github.com/chunkview/chunkview/ui/common"
+	"github.com/chunkview/chunkview/ui/screens/releases"
+	"github.com/chunkview/chunkview/ui/screens/status"
 )
 
 // fakeStatus is what the resources view of web could be given: a Deployment
@@ -50,9 +53,9 @@ func fakeStatus(ns string) *kube.ReleaseStatus {
 }
 
 // statusOf is the resources view on top of the stack.
-func statusOf(t testing.TB, h *harness) *statusScreen {
+func statusOf(t testing.TB, h *harness) *status.Screen {
 	t.Helper()
-	s, ok := h.top().(*statusScreen)
+	s, ok := h.top().(*status.Screen)
 	if !ok {
 		t.Fatalf("top screen is %T, not the resources view:\n%s", h.top(), h.screen())
 	}
@@ -62,7 +65,7 @@ func statusOf(t testing.TB, h *harness) *statusScreen {
 // answerStatus answers the resources view's read with st.
 func answerStatus(h *harness, st *kube.ReleaseStatus) {
 	s := statusOf(h.t, h)
-	h.send(statusLoadedMsg{ns: s.ns, name: s.name, gen: s.gen, st: st})
+	h.send(status.LoadedMsg{Ns: s.Ns, Name: s.Name, Gen: s.Gen, St: st})
 }
 
 // statusGoldenSizes are the resources view's golden sizes: the smallest
@@ -76,7 +79,7 @@ func TestStatusGolden(t *testing.T) {
 		s := statusOf(h.t, h)
 		st := fakeStatus("default")
 		st.Resources[2].Status, st.Resources[2].Message = kube.StatusCurrent, "Deployment is available. Replicas: 2"
-		h.send(statusLiveMsg{ns: s.ns, name: s.name, gen: s.gen, upd: kube.StatusUpdate{Status: st, Changed: []string{"Deployment/default/web"}}})
+		h.send(status.LiveMsg{Ns: s.Ns, Name: s.Name, Gen: s.Gen, Upd: kube.StatusUpdate{Status: st, Changed: []string{"Deployment/default/web"}}})
 	}
 	cases := []struct {
 		name  string
@@ -90,7 +93,7 @@ func TestStatusGolden(t *testing.T) {
 			h.press("down", "down", "s")
 			answerStatus(h, fakeStatus("default"))
 			s := statusOf(h.t, h)
-			h.send(statusLiveMsg{ns: s.ns, name: s.name, gen: s.gen, upd: kube.StatusUpdate{Status: fakeStatus("default"), Polling: true,
+			h.send(status.LiveMsg{Ns: s.Ns, Name: s.Name, Gen: s.Gen, Upd: kube.StatusUpdate{Status: fakeStatus("default"), Polling: true,
 				Note: "watching deployments in default was refused (403 Forbidden): reading them every 5s instead"}})
 		}},
 		{"status_scrolled", func(h *harness) {
@@ -129,54 +132,54 @@ func TestStatusScreen(t *testing.T) {
 	h := newHarness(t, newFixture(t).client, Options{}, 100, 30)
 	h.press("down", "down", "s")
 	s := statusOf(t, h)
-	if s.ns != "default" || s.name != "web" || s.rev != 0 || s.send == nil {
-		t.Fatalf("opened on %s/%s revision %d, send set %v", s.ns, s.name, s.rev, s.send != nil)
+	if s.Ns != "default" || s.Name != "web" || s.Rev != 0 || s.Send == nil {
+		t.Fatalf("opened on %s/%s revision %d, send set %v", s.Ns, s.Name, s.Rev, s.Send != nil)
 	}
 	h.contains("live objects are not available")
 
 	answerStatus(h, fakeStatus("default"))
 	h.contains("web · revision 4 deployed · 3 of 5 Current (1 InProgress, 1 NotFound)", "● following live", "Available: 1/2")
-	if !s.live || s.stop == nil {
-		t.Fatalf("not following after the read: live %v", s.live)
+	if !s.Live || s.Stop == nil {
+		t.Fatalf("not following after the read: live %v", s.Live)
 	}
-	gen := s.gen
+	gen := s.Gen
 	st := fakeStatus("default")
 	st.Resources[2].Status, st.Resources[2].Message = kube.StatusCurrent, "Deployment is available. Replicas: 2"
-	h.send(statusLiveMsg{ns: "default", name: "web", gen: gen - 1, upd: kube.StatusUpdate{Status: st}})
+	h.send(status.LiveMsg{Ns: "default", Name: "web", Gen: gen - 1, Upd: kube.StatusUpdate{Status: st}})
 	h.contains("Available: 1/2").lacks("Replicas: 2")
-	h.send(statusLiveMsg{ns: "default", name: "web", gen: gen, upd: kube.StatusUpdate{Status: st, Changed: []string{"Deployment/default/web"}}})
+	h.send(status.LiveMsg{Ns: "default", Name: "web", Gen: gen, Upd: kube.StatusUpdate{Status: st, Changed: []string{"Deployment/default/web"}}})
 	h.contains("4 of 5 Current (1 NotFound)", "Deployment is available. Replicas: 2", "1 change seen").lacks("Available: 1/2")
 
 	// The fixture's client has no live objects, so the watch ends at once: its
 	// last message comes through Send.
-	h.waitLive("the watch's end", func() bool { return !s.live })
+	h.waitLive("the watch's end", func() bool { return !s.Live })
 	h.contains("not following the cluster: r reads again")
 
 	// r reads again (here, again no live objects); the answer of the
 	// earlier read, arriving late, is dropped.
 	h.press("r")
-	if s.gen != gen+1 || s.loading || s.err == nil || s.st != nil {
-		t.Fatalf("r: gen %d (was %d), loading %v, err %v, status %v", s.gen, gen, s.loading, s.err, s.st)
+	if s.Gen != gen+1 || s.Loading || s.Err == nil || s.St != nil {
+		t.Fatalf("r: gen %d (was %d), loading %v, err %v, status %v", s.Gen, gen, s.Loading, s.Err, s.St)
 	}
-	h.send(statusLoadedMsg{ns: "default", name: "web", gen: gen, st: fakeStatus("default")})
-	if s.st != nil {
+	h.send(status.LoadedMsg{Ns: "default", Name: "web", Gen: gen, St: fakeStatus("default")})
+	if s.St != nil {
 		t.Fatalf("an earlier read's answer was taken")
 	}
 	answerStatus(h, fakeStatus("default"))
 	stopped := false
-	s.stop = func() { stopped = true }
+	s.Stop = func() { stopped = true }
 	h.press("esc")
 	if !stopped {
 		t.Errorf("esc did not stop the watch")
 	}
-	if _, ok := h.top().(*releasesScreen); !ok {
+	if _, ok := h.top().(*releases.Screen); !ok {
 		t.Errorf("esc left %T on top", h.top())
 	}
 
 	// From the history: the selected revision.
 	h.press("enter", "up", "s")
-	if s := statusOf(t, h); s.rev != 3 || s.title() != "status of revision 3" {
-		t.Errorf("from the history: revision %d, title %q", s.rev, s.title())
+	if s := statusOf(t, h); s.Rev != 3 || s.Title() != "status of revision 3" {
+		t.Errorf("from the history: revision %d, title %q", s.Rev, s.Title())
 	}
 	if !strings.Contains(h.screen(), "status of revision 3") {
 		t.Errorf("breadcrumb:\n%s", h.screen())
@@ -190,9 +193,9 @@ func TestStatusKeys(t *testing.T) {
 	h.contains("s status")
 	h.press("?").contains("s", "status").press("esc")
 	h.press("down", "down", "enter").contains("s status")
-	for _, scr := range []screen{h.m.stack[0], h.top()} {
+	for _, scr := range []common.Screen{h.m.stack[0], h.top()} {
 		seen := map[string]string{}
-		for _, col := range scr.help().full {
+		for _, col := range scr.Help().Full {
 			for _, b := range col {
 				for _, k := range b.Keys() {
 					if prev, ok := seen[k]; ok && prev != b.Help().Desc {

@@ -11,6 +11,12 @@ import (
 
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/storage"
+	"github.com/chunkview/chunkview/ui/common"
+	"github.com/chunkview/chunkview/ui/components/table"
+	"github.com/chunkview/chunkview/ui/screens/chunks"
+	"github.com/chunkview/chunkview/ui/screens/history"
+	"github.com/chunkview/chunkview/ui/screens/releases"
+	"github.com/chunkview/chunkview/ui/screens/revision"
 )
 
 // The demo holds no records of Helm's own stores yet, and the Helm record codec
@@ -32,9 +38,9 @@ func storeRow(d, name string, rev int, fill float64) kube.RevisionRow {
 	}
 	return kube.RevisionRow{
 		Driver: d, StorageNamespace: "default", Name: name, Revision: rev, Status: "deployed",
-		Key: storage.RecordKey(name, rev), ResourceVersion: "9" + itoa(rev), Updated: testNow.Add(-2 * time.Hour),
+		Key: storage.RecordKey(name, rev), ResourceVersion: "9" + table.Itoa(rev), Updated: testNow.Add(-2 * time.Hour),
 		Known: true, Checked: true, LimitBytes: limit,
-		Summary: storage.Summary{Namespace: "default", Chart: name, ChartVersion: "1.0." + itoa(rev), AppVersion: "2.0",
+		Summary: storage.Summary{Namespace: "default", Chart: name, ChartVersion: "1.0." + table.Itoa(rev), AppVersion: "2.0",
 			StoredBytes: int64(fill * float64(limit)), Chunks: 1, Description: "Upgrade complete"},
 	}
 }
@@ -54,8 +60,8 @@ func mixedRows() []kube.ReleaseRow {
 // showRows hands the release list rows as the answer of its current load.
 func showRows(h *harness, rows []kube.ReleaseRow, err error) {
 	h.t.Helper()
-	rs := h.m.stack[0].(*releasesScreen)
-	h.send(releasesLoadedMsg{view: rs.viewName, gen: rs.gen, rows: rows, err: err})
+	rs := h.m.stack[0].(*releases.Screen)
+	h.send(releases.LoadedMsg{View: rs.ViewName, Gen: rs.Gen, Rows: rows, Err: err})
 }
 
 // lokiHistory is a release in Helm's Secrets store growing 45 KiB a revision,
@@ -104,23 +110,23 @@ var storeGoldens = []struct {
 	}},
 	{"history_secret_forecast", func(h *harness, f *fixture) {
 		rows := lokiHistory()
-		h.send(pushMsg{s: newHistoryScreen(h.m.common.forRow(rows[0]), "default", "loki-stack")})
-		h.send(historyLoadedMsg{ns: "default", name: "loki-stack", rows: rows})
+		h.send(common.PushMsg{S: history.New(h.m.Common.ForRow(rows[0]), "default", "loki-stack")})
+		h.send(history.LoadedMsg{Ns: "default", Name: "loki-stack", Rows: rows})
 	}},
 	{"chunks_helm_record", func(h *harness, f *fixture) {
 		row := lokiHistory()[5]
-		cs := newChunksScreen(h.m.common.forRow(row), row)
-		cs.named = true
-		h.send(pushMsg{s: cs})
-		h.send(layoutLoadedMsg{ns: row.StorageNamespace, name: row.Name, rev: row.Revision, layout: lokiLayout()})
+		cs := chunks.New(h.m.Common.ForRow(row), row)
+		cs.Named = true
+		h.send(common.PushMsg{S: cs})
+		h.send(chunks.LayoutLoadedMsg{Ns: row.StorageNamespace, Name: row.Name, Rev: row.Revision, Layout: lokiLayout()})
 	}},
 	{"revision_summary_helm4", func(h *harness, f *fixture) {
 		row := lokiHistory()[5]
 		row.ApplyMethod, row.UnknownFields = "server-side", []string{"apply_method", "info.resources"}
-		rs := newRevisionScreen(h.m.common.forRow(row), row)
-		h.send(pushMsg{s: rs})
+		rs := revision.New(h.m.Common.ForRow(row), row)
+		h.send(common.PushMsg{S: rs})
 		rls := simpleRelease("loki-stack", "default", 6, release.StatusDeployed, 1<<10, testNow.Add(-24*time.Hour))
-		h.send(detailsLoadedMsg{ns: row.StorageNamespace, key: row.Key, rv: row.ResourceVersion, details: &kube.Details{Row: row, Release: rls}})
+		h.send(revision.DetailsLoadedMsg{Ns: row.StorageNamespace, Key: row.Key, Rv: row.ResourceVersion, Details: &kube.Details{Row: row, Release: rls}})
 	}},
 }
 
@@ -128,7 +134,7 @@ func TestGoldenStores(t *testing.T) {
 	for _, c := range storeGoldens {
 		t.Run(c.name, func(t *testing.T) {
 			for _, sz := range goldenSizes {
-				t.Run(itoa(sz.w)+"x"+itoa(sz.h), func(t *testing.T) {
+				t.Run(table.Itoa(sz.w)+"x"+table.Itoa(sz.h), func(t *testing.T) {
 					f := newFixture(t)
 					client := allStores(f)
 					if c.name == "releases_store_skipped" {
@@ -152,12 +158,12 @@ func TestStoreSkipNote(t *testing.T) {
 	f := newFixture(t)
 	f.cluster.Authorize(func(ns, verb, resource string) (bool, string) { return resource != "configmaps", "" })
 	h := newHarness(t, f.client.WithDrivers(kube.DriverChunked, kube.DriverConfigMap), Options{}, 120, 40)
-	rs := h.top().(*releasesScreen)
-	if rs.skipped == nil || rs.err != nil {
-		t.Fatalf("skipped = %v, err = %v; want a StoreSkipError and no error", rs.skipped, rs.err)
+	rs := h.top().(*releases.Screen)
+	if rs.Skipped == nil || rs.Err != nil {
+		t.Fatalf("skipped = %v, err = %v; want a StoreSkipError and no error", rs.Skipped, rs.Err)
 	}
-	if len(rs.items) != 4 {
-		t.Errorf("%d rows, want the 4 chunked ones", len(rs.items))
+	if len(rs.Items) != 4 {
+		t.Errorf("%d rows, want the 4 chunked ones", len(rs.Items))
 	}
 	h.contains("cfgmap store skipped: may not list configmaps in namespace default", "web", "worker")
 	if !strings.Contains(h.m.status, "The cfgmap store was skipped: Forbidden") {
@@ -178,10 +184,10 @@ func TestSameNameInTwoStoresOpensItsOwn(t *testing.T) {
 	f := newFixture(t)
 	h := newHarness(t, allStores(f), Options{}, 120, 40)
 	showRows(h, mixedRows(), nil)
-	rs := h.top().(*releasesScreen)
+	rs := h.top().(*releases.Screen)
 	var redis []int
-	for i, idx := range rs.shown {
-		if rs.items[idx].row.Latest.Name == "redis" {
+	for i, idx := range rs.Shown {
+		if rs.Items[idx].Row.Latest.Name == "redis" {
 			redis = append(redis, i)
 		}
 	}
@@ -189,32 +195,32 @@ func TestSameNameInTwoStoresOpensItsOwn(t *testing.T) {
 		t.Fatalf("redis is on %d rows, want 2 (one per store)", len(redis))
 	}
 	for _, i := range redis {
-		want := storeOf(rs.items[rs.shown[i]].row.Latest.Driver)
-		rs.cursor = i
+		want := common.StoreOf(rs.Items[rs.Shown[i]].Row.Latest.Driver)
+		rs.Cursor = i
 		h.press("enter")
-		hs, ok := h.top().(*historyScreen)
+		hs, ok := h.top().(*history.Screen)
 		if !ok {
 			t.Fatalf("enter on redis (%s) opened %T", want, h.top())
 		}
-		if got := hs.client.Config().Drivers; !slices.Equal(got, []string{want}) {
+		if got := hs.Client.Config().Drivers; !slices.Equal(got, []string{want}) {
 			t.Errorf("redis (%s): the history loads through a client reading %v", want, got)
 		}
-		if hs.err != nil && strings.Contains(hs.err.Error(), kube.ErrAmbiguous.Error()) {
-			t.Errorf("redis (%s): history refused as ambiguous: %v", want, hs.err)
+		if hs.Err != nil && strings.Contains(hs.Err.Error(), kube.ErrAmbiguous.Error()) {
+			t.Errorf("redis (%s): history refused as ambiguous: %v", want, hs.Err)
 		}
-		if want == kube.DriverSecret && hs.title() != "redis (secret)" {
-			t.Errorf("title %q does not name the store", hs.title())
+		if want == kube.DriverSecret && hs.Title() != "redis (secret)" {
+			t.Errorf("title %q does not name the store", hs.Title())
 		}
 		// Screens opened from the history inherit the narrowed client.
-		hs.rows = []kube.RevisionRow{storeRow(want, "redis", 1, 0.1)}
-		hs.cursor = 0
+		hs.Rows = []kube.RevisionRow{storeRow(want, "redis", 1, 0.1)}
+		hs.Cursor = 0
 		h.press("c")
-		if cs, ok := h.top().(*chunksScreen); !ok || !slices.Equal(cs.client.Config().Drivers, []string{want}) {
+		if cs, ok := h.top().(*chunks.Screen); !ok || !slices.Equal(cs.Client.Config().Drivers, []string{want}) {
 			t.Errorf("redis (%s): c opened %T reading another store", want, h.top())
 		}
 		h.press("esc", "esc")
 		h.press("c")
-		if cs, ok := h.top().(*chunksScreen); !ok || !slices.Equal(cs.client.Config().Drivers, []string{want}) {
+		if cs, ok := h.top().(*chunks.Screen); !ok || !slices.Equal(cs.Client.Config().Drivers, []string{want}) {
 			t.Errorf("redis (%s): c from the list opened %T reading another store", want, h.top())
 		}
 		h.press("esc")
@@ -230,11 +236,11 @@ func TestRowAnswersMatchTheirStore(t *testing.T) {
 	showRows(h, []kube.ReleaseRow{{Latest: cm, Revisions: 1}, {Latest: sec, Revisions: 1}}, nil)
 	broken := sec
 	broken.Broken, broken.Problem = true, "bad gzip"
-	h.send(rowDetailsMsg{driver: sec.Driver, ns: sec.StorageNamespace, key: sec.Key, rv: sec.ResourceVersion, row: broken})
-	rs := h.top().(*releasesScreen)
-	for _, it := range rs.items {
-		if got, want := it.row.Latest.Broken, it.row.Latest.Driver == kube.DriverSecret; got != want {
-			t.Errorf("%s row: broken = %v, want %v", it.row.Latest.Driver, got, want)
+	h.send(common.RowDetailsMsg{Driver: sec.Driver, Ns: sec.StorageNamespace, Key: sec.Key, Rv: sec.ResourceVersion, Row: broken})
+	rs := h.top().(*releases.Screen)
+	for _, it := range rs.Items {
+		if got, want := it.Row.Latest.Broken, it.Row.Latest.Driver == kube.DriverSecret; got != want {
+			t.Errorf("%s row: broken = %v, want %v", it.Row.Latest.Driver, got, want)
 		}
 	}
 }
@@ -242,7 +248,7 @@ func TestRowAnswersMatchTheirStore(t *testing.T) {
 // TestFillCell: the share of the store's limit is marked, and coloured, at 80%
 // (warning) and 95% (error), so it reads without colour too.
 func TestFillCell(t *testing.T) {
-	st := DefaultStyles()
+	st := common.DefaultStyles()
 	for _, tc := range []struct {
 		fill  float64
 		mark  string
@@ -252,31 +258,31 @@ func TestFillCell(t *testing.T) {
 		{0.80, "⚠", st.Warning}, {0.85, "⚠", st.Warning},
 		{0.95, "✗", st.Error}, {0.97, "✗", st.Error}, {1.20, "✗", st.Error},
 	} {
-		mark, style := st.fillStyle(tc.fill)
+		mark, style := st.FillStyle(tc.fill)
 		if mark != tc.mark || style.GetForeground() != tc.style.GetForeground() {
 			t.Errorf("fill %.2f: mark %q, want %q (or another colour)", tc.fill, mark, tc.mark)
 		}
 		row := storeRow(kube.DriverSecret, "x", 1, tc.fill)
-		text := plainScreen(st.fillCell(row, 10).text)
-		if want := itoa(int(tc.fill*100+0.5)) + "%" + strings.TrimSpace(tc.mark); !strings.Contains(text, want) {
+		text := plainScreen(st.FillCell(row, 10).Text)
+		if want := table.Itoa(int(tc.fill*100+0.5)) + "%" + strings.TrimSpace(tc.mark); !strings.Contains(text, want) {
 			t.Errorf("fill %.2f: cell %q lacks %q", tc.fill, text, want)
 		}
 	}
 	noLimit := storeRow(kube.DriverChunked, "x", 1, 0.5)
 	noLimit.LimitBytes = 0
-	if got := st.fillCell(noLimit, 10).text; got != "no limit" {
+	if got := st.FillCell(noLimit, 10).Text; got != "no limit" {
 		t.Errorf("chunked without --max-write-chunks: %q", got)
 	}
 }
 
 // TestFilterMatchesStore: the fuzzy filter finds releases by store too.
 func TestFilterMatchesStore(t *testing.T) {
-	var items []releaseItem
+	var items []releases.ReleaseItem
 	for _, r := range mixedRows() {
-		items = append(items, releaseItem{row: r})
+		items = append(items, releases.ReleaseItem{Row: r})
 	}
-	got := matchReleases(items, "~cfgmap")
-	if len(got) != 1 || items[got[0]].row.Latest.Name != "ingress-nginx" {
+	got := releases.MatchReleases(items, "~cfgmap")
+	if len(got) != 1 || items[got[0]].Row.Latest.Name != "ingress-nginx" {
 		t.Errorf("~cfgmap kept %v", got)
 	}
 }
@@ -284,8 +290,8 @@ func TestFilterMatchesStore(t *testing.T) {
 // TestHelmLayoutIsOneRecord: the layout of a Helm record shows one object,
 // the record, and nothing of chunks.
 func TestHelmLayoutIsOneRecord(t *testing.T) {
-	st := DefaultStyles()
-	text := plainScreen(renderHelmLayout(&st, lokiLayout(), kube.DriverSecret, 80))
+	st := common.DefaultStyles()
+	text := plainScreen(chunks.RenderHelmLayout(&st, lokiLayout(), kube.DriverSecret, 80))
 	for _, want := range []string{"SECRET", "record", "helm.sh/release.v1", "in one Secret", "What takes the space"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("layout lacks %q:\n%s", want, text)
@@ -296,7 +302,7 @@ func TestHelmLayoutIsOneRecord(t *testing.T) {
 			t.Errorf("layout of a Helm record speaks of %q:\n%s", unwanted, text)
 		}
 	}
-	cm := plainScreen(renderHelmLayout(&st, lokiLayout(), kube.DriverConfigMap, 80))
+	cm := plainScreen(chunks.RenderHelmLayout(&st, lokiLayout(), kube.DriverConfigMap, 80))
 	if !strings.Contains(cm, "CONFIGMAP") || !strings.Contains(cm, "in one ConfigMap") {
 		t.Errorf("ConfigMap layout:\n%s", cm)
 	}

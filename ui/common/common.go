@@ -1,0 +1,85 @@
+package common
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/storage"
+)
+
+// Common is what every screen carries: the client it reads through, the shared
+// styles and keys, the clock, and the size of the area it draws in. Screens embed it
+// by value; the root updates each screen's size on resize.
+type Common struct {
+	Ctx    context.Context
+	Client *kube.Client
+	Styles *Styles
+	Keys   *KeyMap
+	Now    func() time.Time
+	// Layouts remembers the chunk layouts seen, so the release list can draw the
+	// largest Secret's share exactly once a layout is known.
+	Layouts *LayoutCache
+	// KubeContext is the kube context the client reaches ("" when unknown);
+	// contexts, when set, are those the view may switch to.
+	KubeContext string
+	Contexts    *kube.Contexts
+
+	Width, Height int
+}
+
+// SetSize sets the size the screen draws in.
+func (c *Common) SetSize(w, h int) { c.Width, c.Height = w, h }
+
+// ReadOnly reports whether actions are refused.
+func (c *Common) ReadOnly() bool { return c.Client.ReadOnly() }
+
+// Where names the context and namespace an action on namespace ns changes, for
+// the dialogs that confirm it.
+func (c *Common) Where(ns string) string {
+	if c.KubeContext == "" {
+		return "namespace " + ns
+	}
+	return "context " + c.KubeContext + " · namespace " + ns
+}
+
+// withClient returns a copy of c reading through client.
+func (c Common) withClient(client *kube.Client) Common {
+	c.Client = client
+	return c
+}
+
+// LayoutCache holds the largest Secret of layouts seen, by record (see RowID).
+// Safe for concurrent use.
+type LayoutCache struct {
+	mu      sync.Mutex
+	largest map[string]int
+}
+
+// NewLayoutCache returns an empty cache.
+func NewLayoutCache() *LayoutCache { return &LayoutCache{largest: map[string]int{}} }
+
+// Put remembers the largest Secret of layout l of row.
+func (lc *LayoutCache) Put(row kube.RevisionRow, l *storage.Layout) {
+	n := l.Index.Bytes
+	for _, c := range l.Chunks {
+		n = max(n, c.Bytes)
+	}
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	lc.largest[RowID(row)] = n
+}
+
+func (lc *LayoutCache) get(row kube.RevisionRow) (int, bool) {
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	n, ok := lc.largest[RowID(row)]
+	return n, ok
+}
+
+// RowID names one record as it is now: by store too, since a ConfigMap may share
+// a Secret's name.
+func RowID(r kube.RevisionRow) string {
+	return StoreOf(r.Driver) + ":" + r.StorageNamespace + "/" + r.Key + "@" + r.ResourceVersion
+}

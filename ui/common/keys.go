@@ -1,0 +1,321 @@
+package common
+
+import (
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/viewport"
+	tea "charm.land/bubbletea/v2"
+)
+
+// KeyMap holds the key bindings of every screen. Each screen shows its part in the
+// help line and, with the global keys, in the full help overlay.
+type KeyMap struct {
+	Global   GlobalKeyMap
+	List     ListKeyMap
+	Scroll   ScrollKeyMap
+	Releases ReleasesKeyMap
+	History  HistoryKeyMap
+	Revision RevisionKeyMap
+	Chunks   ChunksKeyMap
+	Diff     DiffKeyMap
+	Status   StatusKeyMap
+	Dialog   DialogKeyMap
+	Search   SearchKeyMap
+}
+
+// SearchKeyMap are the keys of a / search in a text view.
+type SearchKeyMap struct {
+	Start  key.Binding
+	Go     key.Binding
+	Cancel key.Binding
+	Next   key.Binding
+	Prev   key.Binding
+}
+
+// GlobalKeyMap are the keys that work on every screen.
+type GlobalKeyMap struct {
+	Help key.Binding
+	// Command opens the ":" command line (:ns NAME, :q), as in k9s.
+	Command   key.Binding
+	Back      key.Binding
+	Quit      key.Binding
+	ForceQuit key.Binding
+}
+
+// ListKeyMap moves the cursor in a table.
+type ListKeyMap struct {
+	Up       key.Binding
+	Down     key.Binding
+	PageUp   key.Binding
+	PageDown key.Binding
+	Top      key.Binding
+	Bottom   key.Binding
+}
+
+// ScrollKeyMap scrolls a text view.
+type ScrollKeyMap struct {
+	Up           key.Binding
+	Down         key.Binding
+	PageUp       key.Binding
+	PageDown     key.Binding
+	HalfPageUp   key.Binding
+	HalfPageDown key.Binding
+	Left         key.Binding
+	Right        key.Binding
+	Top          key.Binding
+	Bottom       key.Binding
+}
+
+// ReleasesKeyMap are the keys of the release list.
+type ReleasesKeyMap struct {
+	Open key.Binding
+	// Status opens the resources view of the release's latest deployed
+	// revision.
+	Status    key.Binding
+	Chunks    key.Binding
+	Filter    key.Binding
+	Namespace key.Binding
+	Refresh   key.Binding
+	Verify    key.Binding
+	Watch     key.Binding
+	// Accept and ClearFilter apply while the filter is being typed.
+	Accept      key.Binding
+	ClearFilter key.Binding
+}
+
+// HistoryKeyMap are the keys of a release's history.
+type HistoryKeyMap struct {
+	Open key.Binding
+	// Status opens the resources view of the selected revision.
+	Status key.Binding
+	Chunks key.Binding
+	Diff   key.Binding
+	// Live compares the selected revision with the objects live in the
+	// cluster, in the diff view.
+	Live      key.Binding
+	Mark      key.Binding
+	Refresh   key.Binding
+	Verify    key.Binding
+	Rollback  key.Binding
+	Delete    key.Binding
+	Uninstall key.Binding
+	FixStuck  key.Binding
+	// Prune deletes old revision records, keeping the newest.
+	Prune key.Binding
+}
+
+// RevisionKeyMap are the keys of one revision's tabs.
+type RevisionKeyMap struct {
+	NextTab   key.Binding
+	PrevTab   key.Binding
+	Summary   key.Binding
+	Values    key.Binding
+	Manifest  key.Binding
+	Notes     key.Binding
+	Hooks     key.Binding
+	Reveal    key.Binding
+	AllValues key.Binding
+	Chunks    key.Binding
+	Diff      key.Binding
+	// Copy puts the text of the tab shown on the clipboard (OSC 52).
+	Copy key.Binding
+}
+
+// StatusKeyMap are the keys of the resources view.
+type StatusKeyMap struct {
+	Refresh key.Binding
+}
+
+// ChunksKeyMap are the keys of the chunk layout.
+type ChunksKeyMap struct {
+	Refresh key.Binding
+}
+
+// DiffKeyMap are the keys of a diff, and of the rollback plan built on it.
+type DiffKeyMap struct {
+	NextChange key.Binding
+	PrevChange key.Binding
+	Reveal     key.Binding
+	Confirm    key.Binding
+}
+
+// DialogKeyMap are the keys of a confirmation dialog.
+type DialogKeyMap struct {
+	Confirm key.Binding
+	Cancel  key.Binding
+	Up      key.Binding
+	Down    key.Binding
+	Submit  key.Binding
+	Close   key.Binding
+}
+
+// DefaultKeyMap returns chunkview's key bindings.
+func DefaultKeyMap() KeyMap {
+	b := func(keys []string, help, desc string) key.Binding {
+		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
+	}
+	k := func(keys ...string) []string { return keys }
+	return KeyMap{
+		Global: GlobalKeyMap{
+			Help:      b(k("?"), "?", "help"),
+			Command:   b(k(":"), ":", "command (:ctx, :ns, :log, :q)"),
+			Back:      b(k("esc"), "esc", "back"),
+			Quit:      b(k("q"), "q", "quit"),
+			ForceQuit: b(k("ctrl+c"), "ctrl+c", "quit"),
+		},
+		List: ListKeyMap{
+			Up:       b(k("up", "k"), "↑/k", "up"),
+			Down:     b(k("down", "j"), "↓/j", "down"),
+			PageUp:   b(k("pgup", "ctrl+b"), "pgup", "page up"),
+			PageDown: b(k("pgdown", "ctrl+f"), "pgdn", "page down"),
+			Top:      b(k("home", "g"), "g/home", "first"),
+			Bottom:   b(k("end", "G"), "G/end", "last"),
+		},
+		Scroll: ScrollKeyMap{
+			Up:           b(k("up", "k"), "↑/k", "scroll up"),
+			Down:         b(k("down", "j"), "↓/j", "scroll down"),
+			PageUp:       b(k("pgup", "ctrl+b"), "pgup", "page up"),
+			PageDown:     b(k("pgdown", "ctrl+f", "space"), "pgdn/space", "page down"),
+			HalfPageUp:   b(k("ctrl+u"), "ctrl+u", "½ page up"),
+			HalfPageDown: b(k("ctrl+d"), "ctrl+d", "½ page down"),
+			Left:         b(k("left", "h"), "←/h", "scroll left"),
+			Right:        b(k("right", "l"), "→/l", "scroll right"),
+			Top:          b(k("home", "g"), "g/home", "top"),
+			Bottom:       b(k("end", "G"), "G/end", "bottom"),
+		},
+		Releases: ReleasesKeyMap{
+			Open:        b(k("enter"), "enter", "history"),
+			Status:      b(k("s"), "s", "status"),
+			Chunks:      b(k("c"), "c", "chunk layout"),
+			Filter:      b(k("/"), "/", "filter"),
+			Namespace:   b(k("n"), "n", "namespace"),
+			Refresh:     b(k("r"), "r", "refresh"),
+			Verify:      b(k("V"), "V", "verify rows on screen"),
+			Watch:       b(k("w"), "w", "watch on/off"),
+			Accept:      b(k("enter"), "enter", "keep filter"),
+			ClearFilter: b(k("esc"), "esc", "clear filter"),
+		},
+		History: HistoryKeyMap{
+			Open:      b(k("enter"), "enter", "open revision"),
+			Status:    b(k("s"), "s", "status"),
+			Chunks:    b(k("c"), "c", "chunk layout"),
+			Diff:      b(k("d"), "d", "diff"),
+			Live:      b(k("L"), "L", "diff with live"),
+			Mark:      b(k("space", "m"), "space", "mark for diff"),
+			Refresh:   b(k("r"), "r", "refresh"),
+			Verify:    b(k("V"), "V", "verify all revisions"),
+			Rollback:  b(k("R"), "R", "roll back here"),
+			Delete:    b(k("X"), "X", "delete revision"),
+			Uninstall: b(k("U"), "U", "uninstall"),
+			FixStuck:  b(k("F"), "F", "fix stuck"),
+			Prune:     b(k("P"), "P", "prune old revisions"),
+		},
+		Revision: RevisionKeyMap{
+			NextTab:   b(k("tab"), "tab", "next tab"),
+			PrevTab:   b(k("shift+tab"), "shift+tab", "previous tab"),
+			Summary:   b(k("1"), "1", "summary"),
+			Values:    b(k("2"), "2", "values"),
+			Manifest:  b(k("3"), "3", "manifest"),
+			Notes:     b(k("4"), "4", "notes"),
+			Hooks:     b(k("5"), "5", "hooks"),
+			Reveal:    b(k("v"), "v", "reveal/mask secrets"),
+			AllValues: b(k("a"), "a", "user/all values"),
+			Chunks:    b(k("c"), "c", "chunk layout"),
+			Diff:      b(k("d"), "d", "diff with previous"),
+			Copy:      b(k("y"), "y", "copy the tab's text"),
+		},
+		Chunks: ChunksKeyMap{
+			Refresh: b(k("r"), "r", "refresh"),
+		},
+		Status: StatusKeyMap{
+			Refresh: b(k("r"), "r", "read again"),
+		},
+		Diff: DiffKeyMap{
+			NextChange: b(k("n", "]"), "n/]", "next change"),
+			PrevChange: b(k("N", "["), "N/[", "previous change"),
+			Reveal:     b(k("v"), "v", "reveal/mask secrets"),
+			Confirm:    b(k("y"), "y", "roll back"),
+		},
+		Search: SearchKeyMap{
+			Start:  b(k("/"), "/", "search"),
+			Go:     b(k("enter"), "enter", "go to match"),
+			Cancel: b(k("esc"), "esc", "clear search"),
+			Next:   b(k("n"), "n", "next match"),
+			Prev:   b(k("N"), "N", "previous match"),
+		},
+		Dialog: DialogKeyMap{
+			Confirm: b(k("y"), "y", "yes"),
+			Cancel:  b(k("esc", "n"), "esc/n", "cancel"),
+			Up:      b(k("up", "k"), "↑/k", "up"),
+			Down:    b(k("down", "j"), "↓/j", "down"),
+			Submit:  b(k("enter"), "enter", "confirm"),
+			Close:   b(k("enter", "esc"), "enter", "close"),
+		},
+	}
+}
+
+// DisableActions turns off every key that would change the cluster, for read-only
+// mode. Disabled bindings neither match nor appear in help.
+func (k *KeyMap) DisableActions() {
+	for _, b := range []*key.Binding{&k.History.Rollback, &k.History.Delete, &k.History.Uninstall, &k.History.FixStuck, &k.History.Prune, &k.Diff.Confirm} {
+		b.SetEnabled(false)
+	}
+}
+
+// ViewportKeys maps the scroll keys onto a viewport's key map, leaving out the
+// letters the viewport binds by default (d, u, f, b) that screens use.
+func (s ScrollKeyMap) ViewportKeys() viewport.KeyMap {
+	return viewport.KeyMap{
+		Up: s.Up, Down: s.Down, PageUp: s.PageUp, PageDown: s.PageDown,
+		HalfPageUp: s.HalfPageUp, HalfPageDown: s.HalfPageDown, Left: s.Left, Right: s.Right,
+	}
+}
+
+// HelpKeys is a help.KeyMap built from a screen's bindings and the global ones.
+type HelpKeys struct {
+	Short []key.Binding
+	Full  [][]key.Binding
+}
+
+// ShortHelp returns the help line's bindings.
+func (h HelpKeys) ShortHelp() []key.Binding { return h.Short }
+
+// FullHelp returns the overlay's columns of bindings.
+func (h HelpKeys) FullHelp() [][]key.Binding { return h.Full }
+
+// Bindings lists the bindings, for the help.
+func (g GlobalKeyMap) Bindings() []key.Binding {
+	return []key.Binding{g.Help, g.Back, g.Quit, g.Command}
+}
+
+// Bindings lists the bindings, for the help.
+func (l ListKeyMap) Bindings() []key.Binding {
+	return []key.Binding{l.Up, l.Down, l.PageUp, l.PageDown, l.Top, l.Bottom}
+}
+
+// Bindings lists the bindings, for the help.
+func (s ScrollKeyMap) Bindings() []key.Binding {
+	return []key.Binding{s.Up, s.Down, s.PageUp, s.PageDown, s.HalfPageUp, s.HalfPageDown, s.Left, s.Right, s.Top, s.Bottom}
+}
+
+// MoveCursor moves a table cursor for the list keys; it reports whether msg was
+// one of them.
+func MoveCursor(msg tea.KeyPressMsg, l ListKeyMap, cursor *int, n, page int) bool {
+	switch {
+	case key.Matches(msg, l.Up):
+		*cursor--
+	case key.Matches(msg, l.Down):
+		*cursor++
+	case key.Matches(msg, l.PageUp):
+		*cursor -= page
+	case key.Matches(msg, l.PageDown):
+		*cursor += page
+	case key.Matches(msg, l.Top):
+		*cursor = 0
+	case key.Matches(msg, l.Bottom):
+		*cursor = n - 1
+	default:
+		return false
+	}
+	*cursor = max(0, min(*cursor, n-1))
+	return true
+}

@@ -1,0 +1,187 @@
+package common
+
+import (
+	"fmt"
+
+	"github.com/chunkview/chunkview/internal/human"
+	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/storage"
+	"github.com/chunkview/chunkview/ui/components/table"
+)
+
+// StatusCell is how a revision's status reads in a table: an icon that works
+// without colour, the word Helm uses, and a colour for the states that need
+// attention.
+func (s *Styles) StatusCell(row kube.RevisionRow) table.Cell {
+	if row.Broken {
+		return table.Styled("✗ BROKEN", &s.StatusBroken)
+	}
+	if row.Writing {
+		// Another writer is storing it (chunks after the index): checked again
+		// shortly rather than called broken.
+		return table.Styled("◌ writing…", &s.StatusPending)
+	}
+	if row.PendingIndex != nil {
+		// An interrupted create's pending index fails every create of the next
+		// revision: the release cannot move on until gc removes it.
+		return table.Styled("⚠ blocked", &s.StatusPending)
+	}
+	st := row.Status
+	switch {
+	case st == "deployed":
+		return table.Styled("✓ "+st, &s.StatusDeployed)
+	case st == "failed":
+		return table.Styled("✗ "+st, &s.StatusFailed)
+	case kube.Pending(st) || st == "uninstalling":
+		return table.Styled("◔ "+st, &s.StatusPending)
+	case st == "superseded" || st == "uninstalled":
+		return table.Styled("· "+st, &s.StatusSuperseded)
+	case st == "":
+		return table.Styled("? unknown", &s.StatusOther)
+	}
+	return table.Styled("? "+st, &s.StatusOther)
+}
+
+// ChartText is a revision's chart as "name-version", or an ellipsis while it is
+// not known yet.
+func ChartText(row kube.RevisionRow) string {
+	switch {
+	case row.Known && row.Summary.Chart != "":
+		if row.Summary.ChartVersion == "" {
+			return row.Summary.Chart
+		}
+		return row.Summary.Chart + "-" + row.Summary.ChartVersion
+	case row.Broken:
+		return "?"
+	case row.Known:
+		return "-"
+	}
+	return "…"
+}
+
+// KnownOr returns s when the row's summary is known, else a placeholder.
+func KnownOr(row kube.RevisionRow, s string) string {
+	switch {
+	case row.Known:
+		return s
+	case row.Broken:
+		return "?"
+	}
+	return "…"
+}
+
+// SizeText is a row's SIZE: what its revision takes in its store, "-" when its
+// summary was peeked from its index (kube.FillSummaries) and it spans chunks,
+// whose size only a decode tells, or a placeholder while it is not known yet.
+func SizeText(row kube.RevisionRow) string {
+	if row.Known && row.Peeked && row.Summary.StoredBytes <= 0 {
+		return "-"
+	}
+	return KnownOr(row, human.Bytes(row.Summary.StoredBytes))
+}
+
+// ReleaseNamespace is where a release's resources live: from its summary, else
+// where its records are.
+func ReleaseNamespace(row kube.RevisionRow) string {
+	switch {
+	case row.Summary.Namespace != "":
+		return row.Summary.Namespace
+	case row.NamespaceUnknown:
+		return "?" // read from the index's slice alone: known once opened
+	}
+	return row.StorageNamespace
+}
+
+// LargestSecret estimates the size of a revision's largest Secret: exactly, from
+// a layout seen; else from its summary. A record of n chunks is n-1 full slices
+// and a last one, so the index (holding the first slice) is the largest, and the
+// slice size lies between stored/n and stored/(n-1): the configured chunk size if
+// it lies there, else stored/n rounded up.
+func LargestSecret(row kube.RevisionRow, chunkSize int, lc *LayoutCache) (int64, bool) {
+	if n, ok := lc.get(row); ok {
+		return int64(n), true
+	}
+	if !row.Known || row.Summary.StoredBytes <= 0 {
+		return 0, false
+	}
+	stored, n := row.Summary.StoredBytes, int64(max(row.Summary.Chunks, 1))
+	if n == 1 {
+		return stored, true
+	}
+	lo := (stored + n - 1) / n
+	hi := stored / (n - 1)
+	if cs := int64(chunkSize); cs >= lo && cs <= hi {
+		return cs, true
+	}
+	return lo, true
+}
+
+// ChunkSizeOf returns the chunk size the client writes with.
+func ChunkSizeOf(c *kube.Client) int {
+	if cs := c.Config().Driver.ChunkSize; cs > 0 {
+		return cs
+	}
+	return storage.DefaultChunkSize
+}
+
+// ShareCell draws the largest Secret's share of the 1 MiB limit as a small gauge
+// and a percentage.
+func (s *Styles) ShareCell(n int64, ok bool, width int) table.Cell {
+	if !ok {
+		return table.Plain("")
+	}
+	share := float64(n) / storage.MaxSecretDataBytes
+	pct := int(share*100 + 0.5)
+	label := fmt.Sprintf(" %3d%%", pct)
+	g := table.Bar(share, max(width-len(label), 1), s.GaugeStyle(share), &s.GaugeEmpty)
+	return table.Cell{Text: g + label}
+}
+
+// ProblemLine tells what is wrong with a revision and what to do, or "" when
+// nothing is.
+func ProblemLine(row kube.RevisionRow) string {
+	if row.Broken {
+		return "cannot be read: " + table.OneLine(row.Problem)
+	}
+	return ""
+}
+
+// StoredSize is a row's stored bytes when known, else 0.
+func StoredSize(row kube.RevisionRow) int64 {
+	if row.Known {
+		return max(row.Summary.StoredBytes, 0)
+	}
+	return 0
+}
+
+// HistoryText is a release's HISTORY: what its stored revisions take, "≥" the
+// sum when some revisions' sizes are not known (see kube.ReleaseRow's
+// HistoryBytes), "?" when none is.
+func HistoryText(rr kube.ReleaseRow) string {
+	b, sized := rr.HistoryBytes()
+	switch {
+	case sized == 0:
+		return "?"
+	case sized < rr.Revisions:
+		return "≥" + human.Bytes(b)
+	}
+	return human.Bytes(b)
+}
+
+// RevisionsText is "4 revisions holding 24 KiB": how many, and what they hold.
+func RevisionsText(rr kube.ReleaseRow) string {
+	n := human.Plural(rr.Revisions, "revision", "revisions")
+	if t := HistoryText(rr); t != "?" {
+		n += " holding " + t
+	}
+	return n
+}
+
+// KeepSummary gives r, a rewrite of revision old read from metadata alone, what
+// old knew from its payload: its chart, sizes, and when it was deployed, which a
+// status change leaves as they were.
+func KeepSummary(r *kube.RevisionRow, old kube.RevisionRow) {
+	r.Summary, r.Known, r.Updated = old.Summary, true, old.Updated
+	r.ApplyMethod, r.UnknownFields = old.ApplyMethod, old.UnknownFields
+	r.Peeked, r.StoredAtMost = old.Peeked, old.StoredAtMost
+}

@@ -1,0 +1,90 @@
+package common
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/storage"
+)
+
+// TestSizeText: a row peeked from its index shows its size when it is one chunk,
+// and '-', not "0 B", when it spans more; a row not known yet shows a
+// placeholder.
+func TestSizeText(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		row  kube.RevisionRow
+		want string
+	}{
+		{"decoded", kube.RevisionRow{Known: true, Summary: storage.Summary{StoredBytes: 2048, Chunks: 2}}, "2.0 KiB"},
+		{"peeked, one chunk", kube.RevisionRow{Known: true, Peeked: true, Summary: storage.Summary{StoredBytes: 900, Chunks: 1}}, "900 B"},
+		{"peeked, chunks", kube.RevisionRow{Known: true, Peeked: true, StoredAtMost: 3072, Summary: storage.Summary{Chunks: 3}}, "-"},
+		{"not known yet", kube.RevisionRow{}, "…"},
+		{"broken", kube.RevisionRow{Broken: true}, "?"},
+	} {
+		if got := SizeText(tc.row); got != tc.want {
+			t.Errorf("%s: sizeText = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestReleaseNamespaceText: a row read from its index's slice alone, whose records
+// are kept in a storage namespace, shows its release namespace as not known, not
+// as the storage namespace; a decoded row shows its own.
+func TestReleaseNamespaceText(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		row  kube.RevisionRow
+		want string
+	}{
+		{"decoded", kube.RevisionRow{StorageNamespace: "olmv1-system", Known: true, Summary: storage.Summary{Namespace: "shop"}}, "shop"},
+		{"peeked, storage namespace", kube.RevisionRow{StorageNamespace: "olmv1-system", Known: true, Peeked: true, NamespaceUnknown: true}, "?"},
+		{"peeked, records in the release's namespace", kube.RevisionRow{StorageNamespace: "shop", Known: true, Peeked: true}, "shop"},
+	} {
+		if got := ReleaseNamespace(tc.row); got != tc.want {
+			t.Errorf("%s: releaseNamespace = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestLargestSecret(t *testing.T) {
+	lc := NewLayoutCache()
+	row := func(stored int64, chunks int) kube.RevisionRow {
+		return kube.RevisionRow{StorageNamespace: "ns", Key: "k", ResourceVersion: "1", Known: true,
+			Summary: storage.Summary{StoredBytes: stored, Chunks: chunks}}
+	}
+	for _, tc := range []struct {
+		name      string
+		row       kube.RevisionRow
+		chunkSize int
+		want      int64
+		ok        bool
+	}{
+		{"unknown", kube.RevisionRow{}, 100, 0, false},
+		{"one Secret", row(700, 1), 1000, 700, true},
+		{"configured chunk size fits", row(2500, 3), 1000, 1000, true},
+		// Written with another chunk size: stored/n rounded up.
+		{"other chunk size", row(2500, 3), 400, 834, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := LargestSecret(tc.row, tc.chunkSize, lc)
+			if got != tc.want || ok != tc.ok {
+				t.Errorf("largestSecret = %d, %v; want %d, %v", got, ok, tc.want, tc.ok)
+			}
+		})
+	}
+	// A layout seen is exact.
+	lc.Put(row(2500, 3), &storage.Layout{Index: storage.SecretInfo{Bytes: 900}, Chunks: []storage.SecretInfo{{Bytes: 950}, {Bytes: 10}}})
+	if got, _ := LargestSecret(row(2500, 3), 1000, lc); got != 950 {
+		t.Errorf("with a layout known, largestSecret = %d, want 950", got)
+	}
+}
+
+func TestClipLines(t *testing.T) {
+	long := string(make([]byte, MaxLineBytes*3))
+	got := ClipLines("short\n" + long + "\nend")
+	if len(got) > MaxLineBytes+100 || !strings.Contains(got, "short\n") || !strings.Contains(got, "more on this line]\nend") {
+		t.Fatalf("clipLines kept %d bytes: %q", len(got), got[len(got)-60:])
+	}
+}

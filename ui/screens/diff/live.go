@@ -1,0 +1,63 @@
+package diff
+
+import (
+	"context"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/revdiff"
+	"github.com/chunkview/chunkview/ui/common"
+	"github.com/chunkview/chunkview/ui/components/diffview"
+)
+
+// The live diff: the diff screen with the live cluster as its second side.
+// It compares one revision's manifest with the objects the cluster runs, per
+// resource, masked until v, like a diff between revisions.
+
+// LiveLoadedMsg answers loadLiveDiff. It carries the release, revision and
+// reveal it answers, so that a late answer to an earlier request is dropped.
+type LiveLoadedMsg struct {
+	Ns, Name string
+	Rev      int
+	Reveal   bool
+	Drift    *revdiff.Drift
+	err      error
+}
+
+// loadLiveDiff compares revision rev of a release with the live cluster.
+func loadLiveDiff(ctx context.Context, c *kube.Client, ns, name string, rev int, reveal bool) tea.Cmd {
+	return func() tea.Msg {
+		d, err := c.Drift(ctx, ns, name, rev, kube.DriftOptions{Reveal: reveal})
+		return LiveLoadedMsg{Ns: ns, Name: name, Rev: rev, Reveal: reveal, Drift: d, err: err}
+	}
+}
+
+// NewLive compares revision rev with the live cluster.
+func NewLive(c common.Common, ns, name string, rev int) *Screen {
+	s := New(c, ns, name, rev, 0)
+	s.Live = true
+	s.Drifts = map[bool]*revdiff.Drift{}
+	return s
+}
+
+// takeLive shows a live diff that answers the screen's request.
+func (s *Screen) takeLive(msg LiveLoadedMsg) {
+	if !s.Live || msg.Ns != s.Ns || msg.Name != s.Name || msg.Rev != s.From || msg.Reveal != s.Reveal {
+		return
+	}
+	s.Loading = false
+	if msg.err != nil {
+		s.Err = msg.err
+		s.view.SetMessage(s.Styles.RenderError(msg.err, s.Width) + "\n\n" + s.Styles.Dim.Render("esc: back"))
+		return
+	}
+	s.Err = nil
+	s.Drifts[msg.Reveal] = msg.Drift
+	s.showLive(msg.Drift)
+}
+
+func (s *Screen) showLive(d *revdiff.Drift) {
+	text, anchors := diffview.RenderLive(s.Styles, d, s.Width)
+	s.view.SetContent(text, anchors, s.Width)
+}

@@ -1,0 +1,457 @@
+package history
+
+import (
+	"context"
+	"fmt"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/ops"
+	"github.com/chunkview/chunkview/ui/common"
+	"github.com/chunkview/chunkview/ui/components/dialog"
+	"github.com/chunkview/chunkview/ui/components/table"
+	"github.com/chunkview/chunkview/ui/screens/chunks"
+	"github.com/chunkview/chunkview/ui/screens/diff"
+	"github.com/chunkview/chunkview/ui/screens/revision"
+	"github.com/chunkview/chunkview/ui/screens/rollback"
+	"github.com/chunkview/chunkview/ui/screens/status"
+)
+
+// Screen shows the revisions of one release, its size trend, and the
+// operations on it.
+type Screen struct {
+	common.Common
+	Ns, Name string
+
+	loading bool
+	Loaded  bool
+	Err     error
+	gone    string // set once the release was uninstalled
+
+	Rows     []kube.RevisionRow
+	rowErr   map[string]error // by key@rv
+	inflight map[string]bool
+	// checked holds the records whose details or chunk check came back, so a
+	// reload does not ask again.
+	checked map[string]bool
+	Cursor  int
+	offset  int
+	// mark is the revision marked as the other side of a diff; 0 when none.
+	mark   int
+	Dialog *dialog.Confirm
+	// Perms is what the user may do here, once the API server has said; nil
+	// until then, or when it could not say (the server then decides each action).
+	Perms *kube.Permissions
+	// verify follows the last V until every revision has answered.
+	verify *common.VerifyRun
+	// ext is what OLMv1 says of the ClusterExtension that owns the release,
+	// once asked (extAsked names it); nil when it has no say.
+	ext      *kube.ClusterExtension
+	extAsked string
+	// ctl is the Flux HelmRelease that manages the release, once asked
+	// (ctlAsked); nil when none does.
+	ctl      *kube.Controller
+	ctlAsked bool
+	// prefetched names the latest two records being read ahead for d (see
+	// prefetch); stopPrefetch cancels that read.
+	prefetched   string
+	stopPrefetch context.CancelFunc
+}
+
+// New opens the history of release name in storage namespace ns.
+func New(c common.Common, ns, name string) *Screen {
+	return &Screen{Common: c, Ns: ns, Name: name, rowErr: map[string]error{}, inflight: map[string]bool{}, checked: map[string]bool{}, Cursor: -1}
+}
+
+// Init starts the first loads.
+func (s *Screen) Init() tea.Cmd {
+	if s.ReadOnly() {
+		return s.reload()
+	}
+	return tea.Batch(s.reload(), common.LoadPermissions(s.Ctx, s.Client, s.Ns))
+}
+
+// denied returns why the user may not run op here, or "" when they may or it is
+// not known yet.
+func (s *Screen) denied(op string) string {
+	if s.Perms == nil {
+		return ""
+	}
+	return s.Perms.Disabled()[op]
+}
+
+// actionOp is an action key and the operation it runs.
+type actionOp struct {
+	key *key.Binding
+	op  string
+}
+
+// historyOps are the history's action keys and the operations they run.
+func (s *Screen) historyOps() []actionOp {
+	k := &s.Keys.History
+	return []actionOp{{&k.Rollback, kube.OpRollback}, {&k.Delete, kube.OpDeleteRevision}, {&k.Uninstall, kube.OpUninstall}, {&k.FixStuck, kube.OpFixStuck}, {&k.Prune, kube.OpPrune}}
+}
+
+// actionKey returns binding b as the help shows it: marked when the user may not
+// run op.
+func (s *Screen) actionKey(b key.Binding, op string) key.Binding {
+	if s.denied(op) == "" {
+		return b
+	}
+	h := b.Help()
+	return key.NewBinding(key.WithKeys(b.Keys()...), key.WithHelp(h.Key, h.Desc+" (denied)"))
+}
+
+func (s *Screen) reload() tea.Cmd {
+	if s.gone != "" {
+		return nil
+	}
+	s.loading = true
+	return loadHistory(s.Ctx, s.Client, s.Ns, s.Name)
+}
+
+// Title names the release, and its store when that is one of Helm's: the same
+// name may be held by chunked storage too.
+func (s *Screen) Title() string {
+	if d := s.store(); common.IsHelmStore(d) {
+		return s.Name + " (" + kube.DriverLabel(d) + ")"
+	}
+	return s.Name
+}
+
+// Busy reports whether it waits on the cluster, for the spinner.
+func (s *Screen) Busy() bool {
+	return s.loading || len(s.inflight) > 0 || (s.Dialog != nil && s.Dialog.Busy())
+}
+
+// Capturing reports whether it takes typed text, so that q and ? reach it.
+func (s *Screen) Capturing() bool { return s.Dialog != nil && s.Dialog.Capturing() }
+
+// HandlesBack reports whether esc closes something inside it rather than the screen.
+func (s *Screen) HandlesBack() bool { return s.Dialog != nil }
+
+// SetSize sets the size it draws in.
+func (s *Screen) SetSize(w, h int) {
+	s.Common.SetSize(w, h)
+	if s.Dialog != nil {
+		s.Dialog.SetSize(w, h)
+	}
+	s.clamp()
+}
+
+// Help returns its keys for the help line and the overlay.
+func (s *Screen) Help() common.HelpKeys {
+	if s.Dialog != nil {
+		return s.Dialog.Help()
+	}
+	k := s.Keys.History
+	rollback, del := s.actionKey(k.Rollback, kube.OpRollback), s.actionKey(k.Delete, kube.OpDeleteRevision)
+	uninstall, fix := s.actionKey(k.Uninstall, kube.OpUninstall), s.actionKey(k.FixStuck, kube.OpFixStuck)
+	prune := s.actionKey(k.Prune, kube.OpPrune)
+	diff, chunks := k.Diff, common.LayoutKey(k.Chunks, s.store())
+	if sel := s.Selected(); sel != nil && s.previous() == nil && (s.mark == 0 || s.mark == sel.Revision) {
+		diff.SetEnabled(false) // the first revision: nothing to compare it with yet
+	}
+	return common.HelpKeys{
+		Short: []key.Binding{k.Open, k.Status, chunks, diff, k.Live, k.Mark, rollback, del, fix},
+		Full: [][]key.Binding{
+			s.Keys.List.Bindings(),
+			{k.Open, k.Status, chunks, diff, k.Live, k.Mark, k.Refresh, k.Verify},
+			{rollback, del, uninstall, fix, prune},
+		},
+	}
+}
+
+// Lines above and below the table: the trend (two, and the advice when the limit
+// is near), the header, and the selected revision's detail (three).
+func (s *Screen) tableHeight() int { return max(s.Height-4-len(s.headLines()), 1) }
+
+// headLines are the lines above the table: the owner, then the size trend.
+func (s *Screen) headLines() []string { return append(s.ownerLines(), s.trendLines()...) }
+
+func (s *Screen) clamp() {
+	if len(s.Rows) == 0 {
+		s.Cursor = -1
+		return
+	}
+	s.Cursor = max(0, min(s.Cursor, len(s.Rows)-1))
+	s.offset = table.ScrollWindow(s.Cursor, s.offset, s.tableHeight(), len(s.Rows))
+}
+
+// Selected is the revision under the cursor, or nil.
+func (s *Screen) Selected() *kube.RevisionRow {
+	if s.Cursor < 0 || s.Cursor >= len(s.Rows) {
+		return nil
+	}
+	return &s.Rows[s.Cursor]
+}
+
+// Update takes a message: a key, or an answer to one of its requests.
+func (s *Screen) Update(msg tea.Msg) tea.Cmd {
+	// A dialog sees every message but keys only when open; the screen itself keeps
+	// loading underneath it.
+	if _, isKey := msg.(tea.KeyPressMsg); !isKey && s.Dialog != nil {
+		cmd, closed := s.Dialog.Update(msg)
+		if closed {
+			s.Dialog = nil
+		}
+		return tea.Batch(cmd, s.updateSelf(msg))
+	}
+	return s.updateSelf(msg)
+}
+
+func (s *Screen) updateSelf(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case LoadedMsg:
+		if msg.Ns != s.Ns || msg.Name != s.Name {
+			return nil
+		}
+		s.loading = false
+		if msg.Err != nil {
+			s.Err = msg.Err
+			return nil
+		}
+		s.Err = nil
+		s.Loaded = true
+		s.SetRows(msg.Rows)
+		return tea.Batch(s.fill(), s.askExtension(), s.askController(), s.prefetch())
+
+	case ControllerMsg:
+		if msg.Ns == s.Ns && msg.Name == s.Name {
+			s.ctl = msg.Ctl
+			s.clamp()
+		}
+		return nil
+
+	case ExtensionMsg:
+		if msg.Ns == s.Ns && msg.Name == s.Name {
+			s.ext = msg.Ext
+			s.clamp()
+		}
+		return nil
+
+	case common.RowDetailsMsg:
+		return s.TakeRow(msg)
+
+	case common.RecheckMsg:
+		return s.recheck(msg)
+
+	case common.ReleaseChangedMsg:
+		if msg.Ns == s.Ns && msg.Name == s.Name {
+			return s.reload()
+		}
+		return nil
+
+	case common.LiveMsg:
+		return s.applyLive(msg.Ev)
+
+	case common.PermissionsMsg:
+		if msg.Ns == s.Ns && msg.Err == nil {
+			s.Perms = msg.Perms
+		}
+		return nil
+
+	case common.ActionDoneMsg:
+		if msg.Kind == common.ActionUninstall && msg.Err == nil && msg.Ns == s.Ns && msg.Name == s.Name {
+			s.gone = msg.Text
+		}
+		return nil
+
+	case tea.KeyPressMsg:
+		if s.Dialog != nil {
+			cmd, closed := s.Dialog.Update(msg)
+			if closed {
+				s.Dialog = nil
+			}
+			return cmd
+		}
+		return s.handleKey(msg)
+	}
+	return nil
+}
+
+// SetRows replaces the revisions, newest selected on first load, keeping the
+// selection and what was decoded of records that did not change.
+func (s *Screen) SetRows(rows []kube.RevisionRow) {
+	var keep int
+	if r := s.Selected(); r != nil {
+		keep = r.Revision
+	}
+	old := map[string]kube.RevisionRow{}
+	for _, r := range s.Rows {
+		old[common.RowID(r)] = r
+	}
+	for i, r := range rows {
+		if o, ok := old[common.RowID(r)]; ok && (o.Known || o.Broken) {
+			rows[i] = o
+		}
+	}
+	s.Rows = rows
+	s.Cursor = len(rows) - 1
+	for i, r := range rows {
+		if r.Revision == keep {
+			s.Cursor = i
+		}
+	}
+	s.clamp()
+}
+
+// Latest is the newest revision listed, or nil.
+func (s *Screen) Latest() *kube.RevisionRow {
+	if len(s.Rows) == 0 {
+		return nil
+	}
+	return &s.Rows[len(s.Rows)-1]
+}
+
+// previous returns the revision listed before the selected one.
+func (s *Screen) previous() *kube.RevisionRow {
+	if s.Cursor <= 0 {
+		return nil
+	}
+	return &s.Rows[s.Cursor-1]
+}
+
+func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	if common.MoveCursor(msg, s.Keys.List, &s.Cursor, len(s.Rows), s.tableHeight()) {
+		s.clamp()
+		return nil
+	}
+	k := s.Keys.History
+	for _, a := range s.historyOps() {
+		if key.Matches(msg, *a.key) {
+			if s.denied(a.op) != "" {
+				return s.openDialog(dialog.Denied(s.Common, s.Ns, s.Name, a.op, s.Perms.Allows(a.op)), nil)
+			}
+		}
+	}
+	if key.Matches(msg, k.Refresh) {
+		// What OLMv1 says of the owner may have changed too: ask again.
+		s.rowErr, s.checked, s.extAsked, s.ctlAsked = map[string]error{}, map[string]bool{}, "", false
+		if s.ReadOnly() {
+			return s.reload()
+		}
+		// Rights may have changed too (a new RoleBinding): ask again.
+		return tea.Batch(s.reload(), common.LoadPermissions(s.Ctx, s.Client, s.Ns))
+	}
+	if key.Matches(msg, k.Verify) {
+		return s.VerifyAll()
+	}
+	if key.Matches(msg, k.Uninstall) && len(s.Rows) > 0 {
+		p, err := s.plan()
+		if err != nil {
+			return common.Status(common.ShortError(err), true)
+		}
+		return s.openDialog(dialog.Uninstall(s.Common, p), func() tea.Cmd {
+			return common.Pop("Uninstalled " + s.Name + ".")
+		})
+	}
+	if key.Matches(msg, k.Prune) && len(s.Rows) > 0 {
+		if len(s.Rows) < 2 {
+			return common.Status(s.Name+" has one revision: there is nothing to prune.", true)
+		}
+		p, err := s.plan()
+		if err != nil {
+			return common.Status(common.ShortError(err), true)
+		}
+		return s.openDialog(dialog.Prune(s.Common, p), nil)
+	}
+	if key.Matches(msg, k.FixStuck) {
+		l := s.Latest()
+		if l == nil || !ops.Stuckable(l.Status) {
+			return common.Status(s.Name+" is not pending or uninstalling: there is nothing stuck to fix.", true)
+		}
+		p, err := s.plan()
+		if err != nil {
+			return common.Status(common.ShortError(err), true)
+		}
+		return s.openDialog(dialog.FixStuck(s.Common, p), nil)
+	}
+	sel := s.Selected()
+	if sel == nil {
+		return nil
+	}
+	switch {
+	case key.Matches(msg, k.Open):
+		return common.Push(revision.New(s.Common, *sel))
+	case key.Matches(msg, k.Chunks):
+		return common.Push(chunks.New(s.Common, *sel))
+	case key.Matches(msg, k.Mark):
+		if s.mark == sel.Revision {
+			s.mark = 0
+		} else {
+			s.mark = sel.Revision
+		}
+		return nil
+	case key.Matches(msg, k.Diff):
+		from, to := 0, sel.Revision
+		switch {
+		case s.mark != 0 && s.mark != sel.Revision:
+			from = min(s.mark, sel.Revision)
+			to = max(s.mark, sel.Revision)
+		case s.previous() != nil:
+			from = s.previous().Revision
+		default:
+			return common.Status(fmt.Sprintf("Revision %d is the first stored: nothing before it to compare with. Mark another with space.", sel.Revision), true)
+		}
+		return common.Push(diff.New(s.Common, s.Ns, s.Name, from, to))
+	case key.Matches(msg, k.Status):
+		if sel.Broken {
+			return common.Status(fmt.Sprintf("Revision %d cannot be read, so its objects are not known.", sel.Revision), true)
+		}
+		return common.Push(status.New(s.Common, s.Ns, s.Name, sel.Revision))
+	case key.Matches(msg, k.Live):
+		if sel.Broken {
+			return common.Status(fmt.Sprintf("Revision %d cannot be read, so it cannot be compared with the cluster.", sel.Revision), true)
+		}
+		return common.Push(diff.NewLive(s.Common, s.Ns, s.Name, sel.Revision))
+	case key.Matches(msg, k.Rollback):
+		if sel.Broken {
+			return common.Status(fmt.Sprintf("Revision %d cannot be read, so it cannot be rolled back to.", sel.Revision), true)
+		}
+		p, err := s.plan()
+		if err != nil {
+			return common.Status(common.ShortError(err), true)
+		}
+		rs := rollback.New(s.Common, p, sel.Revision)
+		if l := s.Latest(); l != nil && kube.Pending(l.Status) {
+			rs.LeftPending = fmt.Sprintf("Revision %d stays %s under the new one: F in the history fixes it first.", l.Revision, l.Status)
+		}
+		return common.Push(rs)
+	case key.Matches(msg, k.Delete):
+		p, err := s.plan()
+		if err != nil {
+			return common.Status(common.ShortError(err), true)
+		}
+		return s.openDialog(dialog.DeleteRevision(s.Common, p, *sel), nil)
+	}
+	return nil
+}
+
+// plan is the release as the screen shows it, for an operation's dialog to hold:
+// the operation applies to exactly that, and is refused if the release moved on.
+func (s *Screen) plan() (*ops.Plan, error) { return ops.NewPlan(s.Ns, s.Rows) }
+
+func (s *Screen) openDialog(d *dialog.Confirm, after func() tea.Cmd) tea.Cmd {
+	d.After = after
+	d.SetSize(s.Width, s.Height)
+	s.Dialog = d
+	return d.Init()
+}
+
+// View draws it in exactly its size.
+func (s *Screen) View() string {
+	body := s.tableView()
+	if s.Dialog != nil {
+		s.Dialog.SetSize(s.Width, s.Height)
+		return common.Overlay(body, s.Dialog.View(), s.Width, s.Height)
+	}
+	return body
+}
+
+// HasTypedInput reports whether a dialog holds text the person typed, which ctrl+c asks before losing.
+func (s *Screen) HasTypedInput() bool {
+	return s.Dialog != nil && s.Dialog.Capturing() && s.Dialog.Input.Value() != ""
+}

@@ -1,0 +1,114 @@
+package history
+
+import (
+	"strings"
+
+	"github.com/chunkview/chunkview/internal/human"
+	"github.com/chunkview/chunkview/ui/common"
+	"github.com/chunkview/chunkview/ui/components/table"
+)
+
+// Columns are the history's columns: the growth bar goes first when room
+// runs short, then the app version and the chart.
+var Columns = []table.Column{
+	{Title: "REV", Width: 4, Right: true},
+	{Title: "STATUS", Width: 17},
+	{Title: "CHART", Width: 14, Flex: 1, Prio: 3},
+	{Title: "APP", Width: 7, Prio: 2},
+	{Title: "AGE", Width: 5, Right: true, Prio: 5},
+	{Title: "CHUNKS", Width: 6, Right: true, Prio: 4},
+	{Title: "SIZE", Width: 8, Right: true, Prio: 6},
+	{Title: "GROWTH", Width: 10, Prio: 1},
+	{Title: "DESCRIPTION", Width: 12, Flex: 3},
+}
+
+// helmHistoryColumns are the history's columns for a release in one of Helm's
+// stores: each revision is one object, so in place of its chunk count, its share
+// of the object's 1 MiB.
+var helmHistoryColumns = func() []table.Column {
+	cols := append([]table.Column(nil), Columns...)
+	for i, c := range cols {
+		if c.Title == "CHUNKS" {
+			cols[i] = table.Column{Title: "FILL", Width: 10, Prio: c.Prio}
+		}
+	}
+	return cols
+}()
+
+// columns returns the history's columns for the store the screen reads.
+func (s *Screen) columns() []table.Column {
+	if common.IsHelmStore(s.store()) {
+		return helmHistoryColumns
+	}
+	return Columns
+}
+
+// tableView draws the trend, the revisions and the selected one's detail.
+func (s *Screen) tableView() string {
+	st := s.Styles
+	switch {
+	case s.gone != "":
+		return st.OK.Render(table.Wrap("✓ "+s.gone, s.Width)) + "\n\n" + st.Dim.Render("esc: back to the release list")
+	case !s.Loaded && s.Err != nil:
+		return st.RenderError(s.Err, s.Width) + "\n\n" + st.Dim.Render("r: retry · esc: back")
+	case !s.Loaded:
+		return st.Dim.Render("Reading the history of " + s.Name + "…")
+	}
+	var lines []string
+	trend := s.headLines()
+	lines = append(lines, trend...)
+	cols := table.FitColumns(s.columns(), s.Width)
+	lines = append(lines, table.RenderHeader(cols, &st.TableHeader))
+	var top int64
+	for _, r := range s.Rows {
+		top = max(top, r.Summary.StoredBytes)
+	}
+	growthWidth, fillWidth := table.ColWidth(cols, "GROWTH"), table.ColWidth(cols, "FILL")
+	end := min(s.offset+s.tableHeight(), len(s.Rows))
+	for i := s.offset; i < end; i++ {
+		r := s.Rows[i]
+		status := st.StatusCell(r)
+		if _, failed := s.rowErr[common.RowID(r)]; failed && !r.Broken {
+			status = table.Styled("! "+r.Status, &st.Error)
+		}
+		growth := table.Plain("")
+		if r.Known && top > 0 {
+			growth = table.Cell{Text: table.Bar(float64(r.Summary.StoredBytes)/float64(top), growthWidth, &st.Spark, &st.GaugeEmpty)}
+		}
+		desc := common.KnownOr(r, table.OneLine(r.Summary.Description))
+		if r.Broken {
+			desc = table.OneLine(r.Problem)
+		}
+		cells := map[string]table.Cell{
+			"REV":         table.Plain(table.Itoa(r.Revision)),
+			"STATUS":      status,
+			"CHART":       table.Plain(common.ChartText(r)),
+			"APP":         table.Plain(common.KnownOr(r, r.Summary.AppVersion)),
+			"AGE":         table.Plain(human.Age(s.Now(), r.Updated)),
+			"CHUNKS":      table.Plain(common.KnownOr(r, table.Itoa(r.Summary.Chunks))),
+			"SIZE":        table.Plain(common.KnownOr(r, human.Bytes(r.Summary.StoredBytes))),
+			"GROWTH":      growth,
+			"FILL":        st.FillCell(r, fillWidth),
+			"DESCRIPTION": table.Plain(desc),
+		}
+		if r.Broken {
+			cells["DESCRIPTION"] = table.Styled(desc, &st.Error)
+		}
+		gutter := " "
+		if i == s.Cursor {
+			gutter = st.Cursor.Render("▶")
+			cells["REV"] = table.Styled(table.Itoa(r.Revision), &st.Selected)
+		}
+		if r.Revision == s.mark {
+			gutter += st.Marked.Render("◆")
+		} else {
+			gutter += " "
+		}
+		lines = append(lines, table.RenderRow(cols, cells, gutter))
+	}
+	for len(lines) < s.tableHeight()+1+len(trend) {
+		lines = append(lines, "")
+	}
+	lines = append(lines, s.detailLines()...)
+	return strings.Join(lines, "\n")
+}

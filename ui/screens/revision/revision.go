@@ -1,0 +1,370 @@
+package revision
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/viewport"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"helm.sh/helm/v3/pkg/chartutil"
+	"helm.sh/helm/v3/pkg/release"
+
+	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/revdiff"
+	"github.com/chunkview/chunkview/ui/common"
+	"github.com/chunkview/chunkview/ui/components/search"
+	"github.com/chunkview/chunkview/ui/components/table"
+	"github.com/chunkview/chunkview/ui/components/viewer"
+	"github.com/chunkview/chunkview/ui/screens/chunks"
+	"github.com/chunkview/chunkview/ui/screens/diff"
+)
+
+// revisionTab is one tab of the revision screen.
+type revisionTab int
+
+const (
+	tabSummary revisionTab = iota
+	tabValues
+	tabManifest
+	TabNotes
+	tabHooks
+	tabCount
+)
+
+var tabNames = [tabCount]string{"Summary", "Values", "Manifest", "Notes", "Hooks"}
+
+// RenderKey names one rendering of a tab: the text differs with the reveal and
+// all-values switches.
+type RenderKey struct {
+	Tab    revisionTab
+	reveal bool
+	all    bool
+	// ReadOnly leaves the keys that change the cluster out of the hints.
+	readOnly bool
+}
+
+// RenderedMsg carries a tab's text, rendered off the update loop: colouring a
+// large manifest takes a moment.
+type RenderedMsg struct {
+	Ns, Key, Rv string
+	Rk          RenderKey
+	Text        string
+}
+
+// Screen shows one revision in tabs: summary, values, manifest, notes and
+// hooks. Secrets are masked until revealed. Each tab's text is rendered once per
+// switch setting and kept.
+type Screen struct {
+	common.Common
+	Row     kube.RevisionRow
+	details *kube.Details
+	loading bool
+	err     error
+
+	tab       revisionTab
+	reveal    bool
+	allValues bool
+	Rendered  map[RenderKey]string
+	rendering map[RenderKey]bool
+	vp        viewport.Model
+	Search    search.Model
+}
+
+// New opens revision row of a release, on its summary.
+func New(c common.Common, row kube.RevisionRow) *Screen {
+	vp := viewport.New()
+	vp.KeyMap = c.Keys.Scroll.ViewportKeys()
+	vp.MouseWheelEnabled = false
+	return &Screen{Common: c, Row: row, Rendered: map[RenderKey]string{}, rendering: map[RenderKey]bool{}, vp: vp,
+		Search: search.New(c.Styles, c.Keys.Search)}
+}
+
+// Init starts the first loads.
+func (s *Screen) Init() tea.Cmd {
+	s.loading = true
+	return loadDetails(s.Ctx, s.Client, s.Row)
+}
+
+// Title is the part of the breadcrumb it adds.
+func (s *Screen) Title() string { return "revision " + table.Itoa(s.Row.Revision) }
+
+// Busy reports whether it waits on the cluster, for the spinner.
+func (s *Screen) Busy() bool { return s.loading || s.rendering[s.Key()] }
+
+// Capturing reports whether it takes typed text, so that q and ? reach it.
+func (s *Screen) Capturing() bool { return s.Search.Typing }
+
+// HandlesBack: esc clears a search before it leaves the screen.
+func (s *Screen) HandlesBack() bool { return s.Search.Active() }
+
+// SetSize sets the size it draws in.
+func (s *Screen) SetSize(w, h int) {
+	s.Common.SetSize(w, h)
+	// The tab bar and a blank line above, a status line below.
+	s.vp.SetWidth(w)
+	s.vp.SetHeight(max(h-3, 1))
+	s.Search.Input.SetWidth(max(w-4, 10))
+}
+
+// Help returns its keys for the help line and the overlay.
+func (s *Screen) Help() common.HelpKeys {
+	k := s.Keys.Revision
+	if s.Search.Active() {
+		b := s.Search.Bindings()
+		return common.HelpKeys{Short: b, Full: [][]key.Binding{b, s.Keys.Scroll.Bindings()}}
+	}
+	short := []key.Binding{k.NextTab, k.Reveal}
+	if s.tab == tabValues {
+		short = append(short, k.AllValues)
+	}
+	diff := k.Diff
+	if s.Row.Revision <= 1 {
+		diff.SetEnabled(false) // nothing before revision 1
+	}
+	chunks := common.LayoutKey(k.Chunks, s.Row.Driver)
+	short = append(short, s.Keys.Search.Start, k.Copy, chunks, diff)
+	return common.HelpKeys{
+		Short: short,
+		Full: [][]key.Binding{
+			{k.NextTab, k.PrevTab, k.Summary, k.Values, k.Manifest, k.Notes, k.Hooks},
+			{k.Reveal, k.AllValues, s.Keys.Search.Start, k.Copy, chunks, diff},
+			s.Keys.Scroll.Bindings(),
+		},
+	}
+}
+
+// Key names the rendering the screen shows: tab, reveal and width.
+func (s *Screen) Key() RenderKey {
+	rk := RenderKey{Tab: s.tab, readOnly: s.ReadOnly()}
+	switch s.tab {
+	case tabValues:
+		rk.reveal, rk.all = s.reveal, s.allValues
+	case tabManifest, TabNotes, tabHooks:
+		rk.reveal = s.reveal
+	}
+	return rk
+}
+
+// Update takes a message: a key, or an answer to one of its requests.
+func (s *Screen) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case DetailsLoadedMsg:
+		if msg.Ns != s.Row.StorageNamespace || msg.Key != s.Row.Key || msg.Rv != s.Row.ResourceVersion {
+			return nil
+		}
+		s.loading = false
+		s.details, s.err = msg.Details, msg.err
+		return s.show()
+	case RenderedMsg:
+		if msg.Ns != s.Row.StorageNamespace || msg.Key != s.Row.Key || msg.Rv != s.Row.ResourceVersion {
+			return nil
+		}
+		delete(s.rendering, msg.Rk)
+		s.Rendered[msg.Rk] = msg.Text
+		if msg.Rk == s.Key() {
+			s.Search.Apply(&s.vp, msg.Text)
+		}
+		return nil
+	case tea.KeyPressMsg:
+		return s.handleKey(msg)
+	}
+	return nil
+}
+
+func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := s.Keys.Revision
+	// A search may start before the revision is decoded: typed letters must not
+	// fall through to the screen's keys.
+	if cmd, ok := s.Search.HandleKey(msg, &s.vp, s.Rendered[s.Key()]); ok {
+		return cmd
+	}
+	tab := s.tab
+	switch {
+	case key.Matches(msg, k.Copy):
+		text, ok := s.Rendered[s.Key()]
+		if !ok {
+			return nil
+		}
+		return viewer.CopyText(ansi.Strip(text), tabNames[s.tab]+" of revision "+table.Itoa(s.Row.Revision), s.reveal)
+	case key.Matches(msg, k.NextTab):
+		tab = (s.tab + 1) % tabCount
+	case key.Matches(msg, k.PrevTab):
+		tab = (s.tab + tabCount - 1) % tabCount
+	case key.Matches(msg, k.Summary):
+		tab = tabSummary
+	case key.Matches(msg, k.Values):
+		tab = tabValues
+	case key.Matches(msg, k.Manifest):
+		tab = tabManifest
+	case key.Matches(msg, k.Notes):
+		tab = TabNotes
+	case key.Matches(msg, k.Hooks):
+		tab = tabHooks
+	case key.Matches(msg, k.Reveal):
+		s.reveal = !s.reveal
+		return s.show()
+	case key.Matches(msg, k.AllValues):
+		s.allValues = !s.allValues
+		if s.tab != tabValues {
+			tab = tabValues
+		}
+	case key.Matches(msg, k.Chunks):
+		return common.Push(chunks.New(s.Common, s.Row))
+	case key.Matches(msg, k.Diff):
+		if s.Row.Revision <= 1 {
+			return common.Status("Revision 1 has nothing before it to compare with.", true)
+		}
+		return common.Push(diff.New(s.Common, s.Row.StorageNamespace, s.Row.Name, s.Row.Revision-1, s.Row.Revision))
+	default:
+		return viewer.Scroll(msg, s.Keys.Scroll, &s.vp)
+	}
+	if tab != s.tab {
+		s.tab = tab
+		s.vp.GotoTop()
+	}
+	return s.show()
+}
+
+// show puts the current tab's text in the viewport, rendering it first if it
+// was not yet.
+func (s *Screen) show() tea.Cmd {
+	rk := s.Key()
+	if text, ok := s.Rendered[rk]; ok {
+		s.Search.Apply(&s.vp, text)
+		return nil
+	}
+	if s.details == nil || s.rendering[rk] {
+		return nil
+	}
+	s.rendering[rk] = true
+	d, st, now := s.details, s.Styles, s.Now
+	ns, k, rv := s.Row.StorageNamespace, s.Row.Key, s.Row.ResourceVersion
+	return func() tea.Msg {
+		return RenderedMsg{Ns: ns, Key: k, Rv: rv, Rk: rk, Text: renderTab(st, d, rk, now())}
+	}
+}
+
+// renderTab renders one tab of a decoded revision. It is pure: the same details
+// and switches give the same text.
+func renderTab(st *common.Styles, d *kube.Details, rk RenderKey, now time.Time) string {
+	rls := d.Release
+	if rk.Tab == tabSummary {
+		return renderSummary(st, d, now, rk.readOnly)
+	}
+	if rls == nil {
+		return st.Error.Render("✗ This revision cannot be decoded: "+table.OneLine(d.Row.Problem)) + "\n\n" +
+			st.Dim.Render("Press c for the chunk layout: it shows which Secret is missing or damaged.")
+	}
+	masked := "secrets masked (v reveals)"
+	if rk.reveal {
+		masked = "secrets REVEALED (v masks)"
+	}
+	switch rk.Tab {
+	case tabValues:
+		vals, what := rls.Config, "user-supplied values (a: all computed values)"
+		if rk.all {
+			what = "all computed values: chart defaults merged with user-supplied (a: user-supplied only)"
+			if rls.Chart != nil {
+				if all, err := chartutil.CoalesceValues(rls.Chart, rls.Config); err == nil {
+					vals = all
+				}
+			}
+		}
+		text, err := revdiff.ValuesYAML(vals, rk.reveal)
+		if err != nil {
+			return st.RenderError(err, 80)
+		}
+		return st.Dim.Render("# "+what+"; "+masked) + "\n" + st.HighlightYAML(text)
+	case tabManifest:
+		m := rls.Manifest
+		if !rk.reveal {
+			m = revdiff.MaskManifest(m)
+		}
+		if strings.TrimSpace(m) == "" || strings.TrimSpace(m) == "---" {
+			return st.Dim.Render("(this revision has no rendered manifest)")
+		}
+		return st.Dim.Render("# rendered manifest; "+masked) + "\n" + st.HighlightYAML(m)
+	case TabNotes:
+		if rls.Info == nil || strings.TrimSpace(rls.Info.Notes) == "" {
+			return st.Dim.Render("(the chart printed no notes)")
+		}
+		// Charts print generated passwords in their notes: mask what the release
+		// holds as secrets, as everywhere else.
+		return common.ClipLines(revdiff.MaskNotes(rls, rk.reveal))
+	case tabHooks:
+		return renderHooks(st, rls.Hooks, rk.reveal, masked)
+	}
+	return ""
+}
+
+func renderHooks(st *common.Styles, hooks []*release.Hook, reveal bool, masked string) string {
+	if len(hooks) == 0 {
+		return st.Dim.Render("(this revision has no hooks)")
+	}
+	var b strings.Builder
+	b.WriteString(st.Dim.Render(fmt.Sprintf("# %d hook(s); %s", len(hooks), masked)) + "\n")
+	for _, h := range hooks {
+		if h == nil {
+			continue
+		}
+		events := make([]string, len(h.Events))
+		for i, e := range h.Events {
+			events[i] = string(e)
+		}
+		b.WriteString("\n" + st.Title.Render(fmt.Sprintf("%s/%s", h.Kind, h.Name)) +
+			st.Dim.Render(fmt.Sprintf("  %s · on %s · weight %d", h.Path, strings.Join(events, ", "), h.Weight)))
+		if h.LastRun.Phase != "" {
+			b.WriteString(st.Dim.Render(" · last run " + string(h.LastRun.Phase)))
+		}
+		b.WriteString("\n")
+		m := h.Manifest
+		if !reveal {
+			m = revdiff.MaskManifest(m)
+		}
+		b.WriteString(st.HighlightYAML(strings.TrimRight(m, "\n")) + "\n")
+	}
+	return b.String()
+}
+
+// View draws it in exactly its size.
+func (s *Screen) View() string {
+	st := s.Styles
+	var tabs []string
+	for i, name := range tabNames {
+		// Brackets mark the active tab where colour does not.
+		if revisionTab(i) == s.tab {
+			tabs = append(tabs, st.TabActive.Render(fmt.Sprintf("[%d %s]", i+1, name)))
+		} else {
+			tabs = append(tabs, st.TabInactive.Render(fmt.Sprintf(" %d %s ", i+1, name)))
+		}
+	}
+	bar := strings.Join(tabs, " ")
+	if s.reveal {
+		bar += "  " + st.Masked.Render(" secrets revealed ")
+	}
+	var body string
+	switch {
+	case s.err != nil:
+		body = st.RenderError(s.err, s.Width) + "\n\n" + st.Dim.Render("esc: back")
+	case s.details == nil:
+		body = st.Dim.Render(fmt.Sprintf("Decoding revision %d of %s…", s.Row.Revision, s.Row.Name))
+	case s.rendering[s.Key()]:
+		body = st.Dim.Render("Rendering…")
+	default:
+		body = viewer.View(&s.vp)
+	}
+	foot := ""
+	if s.details != nil && s.err == nil {
+		foot = st.Dim.Render(fmt.Sprintf("%3.0f%% · line %d of %d", s.vp.ScrollPercent()*100, s.vp.YOffset()+1, s.vp.TotalLineCount()))
+	}
+	if f := s.Search.Footer(); f != "" {
+		foot = table.Line1(s.Width, f)
+		if s.Search.Typing {
+			foot = f
+		}
+	}
+	return table.CutLines(bar, s.Width) + "\n\n" + table.PadLines(body, max(s.Height-3, 1)) + "\n" + foot
+}

@@ -1,0 +1,235 @@
+// Package rollback is the screen that shows what rolling a release back would
+// change, and rolls it back once the person confirms.
+package rollback
+
+import (
+	"fmt"
+	"maps"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/chunkview/chunkview/kube/ops"
+	"github.com/chunkview/chunkview/revdiff"
+	"github.com/chunkview/chunkview/ui/common"
+	"github.com/chunkview/chunkview/ui/components/dialog"
+	"github.com/chunkview/chunkview/ui/components/diffview"
+	"github.com/chunkview/chunkview/ui/components/table"
+)
+
+// footerLines is the height of the prompt under the diff.
+const footerLines = 4
+
+// Screen shows the diff of a planned rollback, from the latest revision to the
+// one rolled back to, and under it the question; y applies exactly the plan
+// shown. The diff viewer is the one the diff screen uses.
+type Screen struct {
+	common.Common
+	Ns, Name string
+	// To is the revision rolled back to.
+	To     int
+	Reveal bool
+	// LeftPending names the pending latest revision the rollback will leave
+	// behind, to warn before y.
+	LeftPending string
+
+	// base is the release as the history showed it, which the rollback is
+	// planned from; Plan is that rollback, once planned.
+	base *ops.Plan
+	Plan *ops.Rollback
+	// diffs holds the plan's diffs, masked and revealed.
+	diffs   map[bool]*revdiff.Result
+	Loading bool
+	Err     error
+
+	// state is where the rollback is once confirmed; result or ActErr say how
+	// it ended.
+	state  dialog.State
+	result string
+	ActErr error
+
+	view diffview.Model
+}
+
+// New shows what rolling the release of base back to revision rev would
+// change, and rolls back on y.
+func New(c common.Common, base *ops.Plan, rev int) *Screen {
+	return &Screen{Common: c, Ns: base.Namespace, Name: base.Release, To: rev, base: base, diffs: map[bool]*revdiff.Result{}, view: diffview.New(c.Keys)}
+}
+
+// Init plans the rollback.
+func (s *Screen) Init() tea.Cmd { return s.load() }
+
+func (s *Screen) load() tea.Cmd {
+	if r, ok := s.diffs[s.Reveal]; ok {
+		s.show(r)
+		return nil
+	}
+	s.Loading = true
+	return planRollback(s.Ctx, s.Client, s.base, s.To, s.Reveal)
+}
+
+// Title names the revision rolled back to.
+func (s *Screen) Title() string { return fmt.Sprintf("roll back to %d", s.To) }
+
+// Busy reports whether the rollback is being planned or applied.
+func (s *Screen) Busy() bool { return s.Loading || s.state == dialog.Running }
+
+// Capturing is false: the screen takes no typed text.
+func (s *Screen) Capturing() bool { return false }
+
+// HandlesBack keeps esc from leaving while the rollback runs.
+func (s *Screen) HandlesBack() bool { return s.state == dialog.Running }
+
+// SetSize sets the screen's size; the diff is rendered again at a new width.
+func (s *Screen) SetSize(w, h int) {
+	s.Common.SetSize(w, h)
+	s.view.SetSize(w, h-footerLines)
+	if r, ok := s.diffs[s.Reveal]; ok && s.view.Stale(w) {
+		s.show(r)
+	}
+}
+
+// canConfirm reports whether there is a plan to confirm: not while it is being
+// made, not when it failed, not under --read-only.
+func (s *Screen) canConfirm() bool {
+	return s.state == dialog.Asking && s.Plan != nil && s.Err == nil && !s.ReadOnly()
+}
+
+// Help lists y, when there is a plan to confirm, then the diff's keys.
+func (s *Screen) Help() common.HelpKeys {
+	k := s.Keys.Diff
+	own := []key.Binding{k.NextChange, k.PrevChange, k.Reveal}
+	short := own
+	if s.canConfirm() {
+		short = append([]key.Binding{k.Confirm}, own...)
+		own = append(own, k.Confirm)
+	}
+	return common.HelpKeys{Short: short, Full: [][]key.Binding{own, s.Keys.Scroll.Bindings()}}
+}
+
+// Update takes the plan, the rollback's outcome and the keys.
+func (s *Screen) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case PlannedMsg:
+		if msg.Ns != s.Ns || msg.Name != s.Name || msg.To != s.To || msg.Reveal != s.Reveal {
+			return nil
+		}
+		s.Loading = false
+		if msg.Err != nil {
+			s.Err = msg.Err
+			s.view.SetMessage(s.Styles.RenderError(msg.Err, s.Width) + "\n\n" + s.Styles.Dim.Render("esc: back"))
+			return nil
+		}
+		s.Err = nil
+		if s.Plan != nil && !maps.Equal(s.Plan.Records, msg.Plan.Records) {
+			// The release moved on: a diff of the old plan, masked or
+			// revealed, no longer shows what would run.
+			clear(s.diffs)
+		}
+		s.Plan = msg.Plan
+		s.diffs[msg.Reveal] = msg.Plan.Diff
+		s.show(msg.Plan.Diff)
+		return nil
+	case common.ActionDoneMsg:
+		if msg.Kind != common.ActionRollback || msg.Ns != s.Ns || msg.Name != s.Name || s.state != dialog.Running {
+			return nil
+		}
+		s.state = dialog.Done
+		s.result, s.ActErr = msg.Text, msg.Err
+		return common.AfterAction(msg)
+	case tea.KeyPressMsg:
+		return s.handleKey(msg)
+	}
+	return nil
+}
+
+func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := s.Keys.Diff
+	switch {
+	case key.Matches(msg, k.Reveal):
+		s.Reveal = !s.Reveal
+		return s.load()
+	case key.Matches(msg, k.Confirm):
+		if s.state != dialog.Asking || s.Plan == nil {
+			return nil
+		}
+		s.state = dialog.Running
+		return common.RunOp(s.Ctx, s.Client, common.ActionRollback, s.Plan.To, s.Plan, common.RollbackDone(s.Plan))
+	}
+	cmd, _ := s.view.Update(msg)
+	return cmd
+}
+
+func (s *Screen) show(r *revdiff.Result) {
+	text, anchors := diffview.Render(s.Styles, r, s.Width)
+	s.view.SetContent(text, anchors, s.Width)
+}
+
+// View draws the diff, then the question or the outcome under it.
+func (s *Screen) View() string {
+	body := s.view.View()
+	if s.Loading && len(s.diffs) == 0 {
+		body = s.Styles.Dim.Render(fmt.Sprintf("Working out what rolling %s back to revision %d would change…", s.Name, s.To))
+	}
+	return table.PadLines(body, max(s.Height-footerLines, 1)) + "\n" + strings.Join(s.footer(), "\n")
+}
+
+// footer is the question, then the outcome in its place.
+func (s *Screen) footer() []string {
+	st := s.Styles
+	rule := st.Dim.Render(strings.Repeat("─", s.Width))
+	switch {
+	case s.Err != nil:
+		return []string{rule, st.Error.Render("Nothing to roll back: the plan failed (see above)."), "", ""}
+	case s.Plan == nil:
+		return []string{rule, "", "", ""}
+	case s.state == dialog.Running:
+		return []string{rule, st.Warning.Render(table.Line1(s.Width, fmt.Sprintf("Rolling %s back to revision %d…", s.Name, s.Plan.To))), "", ""}
+	case s.state == dialog.Done && s.ActErr != nil:
+		return []string{rule, st.Error.Render(table.Line1(s.Width, "✗ Rollback failed: "+common.ShortError(s.ActErr))), st.Dim.Render("esc: back to the history"), ""}
+	case s.state == dialog.Done:
+		return []string{rule, st.OK.Render(table.Line1(s.Width, "✓ "+s.result)), st.Dim.Render("esc: back to the history, where the new revision is listed"), ""}
+	case s.ReadOnly():
+		return []string{rule, st.Warning.Render(table.Line1(s.Width, "Read-only mode: this is what a rollback would change; rolling back is off.")), "", ""}
+	}
+	first, second := s.question()
+	return []string{rule, first, second, st.Prompt.Render(table.Line1(s.Width, "y: roll back · esc: cancel · on "+s.Where(s.Ns)))}
+}
+
+// question is the two lines that ask before y: what the rollback writes and
+// applies, or, with a pending latest revision, a short question and the warning.
+func (s *Screen) question() (string, string) {
+	st, p := s.Styles, s.Plan
+	q := fmt.Sprintf("Roll back %s from revision %d to revision %d? Helm %d writes revision %d with revision %d's chart, values and manifest, and applies it.",
+		s.Name, p.From, p.To, p.Major, p.From+1, p.To)
+	short := fmt.Sprintf("Roll back %s from revision %d to revision %d, written as revision %d?", s.Name, p.From, p.To, p.From+1)
+	switch {
+	case len(p.Drop) > 0:
+		q = fmt.Sprintf("Revision %s cannot be read: delete its record, then roll %s back to revision %d, written as revision %d? (Helm %d)", dropList(p.Drop), s.Name, p.To, p.From+1, p.Major)
+		short = q
+	case p.Reapply:
+		q = fmt.Sprintf("Apply revision %d of %s again? Helm %d applies its objects as recorded (undoing any drift) and writes revision %d.", p.To, s.Name, p.Major, p.From+1)
+		short = fmt.Sprintf("Apply revision %d of %s again, written as revision %d?", p.To, s.Name, p.From+1)
+	}
+	if s.LeftPending != "" {
+		// Helm's rollback supersedes the deployed revision only: say so
+		// before y, in place of the question's second half.
+		return st.Warning.Render(table.Line1(s.Width, short)), st.ErrorBold.Render(table.Line1(s.Width, "⚠ "+s.LeftPending))
+	}
+	lines := strings.Split(table.Wrap(q, s.Width), "\n")
+	for len(lines) < 2 {
+		lines = append(lines, "")
+	}
+	return st.Warning.Render(lines[0]), st.Warning.Render(table.Line1(s.Width, strings.Join(lines[1:], " ")))
+}
+
+// dropList names the revisions a rollback deletes first: "3" or "3, 4".
+func dropList(drop []ops.Dropped) string {
+	out := make([]string, len(drop))
+	for i, d := range drop {
+		out[i] = fmt.Sprint(d.Revision)
+	}
+	return strings.Join(out, ", ")
+}
