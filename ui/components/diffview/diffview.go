@@ -64,6 +64,11 @@ func (m *Model) SetMessage(text string) {
 	m.vp.SetContent(text)
 }
 
+// ShowError shows why there is no diff, and the way back.
+func (m *Model) ShowError(st *common.Styles, err error, width int) {
+	m.SetMessage(st.RenderError(err, width) + "\n\n" + st.Dim.Render("esc: back"))
+}
+
 // Changes is the number of change headings in the diff.
 func (m *Model) Changes() int { return len(m.anchors) }
 

@@ -49,7 +49,7 @@ func (s *Screen) takeLive(msg LiveLoadedMsg) {
 	s.Loading = false
 	if msg.err != nil {
 		s.Err = msg.err
-		s.view.SetMessage(s.Styles.RenderError(msg.err, s.Width) + "\n\n" + s.Styles.Dim.Render("esc: back"))
+		s.view.ShowError(s.Styles, msg.err, s.Width)
 		return
 	}
 	s.Err = nil

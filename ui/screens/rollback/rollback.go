@@ -119,7 +119,7 @@ func (s *Screen) Update(msg tea.Msg) tea.Cmd {
 		s.Loading = false
 		if msg.Err != nil {
 			s.Err = msg.Err
-			s.view.SetMessage(s.Styles.RenderError(msg.Err, s.Width) + "\n\n" + s.Styles.Dim.Render("esc: back"))
+			s.view.ShowError(s.Styles, msg.Err, s.Width)
 			return nil
 		}
 		s.Err = nil
