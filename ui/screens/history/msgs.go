@@ -21,3 +21,33 @@ func loadHistory(ctx context.Context, c *kube.Client, ns, name string) tea.Cmd {
 		return LoadedMsg{Ns: ns, Name: name, Rows: rows, Err: err}
 	}
 }
+
+// ExtensionMsg answers loadExtension: what OLMv1 says of the ClusterExtension that
+// owns release ns/name (nil when its API is not served).
+type ExtensionMsg struct {
+	Ns, Name string
+	Ext      *kube.ClusterExtension
+}
+
+// loadExtension reads ClusterExtension ext, which owns release ns/name.
+func loadExtension(ctx context.Context, c *kube.Client, ns, name, ext string) tea.Cmd {
+	return func() tea.Msg {
+		return ExtensionMsg{Ns: ns, Name: name, Ext: c.ClusterExtension(ctx, ext)}
+	}
+}
+
+// ControllerMsg answers loadController: the Flux HelmRelease that manages
+// release ns/name, nil when none does (or none could be read).
+type ControllerMsg struct {
+	Ns, Name string
+	Ctl      *kube.Controller
+}
+
+// loadController reads the controller of the release whose latest revision is
+// row.
+func loadController(ctx context.Context, c *kube.Client, ns, name string, row kube.RevisionRow) tea.Cmd {
+	return func() tea.Msg {
+		ctl, _ := c.ControllerOf(ctx, row)
+		return ControllerMsg{Ns: ns, Name: name, Ctl: ctl}
+	}
+}

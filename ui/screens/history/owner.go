@@ -1,7 +1,6 @@
 package history
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
@@ -10,20 +9,6 @@ import (
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/ui/components/table"
 )
-
-// ExtensionMsg answers loadExtension: what OLMv1 says of the ClusterExtension that
-// owns release ns/name (nil when its API is not served).
-type ExtensionMsg struct {
-	Ns, Name string
-	Ext      *kube.ClusterExtension
-}
-
-// loadExtension reads ClusterExtension ext, which owns release ns/name.
-func loadExtension(ctx context.Context, c *kube.Client, ns, name, ext string) tea.Cmd {
-	return func() tea.Msg {
-		return ExtensionMsg{Ns: ns, Name: name, Ext: c.ClusterExtension(ctx, ext)}
-	}
-}
 
 // askExtension asks, once per extension, what OLMv1 says of the one that owns the
 // release, when its latest revision names one.
@@ -38,22 +23,6 @@ func (s *Screen) askExtension() tea.Cmd {
 	}
 	s.extAsked = name
 	return loadExtension(s.Ctx, s.Client, s.Ns, s.Name, name)
-}
-
-// ControllerMsg answers loadController: the Flux HelmRelease that manages
-// release ns/name, nil when none does (or none could be read).
-type ControllerMsg struct {
-	Ns, Name string
-	Ctl      *kube.Controller
-}
-
-// loadController reads the controller of the release whose latest revision is
-// row.
-func loadController(ctx context.Context, c *kube.Client, ns, name string, row kube.RevisionRow) tea.Cmd {
-	return func() tea.Msg {
-		ctl, _ := c.ControllerOf(ctx, row)
-		return ControllerMsg{Ns: ns, Name: name, Ctl: ctl}
-	}
 }
 
 // askController asks, once, whether a Flux HelmRelease manages the release (an

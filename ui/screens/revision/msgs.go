@@ -21,3 +21,11 @@ func loadDetails(ctx context.Context, c *kube.Client, row kube.RevisionRow) tea.
 		return DetailsLoadedMsg{Ns: row.StorageNamespace, Key: row.Key, Rv: row.ResourceVersion, Details: d, err: err}
 	}
 }
+
+// RenderedMsg carries a tab's text, rendered off the update loop: colouring a
+// large manifest takes a moment.
+type RenderedMsg struct {
+	Ns, Key, Rv string
+	Rk          RenderKey
+	Text        string
+}

@@ -46,14 +46,6 @@ type RenderKey struct {
 	readOnly bool
 }
 
-// RenderedMsg carries a tab's text, rendered off the update loop: colouring a
-// large manifest takes a moment.
-type RenderedMsg struct {
-	Ns, Key, Rv string
-	Rk          RenderKey
-	Text        string
-}
-
 // Screen shows one revision in tabs: summary, values, manifest, notes and
 // hooks. Secrets are masked until revealed. Each tab's text is rendered once per
 // switch setting and kept.
