@@ -1,0 +1,32 @@
+package kube
+
+import (
+	"context"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Namespaces lists the names of the cluster's namespaces, sorted, in pages as
+// every listing of kube (a continue token that expired starts it over), through
+// the connection's request timeout. The TUI's namespace picker offers them; an
+// error says what the user may do (list them, or type a name).
+func (c *Client) Namespaces(ctx context.Context) ([]string, error) {
+	items, err := listAll(ctx, func(ctx context.Context, cont string) ([]corev1.Namespace, string, error) {
+		list, err := c.cs.CoreV1().Namespaces().List(ctx, metav1.ListOptions{Limit: metadataPage, Continue: cont})
+		if err != nil {
+			return nil, "", err
+		}
+		return list.Items, list.Continue, nil
+	})
+	if err != nil {
+		return nil, Explain(err, "list", "namespaces", "")
+	}
+	names := make([]string, len(items))
+	for i, ns := range items {
+		names[i] = ns.Name
+	}
+	sort.Strings(names)
+	return names, nil
+}
