@@ -137,6 +137,17 @@ func (h *harness) press(keys ...string) *harness {
 	return h
 }
 
+// selectRow puts the cursor of the screen shown on its row i (from the top,
+// with the list keys).
+func (h *harness) selectRow(i int) *harness {
+	h.t.Helper()
+	h.press("home")
+	for range i {
+		h.press("down")
+	}
+	return h
+}
+
 // typeText types s one character at a time.
 func (h *harness) typeText(s string) *harness {
 	h.t.Helper()

@@ -76,7 +76,7 @@ func TestBadInputRows(t *testing.T) {
 	for _, bc := range cases {
 		for i, idx := range rs.Shown {
 			if rs.Items[idx].Row.Latest.Name == bc.Name {
-				rs.Cursor = i
+				h.selectRow(i)
 			}
 		}
 		h.press("enter")

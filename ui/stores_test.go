@@ -196,7 +196,7 @@ func TestSameNameInTwoStoresOpensItsOwn(t *testing.T) {
 	}
 	for _, i := range redis {
 		want := common.StoreOf(rs.Items[rs.Shown[i]].Row.Latest.Driver)
-		rs.Cursor = i
+		h.selectRow(i)
 		h.press("enter")
 		hs, ok := h.top().(*history.Screen)
 		if !ok {
@@ -212,8 +212,7 @@ func TestSameNameInTwoStoresOpensItsOwn(t *testing.T) {
 			t.Errorf("title %q does not name the store", hs.Title())
 		}
 		// Screens opened from the history inherit the narrowed client.
-		hs.Rows = []kube.RevisionRow{storeRow(want, "redis", 1, 0.1)}
-		hs.Cursor = 0
+		h.send(history.LoadedMsg{Ns: hs.Ns, Name: hs.Name, Rows: []kube.RevisionRow{storeRow(want, "redis", 1, 0.1)}})
 		h.press("c")
 		if cs, ok := h.top().(*chunks.Screen); !ok || !slices.Equal(cs.Client.Config().Drivers, []string{want}) {
 			t.Errorf("redis (%s): c opened %T reading another store", want, h.top())

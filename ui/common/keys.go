@@ -3,14 +3,15 @@ package common
 import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/viewport"
-	tea "charm.land/bubbletea/v2"
+
+	"github.com/chunkview/chunkview/ui/components/table"
 )
 
 // KeyMap holds the key bindings of every screen. Each screen shows its part in the
 // help line and, with the global keys, in the full help overlay.
 type KeyMap struct {
 	Global   GlobalKeyMap
-	List     ListKeyMap
+	List     table.KeyMap
 	Scroll   ScrollKeyMap
 	Releases ReleasesKeyMap
 	History  HistoryKeyMap
@@ -39,16 +40,6 @@ type GlobalKeyMap struct {
 	Back      key.Binding
 	Quit      key.Binding
 	ForceQuit key.Binding
-}
-
-// ListKeyMap moves the cursor in a table.
-type ListKeyMap struct {
-	Up       key.Binding
-	Down     key.Binding
-	PageUp   key.Binding
-	PageDown key.Binding
-	Top      key.Binding
-	Bottom   key.Binding
 }
 
 // ScrollKeyMap scrolls a text view.
@@ -162,14 +153,7 @@ func DefaultKeyMap() KeyMap {
 			Quit:      b(k("q"), "q", "quit"),
 			ForceQuit: b(k("ctrl+c"), "ctrl+c", "quit"),
 		},
-		List: ListKeyMap{
-			Up:       b(k("up", "k"), "↑/k", "up"),
-			Down:     b(k("down", "j"), "↓/j", "down"),
-			PageUp:   b(k("pgup", "ctrl+b"), "pgup", "page up"),
-			PageDown: b(k("pgdown", "ctrl+f"), "pgdn", "page down"),
-			Top:      b(k("home", "g"), "g/home", "first"),
-			Bottom:   b(k("end", "G"), "G/end", "last"),
-		},
+		List: table.DefaultKeyMap(),
 		Scroll: ScrollKeyMap{
 			Up:           b(k("up", "k"), "↑/k", "scroll up"),
 			Down:         b(k("down", "j"), "↓/j", "scroll down"),
@@ -288,34 +272,6 @@ func (g GlobalKeyMap) Bindings() []key.Binding {
 }
 
 // Bindings lists the bindings, for the help.
-func (l ListKeyMap) Bindings() []key.Binding {
-	return []key.Binding{l.Up, l.Down, l.PageUp, l.PageDown, l.Top, l.Bottom}
-}
-
-// Bindings lists the bindings, for the help.
 func (s ScrollKeyMap) Bindings() []key.Binding {
 	return []key.Binding{s.Up, s.Down, s.PageUp, s.PageDown, s.HalfPageUp, s.HalfPageDown, s.Left, s.Right, s.Top, s.Bottom}
-}
-
-// MoveCursor moves a table cursor for the list keys; it reports whether msg was
-// one of them.
-func MoveCursor(msg tea.KeyPressMsg, l ListKeyMap, cursor *int, n, page int) bool {
-	switch {
-	case key.Matches(msg, l.Up):
-		*cursor--
-	case key.Matches(msg, l.Down):
-		*cursor++
-	case key.Matches(msg, l.PageUp):
-		*cursor -= page
-	case key.Matches(msg, l.PageDown):
-		*cursor += page
-	case key.Matches(msg, l.Top):
-		*cursor = 0
-	case key.Matches(msg, l.Bottom):
-		*cursor = n - 1
-	default:
-		return false
-	}
-	*cursor = max(0, min(*cursor, n-1))
-	return true
 }

@@ -1,6 +1,7 @@
 package table_test
 
 import (
+	tea "charm.land/bubbletea/v2"
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
@@ -56,5 +57,45 @@ func TestBarsAndSparks(t *testing.T) {
 	}
 	if got := table.Sparkline([]int64{0, 50, -1, 100}); got != "▁▅ █" {
 		t.Errorf("sparkline = %q", got)
+	}
+}
+
+// TestCursorModel: the list keys move the cursor within the rows, a page being
+// the rows shown; the window follows the cursor; no rows means no cursor.
+func TestCursorModel(t *testing.T) {
+	key := func(code rune, text string) tea.KeyPressMsg { return tea.KeyPressMsg{Code: code, Text: text} }
+	m := table.New()
+	if m.Cursor() != -1 {
+		t.Fatalf("a new cursor is on row %d, want none (-1)", m.Cursor())
+	}
+	m.Fit(10, 4)
+	for _, step := range []struct {
+		key          tea.KeyPressMsg
+		cursor, from int
+	}{
+		{key(tea.KeyDown, ""), 1, 0},
+		{key(0, "G"), 9, 6},
+		{key(tea.KeyPgUp, ""), 5, 5},
+		{key('k', "k"), 4, 4},
+		{key(0, "g"), 0, 0},
+		{key(tea.KeyUp, ""), 0, 0},
+		{key(tea.KeyPgDown, ""), 4, 1},
+		{key('x', "x"), 4, 1},
+	} {
+		m, _ = m.Update(step.key)
+		if m.Cursor() != step.cursor || m.Offset() != step.from || m.End() != min(step.from+4, 10) {
+			t.Fatalf("after %q: cursor %d showing from %d to %d, want %d from %d", step.key.String(), m.Cursor(), m.Offset(), m.End(), step.cursor, step.from)
+		}
+	}
+	if m.Moves(key('x', "x")) || !m.Moves(key('j', "j")) {
+		t.Error("Moves does not tell the list keys from others")
+	}
+	m.Fit(3, 4)
+	if m.Cursor() != 2 || m.Offset() != 0 {
+		t.Errorf("after the rows shrank to 3: cursor %d from %d, want 2 from 0", m.Cursor(), m.Offset())
+	}
+	m.Fit(0, 4)
+	if m.Cursor() != -1 {
+		t.Errorf("with no rows: cursor %d, want -1", m.Cursor())
 	}
 }

@@ -36,8 +36,8 @@ type Screen struct {
 	// checked holds the records whose details or chunk check came back, so a
 	// reload does not ask again.
 	checked map[string]bool
-	Cursor  int
-	offset  int
+	// list is the cursor over Rows.
+	list table.Model
 	// mark is the revision marked as the other side of a diff; 0 when none.
 	mark   int
 	Dialog *dialog.Confirm
@@ -62,7 +62,9 @@ type Screen struct {
 
 // New opens the history of release name in storage namespace ns.
 func New(c common.Common, ns, name string) *Screen {
-	return &Screen{Common: c, Ns: ns, Name: name, rowErr: map[string]error{}, inflight: map[string]bool{}, checked: map[string]bool{}, Cursor: -1}
+	list := table.New()
+	list.KeyMap = c.Keys.List
+	return &Screen{Common: c, Ns: ns, Name: name, rowErr: map[string]error{}, inflight: map[string]bool{}, checked: map[string]bool{}, list: list}
 }
 
 // Init starts the first loads.
@@ -171,21 +173,15 @@ func (s *Screen) tableHeight() int { return max(s.Height-4-len(s.headLines()), 1
 // headLines are the lines above the table: the owner, then the size trend.
 func (s *Screen) headLines() []string { return append(s.ownerLines(), s.trendLines()...) }
 
-func (s *Screen) clamp() {
-	if len(s.Rows) == 0 {
-		s.Cursor = -1
-		return
-	}
-	s.Cursor = max(0, min(s.Cursor, len(s.Rows)-1))
-	s.offset = table.ScrollWindow(s.Cursor, s.offset, s.tableHeight(), len(s.Rows))
-}
+func (s *Screen) clamp() { s.list.Fit(len(s.Rows), s.tableHeight()) }
 
 // Selected is the revision under the cursor, or nil.
 func (s *Screen) Selected() *kube.RevisionRow {
-	if s.Cursor < 0 || s.Cursor >= len(s.Rows) {
+	c := s.list.Cursor()
+	if c < 0 || c >= len(s.Rows) {
 		return nil
 	}
-	return &s.Rows[s.Cursor]
+	return &s.Rows[c]
 }
 
 // Update takes a message: a key, or an answer to one of its requests.
@@ -289,10 +285,10 @@ func (s *Screen) SetRows(rows []kube.RevisionRow) {
 		}
 	}
 	s.Rows = rows
-	s.Cursor = len(rows) - 1
+	s.list.SetCursor(len(rows) - 1)
 	for i, r := range rows {
 		if r.Revision == keep {
-			s.Cursor = i
+			s.list.SetCursor(i)
 		}
 	}
 	s.clamp()
@@ -308,15 +304,17 @@ func (s *Screen) Latest() *kube.RevisionRow {
 
 // previous returns the revision listed before the selected one.
 func (s *Screen) previous() *kube.RevisionRow {
-	if s.Cursor <= 0 {
+	c := s.list.Cursor()
+	if c <= 0 {
 		return nil
 	}
-	return &s.Rows[s.Cursor-1]
+	return &s.Rows[c-1]
 }
 
 func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
-	if common.MoveCursor(msg, s.Keys.List, &s.Cursor, len(s.Rows), s.tableHeight()) {
+	if s.list.Moves(msg) {
 		s.clamp()
+		s.list, _ = s.list.Update(msg)
 		return nil
 	}
 	k := s.Keys.History

@@ -31,7 +31,7 @@ func (s *Screen) applyLive(ev kube.WatchEvent) tea.Cmd {
 	if sel := s.Selected(); sel != nil {
 		keep = sel.Revision
 	}
-	atLatest := s.Cursor == len(s.Rows)-1
+	atLatest := s.list.Cursor() == len(s.Rows)-1
 	switch {
 	case ev.Type == kube.WatchDeleted && idx >= 0:
 		s.Rows = append(s.Rows[:idx], s.Rows[idx+1:]...)
@@ -50,11 +50,11 @@ func (s *Screen) applyLive(ev kube.WatchEvent) tea.Cmd {
 		return nil
 	}
 	// The selection stays on its revision; one on the latest follows a new one.
-	s.Cursor = len(s.Rows) - 1
+	s.list.SetCursor(len(s.Rows) - 1)
 	if !atLatest {
 		for i, row := range s.Rows {
 			if row.Revision == keep {
-				s.Cursor = i
+				s.list.SetCursor(i)
 			}
 		}
 	}

@@ -64,8 +64,8 @@ func (s *Screen) tableView() string {
 		top = max(top, r.Summary.StoredBytes)
 	}
 	growthWidth, fillWidth := table.ColWidth(cols, "GROWTH"), table.ColWidth(cols, "FILL")
-	end := min(s.offset+s.tableHeight(), len(s.Rows))
-	for i := s.offset; i < end; i++ {
+	end := min(s.list.Offset()+s.tableHeight(), len(s.Rows))
+	for i := s.list.Offset(); i < end; i++ {
 		r := s.Rows[i]
 		status := st.StatusCell(r)
 		if _, failed := s.rowErr[common.RowID(r)]; failed && !r.Broken {
@@ -95,7 +95,7 @@ func (s *Screen) tableView() string {
 			cells["DESCRIPTION"] = table.Styled(desc, &st.Error)
 		}
 		gutter := " "
-		if i == s.Cursor {
+		if i == s.list.Cursor() {
 			gutter = st.Cursor.Render("▶")
 			cells["REV"] = table.Styled(table.Itoa(r.Revision), &st.Selected)
 		}

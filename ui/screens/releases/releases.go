@@ -48,10 +48,10 @@ type Screen struct {
 	// note is the text of the partial listing's error, to announce it once.
 	note string
 
-	Items    []ReleaseItem
-	Shown    []int // indexes into items, after the filter
-	Cursor   int
-	offset   int
+	Items []ReleaseItem
+	Shown []int // indexes into items, after the filter
+	// list is the cursor over Shown.
+	list     table.Model
 	Inflight map[string]bool
 
 	filter    textinput.Model
@@ -69,7 +69,9 @@ func New(c common.Common) *Screen {
 	f := common.NewTextInput()
 	f.Prompt = "/"
 	f.Placeholder = "part of a name; ~ first for fuzzy on name, namespace, chart, status"
-	s := &Screen{Common: c, filter: f, Inflight: map[string]bool{}}
+	list := table.New()
+	list.KeyMap = c.Keys.List
+	s := &Screen{Common: c, filter: f, list: list, Inflight: map[string]bool{}}
 	s.ViewName = namespaceView(c.Client)
 	return s
 }
@@ -115,6 +117,7 @@ func (s *Screen) Title() string {
 func (s *Screen) SetSize(w, h int) {
 	s.Common.SetSize(w, h)
 	s.filter.SetWidth(max(w-4, 10))
+	s.list.SetHeight(s.TableHeight())
 	if s.picker != nil {
 		s.picker.SetSize(w, h)
 	}
@@ -168,10 +171,11 @@ func (s *Screen) TableHeight() int {
 
 // Selected is the release under the cursor, or nil.
 func (s *Screen) Selected() *ReleaseItem {
-	if s.Cursor < 0 || s.Cursor >= len(s.Shown) {
+	c := s.list.Cursor()
+	if c < 0 || c >= len(s.Shown) {
 		return nil
 	}
-	return &s.Items[s.Shown[s.Cursor]]
+	return &s.Items[s.Shown[c]]
 }
 
 // Update takes a message: a key, or an answer to one of its requests.
@@ -254,7 +258,9 @@ func (s *Screen) Update(msg tea.Msg) tea.Cmd {
 		s.picker = nil
 		s.Client = s.Client.WithNamespace(msg.Ns, msg.All)
 		s.ViewName = namespaceView(s.Client)
-		s.Items, s.Shown, s.Cursor, s.offset, s.Loaded, s.Err, s.Partial, s.Skipped, s.note = nil, nil, 0, 0, false, nil, nil, nil, ""
+		s.Items, s.Shown, s.Loaded, s.Err, s.Partial, s.Skipped, s.note = nil, nil, false, nil, nil, nil, ""
+		s.list.SetCursor(0)
+		s.list.Fit(0, s.TableHeight())
 		s.Inflight = map[string]bool{}
 		if s.Live {
 			// The watch restarts over the new view and its first list
@@ -352,16 +358,13 @@ func (s *Screen) setRows(rows []kube.ReleaseRow) {
 	for i, idx := range s.Shown {
 		l := s.Items[idx].Row.Latest
 		if releaseID(l) == keep {
-			s.Cursor = i
+			s.list.SetCursor(i)
 		}
 	}
 	s.clamp()
 }
 
-func (s *Screen) clamp() {
-	s.Cursor = max(0, min(s.Cursor, len(s.Shown)-1))
-	s.offset = table.ScrollWindow(s.Cursor, s.offset, s.TableHeight(), len(s.Shown))
-}
+func (s *Screen) clamp() { s.list.Fit(len(s.Shown), s.TableHeight()) }
 
 // verifyVisible decodes the latest revision of every row on screen. The listing
 // and the chunk check read metadata only, so a chunk whose bytes were damaged
@@ -372,8 +375,7 @@ func (s *Screen) verifyVisible() tea.Cmd {
 	s.verify = common.NewVerifyRun("latest revision")
 	s.verify.Scope = " (older revisions: V in a release's history)"
 	var cmds []tea.Cmd
-	end := min(s.offset+s.TableHeight(), len(s.Shown))
-	for _, idx := range s.Shown[s.offset:end] {
+	for _, idx := range s.Shown[s.list.Offset():s.list.End()] {
 		it := &s.Items[idx]
 		l := it.Row.Latest
 		if l.Broken {
@@ -398,8 +400,7 @@ func (s *Screen) verifyVisible() tea.Cmd {
 func (s *Screen) fillVisible() tea.Cmd {
 	var rows []kube.RevisionRow
 	var cmds []tea.Cmd
-	end := min(s.offset+s.TableHeight(), len(s.Shown))
-	for _, idx := range s.Shown[s.offset:end] {
+	for _, idx := range s.Shown[s.list.Offset():s.list.End()] {
 		it := &s.Items[idx]
 		l := it.Row.Latest
 		if it.Filled || s.Inflight[it.id()] {
@@ -447,7 +448,7 @@ func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		var cmd tea.Cmd
 		s.filter, cmd = s.filter.Update(msg)
-		s.Cursor = 0
+		s.list.SetCursor(0)
 		s.refilter()
 		s.clamp()
 		return tea.Batch(cmd, s.fillVisible())
@@ -458,8 +459,9 @@ func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		s.clamp()
 		return s.fillVisible()
 	}
-	if common.MoveCursor(msg, s.Keys.List, &s.Cursor, len(s.Shown), s.TableHeight()) {
+	if s.list.Moves(msg) {
 		s.clamp()
+		s.list, _ = s.list.Update(msg)
 		return s.fillVisible()
 	}
 	switch {

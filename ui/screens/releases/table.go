@@ -324,9 +324,8 @@ func (s *Screen) tableView() string {
 	cols := fitReleaseColumns(s.Items, common.ReadsSeveralStores(s.Client), s.Width)
 	lines = append(lines, table.RenderHeader(cols, &st.TableHeader))
 	chunkSize := common.ChunkSizeOf(s.Client)
-	end := min(s.offset+s.TableHeight(), len(s.Shown))
 	shareWidth, fillWidth := table.ColWidth(cols, "LARGEST"), table.ColWidth(cols, "FILL")
-	for i := s.offset; i < end; i++ {
+	for i := s.list.Offset(); i < s.list.End(); i++ {
 		it := &s.Items[s.Shown[i]]
 		l := it.Row.Latest
 		status := st.StatusCell(l)
@@ -355,7 +354,7 @@ func (s *Screen) tableView() string {
 			cells["CHUNKS"] = table.Plain("-")
 		}
 		gutter := "  "
-		if i == s.Cursor {
+		if i == s.list.Cursor() {
 			gutter = st.Cursor.Render("▶ ")
 			cells["NAME"] = table.Styled(l.Name, &st.Selected)
 		}
