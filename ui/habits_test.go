@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -9,10 +10,8 @@ import (
 
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/storage"
-	"github.com/chunkview/chunkview/ui/common"
 	"github.com/chunkview/chunkview/ui/components/dialog"
 	"github.com/chunkview/chunkview/ui/components/picker"
-	"github.com/chunkview/chunkview/ui/components/search"
 	"github.com/chunkview/chunkview/ui/components/table"
 	"github.com/chunkview/chunkview/ui/screens/history"
 	"github.com/chunkview/chunkview/ui/screens/releases"
@@ -244,12 +243,11 @@ func TestSearchInTextViews(t *testing.T) {
 	}
 	h.contains("/name: web").lacks("q quit")
 	h.press("enter").contains("/name: web: match 1 of ")
-	rs := h.top().(*revision.Screen)
-	n := len(rs.Search.Lines)
-	if n < 2 {
-		t.Fatalf("%d matches of \"name: web\" in the manifest", n)
+	var n, first int
+	if _, err := fmt.Sscanf(regexp.MustCompile(`match 1 of .*`).FindString(h.screen()), "match 1 of %d (line %d)", &n, &first); err != nil || n < 2 {
+		t.Fatalf("%d matches of \"name: web\" in the manifest (%v):\n%s", n, err, h.screen())
 	}
-	first := rs.Search.Lines[0]
+	first-- // 0-based, as below
 	h.press("n").contains(fmt.Sprintf("match 2 of %d", n))
 	for i := 2; i < n; i++ {
 		h.press("n")
@@ -274,22 +272,6 @@ func TestCopyShownText(t *testing.T) {
 	h.press("down", "down", "enter", "enter", "2", "y").contains("Copied the Values of revision 4", "secrets masked")
 	h.press("v", "y").contains("secrets REVEALED")
 }
-
-func TestMarkMatches(t *testing.T) {
-	st := common.DefaultStyles()
-	text, lines := search.MarkMatches("Alpha\nbeta ALPHA alpha\ngamma", "alpha", &st.Match)
-	if !slicesEqual(lines, []int{0, 1}) {
-		t.Errorf("lines %v", lines)
-	}
-	if ansi.Strip(text) != "Alpha\nbeta ALPHA alpha\ngamma" {
-		t.Errorf("marking changed the text: %q", ansi.Strip(text))
-	}
-	if _, lines := search.MarkMatches("İstanbul\nistanbul", "istanbul", &st.Match); !slicesEqual(lines, []int{1}) {
-		t.Errorf("a line whose lowering changes its length: %v", lines)
-	}
-}
-
-func slicesEqual(a, b []int) bool { return fmt.Sprint(a) == fmt.Sprint(b) }
 
 func TestParseCommand(t *testing.T) {
 	cases := []struct {

@@ -225,7 +225,13 @@ func TestChunksDrawnBeforeMeasured(t *testing.T) {
 		if measure == nil || !s.Busy() {
 			t.Fatalf("%dx%d: the layout's Secrets came back without a measure to follow", w, h)
 		}
-		first := ansi.Strip(s.Vp.GetContent())
+		// All of the layout, on a screen tall enough to show it.
+		content := func() string {
+			s.SetSize(w, 500)
+			defer s.SetSize(w, h-3)
+			return ansi.Strip(s.View())
+		}
+		first := content()
 		for _, want := range []string{"Record " + row.Key, "chunk 2", "✓ ok", "Stored (gzip)", "Decoding the payload"} {
 			if !strings.Contains(first, want) {
 				t.Errorf("%dx%d: before the measure, the layout lacks %q:\n%s", w, h, want, first)
@@ -235,7 +241,7 @@ func TestChunksDrawnBeforeMeasured(t *testing.T) {
 			t.Errorf("%dx%d: before the measure, the layout shows sizes or a failed check:\n%s", w, h, first)
 		}
 		s.Update(measure())
-		done := ansi.Strip(s.Vp.GetContent())
+		done := content()
 		if s.Busy() || !strings.Contains(done, "What takes the space") || !strings.Contains(done, "Decompressed (JSON)") || strings.Contains(done, "Decoding the payload") {
 			t.Errorf("%dx%d: after the measure, the layout is not complete:\n%s", w, h, done)
 		}

@@ -171,14 +171,14 @@ func TestSecretsNeverShown(t *testing.T) {
 	if !ok {
 		t.Fatalf("d did not open the diff:\n%s", h.screen())
 	}
-	text, _ := diffview.Render(ds.Styles, ds.Results[false], 120)
+	text, _ := diffview.Render(&ds.Styles.Diff, ds.Results[false], 120)
 	if !strings.Contains(plainScreen(text), "vault-config") {
 		t.Fatalf("the diff shows no resources:\n%s", plainScreen(text))
 	}
 	mustHide("the diff", h.screen())
 	mustHide("the diff's full text", text)
 	h.press("v")
-	text, _ = diffview.Render(ds.Styles, ds.Results[true], 120)
+	text, _ = diffview.Render(&ds.Styles.Diff, ds.Results[true], 120)
 	mustShow("the diff", text, pw)
 	mustShow("the diff", text, plantedPassword(1))
 	mustShow("the diff", text, generatedToken(1))
@@ -191,7 +191,7 @@ func TestSecretsNeverShown(t *testing.T) {
 		t.Fatalf("R did not open the rollback plan:\n%s", h.screen())
 	}
 	if rb.Plan != nil {
-		text, _ = diffview.Render(rb.Styles, rb.Plan.Diff, 120)
+		text, _ = diffview.Render(&rb.Styles.Diff, rb.Plan.Diff, 120)
 		mustHide("the rollback plan's full text", text)
 	} else {
 		t.Errorf("the rollback plan has no diff:\n%s", h.screen())

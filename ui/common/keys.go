@@ -2,9 +2,11 @@ package common
 
 import (
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/viewport"
 
+	"github.com/chunkview/chunkview/ui/components/diffview"
+	"github.com/chunkview/chunkview/ui/components/search"
 	"github.com/chunkview/chunkview/ui/components/table"
+	"github.com/chunkview/chunkview/ui/components/viewer"
 )
 
 // KeyMap holds the key bindings of every screen. Each screen shows its part in the
@@ -12,7 +14,7 @@ import (
 type KeyMap struct {
 	Global   GlobalKeyMap
 	List     table.KeyMap
-	Scroll   ScrollKeyMap
+	Scroll   viewer.KeyMap
 	Releases ReleasesKeyMap
 	History  HistoryKeyMap
 	Revision RevisionKeyMap
@@ -20,16 +22,8 @@ type KeyMap struct {
 	Diff     DiffKeyMap
 	Status   StatusKeyMap
 	Dialog   DialogKeyMap
-	Search   SearchKeyMap
-}
-
-// SearchKeyMap are the keys of a / search in a text view.
-type SearchKeyMap struct {
-	Start  key.Binding
-	Go     key.Binding
-	Cancel key.Binding
-	Next   key.Binding
-	Prev   key.Binding
+	Search   search.KeyMap
+	Changes  diffview.KeyMap
 }
 
 // GlobalKeyMap are the keys that work on every screen.
@@ -40,20 +34,6 @@ type GlobalKeyMap struct {
 	Back      key.Binding
 	Quit      key.Binding
 	ForceQuit key.Binding
-}
-
-// ScrollKeyMap scrolls a text view.
-type ScrollKeyMap struct {
-	Up           key.Binding
-	Down         key.Binding
-	PageUp       key.Binding
-	PageDown     key.Binding
-	HalfPageUp   key.Binding
-	HalfPageDown key.Binding
-	Left         key.Binding
-	Right        key.Binding
-	Top          key.Binding
-	Bottom       key.Binding
 }
 
 // ReleasesKeyMap are the keys of the release list.
@@ -121,12 +101,11 @@ type ChunksKeyMap struct {
 	Refresh key.Binding
 }
 
-// DiffKeyMap are the keys of a diff, and of the rollback plan built on it.
+// DiffKeyMap are the keys of a diff, and of the rollback plan built on it,
+// beside the diff viewer's own (Changes).
 type DiffKeyMap struct {
-	NextChange key.Binding
-	PrevChange key.Binding
-	Reveal     key.Binding
-	Confirm    key.Binding
+	Reveal  key.Binding
+	Confirm key.Binding
 }
 
 // DialogKeyMap are the keys of a confirmation dialog.
@@ -153,19 +132,9 @@ func DefaultKeyMap() KeyMap {
 			Quit:      b(k("q"), "q", "quit"),
 			ForceQuit: b(k("ctrl+c"), "ctrl+c", "quit"),
 		},
-		List: table.DefaultKeyMap(),
-		Scroll: ScrollKeyMap{
-			Up:           b(k("up", "k"), "↑/k", "scroll up"),
-			Down:         b(k("down", "j"), "↓/j", "scroll down"),
-			PageUp:       b(k("pgup", "ctrl+b"), "pgup", "page up"),
-			PageDown:     b(k("pgdown", "ctrl+f", "space"), "pgdn/space", "page down"),
-			HalfPageUp:   b(k("ctrl+u"), "ctrl+u", "½ page up"),
-			HalfPageDown: b(k("ctrl+d"), "ctrl+d", "½ page down"),
-			Left:         b(k("left", "h"), "←/h", "scroll left"),
-			Right:        b(k("right", "l"), "→/l", "scroll right"),
-			Top:          b(k("home", "g"), "g/home", "top"),
-			Bottom:       b(k("end", "G"), "G/end", "bottom"),
-		},
+		List:    table.DefaultKeyMap(),
+		Scroll:  viewer.DefaultKeyMap(),
+		Changes: diffview.DefaultKeyMap(),
 		Releases: ReleasesKeyMap{
 			Open:        b(k("enter"), "enter", "history"),
 			Status:      b(k("s"), "s", "status"),
@@ -214,18 +183,10 @@ func DefaultKeyMap() KeyMap {
 			Refresh: b(k("r"), "r", "read again"),
 		},
 		Diff: DiffKeyMap{
-			NextChange: b(k("n", "]"), "n/]", "next change"),
-			PrevChange: b(k("N", "["), "N/[", "previous change"),
-			Reveal:     b(k("v"), "v", "reveal/mask secrets"),
-			Confirm:    b(k("y"), "y", "roll back"),
+			Reveal:  b(k("v"), "v", "reveal/mask secrets"),
+			Confirm: b(k("y"), "y", "roll back"),
 		},
-		Search: SearchKeyMap{
-			Start:  b(k("/"), "/", "search"),
-			Go:     b(k("enter"), "enter", "go to match"),
-			Cancel: b(k("esc"), "esc", "clear search"),
-			Next:   b(k("n"), "n", "next match"),
-			Prev:   b(k("N"), "N", "previous match"),
-		},
+		Search: search.DefaultKeyMap(),
 		Dialog: DialogKeyMap{
 			Confirm: b(k("y"), "y", "yes"),
 			Cancel:  b(k("esc", "n"), "esc/n", "cancel"),
@@ -245,15 +206,6 @@ func (k *KeyMap) DisableActions() {
 	}
 }
 
-// ViewportKeys maps the scroll keys onto a viewport's key map, leaving out the
-// letters the viewport binds by default (d, u, f, b) that screens use.
-func (s ScrollKeyMap) ViewportKeys() viewport.KeyMap {
-	return viewport.KeyMap{
-		Up: s.Up, Down: s.Down, PageUp: s.PageUp, PageDown: s.PageDown,
-		HalfPageUp: s.HalfPageUp, HalfPageDown: s.HalfPageDown, Left: s.Left, Right: s.Right,
-	}
-}
-
 // HelpKeys is a help.KeyMap built from a screen's bindings and the global ones.
 type HelpKeys struct {
 	Short []key.Binding
@@ -269,9 +221,4 @@ func (h HelpKeys) FullHelp() [][]key.Binding { return h.Full }
 // Bindings lists the bindings, for the help.
 func (g GlobalKeyMap) Bindings() []key.Binding {
 	return []key.Binding{g.Help, g.Back, g.Quit, g.Command}
-}
-
-// Bindings lists the bindings, for the help.
-func (s ScrollKeyMap) Bindings() []key.Binding {
-	return []key.Binding{s.Up, s.Down, s.PageUp, s.PageDown, s.HalfPageUp, s.HalfPageDown, s.Left, s.Right, s.Top, s.Bottom}
 }

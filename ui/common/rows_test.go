@@ -1,7 +1,6 @@
 package common
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/chunkview/chunkview/kube"
@@ -78,13 +77,5 @@ func TestLargestSecret(t *testing.T) {
 	lc.Put(row(2500, 3), &storage.Layout{Index: storage.SecretInfo{Bytes: 900}, Chunks: []storage.SecretInfo{{Bytes: 950}, {Bytes: 10}}})
 	if got, _ := LargestSecret(row(2500, 3), 1000, lc); got != 950 {
 		t.Errorf("with a layout known, largestSecret = %d, want 950", got)
-	}
-}
-
-func TestClipLines(t *testing.T) {
-	long := string(make([]byte, MaxLineBytes*3))
-	got := ClipLines("short\n" + long + "\nend")
-	if len(got) > MaxLineBytes+100 || !strings.Contains(got, "short\n") || !strings.Contains(got, "more on this line]\nend") {
-		t.Fatalf("clipLines kept %d bytes: %q", len(got), got[len(got)-60:])
 	}
 }

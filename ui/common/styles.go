@@ -4,7 +4,11 @@ import (
 	"charm.land/bubbles/v2/help"
 	"charm.land/lipgloss/v2"
 
+	"github.com/chunkview/chunkview/ui/components/diffview"
+	"github.com/chunkview/chunkview/ui/components/search"
 	"github.com/chunkview/chunkview/ui/components/sizechart"
+	"github.com/chunkview/chunkview/ui/components/table"
+	"github.com/chunkview/chunkview/ui/components/viewer"
 )
 
 // Styles are every style the UI draws with. They are built once, by DefaultStyles,
@@ -60,6 +64,12 @@ type Styles struct {
 	Spark      lipgloss.Style
 	// SizeChart is the history's chart of bytes per revision.
 	SizeChart sizechart.Styles
+
+	// The components' own: each draws with its part.
+	Table  table.Styles
+	Viewer viewer.Styles
+	Search search.Styles
+	Diff   diffview.Styles
 
 	// Secret states in a chunk layout.
 	StateOK      lipgloss.Style
@@ -160,6 +170,10 @@ func DefaultStyles() Styles {
 	s.GaugeEmpty = base.Foreground(colorDark)
 	s.Spark = base.Foreground(colorBlue)
 	s.SizeChart = sizechart.DefaultStyles()
+	s.Table = table.DefaultStyles()
+	s.Viewer = viewer.DefaultStyles()
+	s.Search = search.DefaultStyles()
+	s.Diff = diffview.DefaultStyles()
 
 	s.StateOK = base.Foreground(colorGreen)
 	s.StateMissing = base.Foreground(colorWhite).Background(colorRed).Bold(true)

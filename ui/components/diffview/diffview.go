@@ -7,21 +7,22 @@ import (
 	"fmt"
 
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/chunkview/chunkview/internal/human"
-	"github.com/chunkview/chunkview/ui/common"
+	"github.com/chunkview/chunkview/revdiff"
+	"github.com/chunkview/chunkview/ui/components/table"
 	"github.com/chunkview/chunkview/ui/components/viewer"
 )
 
 // Model shows one rendered diff. It knows nothing of what was compared: a
-// screen renders the diff (Render, RenderLive), gives the text and its change
-// headings to SetContent, and renders again when its width changes.
+// screen hands it a diff (ShowDiff, ShowDrift) and hands it again when its
+// width changes (Stale).
 type Model struct {
-	keys   common.DiffKeyMap
-	scroll common.ScrollKeyMap
-	vp     viewport.Model
+	KeyMap KeyMap
+	Styles Styles
+
+	view viewer.Model
 	// anchors are the lines of the changes' headings; cur is the change last
 	// jumped to, -1 before the first jump.
 	anchors []int
@@ -30,60 +31,79 @@ type Model struct {
 	width int
 }
 
-// New returns an empty viewer driven by the diff and scroll keys of km.
-func New(km *common.KeyMap) Model {
-	vp := viewport.New()
-	vp.KeyMap = km.Scroll.ViewportKeys()
-	vp.MouseWheelEnabled = false
-	return Model{keys: km.Diff, scroll: km.Scroll, vp: vp, cur: -1}
+// New returns an empty diff with the default keys and styles, scrolled by the
+// viewer's keys.
+func New() Model {
+	return Model{KeyMap: DefaultKeyMap(), Styles: DefaultStyles(), view: viewer.New(), cur: -1}
+}
+
+// WithScrollKeys returns the diff scrolled by keys k.
+func (m Model) WithScrollKeys(k viewer.KeyMap) Model {
+	m.view.KeyMap = k
+	return m
 }
 
 // SetSize sets the area the diff is drawn in.
-func (m *Model) SetSize(w, h int) {
-	m.vp.SetWidth(w)
-	m.vp.SetHeight(max(h, 1))
-}
+func (m *Model) SetSize(w, h int) { m.view.SetSize(w, max(h, 1)) }
 
 // Stale reports whether the content was rendered at another width than w, so
-// that the screen renders it again.
+// that the screen hands the diff again.
 func (m *Model) Stale(w int) bool { return m.width != w }
+
+// ShowDiff shows a diff between revisions rendered at width, where the reader
+// was.
+func (m *Model) ShowDiff(r *revdiff.Result, width int) {
+	text, anchors := Render(&m.Styles, r, width)
+	m.SetContent(text, anchors, width)
+}
+
+// ShowDrift shows a live diff rendered at width, where the reader was.
+func (m *Model) ShowDrift(d *revdiff.Drift, width int) {
+	text, anchors := RenderLive(&m.Styles, d, width)
+	m.SetContent(text, anchors, width)
+}
 
 // SetContent shows a rendered diff and the line of each change's heading, for
 // jumping, where the reader was; width is the width it was rendered at.
 func (m *Model) SetContent(text string, anchors []int, width int) {
-	y := m.vp.YOffset()
+	y := m.view.YOffset()
 	m.anchors, m.width = anchors, width
-	m.vp.SetContent(text)
-	m.vp.SetYOffset(y)
+	m.view.SetContent(text)
+	m.view.SetYOffset(y)
 }
 
 // SetMessage shows text that is no diff (an error and the way back): it has no
 // changes to jump to.
 func (m *Model) SetMessage(text string) {
 	m.anchors = nil
-	m.vp.SetContent(text)
+	m.view.SetContent(text)
 }
 
-// ShowError shows why there is no diff, and the way back.
-func (m *Model) ShowError(st *common.Styles, err error, width int) {
-	m.SetMessage(st.RenderError(err, width) + "\n\n" + st.Dim.Render("esc: back"))
+// ShowError shows why there is no diff (what, in a line: the screen words the
+// error), and the way back.
+func (m *Model) ShowError(what string, width int) {
+	m.SetMessage(m.Styles.Error.Render(table.Wrap("✗ "+what, max(width, 20))) + "\n\n" + m.Styles.Dim.Render("esc: back"))
 }
 
 // Changes is the number of change headings in the diff.
 func (m *Model) Changes() int { return len(m.anchors) }
 
 // Update takes the keys that move through the diff: n and N jump between
-// changes, the others scroll. It reports whether it took the key.
-func (m *Model) Update(msg tea.KeyPressMsg) (tea.Cmd, bool) {
-	switch {
-	case key.Matches(msg, m.keys.NextChange):
-		m.jump(1)
-		return nil, true
-	case key.Matches(msg, m.keys.PrevChange):
-		m.jump(-1)
-		return nil, true
+// changes, the others scroll.
+func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
+	if k, ok := msg.(tea.KeyPressMsg); ok {
+		switch {
+		case key.Matches(k, m.KeyMap.NextChange):
+			m.jump(1)
+			return m, nil
+		case key.Matches(k, m.KeyMap.PrevChange):
+			m.jump(-1)
+			return m, nil
+		}
 	}
-	return viewer.Scroll(msg, m.scroll, &m.vp), true
+	var cmd tea.Cmd
+	m.view, cmd = m.view.Update(msg)
+	return m, cmd
 }
 
 // jump scrolls to the next (dir 1) or previous (dir -1) change. The change
@@ -99,18 +119,18 @@ func (m *Model) jump(dir int) {
 		return
 	case next < 0:
 		m.cur = 0
-		m.vp.GotoTop()
+		m.view.GotoTop()
 		return
 	}
 	m.cur = next
-	m.vp.SetYOffset(m.anchors[next])
+	m.view.SetYOffset(m.anchors[next])
 }
 
 // Current returns the number of the change in view (1-based; 0 at the top
 // before any jump): the one jumped to while it is on screen, else the first on
 // screen, else the last above it.
 func (m *Model) Current() int {
-	y, h := m.vp.YOffset(), m.vp.Height()
+	y, h := m.view.YOffset(), m.view.Height()
 	if m.cur < 0 && y == 0 {
 		return 0 // not started: n goes to the first
 	}
@@ -133,7 +153,8 @@ func (m *Model) Current() int {
 }
 
 // Counter is the line under a diff: which change is in view, of how many.
-func (m *Model) Counter(st *common.Styles) string {
+func (m *Model) Counter() string {
+	st := &m.Styles
 	switch n := m.Current(); {
 	case len(m.anchors) == 0:
 		return ""
@@ -145,4 +166,4 @@ func (m *Model) Counter(st *common.Styles) string {
 }
 
 // View draws the diff in the viewer's size.
-func (m *Model) View() string { return viewer.View(&m.vp) }
+func (m *Model) View() string { return m.view.View() }

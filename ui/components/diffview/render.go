@@ -7,12 +7,11 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/chunkview/chunkview/revdiff"
-	"github.com/chunkview/chunkview/ui/common"
 	"github.com/chunkview/chunkview/ui/components/table"
 )
 
 // maskedBanner says, beside a diff's title, whether secrets are masked.
-func maskedBanner(st *common.Styles, revealed bool) string {
+func maskedBanner(st *Styles, revealed bool) string {
 	if revealed {
 		return st.Masked.Render(" secrets REVEALED ") + st.Dim.Render(" (v masks)")
 	}
@@ -21,7 +20,7 @@ func maskedBanner(st *common.Styles, revealed bool) string {
 
 // Render draws a diff result at the given width and returns the line of each
 // change's heading, for jumping. It is pure.
-func Render(st *common.Styles, r *revdiff.Result, width int) (string, []int) {
+func Render(st *Styles, r *revdiff.Result, width int) (string, []int) {
 	var lines []string
 	var anchors []int
 	add := func(s ...string) {
@@ -37,7 +36,7 @@ func Render(st *common.Styles, r *revdiff.Result, width int) (string, []int) {
 			sections = append(sections, sec.Name)
 		}
 	}
-	sum := fmt.Sprintf("Resources: %s added, %s removed, %s changed", st.DiffAdd.Render(table.Itoa(a)), st.DiffDel.Render(table.Itoa(rm)), st.DiffHunk.Render(table.Itoa(c)))
+	sum := fmt.Sprintf("Resources: %s added, %s removed, %s changed", st.Add.Render(table.Itoa(a)), st.Del.Render(table.Itoa(rm)), st.Hunk.Render(table.Itoa(c)))
 	ha, hr, hc := countChanges(r.Hooks)
 	if ha+hr+hc > 0 {
 		sum += fmt.Sprintf(" · hooks: %d added, %d removed, %d changed", ha, hr, hc)
@@ -53,7 +52,7 @@ func Render(st *common.Styles, r *revdiff.Result, width int) (string, []int) {
 	add("")
 	marks := map[revdiff.ChangeKind]string{revdiff.Added: "+", revdiff.Removed: "-", revdiff.Changed: "~"}
 	styleOf := map[revdiff.ChangeKind]func(...string) string{
-		revdiff.Added: st.DiffAdd.Render, revdiff.Removed: st.DiffDel.Render, revdiff.Changed: st.DiffHunk.Render,
+		revdiff.Added: st.Add.Render, revdiff.Removed: st.Del.Render, revdiff.Changed: st.Hunk.Render,
 	}
 	listed := false
 	for _, group := range []struct {
@@ -73,7 +72,7 @@ func Render(st *common.Styles, r *revdiff.Result, width int) (string, []int) {
 	heading := func(title string) {
 		anchors = append(anchors, len(lines))
 		rule := strings.Repeat("─", max(width-ansi.StringWidth(title)-4, 2))
-		add(st.DiffSection.Render("── " + title + " " + rule))
+		add(st.Section.Render("── " + title + " " + rule))
 	}
 	for _, group := range []struct {
 		what    string
@@ -84,7 +83,7 @@ func Render(st *common.Styles, r *revdiff.Result, width int) (string, []int) {
 				continue
 			}
 			heading(fmt.Sprintf("%s %s%s (%s)", marks[ch.Change], group.what, ch.Key, ch.Change))
-			add(st.ColorDiff(ch.Diff), "")
+			add(colorDiff(st, ch.Diff), "")
 		}
 	}
 	for _, sec := range []revdiff.Section{r.Values, r.ComputedValues, r.Chart, r.Notes} {
@@ -92,7 +91,7 @@ func Render(st *common.Styles, r *revdiff.Result, width int) (string, []int) {
 			continue
 		}
 		heading("~ " + sec.Name)
-		add(st.ColorDiff(sec.Diff), "")
+		add(colorDiff(st, sec.Diff), "")
 	}
 	return strings.Join(lines, "\n"), anchors
 }
@@ -113,7 +112,7 @@ func countChanges(cs []revdiff.ResourceChange) (added, removed, changed int) {
 
 // RenderLive draws a live diff at the given width, as Render draws a diff
 // between revisions, and returns the line of each object's heading. It is pure.
-func RenderLive(st *common.Styles, d *revdiff.Drift, width int) (string, []int) {
+func RenderLive(st *Styles, d *revdiff.Drift, width int) (string, []int) {
 	var lines []string
 	var anchors []int
 	add := func(s ...string) {
@@ -123,8 +122,8 @@ func RenderLive(st *common.Styles, d *revdiff.Drift, width int) (string, []int) 
 	}
 	add(st.Title.Render(fmt.Sprintf("%s: revision %d → live", d.Release, d.Revision)) + "  " + maskedBanner(st, d.Revealed))
 	sum := fmt.Sprintf("Objects: %s changed, %s missing, %s extra, %d unreadable, %d in sync",
-		st.DiffHunk.Render(table.Itoa(d.Count(revdiff.Drifted))), st.DiffDel.Render(table.Itoa(d.Count(revdiff.Missing))),
-		st.DiffAdd.Render(table.Itoa(d.Count(revdiff.Extra))), d.Count(revdiff.Unreadable), d.Count(revdiff.InSync))
+		st.Hunk.Render(table.Itoa(d.Count(revdiff.Drifted))), st.Del.Render(table.Itoa(d.Count(revdiff.Missing))),
+		st.Add.Render(table.Itoa(d.Count(revdiff.Extra))), d.Count(revdiff.Unreadable), d.Count(revdiff.InSync))
 	add(table.Wrap(sum, width))
 	if !d.Drifted() {
 		msg := "No drift: every object the revision holds is live as its manifest says."
@@ -136,8 +135,8 @@ func RenderLive(st *common.Styles, d *revdiff.Drift, width int) (string, []int) 
 	add("")
 	marks := map[revdiff.DriftState]string{revdiff.Drifted: "~", revdiff.Missing: "-", revdiff.Extra: "+", revdiff.Unreadable: "?"}
 	styleOf := map[revdiff.DriftState]func(...string) string{
-		revdiff.Drifted: st.DiffHunk.Render, revdiff.Missing: st.DiffDel.Render,
-		revdiff.Extra: st.DiffAdd.Render, revdiff.Unreadable: st.Warning.Render,
+		revdiff.Drifted: st.Hunk.Render, revdiff.Missing: st.Del.Render,
+		revdiff.Extra: st.Add.Render, revdiff.Unreadable: st.Warning.Render,
 	}
 	listed := false
 	for _, o := range d.Objects {
@@ -165,7 +164,7 @@ func RenderLive(st *common.Styles, d *revdiff.Drift, width int) (string, []int) 
 		title := fmt.Sprintf("%s %s (%s)", marks[o.State], o.Key, o.State)
 		anchors = append(anchors, len(lines))
 		rule := strings.Repeat("─", max(width-ansi.StringWidth(title)-4, 2))
-		add(st.DiffSection.Render("── "+title+" "+rule), st.ColorDiff(o.Diff), "")
+		add(st.Section.Render("── "+title+" "+rule), colorDiff(st, o.Diff), "")
 	}
 	return strings.Join(lines, "\n"), anchors
 }

@@ -6,149 +6,157 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
-	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
-
-	"github.com/chunkview/chunkview/ui/common"
 )
 
-// Model is a less-like search over a text view: / types a text, enter
-// jumps to its first match at or below the top line, n and N to the next and
-// previous, esc clears it. The match is a substring, any case. While a search is
-// set, the text shows plain with the matches marked, so that they stand out from
-// the syntax colours.
+// Model is a less-like search over a text: / types a text, enter goes to its
+// first match at or below the top line, n and N to the next and previous, esc
+// clears it. The match is a substring, any case. While a search is set, the
+// text shows plain with the matches marked, so that they stand out from the
+// syntax colours. The view that shows the text (viewer) marks it (Mark) and
+// scrolls to the match gone to (Current).
 type Model struct {
-	styles *common.Styles
-	keys   common.SearchKeyMap
-	Input  textinput.Model
-	Typing bool
+	KeyMap KeyMap
+	Styles Styles
+
+	input  textinput.Model
+	typing bool
 	query  string
-	Lines  []int // lines holding a match, in order
+	lines  []int // lines holding a match, in order
 	cur    int   // index in lines of the match gone to
 }
 
-// New returns a search that is not under way.
-func New(st *common.Styles, k common.SearchKeyMap) Model {
-	in := common.NewTextInput()
+// New returns a search that is not under way, with the default keys and styles.
+func New() Model {
+	in := textinput.New()
+	st := in.Styles()
+	// A blinking cursor redraws the screen twice a second for nothing.
+	st.Cursor.Blink = false
+	in.SetStyles(st)
 	in.Prompt = "/"
 	in.Placeholder = "search (any case); enter: go · esc: cancel"
-	return Model{styles: st, keys: k, Input: in}
+	return Model{KeyMap: DefaultKeyMap(), Styles: DefaultStyles(), input: in}
 }
+
+// SetWidth sets the width of the field the text is typed in.
+func (m *Model) SetWidth(w int) { m.input.SetWidth(w) }
+
+// Typing reports whether the search's text is being typed: every key is then
+// the search's.
+func (m Model) Typing() bool { return m.typing }
 
 // Active reports whether a search is being typed or is set.
-func (t *Model) Active() bool { return t.Typing || t.query != "" }
+func (m Model) Active() bool { return m.typing || m.query != "" }
+
+// Query is the text searched for, "" when none is set.
+func (m Model) Query() string { return m.query }
+
+// Matches are the numbers (0-based) of the lines holding a match, as Mark last
+// found them.
+func (m Model) Matches() []int { return m.lines }
 
 // Bindings are the keys to show while searching.
-func (t *Model) Bindings() []key.Binding {
-	if t.Typing {
-		return []key.Binding{t.keys.Go, t.keys.Cancel}
+func (m Model) Bindings() []key.Binding {
+	if m.typing {
+		return []key.Binding{m.KeyMap.Go, m.KeyMap.Cancel}
 	}
-	if t.query != "" {
-		return []key.Binding{t.keys.Next, t.keys.Prev, t.keys.Cancel}
+	if m.query != "" {
+		return []key.Binding{m.KeyMap.Next, m.KeyMap.Prev, m.KeyMap.Cancel}
 	}
-	return []key.Binding{t.keys.Start}
+	return []key.Binding{m.KeyMap.Start}
 }
 
-// HandleKey takes the search's keys. handled is false for keys it leaves to the
-// view; text, when changed is set, is the raw text to show again (with or
-// without marks).
-func (t *Model) HandleKey(msg tea.KeyPressMsg, vp *viewport.Model, raw string) (cmd tea.Cmd, handled bool) {
+// Wants reports whether the search takes msg: any key while its text is typed,
+// Start, and its own keys while one is set.
+func (m Model) Wants(msg tea.KeyPressMsg) bool {
+	k := m.KeyMap
+	return m.typing || key.Matches(msg, k.Start) || (m.query != "" && key.Matches(msg, k.Cancel, k.Next, k.Prev))
+}
+
+// Update takes the search's keys: the typed text, enter and esc while typing;
+// n, N and esc while a search is set.
+func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return m, nil
+	}
+	var cmd tea.Cmd
 	switch {
-	case t.Typing && key.Matches(msg, t.keys.Go):
-		t.Typing = false
-		t.Input.Blur()
-		t.query = strings.TrimSpace(t.Input.Value())
-		t.Apply(vp, raw)
-		t.goNear(vp)
-		return nil, true
-	case t.Typing && key.Matches(msg, t.keys.Cancel):
-		t.Typing = false
-		t.Input.Blur()
-		return nil, true
-	case t.Typing:
-		var c tea.Cmd
-		t.Input, c = t.Input.Update(msg)
-		return c, true
-	case key.Matches(msg, t.keys.Start):
-		t.Typing = true
-		t.Input.SetValue("")
-		return t.Input.Focus(), true
-	case t.query != "" && key.Matches(msg, t.keys.Cancel):
-		t.query, t.Lines = "", nil
-		y := vp.YOffset()
-		vp.SetContent(raw)
-		vp.SetYOffset(y)
-		return nil, true
-	case t.query != "" && key.Matches(msg, t.keys.Next):
-		t.step(vp, 1)
-		return nil, true
-	case t.query != "" && key.Matches(msg, t.keys.Prev):
-		t.step(vp, -1)
-		return nil, true
+	case m.typing && key.Matches(k, m.KeyMap.Go):
+		m.typing = false
+		m.input.Blur()
+		m.query = strings.TrimSpace(m.input.Value())
+	case m.typing && key.Matches(k, m.KeyMap.Cancel):
+		m.typing = false
+		m.input.Blur()
+	case m.typing:
+		m.input, cmd = m.input.Update(k)
+	case key.Matches(k, m.KeyMap.Start):
+		m.typing = true
+		m.input.SetValue("")
+		cmd = m.input.Focus()
+	case m.query != "" && key.Matches(k, m.KeyMap.Cancel):
+		m.query, m.lines = "", nil
+	case m.query != "" && key.Matches(k, m.KeyMap.Next):
+		m.step(1)
+	case m.query != "" && key.Matches(k, m.KeyMap.Prev):
+		m.step(-1)
 	}
-	return nil, false
+	return m, cmd
 }
 
-// Apply shows raw in vp, marked for the query when one is set, keeping the
-// scroll position.
-func (t *Model) Apply(vp *viewport.Model, raw string) {
-	y := vp.YOffset()
-	if t.query == "" {
-		vp.SetContent(raw)
-		vp.SetYOffset(y)
-		return
+// Mark returns text with the matches of the search marked (plain, so that they
+// stand out), or text itself when no search is set, and remembers the lines
+// that hold a match.
+func (m *Model) Mark(text string) string {
+	if m.query == "" {
+		return text
 	}
-	text, lines := MarkMatches(ansi.Strip(raw), t.query, &t.styles.Match)
-	t.Lines = lines
-	t.cur = min(t.cur, max(len(lines)-1, 0))
-	vp.SetContent(text)
-	vp.SetYOffset(y)
+	marked, lines := MarkMatches(ansi.Strip(text), m.query, &m.Styles.Match)
+	m.lines = lines
+	m.cur = min(m.cur, max(len(lines)-1, 0))
+	return marked
 }
 
-// goNear goes to the first match at or below the top line, else the first.
-func (t *Model) goNear(vp *viewport.Model) {
-	t.cur = 0
-	for i, l := range t.Lines {
-		if l >= vp.YOffset() {
-			t.cur = i
+// GoNear goes to the first match at or below line top, else to the first.
+func (m *Model) GoNear(top int) {
+	m.cur = 0
+	for i, l := range m.lines {
+		if l >= top {
+			m.cur = i
 			break
 		}
 	}
-	t.show(vp)
 }
 
-func (t *Model) step(vp *viewport.Model, dir int) {
-	if len(t.Lines) == 0 {
+func (m *Model) step(dir int) {
+	if len(m.lines) == 0 {
 		return
 	}
-	t.cur = (t.cur + dir + len(t.Lines)) % len(t.Lines)
-	t.show(vp)
+	m.cur = (m.cur + dir + len(m.lines)) % len(m.lines)
 }
 
-// show scrolls so that the current match is on screen, a few lines from the top.
-func (t *Model) show(vp *viewport.Model) {
-	if len(t.Lines) == 0 {
-		return
+// Current is the line of the match gone to; ok is false when there is none.
+func (m Model) Current() (line int, ok bool) {
+	if len(m.lines) == 0 {
+		return 0, false
 	}
-	l := t.Lines[t.cur]
-	if l < vp.YOffset() || l >= vp.YOffset()+vp.Height() {
-		vp.SetYOffset(max(l-2, 0))
-	}
+	return m.lines[m.cur], true
 }
 
 // Footer is the search's line: the field while typing, else where the search
 // stands; "" when there is none.
-func (t *Model) Footer() string {
+func (m Model) Footer() string {
 	switch {
-	case t.Typing:
-		return t.Input.View()
-	case t.query == "":
+	case m.typing:
+		return m.input.View()
+	case m.query == "":
 		return ""
-	case len(t.Lines) == 0:
-		return t.styles.Warning.Render(fmt.Sprintf("/%s: not found · esc clears", t.query))
+	case len(m.lines) == 0:
+		return m.Styles.NotFound.Render(fmt.Sprintf("/%s: not found · esc clears", m.query))
 	}
-	return t.styles.Accent.Render(fmt.Sprintf("/%s: match %d of %d (line %d) · n/N next/previous · esc clears", t.query, t.cur+1, len(t.Lines), t.Lines[t.cur]+1))
+	return m.Styles.Found.Render(fmt.Sprintf("/%s: match %d of %d (line %d) · n/N next/previous · esc clears", m.query, m.cur+1, len(m.lines), m.lines[m.cur]+1))
 }
 
 // MarkMatches marks every match of q (any case) in plain text, and returns the

@@ -1,12 +1,16 @@
 package table
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/chunkview/chunkview/internal/human"
 )
 
 // Column is one column of a table. Columns are dropped from the lowest priority
@@ -269,4 +273,27 @@ func ColWidth(cols []Column, title string) int {
 // OneLine joins the lines of s.
 func OneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// MaxLineBytes bounds a line of shown text. Base64 blobs and minified JSON run to
+// hundreds of KiB on one line; nobody reads past a screen of it, and every frame
+// of a viewport would cut it again.
+const MaxLineBytes = 1024
+
+// ClipLines shortens lines longer than MaxLineBytes, saying how much was cut.
+func ClipLines(s string) string {
+	if len(s) <= MaxLineBytes {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if len(l) > MaxLineBytes {
+			cut := MaxLineBytes
+			for cut > 0 && !utf8.RuneStart(l[cut]) {
+				cut--
+			}
+			lines[i] = l[:cut] + fmt.Sprintf(" … [%s more on this line]", human.Bytes(int64(len(l)-cut)))
+		}
+	}
+	return strings.Join(lines, "\n")
 }

@@ -2,6 +2,7 @@ package table_test
 
 import (
 	tea "charm.land/bubbletea/v2"
+	"strings"
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
@@ -97,5 +98,13 @@ func TestCursorModel(t *testing.T) {
 	m.Fit(0, 4)
 	if m.Cursor() != -1 {
 		t.Errorf("with no rows: cursor %d, want -1", m.Cursor())
+	}
+}
+
+func TestClipLines(t *testing.T) {
+	long := string(make([]byte, table.MaxLineBytes*3))
+	got := table.ClipLines("short\n" + long + "\nend")
+	if len(got) > table.MaxLineBytes+100 || !strings.Contains(got, "short\n") || !strings.Contains(got, "more on this line]\nend") {
+		t.Fatalf("clipLines kept %d bytes: %q", len(got), got[len(got)-60:])
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
@@ -38,15 +37,12 @@ type Screen struct {
 	measuring  bool
 	measureErr error
 	err        error
-	Vp         viewport.Model
+	view       viewer.Model
 }
 
 // New opens the layout of the record of row.
 func New(c common.Common, row kube.RevisionRow) *Screen {
-	vp := viewport.New()
-	vp.KeyMap = c.Keys.Scroll.ViewportKeys()
-	vp.MouseWheelEnabled = false
-	return &Screen{Common: c, row: row, Vp: vp}
+	return &Screen{Common: c, row: row, view: c.NewViewer()}
 }
 
 // Init starts the first loads.
@@ -81,8 +77,7 @@ func (s *Screen) HandlesBack() bool { return false }
 // SetSize sets the size it draws in.
 func (s *Screen) SetSize(w, h int) {
 	s.Common.SetSize(w, h)
-	s.Vp.SetWidth(w)
-	s.Vp.SetHeight(max(h, 1))
+	s.view.SetSize(w, max(h, 1))
 	s.rerender()
 }
 
@@ -134,7 +129,9 @@ func (s *Screen) Update(msg tea.Msg) tea.Cmd {
 		if key.Matches(msg, s.Keys.Chunks.Refresh) {
 			return s.reload()
 		}
-		return viewer.Scroll(msg, s.Keys.Scroll, &s.Vp)
+		var cmd tea.Cmd
+		s.view, cmd = s.view.Update(msg)
+		return cmd
 	}
 	return nil
 }
@@ -143,11 +140,11 @@ func (s *Screen) rerender() {
 	st := s.Styles
 	switch {
 	case s.err != nil:
-		s.Vp.SetContent(st.RenderError(s.err, s.Width) + "\n\n" + st.Dim.Render("r: retry · esc: back"))
+		s.view.SetContent(st.RenderError(s.err, s.Width) + "\n\n" + st.Dim.Render("r: retry · esc: back"))
 	case s.layout == nil:
-		s.Vp.SetContent(st.Dim.Render(fmt.Sprintf("Reading the %s of revision %d of %s…", map[bool]string{true: "record", false: "Secrets"}[common.IsHelmStore(s.row.Driver)], s.row.Revision, s.row.Name)))
+		s.view.SetContent(st.Dim.Render(fmt.Sprintf("Reading the %s of revision %d of %s…", map[bool]string{true: "record", false: "Secrets"}[common.IsHelmStore(s.row.Driver)], s.row.Revision, s.row.Name)))
 	case common.IsHelmStore(s.row.Driver):
-		s.Vp.SetContent(RenderHelmLayout(st, s.layout, s.row.Driver, s.Width))
+		s.view.SetContent(RenderHelmLayout(st, s.layout, s.row.Driver, s.Width))
 	default:
 		text := RenderLayout(st, s.layout, s.Width)
 		switch {
@@ -156,12 +153,12 @@ func (s *Screen) rerender() {
 		case !s.layout.Measured():
 			text += "\n\n" + st.Dim.Render(table.Wrap("Decoding the payload for its decompressed size and what takes the space…", s.Width))
 		}
-		s.Vp.SetContent(text)
+		s.view.SetContent(text)
 	}
 }
 
 // View draws it in exactly its size.
-func (s *Screen) View() string { return viewer.View(&s.Vp) }
+func (s *Screen) View() string { return s.view.View() }
 
 var layoutColumns = []table.Column{
 	{Title: "SECRET", Width: 14, Flex: 2},

@@ -38,7 +38,7 @@ type Screen struct {
 
 // New compares revision from of a release with revision to.
 func New(c common.Common, ns, name string, from, to int) *Screen {
-	return &Screen{Common: c, Ns: ns, Name: name, From: from, To: to, Results: map[bool]*revdiff.Result{}, view: diffview.New(c.Keys)}
+	return &Screen{Common: c, Ns: ns, Name: name, From: from, To: to, Results: map[bool]*revdiff.Result{}, view: c.NewDiff()}
 }
 
 // Init reads the diff.
@@ -95,8 +95,7 @@ func (s *Screen) SetSize(w, h int) {
 
 // Help lists the diff's keys.
 func (s *Screen) Help() common.HelpKeys {
-	k := s.Keys.Diff
-	own := []key.Binding{k.NextChange, k.PrevChange, k.Reveal}
+	own := []key.Binding{s.Keys.Changes.NextChange, s.Keys.Changes.PrevChange, s.Keys.Diff.Reveal}
 	return common.HelpKeys{Short: own, Full: [][]key.Binding{own, s.Keys.Scroll.Bindings()}}
 }
 
@@ -113,7 +112,7 @@ func (s *Screen) Update(msg tea.Msg) tea.Cmd {
 		s.Loading = false
 		if msg.Err != nil {
 			s.Err = msg.Err
-			s.view.ShowError(s.Styles, msg.Err, s.Width)
+			s.view.ShowError(common.ShortError(msg.Err), s.Width)
 			return nil
 		}
 		s.Err = nil
@@ -125,15 +124,15 @@ func (s *Screen) Update(msg tea.Msg) tea.Cmd {
 			s.Reveal = !s.Reveal
 			return s.load()
 		}
-		cmd, _ := s.view.Update(msg)
+		var cmd tea.Cmd
+		s.view, cmd = s.view.Update(msg)
 		return cmd
 	}
 	return nil
 }
 
 func (s *Screen) show(r *revdiff.Result) {
-	text, anchors := diffview.Render(s.Styles, r, s.Width)
-	s.view.SetContent(text, anchors, s.Width)
+	s.view.ShowDiff(r, s.Width)
 }
 
 // Changes is the number of changes the diff shown jumps between.
@@ -149,5 +148,5 @@ func (s *Screen) View() string {
 			body = st.Dim.Render(fmt.Sprintf("Reading the live objects of %s to compare with revision %d…", s.Name, s.From))
 		}
 	}
-	return table.PadLines(body, max(s.Height-1, 1)) + "\n" + s.view.Counter(st)
+	return table.PadLines(body, max(s.Height-1, 1)) + "\n" + s.view.Counter()
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/revdiff"
 	"github.com/chunkview/chunkview/ui/common"
-	"github.com/chunkview/chunkview/ui/components/diffview"
 )
 
 // The live diff: the diff screen with the live cluster as its second side.
@@ -49,7 +48,7 @@ func (s *Screen) takeLive(msg LiveLoadedMsg) {
 	s.Loading = false
 	if msg.err != nil {
 		s.Err = msg.err
-		s.view.ShowError(s.Styles, msg.err, s.Width)
+		s.view.ShowError(common.ShortError(msg.err), s.Width)
 		return
 	}
 	s.Err = nil
@@ -58,6 +57,5 @@ func (s *Screen) takeLive(msg LiveLoadedMsg) {
 }
 
 func (s *Screen) showLive(d *revdiff.Drift) {
-	text, anchors := diffview.RenderLive(s.Styles, d, s.Width)
-	s.view.SetContent(text, anchors, s.Width)
+	s.view.ShowDrift(d, s.Width)
 }

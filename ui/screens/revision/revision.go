@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"helm.sh/helm/v3/pkg/chartutil"
@@ -15,7 +14,6 @@ import (
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/revdiff"
 	"github.com/chunkview/chunkview/ui/common"
-	"github.com/chunkview/chunkview/ui/components/search"
 	"github.com/chunkview/chunkview/ui/components/table"
 	"github.com/chunkview/chunkview/ui/components/viewer"
 	"github.com/chunkview/chunkview/ui/screens/chunks"
@@ -61,17 +59,14 @@ type Screen struct {
 	allValues bool
 	Rendered  map[RenderKey]string
 	rendering map[RenderKey]bool
-	vp        viewport.Model
-	Search    search.Model
+	// view shows the tab's text, with a / search.
+	view viewer.Model
 }
 
 // New opens revision row of a release, on its summary.
 func New(c common.Common, row kube.RevisionRow) *Screen {
-	vp := viewport.New()
-	vp.KeyMap = c.Keys.Scroll.ViewportKeys()
-	vp.MouseWheelEnabled = false
-	return &Screen{Common: c, Row: row, Rendered: map[RenderKey]string{}, rendering: map[RenderKey]bool{}, vp: vp,
-		Search: search.New(c.Styles, c.Keys.Search)}
+	return &Screen{Common: c, Row: row, Rendered: map[RenderKey]string{}, rendering: map[RenderKey]bool{},
+		view: c.NewViewer().WithSearch(c.NewSearch())}
 }
 
 // Init starts the first loads.
@@ -87,25 +82,23 @@ func (s *Screen) Title() string { return "revision " + table.Itoa(s.Row.Revision
 func (s *Screen) Busy() bool { return s.loading || s.rendering[s.Key()] }
 
 // Capturing reports whether it takes typed text, so that q and ? reach it.
-func (s *Screen) Capturing() bool { return s.Search.Typing }
+func (s *Screen) Capturing() bool { return s.view.Search().Typing() }
 
 // HandlesBack: esc clears a search before it leaves the screen.
-func (s *Screen) HandlesBack() bool { return s.Search.Active() }
+func (s *Screen) HandlesBack() bool { return s.view.Search().Active() }
 
 // SetSize sets the size it draws in.
 func (s *Screen) SetSize(w, h int) {
 	s.Common.SetSize(w, h)
 	// The tab bar and a blank line above, a status line below.
-	s.vp.SetWidth(w)
-	s.vp.SetHeight(max(h-3, 1))
-	s.Search.Input.SetWidth(max(w-4, 10))
+	s.view.SetSize(w, max(h-3, 1))
 }
 
 // Help returns its keys for the help line and the overlay.
 func (s *Screen) Help() common.HelpKeys {
 	k := s.Keys.Revision
-	if s.Search.Active() {
-		b := s.Search.Bindings()
+	if sr := s.view.Search(); sr.Active() {
+		b := sr.Bindings()
 		return common.HelpKeys{Short: b, Full: [][]key.Binding{b, s.Keys.Scroll.Bindings()}}
 	}
 	short := []key.Binding{k.NextTab, k.Reveal}
@@ -157,7 +150,7 @@ func (s *Screen) Update(msg tea.Msg) tea.Cmd {
 		delete(s.rendering, msg.Rk)
 		s.Rendered[msg.Rk] = msg.Text
 		if msg.Rk == s.Key() {
-			s.Search.Apply(&s.vp, msg.Text)
+			s.view.SetContent(msg.Text)
 		}
 		return nil
 	case tea.KeyPressMsg:
@@ -170,7 +163,9 @@ func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := s.Keys.Revision
 	// A search may start before the revision is decoded: typed letters must not
 	// fall through to the screen's keys.
-	if cmd, ok := s.Search.HandleKey(msg, &s.vp, s.Rendered[s.Key()]); ok {
+	if s.view.SearchWants(msg) {
+		var cmd tea.Cmd
+		s.view, cmd = s.view.Update(msg)
 		return cmd
 	}
 	tab := s.tab
@@ -180,7 +175,7 @@ func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		if !ok {
 			return nil
 		}
-		return viewer.CopyText(ansi.Strip(text), tabNames[s.tab]+" of revision "+table.Itoa(s.Row.Revision), s.reveal)
+		return copyText(ansi.Strip(text), tabNames[s.tab]+" of revision "+table.Itoa(s.Row.Revision), s.reveal)
 	case key.Matches(msg, k.NextTab):
 		tab = (s.tab + 1) % tabCount
 	case key.Matches(msg, k.PrevTab):
@@ -211,11 +206,13 @@ func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return common.Push(diff.New(s.Common, s.Row.StorageNamespace, s.Row.Name, s.Row.Revision-1, s.Row.Revision))
 	default:
-		return viewer.Scroll(msg, s.Keys.Scroll, &s.vp)
+		var cmd tea.Cmd
+		s.view, cmd = s.view.Update(msg)
+		return cmd
 	}
 	if tab != s.tab {
 		s.tab = tab
-		s.vp.GotoTop()
+		s.view.GotoTop()
 	}
 	return s.show()
 }
@@ -225,7 +222,7 @@ func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 func (s *Screen) show() tea.Cmd {
 	rk := s.Key()
 	if text, ok := s.Rendered[rk]; ok {
-		s.Search.Apply(&s.vp, text)
+		s.view.SetContent(text)
 		return nil
 	}
 	if s.details == nil || s.rendering[rk] {
@@ -285,7 +282,7 @@ func renderTab(st *common.Styles, d *kube.Details, rk RenderKey, now time.Time) 
 		}
 		// Charts print generated passwords in their notes: mask what the release
 		// holds as secrets, as everywhere else.
-		return common.ClipLines(revdiff.MaskNotes(rls, rk.reveal))
+		return table.ClipLines(revdiff.MaskNotes(rls, rk.reveal))
 	case tabHooks:
 		return renderHooks(st, rls.Hooks, rk.reveal, masked)
 	}
@@ -346,16 +343,16 @@ func (s *Screen) View() string {
 	case s.rendering[s.Key()]:
 		body = st.Dim.Render("Rendering…")
 	default:
-		body = viewer.View(&s.vp)
+		body = s.view.View()
 	}
 	foot := ""
 	if s.details != nil && s.err == nil {
-		foot = st.Dim.Render(fmt.Sprintf("%3.0f%% · line %d of %d", s.vp.ScrollPercent()*100, s.vp.YOffset()+1, s.vp.TotalLineCount()))
+		foot = st.Dim.Render(fmt.Sprintf("%3.0f%% · line %d of %d", s.view.ScrollPercent()*100, s.view.YOffset()+1, s.view.TotalLineCount()))
 	}
-	if f := s.Search.Footer(); f != "" {
-		foot = table.Line1(s.Width, f)
-		if s.Search.Typing {
-			foot = f
+	if sr := s.view.Search(); sr.Footer() != "" {
+		foot = table.Line1(s.Width, sr.Footer())
+		if sr.Typing() {
+			foot = sr.Footer()
 		}
 	}
 	return table.CutLines(bar, s.Width) + "\n\n" + table.PadLines(body, max(s.Height-3, 1)) + "\n" + foot

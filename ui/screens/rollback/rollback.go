@@ -55,7 +55,7 @@ type Screen struct {
 // New shows what rolling the release of base back to revision rev would
 // change, and rolls back on y.
 func New(c common.Common, base *ops.Plan, rev int) *Screen {
-	return &Screen{Common: c, Ns: base.Namespace, Name: base.Release, To: rev, base: base, diffs: map[bool]*revdiff.Result{}, view: diffview.New(c.Keys)}
+	return &Screen{Common: c, Ns: base.Namespace, Name: base.Release, To: rev, base: base, diffs: map[bool]*revdiff.Result{}, view: c.NewDiff()}
 }
 
 // Init plans the rollback.
@@ -100,7 +100,7 @@ func (s *Screen) canConfirm() bool {
 // Help lists y, when there is a plan to confirm, then the diff's keys.
 func (s *Screen) Help() common.HelpKeys {
 	k := s.Keys.Diff
-	own := []key.Binding{k.NextChange, k.PrevChange, k.Reveal}
+	own := []key.Binding{s.Keys.Changes.NextChange, s.Keys.Changes.PrevChange, k.Reveal}
 	short := own
 	if s.canConfirm() {
 		short = append([]key.Binding{k.Confirm}, own...)
@@ -119,7 +119,7 @@ func (s *Screen) Update(msg tea.Msg) tea.Cmd {
 		s.Loading = false
 		if msg.Err != nil {
 			s.Err = msg.Err
-			s.view.ShowError(s.Styles, msg.Err, s.Width)
+			s.view.ShowError(common.ShortError(msg.Err), s.Width)
 			return nil
 		}
 		s.Err = nil
@@ -158,13 +158,13 @@ func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		s.state = dialog.Running
 		return common.RunOp(s.Ctx, s.Client, common.ActionRollback, s.Plan.To, s.Plan, common.RollbackDone(s.Plan))
 	}
-	cmd, _ := s.view.Update(msg)
+	var cmd tea.Cmd
+	s.view, cmd = s.view.Update(msg)
 	return cmd
 }
 
 func (s *Screen) show(r *revdiff.Result) {
-	text, anchors := diffview.Render(s.Styles, r, s.Width)
-	s.view.SetContent(text, anchors, s.Width)
+	s.view.ShowDiff(r, s.Width)
 }
 
 // View draws the diff, then the question or the outcome under it.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/chunkview/chunkview/internal/human"
@@ -41,15 +40,12 @@ type Screen struct {
 	changes int
 	Stop    context.CancelFunc
 	Send    func(tea.Msg)
-	vp      viewport.Model
+	vp      viewer.Model
 }
 
 // New opens the status of revision rev of a release (0: the latest).
 func New(c common.Common, ns, name string, rev int) *Screen {
-	vp := viewport.New()
-	vp.KeyMap = c.Keys.Scroll.ViewportKeys()
-	vp.MouseWheelEnabled = false
-	return &Screen{Common: c, Ns: ns, Name: name, Rev: rev, vp: vp}
+	return &Screen{Common: c, Ns: ns, Name: name, Rev: rev, vp: c.NewViewer()}
 }
 
 // SetSend gives the screen the program's Send, for the watch's updates.
@@ -117,8 +113,7 @@ func (s *Screen) HandlesBack() bool { return false }
 // SetSize sets the size it draws in.
 func (s *Screen) SetSize(w, h int) {
 	s.Common.SetSize(w, h)
-	s.vp.SetWidth(w)
-	s.vp.SetHeight(max(h-statusHeadLines, 1))
+	s.vp.SetSize(w, max(h-statusHeadLines, 1))
 	s.rerender()
 }
 
@@ -175,12 +170,6 @@ func (s *Screen) Update(msg tea.Msg) tea.Cmd {
 		switch {
 		case key.Matches(msg, s.Keys.Status.Refresh):
 			return s.reload()
-		case key.Matches(msg, s.Keys.Scroll.Top):
-			s.vp.GotoTop()
-			return nil
-		case key.Matches(msg, s.Keys.Scroll.Bottom):
-			s.vp.GotoBottom()
-			return nil
 		}
 		var cmd tea.Cmd
 		s.vp, cmd = s.vp.Update(msg)
@@ -212,7 +201,7 @@ func (s *Screen) View() string {
 	if s.St != nil {
 		head = renderStatusHead(s.Styles, s.St, s.Width, s.liveLine())
 	}
-	return table.PadLines(head, statusHeadLines) + "\n" + viewer.View(&s.vp)
+	return table.PadLines(head, statusHeadLines) + "\n" + s.vp.View()
 }
 
 // liveLine says how the view follows the cluster.

@@ -1,4 +1,4 @@
-package viewer
+package revision
 
 import (
 	tea "charm.land/bubbletea/v2"
@@ -7,10 +7,10 @@ import (
 	"github.com/chunkview/chunkview/ui/common"
 )
 
-// CopyText puts text on the terminal's clipboard with OSC 52, which works over
+// copyText puts text on the terminal's clipboard with OSC 52, which works over
 // ssh and in tmux (with set-clipboard on), and says so on the status line. what
 // names what was copied.
-func CopyText(text, what string, revealed bool) tea.Cmd {
+func copyText(text, what string, revealed bool) tea.Cmd {
 	note := "Copied the " + what + " (" + human.Plural(len(text), "byte", "bytes") + ") to the clipboard, secrets masked."
 	if revealed {
 		note = "Copied the " + what + " (" + human.Plural(len(text), "byte", "bytes") + ") to the clipboard, secrets REVEALED."

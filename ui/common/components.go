@@ -1,0 +1,39 @@
+package common
+
+import (
+	"github.com/chunkview/chunkview/ui/components/diffview"
+	"github.com/chunkview/chunkview/ui/components/search"
+	"github.com/chunkview/chunkview/ui/components/table"
+	"github.com/chunkview/chunkview/ui/components/viewer"
+)
+
+// The components a screen embeds, with the keys and styles the screens share
+// (read-only mode turns some keys off; see KeyMap.DisableActions).
+
+// NewTable returns a table cursor moved by the list keys.
+func (c Common) NewTable() table.Model {
+	m := table.New()
+	m.KeyMap, m.Styles = c.Keys.List, c.Styles.Table
+	return m
+}
+
+// NewViewer returns a text view scrolled by the scroll keys.
+func (c Common) NewViewer() viewer.Model {
+	m := viewer.New()
+	m.KeyMap, m.Styles = c.Keys.Scroll, c.Styles.Viewer
+	return m
+}
+
+// NewSearch returns a / search for a text view.
+func (c Common) NewSearch() search.Model {
+	m := search.New()
+	m.KeyMap, m.Styles = c.Keys.Search, c.Styles.Search
+	return m
+}
+
+// NewDiff returns a diff viewer, scrolled by the scroll keys.
+func (c Common) NewDiff() diffview.Model {
+	m := diffview.New().WithScrollKeys(c.Keys.Scroll)
+	m.KeyMap, m.Styles = c.Keys.Changes, c.Styles.Diff
+	return m
+}
