@@ -16,7 +16,6 @@ import (
 	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/ui/common"
-	"github.com/chunkview/chunkview/ui/components/picker"
 	"github.com/chunkview/chunkview/ui/components/table"
 	"github.com/chunkview/chunkview/ui/screens/releases"
 )
@@ -173,7 +172,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.status, m.statusErr = msg.Text, msg.Err
 		return m, nil
 
-	case picker.ContextChosenMsg:
+	case common.ContextChosenMsg:
 		return m, m.askContext(msg.Name)
 
 	case ctxSwitchedMsg:
@@ -217,7 +216,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 
-	case picker.NamespaceChosenMsg:
+	case common.NamespaceChosenMsg:
 		// The list looks elsewhere: the watch follows it there.
 		for _, s := range m.stack {
 			cmds = append(cmds, s.Update(msg))
@@ -404,7 +403,7 @@ func (m *model) whereInfo(short bool) string {
 	if rs, ok := m.stack[0].(*releases.Screen); ok {
 		ns = rs.ViewName
 	}
-	if ns == picker.AllNamespaces {
+	if ns == common.AllNamespaces {
 		ns = "all"
 	}
 	ctx := m.KubeContext

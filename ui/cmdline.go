@@ -8,7 +8,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/chunkview/chunkview/ui/common"
-	"github.com/chunkview/chunkview/ui/components/picker"
 )
 
 // cmdLine is k9s's ":" command mode: a line typed at the bottom of the screen.
@@ -29,9 +28,9 @@ func newCmdLine() cmdLine {
 // cmdResult is what a command asks of the program.
 type cmdResult struct {
 	quit bool
-	ns   *picker.NamespaceChosenMsg
+	ns   *common.NamespaceChosenMsg
 	// ctx is the context to switch to; pickCtx opens the picker.
-	ctx     *picker.ContextChosenMsg
+	ctx     *common.ContextChosenMsg
 	pickCtx bool
 	// log opens the message log.
 	log bool
@@ -54,15 +53,15 @@ func parseCommand(line string) cmdResult {
 		case len(args) != 1:
 			return cmdResult{status: "usage: :ns NAME, or :ns all for every namespace", err: true}
 		case args[0] == "all" || args[0] == "-A" || args[0] == "*":
-			return cmdResult{ns: &picker.NamespaceChosenMsg{All: true}}
+			return cmdResult{ns: &common.NamespaceChosenMsg{All: true}}
 		}
-		return cmdResult{ns: &picker.NamespaceChosenMsg{Ns: args[0]}}
+		return cmdResult{ns: &common.NamespaceChosenMsg{Ns: args[0]}}
 	case "ctx", "context", "contexts":
 		switch len(args) {
 		case 0:
 			return cmdResult{pickCtx: true}
 		case 1:
-			return cmdResult{ctx: &picker.ContextChosenMsg{Name: args[0]}}
+			return cmdResult{ctx: &common.ContextChosenMsg{Name: args[0]}}
 		}
 		return cmdResult{status: "usage: :ctx NAME, or :ctx alone to pick one", err: true}
 	case "log", "messages", "messages!":

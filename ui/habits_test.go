@@ -10,8 +10,8 @@ import (
 
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/storage"
+	"github.com/chunkview/chunkview/ui/common"
 	"github.com/chunkview/chunkview/ui/components/dialog"
-	"github.com/chunkview/chunkview/ui/components/picker"
 	"github.com/chunkview/chunkview/ui/components/table"
 	"github.com/chunkview/chunkview/ui/screens/history"
 	"github.com/chunkview/chunkview/ui/screens/releases"
@@ -280,10 +280,10 @@ func TestParseCommand(t *testing.T) {
 	}{
 		{"q", cmdResult{quit: true}},
 		{" quit ", cmdResult{quit: true}},
-		{"ns shop", cmdResult{ns: &picker.NamespaceChosenMsg{Ns: "shop"}}},
-		{"ns all", cmdResult{ns: &picker.NamespaceChosenMsg{All: true}}},
+		{"ns shop", cmdResult{ns: &common.NamespaceChosenMsg{Ns: "shop"}}},
+		{"ns all", cmdResult{ns: &common.NamespaceChosenMsg{All: true}}},
 		{"ctx", cmdResult{pickCtx: true}},
-		{"ctx prod", cmdResult{ctx: &picker.ContextChosenMsg{Name: "prod"}}},
+		{"ctx prod", cmdResult{ctx: &common.ContextChosenMsg{Name: "prod"}}},
 		{"", cmdResult{}},
 	}
 	for _, c := range cases {

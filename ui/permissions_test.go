@@ -45,7 +45,7 @@ func TestPermissionsDisableActions(t *testing.T) {
 		{"F", "fix-stuck worker: not permitted", "fix-stuck needs permission to create, update, patch, delete, deletecollection", "fix-stuck needs permission"},
 	} {
 		h.press(tc.key).contains(tc.heading, "✗ Forbidden: "+tc.key2, "nothing was sent to the")
-		if d := h.top().(*history.Screen).Dialog; d == nil || d.Err == nil || !strings.Contains(d.Err.Error(), tc.needs) || !strings.Contains(d.Err.Error(), "kubectl auth can-i") {
+		if d := h.top().(*history.Screen).Dialog; d == nil || !strings.Contains(d.Failure(), tc.needs) || !strings.Contains(d.Failure(), "kubectl auth can-i") {
 			t.Fatalf("%s: the dialog does not say %q", tc.key, tc.needs)
 		}
 		h.press("enter").lacks(tc.heading)

@@ -42,7 +42,7 @@ func TestStaleDialogRefusedAndReloaded(t *testing.T) {
 	if len(hs.Rows) != 5 || hs.Latest().Revision != 5 {
 		t.Fatalf("the history was not read again: %d rows", len(hs.Rows))
 	}
-	if hs.Dialog == nil || hs.Dialog.State != dialog.Done {
+	if hs.Dialog == nil || hs.Dialog.State() != dialog.Done {
 		t.Fatal("the refusal did not stay in its dialog")
 	}
 }

@@ -255,7 +255,7 @@ func TestActionErrorShownInPlace(t *testing.T) {
 	f.cluster.FailRequest("", 1, kube.ErrReadOnly)
 	h.press("y").contains("✗ Read-only")
 	hs := h.top().(*history.Screen)
-	if hs.Dialog == nil || hs.Dialog.State != dialog.Done {
+	if hs.Dialog == nil || hs.Dialog.State() != dialog.Done {
 		t.Fatal("the failed fix did not stay in its dialog")
 	}
 	h.press("enter")

@@ -1,7 +1,9 @@
 package common
 
 import (
+	"github.com/chunkview/chunkview/ui/components/dialog"
 	"github.com/chunkview/chunkview/ui/components/diffview"
+	"github.com/chunkview/chunkview/ui/components/picker"
 	"github.com/chunkview/chunkview/ui/components/search"
 	"github.com/chunkview/chunkview/ui/components/table"
 	"github.com/chunkview/chunkview/ui/components/viewer"
@@ -9,6 +11,24 @@ import (
 
 // The components a screen embeds, with the keys and styles the screens share
 // (read-only mode turns some keys off; see KeyMap.DisableActions).
+
+// NewDialog returns a dialog that asks heading and body about an operation on
+// namespace ns (see Where); esc leaves it.
+func (c Common) NewDialog(heading, ns, body string) dialog.Model {
+	m := dialog.New(heading, c.Where(ns), body)
+	m.KeyMap, m.Styles = c.Keys.Dialog, c.Styles.Dialog
+	m.KeyMap.Back = c.Keys.Global.Back
+	return m
+}
+
+// NewPicker returns a picker of names (the names known so far), typed after
+// prompt; esc leaves it.
+func (c Common) NewPicker(heading, noun, prompt string, names []string) picker.Model {
+	m := picker.New(heading, noun, prompt, names)
+	m.KeyMap, m.Styles = c.Keys.Picker, c.Styles.Picker
+	m.KeyMap.Back = c.Keys.Global.Back
+	return m
+}
 
 // NewTable returns a table cursor moved by the list keys.
 func (c Common) NewTable() table.Model {

@@ -3,7 +3,9 @@ package common
 import (
 	"charm.land/bubbles/v2/key"
 
+	"github.com/chunkview/chunkview/ui/components/dialog"
 	"github.com/chunkview/chunkview/ui/components/diffview"
+	"github.com/chunkview/chunkview/ui/components/picker"
 	"github.com/chunkview/chunkview/ui/components/search"
 	"github.com/chunkview/chunkview/ui/components/table"
 	"github.com/chunkview/chunkview/ui/components/viewer"
@@ -21,7 +23,8 @@ type KeyMap struct {
 	Chunks   ChunksKeyMap
 	Diff     DiffKeyMap
 	Status   StatusKeyMap
-	Dialog   DialogKeyMap
+	Dialog   dialog.KeyMap
+	Picker   picker.KeyMap
 	Search   search.KeyMap
 	Changes  diffview.KeyMap
 }
@@ -108,16 +111,6 @@ type DiffKeyMap struct {
 	Confirm key.Binding
 }
 
-// DialogKeyMap are the keys of a confirmation dialog.
-type DialogKeyMap struct {
-	Confirm key.Binding
-	Cancel  key.Binding
-	Up      key.Binding
-	Down    key.Binding
-	Submit  key.Binding
-	Close   key.Binding
-}
-
 // DefaultKeyMap returns chunkview's key bindings.
 func DefaultKeyMap() KeyMap {
 	b := func(keys []string, help, desc string) key.Binding {
@@ -187,14 +180,8 @@ func DefaultKeyMap() KeyMap {
 			Confirm: b(k("y"), "y", "roll back"),
 		},
 		Search: search.DefaultKeyMap(),
-		Dialog: DialogKeyMap{
-			Confirm: b(k("y"), "y", "yes"),
-			Cancel:  b(k("esc", "n"), "esc/n", "cancel"),
-			Up:      b(k("up", "k"), "↑/k", "up"),
-			Down:    b(k("down", "j"), "↓/j", "down"),
-			Submit:  b(k("enter"), "enter", "confirm"),
-			Close:   b(k("enter", "esc"), "enter", "close"),
-		},
+		Dialog: dialog.DefaultKeyMap(),
+		Picker: picker.DefaultKeyMap(),
 	}
 }
 

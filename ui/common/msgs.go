@@ -274,3 +274,18 @@ type LiveMsg struct {
 
 // OpenCtxPickerMsg opens the context picker over the release list (:ctx).
 type OpenCtxPickerMsg struct{}
+
+// AllNamespaces is the namespace picker's entry for looking at every namespace,
+// and the name of that view.
+const AllNamespaces = "all namespaces"
+
+// NamespaceChosenMsg switches the release list to a namespace, or to all of
+// them (:ns, or the picker); the live view follows it.
+type NamespaceChosenMsg struct {
+	Ns  string
+	All bool
+}
+
+// ContextChosenMsg asks to switch to kube context name (:ctx NAME, or the
+// picker).
+type ContextChosenMsg struct{ Name string }

@@ -4,7 +4,9 @@ import (
 	"charm.land/bubbles/v2/help"
 	"charm.land/lipgloss/v2"
 
+	"github.com/chunkview/chunkview/ui/components/dialog"
 	"github.com/chunkview/chunkview/ui/components/diffview"
+	"github.com/chunkview/chunkview/ui/components/picker"
 	"github.com/chunkview/chunkview/ui/components/search"
 	"github.com/chunkview/chunkview/ui/components/sizechart"
 	"github.com/chunkview/chunkview/ui/components/table"
@@ -97,10 +99,10 @@ type Styles struct {
 	YAMLPunct   lipgloss.Style
 	Masked      lipgloss.Style
 
-	// Dialogs.
-	Dialog      lipgloss.Style
-	DialogTitle lipgloss.Style
-	Prompt      lipgloss.Style
+	// Dialogs and the questions under a screen.
+	Dialog dialog.Styles
+	Picker picker.Styles
+	Prompt lipgloss.Style
 }
 
 // Colours, by role. Bubble Tea downsamples them to what the terminal supports.
@@ -197,8 +199,8 @@ func DefaultStyles() Styles {
 	s.YAMLPunct = base.Foreground(colorGray)
 	s.Masked = base.Foreground(colorYellow).Background(colorDark)
 
-	s.Dialog = base.Border(lipgloss.RoundedBorder()).BorderForeground(colorAccent).Padding(0, 1)
-	s.DialogTitle = base.Bold(true).Foreground(colorAccent)
+	s.Dialog = dialog.DefaultStyles()
+	s.Picker = picker.DefaultStyles()
 	s.Prompt = base.Foreground(colorAccent).Bold(true)
 	return s
 }

@@ -8,31 +8,20 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/sahilm/fuzzy"
 
-	"github.com/chunkview/chunkview/ui/common"
+	"github.com/chunkview/chunkview/ui/components/dialog"
 	"github.com/chunkview/chunkview/ui/components/table"
 )
 
-// pickKind is what a Picker chooses.
-type pickKind int
+// Model chooses one name among those it is given (namespaces, kube contexts):
+// a text field that filters them, fixed entries first. Until the names come
+// (SetNames) it offers those it started with; a name that could not be listed
+// can still be typed in full.
+type Model struct {
+	KeyMap KeyMap
+	Styles Styles
+	// OnChoose is what choosing name does.
+	OnChoose func(name string) tea.Cmd
 
-const (
-	pickNamespace pickKind = iota
-	pickContext
-)
-
-// namesLoadedMsg answers a picker's load: the names to choose from.
-type namesLoadedMsg struct {
-	kind  pickKind
-	names []string
-	err   error
-}
-
-// Picker chooses one name among those loaded (namespaces, kube contexts): a
-// text field that filters them, fixed entries first. A name that could not be
-// listed can still be typed in full.
-type Picker struct {
-	common.Common
-	kind  pickKind
 	input textinput.Model
 	// heading is the box's title; noun names what is listed ("namespaces").
 	heading, noun string
@@ -44,28 +33,71 @@ type Picker struct {
 	shown   []string
 	cursor  int
 	loading bool
-	err     error
-	load    tea.Cmd
-	// chosen is the message a choice sends.
-	chosen func(name string) tea.Msg
+	// failure says why the names could not be listed.
+	failure string
+	closed  bool
+
+	width, height int
 }
 
-// New picks one of names (or, with no names, those its load reads), typed after prompt.
-func New(c common.Common, kind pickKind, prompt string, names []string) *Picker {
-	in := common.NewTextInput()
+// New picks one of names (until SetNames hands the listed ones), typed after
+// prompt, under heading; noun names what is listed.
+func New(heading, noun, prompt string, names []string) Model {
+	in := textinput.New()
+	st := in.Styles()
+	// A blinking cursor redraws the screen twice a second for nothing.
+	st.Cursor.Blink = false
+	in.SetStyles(st)
 	in.Prompt = prompt
 	in.Placeholder = "type to filter, or a name"
 	in.SetWidth(30)
-	return &Picker{Common: c, kind: kind, input: in, names: names, loading: true}
+	return Model{KeyMap: DefaultKeyMap(), Styles: DefaultStyles(), input: in, heading: heading, noun: noun, names: names, loading: true}
 }
 
-// Init starts the first loads.
-func (p *Picker) Init() tea.Cmd {
+// WithFirst returns the picker offering entries above the names, always.
+func (p Model) WithFirst(entries ...string) Model {
+	p.first = entries
+	return p
+}
+
+// WithCurrent returns the picker marking name as the one in use.
+func (p Model) WithCurrent(name string) Model {
+	p.current = name
+	return p
+}
+
+// SetSize sets the area the picker is drawn over.
+func (p *Model) SetSize(w, h int) { p.width, p.height = w, h }
+
+// Closed reports that the picker is done with: a name chosen, or cancelled.
+func (p Model) Closed() bool { return p.closed }
+
+// Init focuses the filter.
+func (p *Model) Init() tea.Cmd {
 	p.refilter()
-	return tea.Batch(p.input.Focus(), p.load)
+	return p.input.Focus()
 }
 
-func (p *Picker) refilter() {
+// SetNames hands the picker the names listed, the cursor on the one in use
+// while nothing is typed.
+func (p *Model) SetNames(names []string) {
+	p.loading = false
+	p.names = names
+	p.refilter()
+	if p.input.Value() == "" {
+		for i, n := range p.shown {
+			if n == p.current {
+				p.cursor = i
+			}
+		}
+	}
+}
+
+// Fail says that the names could not be listed, in a few words (what): a name
+// can still be typed.
+func (p *Model) Fail(what string) { p.loading, p.failure = false, what }
+
+func (p *Model) refilter() {
 	q := strings.TrimSpace(p.input.Value())
 	p.shown = append([]string(nil), p.first...)
 	if q == "" {
@@ -79,57 +111,38 @@ func (p *Picker) refilter() {
 	p.cursor = min(p.cursor, max(len(p.shown)-1, 0))
 }
 
-// Update handles the picker's keys and its list. It returns done when the picker
-// should close.
-func (p *Picker) Update(msg tea.Msg) (cmd tea.Cmd, done bool) {
-	switch msg := msg.(type) {
-	case namesLoadedMsg:
-		if msg.kind != p.kind {
-			return nil, false
-		}
-		p.loading = false
-		if msg.err != nil {
-			p.err = msg.err
-			return nil, false
-		}
-		p.names = msg.names
-		p.refilter()
-		if p.input.Value() == "" {
-			for i, n := range p.shown {
-				if n == p.current {
-					p.cursor = i
-				}
-			}
-		}
-		return nil, false
-	case tea.KeyPressMsg:
-		d := p.Keys.Dialog
-		switch {
-		case key.Matches(msg, p.Keys.Global.Back):
-			return nil, true
-		case key.Matches(msg, d.Submit):
-			return p.choose(), true
-		case msg.String() == "up", msg.String() == "ctrl+p":
-			p.cursor = max(p.cursor-1, 0)
-			return nil, false
-		case msg.String() == "down", msg.String() == "ctrl+n", msg.String() == "tab":
-			p.cursor = min(p.cursor+1, max(len(p.shown)-1, 0))
-			return nil, false
-		}
+// Update takes the picker's keys and the filter's text; see Closed.
+func (p Model) Update(msg tea.Msg) (Model, tea.Cmd) {
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok {
 		var c tea.Cmd
 		p.input, c = p.input.Update(msg)
-		p.cursor = 0
-		p.refilter()
-		return c, false
+		return p, c
+	}
+	switch {
+	case key.Matches(k, p.KeyMap.Back):
+		p.closed = true
+		return p, nil
+	case key.Matches(k, p.KeyMap.Submit):
+		p.closed = true
+		return p, p.choose()
+	case key.Matches(k, p.KeyMap.Up):
+		p.cursor = max(p.cursor-1, 0)
+		return p, nil
+	case key.Matches(k, p.KeyMap.Down):
+		p.cursor = min(p.cursor+1, max(len(p.shown)-1, 0))
+		return p, nil
 	}
 	var c tea.Cmd
-	p.input, c = p.input.Update(msg)
-	return c, false
+	p.input, c = p.input.Update(k)
+	p.cursor = 0
+	p.refilter()
+	return p, c
 }
 
-// choose returns the chosen name: the highlighted entry, or the typed name when
-// nothing matches it.
-func (p *Picker) choose() tea.Cmd {
+// choose returns what choosing does: the highlighted entry, or the typed name
+// when nothing matches it.
+func (p Model) choose() tea.Cmd {
 	choice := ""
 	if p.cursor < len(p.shown) {
 		choice = p.shown[p.cursor]
@@ -137,20 +150,20 @@ func (p *Picker) choose() tea.Cmd {
 	if choice == "" {
 		choice = strings.TrimSpace(p.input.Value())
 	}
-	if choice == "" {
+	if choice == "" || p.OnChoose == nil {
 		return nil
 	}
-	return func() tea.Msg { return p.chosen(choice) }
+	return p.OnChoose(choice)
 }
 
 // View draws it in exactly its size.
-func (p *Picker) View() string {
-	st := p.Styles
-	width := min(p.Width-4, 50)
+func (p Model) View() string {
+	st := &p.Styles
+	width := min(p.width-4, 50)
 	var b strings.Builder
 	b.WriteString(p.input.View())
 	b.WriteString("\n\n")
-	rows := max(min(p.Height-10, 10), 3)
+	rows := max(min(p.height-10, 10), 3)
 	off := table.ScrollWindow(p.cursor, 0, rows, len(p.shown))
 	for i := off; i < len(p.shown) && i < off+rows; i++ {
 		name := p.shown[i]
@@ -173,10 +186,10 @@ func (p *Picker) View() string {
 	switch {
 	case p.loading:
 		b.WriteString(st.Dim.Render("listing " + p.noun + "…"))
-	case p.err != nil:
-		b.WriteString(st.Warning.Render(table.Wrap("Cannot list "+p.noun+" ("+common.ErrorTitle(p.err)+"); type a name.", width-4)))
+	case p.failure != "":
+		b.WriteString(st.Warning.Render(table.Wrap("Cannot list "+p.noun+" ("+p.failure+"); type a name.", width-4)))
 	default:
 		b.WriteString(st.Dim.Render("enter: switch · esc: cancel"))
 	}
-	return st.DialogBox(p.heading, b.String(), width)
+	return dialog.Box(st.Box, st.Title, p.heading, b.String(), width)
 }

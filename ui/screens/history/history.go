@@ -39,8 +39,10 @@ type Screen struct {
 	// list is the cursor over Rows.
 	list table.Model
 	// mark is the revision marked as the other side of a diff; 0 when none.
-	mark   int
-	Dialog *dialog.Confirm
+	mark int
+	// Dialog, when open, asks about op, an operation on the release.
+	Dialog *dialog.Model
+	op     *pendingOp
 	// Perms is what the user may do here, once the API server has said; nil
 	// until then, or when it could not say (the server then decides each action).
 	Perms *kube.Permissions
@@ -146,7 +148,8 @@ func (s *Screen) SetSize(w, h int) {
 // Help returns its keys for the help line and the overlay.
 func (s *Screen) Help() common.HelpKeys {
 	if s.Dialog != nil {
-		return s.Dialog.Help()
+		b := s.Dialog.Bindings()
+		return common.HelpKeys{Short: b, Full: [][]key.Binding{b}}
 	}
 	k := s.Keys.History
 	rollback, del := s.actionKey(k.Rollback, kube.OpRollback), s.actionKey(k.Delete, kube.OpDeleteRevision)
@@ -189,11 +192,7 @@ func (s *Screen) Update(msg tea.Msg) tea.Cmd {
 	// A dialog sees every message but keys only when open; the screen itself keeps
 	// loading underneath it.
 	if _, isKey := msg.(tea.KeyPressMsg); !isKey && s.Dialog != nil {
-		cmd, closed := s.Dialog.Update(msg)
-		if closed {
-			s.Dialog = nil
-		}
-		return tea.Batch(cmd, s.updateSelf(msg))
+		return tea.Batch(s.takeOpMsg(msg), s.updateDialog(msg), s.updateSelf(msg))
 	}
 	return s.updateSelf(msg)
 }
@@ -257,11 +256,7 @@ func (s *Screen) updateSelf(msg tea.Msg) tea.Cmd {
 
 	case tea.KeyPressMsg:
 		if s.Dialog != nil {
-			cmd, closed := s.Dialog.Update(msg)
-			if closed {
-				s.Dialog = nil
-			}
-			return cmd
+			return s.updateDialog(msg)
 		}
 		return s.handleKey(msg)
 	}
@@ -321,7 +316,7 @@ func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	for _, a := range s.historyOps() {
 		if key.Matches(msg, *a.key) {
 			if s.denied(a.op) != "" {
-				return s.openDialog(dialog.Denied(s.Common, s.Ns, s.Name, a.op, s.Perms.Allows(a.op)), nil)
+				return s.deniedDialog(a.op, s.Perms.Allows(a.op))
 			}
 		}
 	}
@@ -342,9 +337,7 @@ func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		if err != nil {
 			return common.Status(common.ShortError(err), true)
 		}
-		return s.openDialog(dialog.Uninstall(s.Common, p), func() tea.Cmd {
-			return common.Pop("Uninstalled " + s.Name + ".")
-		})
+		return s.uninstallDialog(p)
 	}
 	if key.Matches(msg, k.Prune) && len(s.Rows) > 0 {
 		if len(s.Rows) < 2 {
@@ -354,7 +347,7 @@ func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		if err != nil {
 			return common.Status(common.ShortError(err), true)
 		}
-		return s.openDialog(dialog.Prune(s.Common, p), nil)
+		return s.pruneDialog(p)
 	}
 	if key.Matches(msg, k.FixStuck) {
 		l := s.Latest()
@@ -365,7 +358,7 @@ func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		if err != nil {
 			return common.Status(common.ShortError(err), true)
 		}
-		return s.openDialog(dialog.FixStuck(s.Common, p), nil)
+		return s.fixStuckDialog(p)
 	}
 	sel := s.Selected()
 	if sel == nil {
@@ -423,7 +416,7 @@ func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		if err != nil {
 			return common.Status(common.ShortError(err), true)
 		}
-		return s.openDialog(dialog.DeleteRevision(s.Common, p, *sel), nil)
+		return s.deleteDialog(p, *sel)
 	}
 	return nil
 }
@@ -432,24 +425,17 @@ func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 // the operation applies to exactly that, and is refused if the release moved on.
 func (s *Screen) plan() (*ops.Plan, error) { return ops.NewPlan(s.Ns, s.Rows) }
 
-func (s *Screen) openDialog(d *dialog.Confirm, after func() tea.Cmd) tea.Cmd {
-	d.After = after
-	d.SetSize(s.Width, s.Height)
-	s.Dialog = d
-	return d.Init()
-}
-
 // View draws it in exactly its size.
 func (s *Screen) View() string {
 	body := s.tableView()
 	if s.Dialog != nil {
 		s.Dialog.SetSize(s.Width, s.Height)
-		return common.Overlay(body, s.Dialog.View(), s.Width, s.Height)
+		return dialog.Overlay(body, s.Dialog.View(), s.Width, s.Height)
 	}
 	return body
 }
 
 // HasTypedInput reports whether a dialog holds text the person typed, which ctrl+c asks before losing.
 func (s *Screen) HasTypedInput() bool {
-	return s.Dialog != nil && s.Dialog.Capturing() && s.Dialog.Input.Value() != ""
+	return s.Dialog != nil && s.Dialog.HasTypedInput()
 }

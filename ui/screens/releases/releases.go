@@ -12,6 +12,7 @@ import (
 
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/ui/common"
+	"github.com/chunkview/chunkview/ui/components/dialog"
 	"github.com/chunkview/chunkview/ui/components/picker"
 	"github.com/chunkview/chunkview/ui/components/table"
 	"github.com/chunkview/chunkview/ui/screens/chunks"
@@ -56,7 +57,9 @@ type Screen struct {
 
 	filter    textinput.Model
 	filtering bool
-	picker    *picker.Picker
+	// picker, when open, picks a namespace or a context (pickKind).
+	picker   *picker.Model
+	pickKind pickKind
 	// verify follows the last V until every row has answered.
 	verify *common.VerifyRun
 	// Live is set while the live view feeds the rows: the first list waits
@@ -82,7 +85,7 @@ func namespaceView(c *kube.Client) string {
 	cfg := c.Config()
 	switch {
 	case cfg.AllNamespaces:
-		return picker.AllNamespaces
+		return common.AllNamespaces
 	case cfg.Namespace == "":
 		return "default"
 	}
@@ -107,7 +110,7 @@ func (s *Screen) Reload() tea.Cmd {
 
 // Title is the part of the breadcrumb it adds.
 func (s *Screen) Title() string {
-	if s.ViewName == picker.AllNamespaces {
+	if s.ViewName == common.AllNamespaces {
 		return "Releases (all namespaces)"
 	}
 	return "Releases in " + s.ViewName
@@ -139,8 +142,8 @@ func (s *Screen) Help() common.HelpKeys {
 	k, l := s.Keys.Releases, s.Keys.List
 	switch {
 	case s.picker != nil:
-		d := s.Keys.Dialog
-		return common.HelpKeys{Short: []key.Binding{d.Submit, s.Keys.Global.Back}, Full: [][]key.Binding{{d.Submit, s.Keys.Global.Back}}}
+		b := s.picker.KeyMap.ShortHelp()
+		return common.HelpKeys{Short: b, Full: [][]key.Binding{b}}
 	case s.filtering:
 		return common.HelpKeys{Short: []key.Binding{k.Accept, k.ClearFilter}, Full: [][]key.Binding{{k.Accept, k.ClearFilter}}}
 	}
@@ -254,7 +257,7 @@ func (s *Screen) Update(msg tea.Msg) tea.Cmd {
 	case releaseReadMsg:
 		return s.takeRelease(msg)
 
-	case picker.NamespaceChosenMsg:
+	case common.NamespaceChosenMsg:
 		s.picker = nil
 		s.Client = s.Client.WithNamespace(msg.Ns, msg.All)
 		s.ViewName = namespaceView(s.Client)
@@ -272,16 +275,17 @@ func (s *Screen) Update(msg tea.Msg) tea.Cmd {
 		return s.Reload()
 
 	case common.OpenCtxPickerMsg:
-		s.picker = picker.Contexts(s.Common)
-		s.picker.SetSize(s.Width, s.Height)
-		return s.picker.Init()
+		return s.openPicker(pickContext, s.contextPicker(), loadContexts(s.Contexts))
+
+	case namesMsg:
+		s.takeNames(msg)
+		return nil
 
 	case tea.KeyPressMsg:
 		return s.handleKey(msg)
 	}
 	if s.picker != nil {
-		cmd, _ := s.picker.Update(msg)
-		return cmd
+		return s.updatePicker(msg)
 	}
 	if s.filtering {
 		var cmd tea.Cmd
@@ -425,11 +429,7 @@ func (s *Screen) fillVisible() tea.Cmd {
 
 func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	if s.picker != nil {
-		cmd, done := s.picker.Update(msg)
-		if done {
-			s.picker = nil
-		}
-		return cmd
+		return s.updatePicker(msg)
 	}
 	k := s.Keys.Releases
 	if s.filtering {
@@ -478,9 +478,7 @@ func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			}
 		}
 		sort.Strings(seen)
-		s.picker = picker.Namespaces(s.Common, seen)
-		s.picker.SetSize(s.Width, s.Height)
-		return s.picker.Init()
+		return s.openPicker(pickNamespace, s.namespacePicker(seen), loadNamespaces(s.Ctx, s.Client))
 	case key.Matches(msg, k.Refresh):
 		s.Inflight = map[string]bool{}
 		for i := range s.Items {
@@ -515,7 +513,7 @@ func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 func (s *Screen) View() string {
 	if s.picker != nil {
 		s.picker.SetSize(s.Width, s.Height)
-		return common.Overlay(s.tableView(), s.picker.View(), s.Width, s.Height)
+		return dialog.Overlay(s.tableView(), s.picker.View(), s.Width, s.Height)
 	}
 	return s.tableView()
 }

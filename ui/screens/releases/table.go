@@ -10,7 +10,6 @@ import (
 	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/ui/common"
-	"github.com/chunkview/chunkview/ui/components/picker"
 	"github.com/chunkview/chunkview/ui/components/table"
 )
 
@@ -297,7 +296,7 @@ func (s *Screen) tableView() string {
 	case len(s.Items) == 0:
 		cfg := s.Client.Config()
 		where := "namespace " + s.ViewName
-		if s.ViewName == picker.AllNamespaces {
+		if s.ViewName == common.AllNamespaces {
 			where = "any namespace"
 		}
 		if cfg.StorageNamespace != "" {

@@ -1,4 +1,4 @@
-package common
+package dialog
 
 import (
 	"strings"
@@ -8,6 +8,14 @@ import (
 
 	"github.com/chunkview/chunkview/ui/components/table"
 )
+
+// Box draws a dialog of the given width in box: a heading in title, then the
+// body.
+func Box(box, title lipgloss.Style, heading, body string, width int) string {
+	inner := max(width-box.GetHorizontalFrameSize(), 10)
+	content := title.Render(ansi.Truncate(heading, inner, "…")) + "\n\n" + body
+	return box.Width(width).Render(content)
+}
 
 // Overlay draws box centred over body, which is w by h cells; the body shows
 // around it.
@@ -34,11 +42,4 @@ func Overlay(body, box string, w, h int) string {
 		lines[row] = left + bl + strings.Repeat(" ", max(bw-ansi.StringWidth(bl), 0)) + right
 	}
 	return strings.Join(lines, "\n")
-}
-
-// DialogBox draws a dialog of the given inner width: a title, then the body.
-func (s *Styles) DialogBox(title, body string, width int) string {
-	inner := max(width-s.Dialog.GetHorizontalFrameSize(), 10)
-	content := s.DialogTitle.Render(ansi.Truncate(title, inner, "…")) + "\n\n" + body
-	return s.Dialog.Width(width).Render(content)
 }
