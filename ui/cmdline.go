@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/chunkview/chunkview/ui/common"
+	"github.com/chunkview/chunkview/ui/theme"
 )
 
 // cmdLine is k9s's ":" command mode: a line typed at the bottom of the screen.
@@ -19,7 +20,7 @@ type cmdLine struct {
 }
 
 func newCmdLine() cmdLine {
-	in := common.NewTextInput()
+	in := theme.NewTextInput()
 	in.Prompt = ":"
 	in.Placeholder = "ns NAME · ns all · ctx · ctx NAME · log · q"
 	return cmdLine{input: in}

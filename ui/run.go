@@ -15,6 +15,7 @@ import (
 
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/ui/common"
+	"github.com/chunkview/chunkview/ui/theme"
 )
 
 // DefaultWatchInterval is how often the live view lists a store whose watch the
@@ -82,8 +83,8 @@ func Run(ctx context.Context, client *kube.Client, opts Options) error {
 
 // newCommon builds what every screen shares.
 func newCommon(ctx context.Context, client *kube.Client, opts Options) common.Common {
-	styles := common.DefaultStyles()
-	keys := common.DefaultKeyMap()
+	styles := theme.DefaultStyles()
+	keys := theme.DefaultKeyMap()
 	if client.ReadOnly() {
 		keys.DisableActions()
 	}

@@ -26,6 +26,7 @@ import (
 	"github.com/chunkview/chunkview/ui/screens/releases"
 	"github.com/chunkview/chunkview/ui/screens/revision"
 	"github.com/chunkview/chunkview/ui/screens/rollback"
+	"github.com/chunkview/chunkview/ui/theme"
 )
 
 // testCommon is what screens share, over the fixture's client, for tests that
@@ -311,7 +312,7 @@ func TestDiffJumps(t *testing.T) {
 }
 
 func TestChunkStatesReadWithoutColour(t *testing.T) {
-	st := common.DefaultStyles()
+	st := theme.DefaultStyles()
 	l := &storage.Layout{
 		Key: "sh.helm.release.v1.x.v1", Release: "x", Revision: 1,
 		Index: storage.SecretInfo{Name: "sh.helm.release.v1.x.v1", Role: storage.TypeIndex, Bytes: 1000, Share: 0.5, State: storage.StateOK},

@@ -17,6 +17,7 @@ import (
 	"github.com/chunkview/chunkview/ui/screens/history"
 	"github.com/chunkview/chunkview/ui/screens/releases"
 	"github.com/chunkview/chunkview/ui/screens/revision"
+	"github.com/chunkview/chunkview/ui/theme"
 )
 
 // The demo holds no records of Helm's own stores yet, and the Helm record codec
@@ -247,7 +248,7 @@ func TestRowAnswersMatchTheirStore(t *testing.T) {
 // TestFillCell: the share of the store's limit is marked, and coloured, at 80%
 // (warning) and 95% (error), so it reads without colour too.
 func TestFillCell(t *testing.T) {
-	st := common.DefaultStyles()
+	st := theme.DefaultStyles()
 	for _, tc := range []struct {
 		fill  float64
 		mark  string
@@ -257,19 +258,19 @@ func TestFillCell(t *testing.T) {
 		{0.80, "⚠", st.Warning}, {0.85, "⚠", st.Warning},
 		{0.95, "✗", st.Error}, {0.97, "✗", st.Error}, {1.20, "✗", st.Error},
 	} {
-		mark, style := st.FillStyle(tc.fill)
+		mark, style := common.FillStyle(&st, tc.fill)
 		if mark != tc.mark || style.GetForeground() != tc.style.GetForeground() {
 			t.Errorf("fill %.2f: mark %q, want %q (or another colour)", tc.fill, mark, tc.mark)
 		}
 		row := storeRow(kube.DriverSecret, "x", 1, tc.fill)
-		text := plainScreen(st.FillCell(row, 10).Text)
+		text := plainScreen(common.FillCell(&st, row, 10).Text)
 		if want := table.Itoa(int(tc.fill*100+0.5)) + "%" + strings.TrimSpace(tc.mark); !strings.Contains(text, want) {
 			t.Errorf("fill %.2f: cell %q lacks %q", tc.fill, text, want)
 		}
 	}
 	noLimit := storeRow(kube.DriverChunked, "x", 1, 0.5)
 	noLimit.LimitBytes = 0
-	if got := st.FillCell(noLimit, 10).Text; got != "no limit" {
+	if got := common.FillCell(&st, noLimit, 10).Text; got != "no limit" {
 		t.Errorf("chunked without --max-write-chunks: %q", got)
 	}
 }
@@ -289,7 +290,7 @@ func TestFilterMatchesStore(t *testing.T) {
 // TestHelmLayoutIsOneRecord: the layout of a Helm record shows one object,
 // the record, and nothing of chunks.
 func TestHelmLayoutIsOneRecord(t *testing.T) {
-	st := common.DefaultStyles()
+	st := theme.DefaultStyles()
 	text := plainScreen(chunks.RenderHelmLayout(&st, lokiLayout(), kube.DriverSecret, 80))
 	for _, want := range []string{"SECRET", "record", "helm.sh/release.v1", "in one Secret", "What takes the space"} {
 		if !strings.Contains(text, want) {

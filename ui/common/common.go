@@ -7,6 +7,7 @@ import (
 
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/storage"
+	"github.com/chunkview/chunkview/ui/theme"
 )
 
 // Common is what every screen carries: the client it reads through, the shared
@@ -15,8 +16,8 @@ import (
 type Common struct {
 	Ctx    context.Context
 	Client *kube.Client
-	Styles *Styles
-	Keys   *KeyMap
+	Styles *theme.Styles
+	Keys   *theme.KeyMap
 	Now    func() time.Time
 	// Layouts remembers the chunk layouts seen, so the release list can draw the
 	// largest Secret's share exactly once a layout is known.

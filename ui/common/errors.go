@@ -7,6 +7,7 @@ import (
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/storage"
 	"github.com/chunkview/chunkview/ui/components/table"
+	"github.com/chunkview/chunkview/ui/theme"
 )
 
 // ErrorTitle names the kind of failure in a few words, so the reader knows at once
@@ -39,7 +40,7 @@ func ErrorTitle(err error) string {
 }
 
 // RenderError draws an error as a titled, wrapped paragraph.
-func (s *Styles) RenderError(err error, width int) string {
+func RenderError(s *theme.Styles, err error, width int) string {
 	if err == nil {
 		return ""
 	}

@@ -7,12 +7,13 @@ import (
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/storage"
 	"github.com/chunkview/chunkview/ui/components/table"
+	"github.com/chunkview/chunkview/ui/theme"
 )
 
 // StatusCell is how a revision's status reads in a table: an icon that works
 // without colour, the word Helm uses, and a colour for the states that need
 // attention.
-func (s *Styles) StatusCell(row kube.RevisionRow) table.Cell {
+func StatusCell(s *theme.Styles, row kube.RevisionRow) table.Cell {
 	if row.Broken {
 		return table.Styled("✗ BROKEN", &s.StatusBroken)
 	}
@@ -126,7 +127,7 @@ func ChunkSizeOf(c *kube.Client) int {
 
 // ShareCell draws the largest Secret's share of the 1 MiB limit as a small gauge
 // and a percentage.
-func (s *Styles) ShareCell(n int64, ok bool, width int) table.Cell {
+func ShareCell(s *theme.Styles, n int64, ok bool, width int) table.Cell {
 	if !ok {
 		return table.Plain("")
 	}

@@ -1,6 +1,9 @@
 package common
 
-import tea "charm.land/bubbletea/v2"
+import (
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+)
 
 // Screen is one screen of the UI. Screens are stacked: the release list at the
 // bottom, then what was opened from it. Key presses go to the top screen; every
@@ -33,3 +36,15 @@ type Sender interface{ SetSend(func(tea.Msg)) }
 // Closer is a screen with work of its own under way (a read ahead) to stop
 // once the screen is closed.
 type Closer interface{ Close() }
+
+// HelpKeys is a help.KeyMap built from a screen's bindings and the global ones.
+type HelpKeys struct {
+	Short []key.Binding
+	Full  [][]key.Binding
+}
+
+// ShortHelp returns the help line's bindings.
+func (h HelpKeys) ShortHelp() []key.Binding { return h.Short }
+
+// FullHelp returns the overlay's columns of bindings.
+func (h HelpKeys) FullHelp() [][]key.Binding { return h.Full }

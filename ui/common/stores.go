@@ -12,6 +12,7 @@ import (
 	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/ui/components/table"
+	"github.com/chunkview/chunkview/ui/theme"
 )
 
 // A release may be kept in one of three stores (kube.AllDrivers), and the same
@@ -100,7 +101,7 @@ const (
 // FillStyle picks how a share of the store's limit reads: a mark that works
 // without colour, and a colour. It judges the percentage as shown, so that 95%
 // never reads as a warning.
-func (s *Styles) FillStyle(share float64) (mark string, st *lipgloss.Style) {
+func FillStyle(s *theme.Styles, share float64) (mark string, st *lipgloss.Style) {
 	share = math.Round(share*100) / 100
 	switch {
 	case share >= fillError:
@@ -114,7 +115,7 @@ func (s *Styles) FillStyle(share float64) (mark string, st *lipgloss.Style) {
 // FillCell draws a revision's share of its store's limit as a small bar, the
 // percentage and a mark past FillWarn; empty when the limit or the size is not
 // known.
-func (s *Styles) FillCell(row kube.RevisionRow, width int) table.Cell {
+func FillCell(s *theme.Styles, row kube.RevisionRow, width int) table.Cell {
 	share := row.Fill()
 	if share <= 0 {
 		if row.Known && row.LimitBytes <= 0 {
@@ -122,7 +123,7 @@ func (s *Styles) FillCell(row kube.RevisionRow, width int) table.Cell {
 		}
 		return table.Plain("")
 	}
-	mark, st := s.FillStyle(share)
+	mark, st := FillStyle(s, share)
 	label := fmt.Sprintf(" %3d%%", int(share*100+0.5))
 	b := table.Bar(share, max(width-len(label)-1, 1), st, &s.GaugeEmpty)
 	return table.Cell{Text: b + st.Render(label+mark)}

@@ -2,12 +2,12 @@ package table_test
 
 import (
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 	"strings"
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/chunkview/chunkview/ui/common"
 	"github.com/chunkview/chunkview/ui/components/table"
 )
 
@@ -40,7 +40,7 @@ func TestFitColumns(t *testing.T) {
 }
 
 func TestBarsAndSparks(t *testing.T) {
-	st := common.DefaultStyles()
+	plain := lipgloss.NewStyle()
 	for _, tc := range []struct {
 		share float64
 		want  string
@@ -52,7 +52,7 @@ func TestBarsAndSparks(t *testing.T) {
 		{1, "████"},
 		{3, "████"},
 	} {
-		if got := ansi.Strip(table.Bar(tc.share, 4, &st.GaugeLow, &st.GaugeEmpty)); got != tc.want {
+		if got := ansi.Strip(table.Bar(tc.share, 4, &plain, &plain)); got != tc.want {
 			t.Errorf("bar(%v) = %q, want %q", tc.share, got, tc.want)
 		}
 	}

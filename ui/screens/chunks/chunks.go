@@ -14,6 +14,7 @@ import (
 	"github.com/chunkview/chunkview/ui/common"
 	"github.com/chunkview/chunkview/ui/components/table"
 	"github.com/chunkview/chunkview/ui/components/viewer"
+	"github.com/chunkview/chunkview/ui/theme"
 )
 
 // FormatExplainer is the one paragraph a first-time reader needs to make sense of
@@ -140,7 +141,7 @@ func (s *Screen) rerender() {
 	st := s.Styles
 	switch {
 	case s.err != nil:
-		s.view.SetContent(st.RenderError(s.err, s.Width) + "\n\n" + st.Dim.Render("r: retry · esc: back"))
+		s.view.SetContent(common.RenderError(st, s.err, s.Width) + "\n\n" + st.Dim.Render("r: retry · esc: back"))
 	case s.layout == nil:
 		s.view.SetContent(st.Dim.Render(fmt.Sprintf("Reading the %s of revision %d of %s…", map[bool]string{true: "record", false: "Secrets"}[common.IsHelmStore(s.row.Driver)], s.row.Revision, s.row.Name)))
 	case common.IsHelmStore(s.row.Driver):
@@ -149,7 +150,7 @@ func (s *Screen) rerender() {
 		text := RenderLayout(st, s.layout, s.Width)
 		switch {
 		case s.measureErr != nil:
-			text += "\n\n" + st.RenderError(s.measureErr, s.Width) + "\n" + st.Dim.Render("r: retry")
+			text += "\n\n" + common.RenderError(st, s.measureErr, s.Width) + "\n" + st.Dim.Render("r: retry")
 		case !s.layout.Measured():
 			text += "\n\n" + st.Dim.Render(table.Wrap("Decoding the payload for its decompressed size and what takes the space…", s.Width))
 		}
@@ -186,7 +187,7 @@ func stateProblem(st storage.SecretState) storage.ProblemKind {
 }
 
 // RenderLayout draws a layout at the given width. It is pure.
-func RenderLayout(st *common.Styles, l *storage.Layout, width int) string {
+func RenderLayout(st *theme.Styles, l *storage.Layout, width int) string {
 	var lines []string
 	add := func(s ...string) { lines = append(lines, s...) }
 	head := fmt.Sprintf("Record %s · revision %d", l.Key, l.Revision)
@@ -208,7 +209,7 @@ func RenderLayout(st *common.Styles, l *storage.Layout, width int) string {
 	var problems []storage.SecretState
 	seen := map[storage.SecretState]bool{}
 	row := func(role string, info storage.SecretInfo) {
-		state, stStyle := st.StateCell(info.State)
+		state, stStyle := stateCell(st, info.State)
 		cells := map[string]table.Cell{
 			"SECRET": table.Plain(table.FitLeft(info.Name, table.ColWidth(cols, "SECRET"))),
 			"ROLE":   table.Plain(role),
@@ -256,7 +257,7 @@ func RenderLayout(st *common.Styles, l *storage.Layout, width int) string {
 	}
 	for _, p := range problems {
 		if k := stateProblem(p); k != "" {
-			state, stStyle := st.StateCell(p)
+			state, stStyle := stateCell(st, p)
 			add(stStyle.Render(state.Text) + " " + table.Wrap(k.Explain(), max(width-lipglossWidth(state.Text)-1, 20)))
 		}
 	}
@@ -295,7 +296,7 @@ var partColumns = []table.Column{
 	{Title: "LARGEST", Width: 12, Flex: 2, Prio: 1},
 }
 
-func renderParts(st *common.Styles, parts []storage.Part, width int) []string {
+func renderParts(st *theme.Styles, parts []storage.Part, width int) []string {
 	cols := table.FitColumns(partColumns, width)
 	total := 0
 	for _, p := range parts {
@@ -320,7 +321,7 @@ func renderParts(st *common.Styles, parts []storage.Part, width int) []string {
 	return lines
 }
 
-func yesNo(st *common.Styles, ok bool, yes, no string) table.Cell {
+func yesNo(st *theme.Styles, ok bool, yes, no string) table.Cell {
 	if ok {
 		return table.Styled(yes, &st.StateOK)
 	}

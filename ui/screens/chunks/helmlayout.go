@@ -9,6 +9,7 @@ import (
 	"github.com/chunkview/chunkview/storage"
 	"github.com/chunkview/chunkview/ui/common"
 	"github.com/chunkview/chunkview/ui/components/table"
+	"github.com/chunkview/chunkview/ui/theme"
 )
 
 // helmExplainer is the paragraph that makes sense of a record of Helm's own
@@ -36,7 +37,7 @@ var helmLayoutColumns = []table.Column{
 // RenderHelmLayout draws how a revision of Helm's Secrets or ConfigMaps store
 // (d) is kept: its one object against the 1 MiB limit, the totals, and what takes
 // the space. It is pure.
-func RenderHelmLayout(st *common.Styles, l *storage.Layout, d string, width int) string {
+func RenderHelmLayout(st *theme.Styles, l *storage.Layout, d string, width int) string {
 	var lines []string
 	add := func(s ...string) { lines = append(lines, s...) }
 	obj := common.ObjectNoun(d)
@@ -52,9 +53,9 @@ func RenderHelmLayout(st *common.Styles, l *storage.Layout, d string, width int)
 	cols[0].Title = strings.ToUpper(obj)
 	add(table.RenderHeader(cols, &st.TableHeader))
 	info := l.Index
-	state, stStyle := st.StateCell(info.State)
+	state, stStyle := stateCell(st, info.State)
 	pct := fmt.Sprintf(" %3.0f%%", info.Share*100)
-	mark, fillSt := st.FillStyle(info.Share)
+	mark, fillSt := common.FillStyle(st, info.Share)
 	barWidth := max(table.ColWidth(cols, "OF 1 MiB")-len(pct)-1, 1)
 	cells := map[string]table.Cell{
 		cols[0].Title: table.Plain(table.FitLeft(info.Name, cols[0].Width)),

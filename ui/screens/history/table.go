@@ -50,7 +50,7 @@ func (s *Screen) tableView() string {
 	case s.gone != "":
 		return st.OK.Render(table.Wrap("✓ "+s.gone, s.Width)) + "\n\n" + st.Dim.Render("esc: back to the release list")
 	case !s.Loaded && s.Err != nil:
-		return st.RenderError(s.Err, s.Width) + "\n\n" + st.Dim.Render("r: retry · esc: back")
+		return common.RenderError(st, s.Err, s.Width) + "\n\n" + st.Dim.Render("r: retry · esc: back")
 	case !s.Loaded:
 		return st.Dim.Render("Reading the history of " + s.Name + "…")
 	}
@@ -67,7 +67,7 @@ func (s *Screen) tableView() string {
 	end := min(s.list.Offset()+s.tableHeight(), len(s.Rows))
 	for i := s.list.Offset(); i < end; i++ {
 		r := s.Rows[i]
-		status := st.StatusCell(r)
+		status := common.StatusCell(st, r)
 		if _, failed := s.rowErr[common.RowID(r)]; failed && !r.Broken {
 			status = table.Styled("! "+r.Status, &st.Error)
 		}
@@ -88,7 +88,7 @@ func (s *Screen) tableView() string {
 			"CHUNKS":      table.Plain(common.KnownOr(r, table.Itoa(r.Summary.Chunks))),
 			"SIZE":        table.Plain(common.KnownOr(r, human.Bytes(r.Summary.StoredBytes))),
 			"GROWTH":      growth,
-			"FILL":        st.FillCell(r, fillWidth),
+			"FILL":        common.FillCell(st, r, fillWidth),
 			"DESCRIPTION": table.Plain(desc),
 		}
 		if r.Broken {

@@ -142,7 +142,7 @@ func (s *Screen) helmLimitLine(g kube.Growth) string {
 	case g.RevisionsLeft == 0:
 		return st.ErrorBold.Render(fmt.Sprintf("✗ Over the limit: revision %d takes %s, more than one %s holds (%s). The next upgrade will fail.", g.FailsAt, human.Bytes(g.Last), obj, common.LimitSize(g.Limit)))
 	case g.Warn():
-		mark, style := st.FillStyle(max(fill/100, common.FillWarn))
+		mark, style := common.FillStyle(st, max(fill/100, common.FillWarn))
 		return style.Render(fmt.Sprintf("%s Revision %d will not fit at this rate: %.0f%% of the %s's %s now.", mark, g.FailsAt, fill, obj, common.LimitSize(g.Limit)))
 	case g.Last == 0:
 		return st.Dim.Render(fmt.Sprintf("Limit %s (one %s per revision).", common.LimitSize(g.Limit), obj))

@@ -18,6 +18,7 @@ import (
 	"github.com/chunkview/chunkview/ui/screens/chunks"
 	"github.com/chunkview/chunkview/ui/screens/history"
 	"github.com/chunkview/chunkview/ui/screens/status"
+	"github.com/chunkview/chunkview/ui/theme"
 )
 
 // ReleaseItem is one row of the release list and what is known about it beyond
@@ -69,7 +70,7 @@ type Screen struct {
 
 // New opens the release list of the namespace the client is set to.
 func New(c common.Common) *Screen {
-	f := common.NewTextInput()
+	f := theme.NewTextInput()
 	f.Prompt = "/"
 	f.Placeholder = "part of a name; ~ first for fuzzy on name, namespace, chart, status"
 	list := table.New()

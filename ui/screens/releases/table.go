@@ -248,7 +248,7 @@ func (s *Screen) detailLines() []string {
 			}
 			second = st.Dim.Render(table.Line1(s.Width, hint))
 		case l.Fill() >= common.FillWarn:
-			mark, style := st.FillStyle(l.Fill())
+			mark, style := common.FillStyle(st, l.Fill())
 			first = style.Render(table.Line1(s.Width, fmt.Sprintf("%s %s takes %.0f%% of the %s its store allows one revision (%s).",
 				mark, l.Name, l.Fill()*100, common.LimitSize(l.LimitBytes), kube.DriverLabel(common.StoreOf(l.Driver)))))
 			second = st.Dim.Render(table.Line1(s.Width, "  enter: history, for the revision that will not fit and what to do"))
@@ -288,7 +288,7 @@ func (s *Screen) tableView() string {
 	var lines []string
 	switch {
 	case !s.Loaded && s.Err != nil:
-		lines = append(lines, st.RenderError(s.Err, s.Width), "",
+		lines = append(lines, common.RenderError(st, s.Err, s.Width), "",
 			st.Dim.Render(table.Wrap("Press r to retry, or n to look in another namespace.", s.Width)))
 		return strings.Join(lines, "\n")
 	case !s.Loaded:
@@ -327,7 +327,7 @@ func (s *Screen) tableView() string {
 	for i := s.list.Offset(); i < s.list.End(); i++ {
 		it := &s.Items[s.Shown[i]]
 		l := it.Row.Latest
-		status := st.StatusCell(l)
+		status := common.StatusCell(st, l)
 		if it.Err != nil && !l.Broken {
 			status = table.Styled("! "+l.Status, &st.Error)
 		}
@@ -343,9 +343,9 @@ func (s *Screen) tableView() string {
 			"AGE":        table.Plain(human.Age(s.Now(), l.Updated)),
 			"CHUNKS":     table.Plain(common.KnownOr(l, table.Itoa(l.Summary.Chunks))),
 			"SIZE":       table.Plain(common.SizeText(l)),
-			"LARGEST":    st.ShareCell(largest, ok, shareWidth),
+			"LARGEST":    common.ShareCell(st, largest, ok, shareWidth),
 			"STORE":      table.Plain(kube.DriverLabel(common.StoreOf(l.Driver))),
-			"FILL":       st.FillCell(l, fillWidth),
+			"FILL":       common.FillCell(st, l, fillWidth),
 			"HISTORY":    table.Plain(common.HistoryText(it.Row)),
 		}
 		if common.IsHelmStore(l.Driver) {

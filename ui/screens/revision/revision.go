@@ -18,6 +18,7 @@ import (
 	"github.com/chunkview/chunkview/ui/components/viewer"
 	"github.com/chunkview/chunkview/ui/screens/chunks"
 	"github.com/chunkview/chunkview/ui/screens/diff"
+	"github.com/chunkview/chunkview/ui/theme"
 )
 
 // revisionTab is one tab of the revision screen.
@@ -238,7 +239,7 @@ func (s *Screen) show() tea.Cmd {
 
 // renderTab renders one tab of a decoded revision. It is pure: the same details
 // and switches give the same text.
-func renderTab(st *common.Styles, d *kube.Details, rk RenderKey, now time.Time) string {
+func renderTab(st *theme.Styles, d *kube.Details, rk RenderKey, now time.Time) string {
 	rls := d.Release
 	if rk.Tab == tabSummary {
 		return renderSummary(st, d, now, rk.readOnly)
@@ -264,7 +265,7 @@ func renderTab(st *common.Styles, d *kube.Details, rk RenderKey, now time.Time) 
 		}
 		text, err := revdiff.ValuesYAML(vals, rk.reveal)
 		if err != nil {
-			return st.RenderError(err, 80)
+			return common.RenderError(st, err, 80)
 		}
 		return st.Dim.Render("# "+what+"; "+masked) + "\n" + st.HighlightYAML(text)
 	case tabManifest:
@@ -289,7 +290,7 @@ func renderTab(st *common.Styles, d *kube.Details, rk RenderKey, now time.Time) 
 	return ""
 }
 
-func renderHooks(st *common.Styles, hooks []*release.Hook, reveal bool, masked string) string {
+func renderHooks(st *theme.Styles, hooks []*release.Hook, reveal bool, masked string) string {
 	if len(hooks) == 0 {
 		return st.Dim.Render("(this revision has no hooks)")
 	}
@@ -337,7 +338,7 @@ func (s *Screen) View() string {
 	var body string
 	switch {
 	case s.err != nil:
-		body = st.RenderError(s.err, s.Width) + "\n\n" + st.Dim.Render("esc: back")
+		body = common.RenderError(st, s.err, s.Width) + "\n\n" + st.Dim.Render("esc: back")
 	case s.details == nil:
 		body = st.Dim.Render(fmt.Sprintf("Decoding revision %d of %s…", s.Row.Revision, s.Row.Name))
 	case s.rendering[s.Key()]:

@@ -11,18 +11,19 @@ import (
 	"github.com/chunkview/chunkview/revdiff"
 	"github.com/chunkview/chunkview/ui/common"
 	"github.com/chunkview/chunkview/ui/components/table"
+	"github.com/chunkview/chunkview/ui/theme"
 )
 
 // renderSummary is the first tab of a revision: where its record is kept and in
 // which store, what it deployed, and, for a record a newer Helm wrote, why
 // chunkview will not rewrite it. It is pure.
-func renderSummary(st *common.Styles, d *kube.Details, now time.Time, readOnly bool) string {
+func renderSummary(st *theme.Styles, d *kube.Details, now time.Time, readOnly bool) string {
 	r := d.Row
 	var b strings.Builder
 	field := func(name, value string) {
 		b.WriteString(st.Dim.Render(fmt.Sprintf("%-13s", name)) + value + "\n")
 	}
-	sc := st.StatusCell(r)
+	sc := common.StatusCell(st, r)
 	statusText := sc.Text
 	if sc.Style != nil {
 		statusText = sc.Style.Render(sc.Text)

@@ -186,7 +186,7 @@ func (s *Screen) rerender() {
 	y := s.vp.YOffset()
 	switch {
 	case s.Err != nil:
-		s.vp.SetContent(s.Styles.RenderError(s.Err, s.Width) + "\n\n" + s.Styles.Dim.Render("r: read again · esc: back"))
+		s.vp.SetContent(common.RenderError(s.Styles, s.Err, s.Width) + "\n\n" + s.Styles.Dim.Render("r: read again · esc: back"))
 	case s.St == nil:
 		s.vp.SetContent(s.Styles.Dim.Render("Reading the objects…"))
 	default:

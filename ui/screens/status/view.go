@@ -10,26 +10,26 @@ import (
 
 	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
-	"github.com/chunkview/chunkview/ui/common"
 	"github.com/chunkview/chunkview/ui/components/table"
+	"github.com/chunkview/chunkview/ui/theme"
 )
 
 // renderStatusHead draws the two lines above the resources view's scrolled
 // part: the revision and how many objects are Current, then live, how the view
 // follows the cluster. It is pure.
-func renderStatusHead(st *common.Styles, s *kube.ReleaseStatus, width int, live string) string {
+func renderStatusHead(st *theme.Styles, s *kube.ReleaseStatus, width int, live string) string {
 	sum := st.OK.Render(s.Summary())
 	if !s.Ready() {
 		sum = st.Warning.Render(s.Summary())
 	}
 	first := st.Title.Render(fmt.Sprintf("%s · revision %d", s.Release, s.Revision)) + " " +
-		st.ReleaseStatusStyle(s.ReleaseStatus).Render(s.ReleaseStatus) + st.Dim.Render(" · ") + sum
+		releaseStatusStyle(st, s.ReleaseStatus).Render(s.ReleaseStatus) + st.Dim.Render(" · ") + sum
 	return ansi.Truncate(first, width, "…") + "\n" + st.Dim.Render(ansi.Truncate(live, width, "…"))
 }
 
 // renderStatusBody draws the objects, the hooks and the Warning events of a
 // status at the given width, measured against now. It is pure.
-func renderStatusBody(st *common.Styles, s *kube.ReleaseStatus, width int, now time.Time) string {
+func renderStatusBody(st *theme.Styles, s *kube.ReleaseStatus, width int, now time.Time) string {
 	var lines []string
 	add := func(xs ...string) {
 		for _, x := range xs {
@@ -66,7 +66,7 @@ func renderStatusBody(st *common.Styles, s *kube.ReleaseStatus, width int, now t
 	for _, r := range s.Resources {
 		add(table.RenderRow(cols, map[string]table.Cell{
 			"KIND": table.Plain(r.Kind), "NAMESPACE": table.Plain(human.OrUnknown(r.Namespace)), "NAME": table.Plain(r.Name),
-			"STATUS": table.Styled(r.Status, st.StatusStyle(r.Status)), "MESSAGE": table.Plain(r.Message),
+			"STATUS": table.Styled(r.Status, statusStyle(st, r.Status)), "MESSAGE": table.Plain(r.Message),
 		}, "  "))
 	}
 
@@ -108,7 +108,7 @@ func renderStatusBody(st *common.Styles, s *kube.ReleaseStatus, width int, now t
 
 // hookLines draws one hook, and for a Job that failed or runs, its Pods and
 // the end of the failed container's log.
-func hookLines(st *common.Styles, h kube.HookStatus, width int, now time.Time) []string {
+func hookLines(st *theme.Styles, h kube.HookStatus, width int, now time.Time) []string {
 	run := "never run"
 	switch {
 	case h.Phase == "Running":
@@ -118,7 +118,7 @@ func hookLines(st *common.Styles, h kube.HookStatus, width int, now time.Time) [
 	case h.Phase != "":
 		run = h.Phase
 	}
-	out := []string{ansi.Truncate(fmt.Sprintf("  %s/%s ", h.Kind, h.Name)+st.Dim.Render(strings.Join(h.Events, ","))+"  "+st.HookPhaseStyle(h.Phase).Render(run), width, "…")}
+	out := []string{ansi.Truncate(fmt.Sprintf("  %s/%s ", h.Kind, h.Name)+st.Dim.Render(strings.Join(h.Events, ","))+"  "+hookPhaseStyle(st, h.Phase).Render(run), width, "…")}
 	j := h.Job
 	if j == nil {
 		return out
@@ -131,7 +131,7 @@ func hookLines(st *common.Styles, h kube.HookStatus, width int, now time.Time) [
 			out = append(out, indent+l)
 		}
 	}
-	sub("    ", fmt.Sprintf("Job: %s: %s", j.Status, j.Message), st.StatusStyle(j.Status))
+	sub("    ", fmt.Sprintf("Job: %s: %s", j.Status, j.Message), statusStyle(st, j.Status))
 	for _, n := range j.Notes {
 		sub("    ", "note: "+n, &st.Dim)
 	}

@@ -1,4 +1,4 @@
-package common
+package theme
 
 import (
 	"charm.land/bubbles/v2/key"
@@ -192,18 +192,6 @@ func (k *KeyMap) DisableActions() {
 		b.SetEnabled(false)
 	}
 }
-
-// HelpKeys is a help.KeyMap built from a screen's bindings and the global ones.
-type HelpKeys struct {
-	Short []key.Binding
-	Full  [][]key.Binding
-}
-
-// ShortHelp returns the help line's bindings.
-func (h HelpKeys) ShortHelp() []key.Binding { return h.Short }
-
-// FullHelp returns the overlay's columns of bindings.
-func (h HelpKeys) FullHelp() [][]key.Binding { return h.Full }
 
 // Bindings lists the bindings, for the help.
 func (g GlobalKeyMap) Bindings() []key.Binding {

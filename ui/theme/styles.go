@@ -1,4 +1,4 @@
-package common
+package theme
 
 import (
 	"charm.land/bubbles/v2/help"
@@ -42,13 +42,12 @@ type Styles struct {
 	Explainer lipgloss.Style
 
 	// Tables.
+	// TableHeader, Selected and Cursor are the table's own (Table), for the
+	// tables the screens draw.
 	TableHeader lipgloss.Style
 	Selected    lipgloss.Style
 	Cursor      lipgloss.Style
 	Marked      lipgloss.Style
-	// Match marks what a / search found; CurrentMatch the one n or N went to.
-	Match        lipgloss.Style
-	CurrentMatch lipgloss.Style
 
 	// Release statuses.
 	StatusDeployed   lipgloss.Style
@@ -82,13 +81,6 @@ type Styles struct {
 	// Tabs.
 	TabActive   lipgloss.Style
 	TabInactive lipgloss.Style
-
-	// Diffs.
-	DiffAdd     lipgloss.Style
-	DiffDel     lipgloss.Style
-	DiffHunk    lipgloss.Style
-	DiffFile    lipgloss.Style
-	DiffSection lipgloss.Style
 
 	// YAML.
 	YAMLKey     lipgloss.Style
@@ -152,12 +144,9 @@ func DefaultStyles() Styles {
 	s.Accent = base.Foreground(colorAccent)
 	s.Explainer = base.Foreground(colorGray).Italic(true)
 
-	s.TableHeader = base.Bold(true).Foreground(colorGray)
-	s.Selected = base.Bold(true).Foreground(colorWhite)
-	s.Cursor = base.Foreground(colorMagenta).Bold(true)
+	s.Table = table.DefaultStyles()
+	s.TableHeader, s.Selected, s.Cursor = s.Table.Header, s.Table.Selected, s.Table.Cursor
 	s.Marked = base.Foreground(colorCyan).Bold(true)
-	s.Match = base.Reverse(true)
-	s.CurrentMatch = base.Reverse(true).Bold(true).Foreground(colorYellow)
 
 	s.StatusDeployed = base.Foreground(colorGreen)
 	s.StatusFailed = base.Foreground(colorRed).Bold(true)
@@ -172,7 +161,6 @@ func DefaultStyles() Styles {
 	s.GaugeEmpty = base.Foreground(colorDark)
 	s.Spark = base.Foreground(colorBlue)
 	s.SizeChart = sizechart.DefaultStyles()
-	s.Table = table.DefaultStyles()
 	s.Viewer = viewer.DefaultStyles()
 	s.Search = search.DefaultStyles()
 	s.Diff = diffview.DefaultStyles()
@@ -184,12 +172,6 @@ func DefaultStyles() Styles {
 
 	s.TabActive = base.Bold(true).Foreground(colorWhite).Background(colorAccent)
 	s.TabInactive = base.Foreground(colorGray)
-
-	s.DiffAdd = base.Foreground(colorGreen)
-	s.DiffDel = base.Foreground(colorRed)
-	s.DiffHunk = base.Foreground(colorCyan)
-	s.DiffFile = base.Foreground(colorGray).Bold(true)
-	s.DiffSection = base.Foreground(colorAccent).Bold(true)
 
 	s.YAMLKey = base.Foreground(colorBlue)
 	s.YAMLString = base.Foreground(colorGreen)
@@ -203,4 +185,15 @@ func DefaultStyles() Styles {
 	s.Picker = picker.DefaultStyles()
 	s.Prompt = base.Foreground(colorAccent).Bold(true)
 	return s
+}
+
+// GaugeStyle picks the colour of a share of the 1 MiB Secret limit.
+func (s *Styles) GaugeStyle(share float64) *lipgloss.Style {
+	switch {
+	case share >= 0.9:
+		return &s.GaugeHigh
+	case share >= 0.6:
+		return &s.GaugeMid
+	}
+	return &s.GaugeLow
 }
