@@ -15,6 +15,7 @@ import (
 
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/ui/common"
+	"github.com/chunkview/chunkview/ui/internal/rowcheck"
 )
 
 // harness drives the root model the way the Bubble Tea runtime does, but
@@ -90,7 +91,7 @@ func (h *harness) feed(msg tea.Msg, fromCmd bool) {
 			h.run(c)
 		}
 		return
-	case spinner.TickMsg, common.RecheckMsg:
+	case spinner.TickMsg, rowcheck.RecheckMsg:
 		if fromCmd {
 			return
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/storage"
 	"github.com/chunkview/chunkview/ui/common"
+	"github.com/chunkview/chunkview/ui/internal/rowcheck"
 	"github.com/chunkview/chunkview/ui/screens/history"
 )
 
@@ -21,9 +22,9 @@ import (
 // shows as being written, not broken, and is checked again: healthy once the chunk
 // has come.
 func TestRowBeingWrittenIsNotBroken(t *testing.T) {
-	old := common.RecheckDelay
-	common.RecheckDelay = time.Millisecond
-	defer func() { common.RecheckDelay = old }()
+	old := rowcheck.RecheckDelay
+	rowcheck.RecheckDelay = time.Millisecond
+	defer func() { rowcheck.RecheckDelay = old }()
 	f := newFixture(t)
 	ctx := context.Background()
 	cs := f.cluster.Clientset().CoreV1().Secrets("default")
@@ -57,7 +58,7 @@ func TestRowBeingWrittenIsNotBroken(t *testing.T) {
 	if _, err := cs.Create(ctx, chunk, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	h.send(common.RecheckMsg{Ns: r.StorageNamespace, Key: r.Key, Rv: r.ResourceVersion})
+	h.send(rowcheck.RecheckMsg{Ns: r.StorageNamespace, Key: r.Key, Rv: r.ResourceVersion})
 	if r := hs.Latest(); r.Writing || r.Broken || !r.Checked {
 		t.Fatalf("revision 4 rechecked once written: writing %v broken %v checked %v (%s)", r.Writing, r.Broken, r.Checked, r.Unchecked)
 	}
@@ -99,7 +100,7 @@ func TestVerifyEndsAfterReload(t *testing.T) {
 	hs.SetRows(reloaded)
 	var text string
 	for _, r := range asked {
-		if cmd := hs.TakeRow(common.RowDetailsMsg{Ns: r.StorageNamespace, Key: r.Key, Rv: r.ResourceVersion, Row: r, Verified: true}); cmd != nil {
+		if cmd := hs.TakeRow(rowcheck.RowDetailsMsg{Ns: r.StorageNamespace, Key: r.Key, Rv: r.ResourceVersion, Row: r, Verified: true}); cmd != nil {
 			text += statusText(cmd())
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/storage"
 	"github.com/chunkview/chunkview/ui/common"
+	"github.com/chunkview/chunkview/ui/internal/rowcheck"
 	"github.com/chunkview/chunkview/ui/components/dialog"
 	"github.com/chunkview/chunkview/ui/screens/chunks"
 	"github.com/chunkview/chunkview/ui/screens/diff"
@@ -57,7 +58,7 @@ func TestReleasesDropsStaleAnswers(t *testing.T) {
 		t.Fatalf("the current answer was dropped")
 	}
 	// Details of a record that changed since (another resourceVersion) are dropped.
-	s.Update(common.RowDetailsMsg{Ns: "default", Key: storage.RecordKey("late", 1), Rv: "999", Row: kube.RevisionRow{Broken: true}})
+	s.Update(rowcheck.RowDetailsMsg{Ns: "default", Key: storage.RecordKey("late", 1), Rv: "999", Row: kube.RevisionRow{Broken: true}})
 	if s.Items[0].Row.Latest.Broken {
 		t.Fatal("details of another resourceVersion were applied")
 	}
@@ -94,7 +95,7 @@ func TestReleasesRowErrorMarksOnlyThatRow(t *testing.T) {
 		}
 	}
 	err := kube.Explain(errors.New("boom"), "get", "secrets", "default")
-	h.send(common.RowDetailsMsg{Ns: web.StorageNamespace, Key: web.Key, Rv: web.ResourceVersion, Err: err})
+	h.send(rowcheck.RowDetailsMsg{Ns: web.StorageNamespace, Key: web.Key, Rv: web.ResourceVersion, Err: err})
 	h.contains("! deployed", "✓ deployed") // web marked, old-tool untouched
 	h.press("down", "down").contains("✗ Error: boom")
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/storage"
 	"github.com/chunkview/chunkview/ui/common"
+	"github.com/chunkview/chunkview/ui/internal/rowcheck"
 	"github.com/chunkview/chunkview/ui/components/table"
 	"github.com/chunkview/chunkview/ui/screens/chunks"
 	"github.com/chunkview/chunkview/ui/screens/history"
@@ -236,7 +237,7 @@ func TestRowAnswersMatchTheirStore(t *testing.T) {
 	showRows(h, []kube.ReleaseRow{{Latest: cm, Revisions: 1}, {Latest: sec, Revisions: 1}}, nil)
 	broken := sec
 	broken.Broken, broken.Problem = true, "bad gzip"
-	h.send(common.RowDetailsMsg{Driver: sec.Driver, Ns: sec.StorageNamespace, Key: sec.Key, Rv: sec.ResourceVersion, Row: broken})
+	h.send(rowcheck.RowDetailsMsg{Driver: sec.Driver, Ns: sec.StorageNamespace, Key: sec.Key, Rv: sec.ResourceVersion, Row: broken})
 	rs := h.top().(*releases.Screen)
 	for _, it := range rs.Items {
 		if got, want := it.Row.Latest.Broken, it.Row.Latest.Driver == kube.DriverSecret; got != want {

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/chunkview/chunkview/kube"
-	"github.com/chunkview/chunkview/storage"
 	"github.com/chunkview/chunkview/ui/theme"
 )
 
@@ -61,12 +60,8 @@ type LayoutCache struct {
 // NewLayoutCache returns an empty cache.
 func NewLayoutCache() *LayoutCache { return &LayoutCache{largest: map[string]int{}} }
 
-// Put remembers the largest Secret of layout l of row.
-func (lc *LayoutCache) Put(row kube.RevisionRow, l *storage.Layout) {
-	n := l.Index.Bytes
-	for _, c := range l.Chunks {
-		n = max(n, c.Bytes)
-	}
+// Put remembers n, the size of the largest Secret of row's layout.
+func (lc *LayoutCache) Put(row kube.RevisionRow, n int) {
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
 	lc.largest[RowID(row)] = n

@@ -103,7 +103,7 @@ func (s *Screen) Update(msg tea.Msg) tea.Cmd {
 		s.layout, s.err, s.measureErr = msg.Layout, msg.err, nil
 		s.measuring = msg.Layout != nil && !msg.Layout.Measured()
 		if msg.Layout != nil {
-			s.Layouts.Put(s.row, msg.Layout)
+			s.Layouts.Put(s.row, largestSecret(msg.Layout))
 		}
 		s.rerender()
 		if s.measuring {
@@ -329,3 +329,13 @@ func yesNo(st *theme.Styles, ok bool, yes, no string) table.Cell {
 }
 
 func lipglossWidth(s string) int { return lipgloss.Width(s) }
+
+// largestSecret is the size of the largest Secret of layout l, which the
+// release list draws against the Secret limit.
+func largestSecret(l *storage.Layout) int {
+	n := l.Index.Bytes
+	for _, c := range l.Chunks {
+		n = max(n, c.Bytes)
+	}
+	return n
+}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/chunkview/chunkview/ui/common"
 	"github.com/chunkview/chunkview/ui/components/table"
+	"github.com/chunkview/chunkview/ui/internal/rowcheck"
 )
 
 // How the history learns the health of its revisions: details or the chunk check
@@ -24,13 +25,13 @@ func (s *Screen) fill() tea.Cmd {
 			continue
 		}
 		s.inflight[id] = true
-		cmds = append(cmds, common.FillRow(s.Ctx, s.Client, r, false))
+		cmds = append(cmds, rowcheck.FillRow(s.Ctx, s.Client, r, false))
 	}
 	return tea.Batch(cmds...)
 }
 
 // TakeRow takes the answer of FillRow or VerifyRow into its row.
-func (s *Screen) TakeRow(msg common.RowDetailsMsg) tea.Cmd {
+func (s *Screen) TakeRow(msg rowcheck.RowDetailsMsg) tea.Cmd {
 	var cmds []tea.Cmd
 	// A V run counts every answer it asked for, even one whose row was read
 	// again meanwhile, so that it always ends with its result line.
@@ -55,7 +56,7 @@ func (s *Screen) TakeRow(msg common.RowDetailsMsg) tea.Cmd {
 		}
 		*r = msg.Row
 		if r.Writing {
-			cmds = append(cmds, common.RecheckLater(*r))
+			cmds = append(cmds, rowcheck.RecheckLater(*r))
 			continue
 		}
 		s.checked[id] = true
@@ -64,11 +65,11 @@ func (s *Screen) TakeRow(msg common.RowDetailsMsg) tea.Cmd {
 }
 
 // recheck checks again a row another writer was storing.
-func (s *Screen) recheck(msg common.RecheckMsg) tea.Cmd {
+func (s *Screen) recheck(msg rowcheck.RecheckMsg) tea.Cmd {
 	for _, r := range s.Rows {
 		if msg.Matches(r) && r.Writing && !s.inflight[common.RowID(r)] {
 			s.inflight[common.RowID(r)] = true
-			return common.FillRow(s.Ctx, s.Client, r, false)
+			return rowcheck.FillRow(s.Ctx, s.Client, r, false)
 		}
 	}
 	return nil
@@ -77,7 +78,7 @@ func (s *Screen) recheck(msg common.RecheckMsg) tea.Cmd {
 // VerifyAll decodes every revision, which reads all their chunks, and ends with a
 // result line once all have answered.
 func (s *Screen) VerifyAll() tea.Cmd {
-	s.verify = common.NewVerifyRun("revision")
+	s.verify = rowcheck.NewVerifyRun("revision")
 	var cmds []tea.Cmd
 	for _, r := range s.Rows {
 		if r.Broken {
@@ -86,7 +87,7 @@ func (s *Screen) VerifyAll() tea.Cmd {
 		}
 		s.verify.Ask(common.RowID(r))
 		s.inflight[common.RowID(r)] = true
-		cmds = append(cmds, common.VerifyRow(s.Ctx, s.Client, r))
+		cmds = append(cmds, rowcheck.VerifyRow(s.Ctx, s.Client, r))
 	}
 	if len(cmds) == 0 {
 		cmd := s.verify.Result()

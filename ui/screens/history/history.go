@@ -12,6 +12,7 @@ import (
 	"github.com/chunkview/chunkview/ui/common"
 	"github.com/chunkview/chunkview/ui/components/dialog"
 	"github.com/chunkview/chunkview/ui/components/table"
+	"github.com/chunkview/chunkview/ui/internal/rowcheck"
 	"github.com/chunkview/chunkview/ui/screens/chunks"
 	"github.com/chunkview/chunkview/ui/screens/diff"
 	"github.com/chunkview/chunkview/ui/screens/revision"
@@ -47,7 +48,7 @@ type Screen struct {
 	// until then, or when it could not say (the server then decides each action).
 	Perms *kube.Permissions
 	// verify follows the last V until every revision has answered.
-	verify *common.VerifyRun
+	verify *rowcheck.VerifyRun
 	// ext is what OLMv1 says of the ClusterExtension that owns the release,
 	// once asked (extAsked names it); nil when it has no say.
 	ext      *kube.ClusterExtension
@@ -74,7 +75,7 @@ func (s *Screen) Init() tea.Cmd {
 	if s.ReadOnly() {
 		return s.reload()
 	}
-	return tea.Batch(s.reload(), common.LoadPermissions(s.Ctx, s.Client, s.Ns))
+	return tea.Batch(s.reload(), loadPermissions(s.Ctx, s.Client, s.Ns))
 }
 
 // denied returns why the user may not run op here, or "" when they may or it is
@@ -227,10 +228,10 @@ func (s *Screen) updateSelf(msg tea.Msg) tea.Cmd {
 		}
 		return nil
 
-	case common.RowDetailsMsg:
+	case rowcheck.RowDetailsMsg:
 		return s.TakeRow(msg)
 
-	case common.RecheckMsg:
+	case rowcheck.RecheckMsg:
 		return s.recheck(msg)
 
 	case common.ReleaseChangedMsg:
@@ -242,7 +243,7 @@ func (s *Screen) updateSelf(msg tea.Msg) tea.Cmd {
 	case common.LiveMsg:
 		return s.applyLive(msg.Ev)
 
-	case common.PermissionsMsg:
+	case permissionsMsg:
 		if msg.Ns == s.Ns && msg.Err == nil {
 			s.Perms = msg.Perms
 		}
@@ -327,7 +328,7 @@ func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			return s.reload()
 		}
 		// Rights may have changed too (a new RoleBinding): ask again.
-		return tea.Batch(s.reload(), common.LoadPermissions(s.Ctx, s.Client, s.Ns))
+		return tea.Batch(s.reload(), loadPermissions(s.Ctx, s.Client, s.Ns))
 	}
 	if key.Matches(msg, k.Verify) {
 		return s.VerifyAll()

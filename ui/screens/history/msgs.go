@@ -6,6 +6,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/ops"
+	"github.com/chunkview/chunkview/ui/common"
 )
 
 // LoadedMsg answers loadHistory.
@@ -49,5 +51,41 @@ func loadController(ctx context.Context, c *kube.Client, ns, name string, row ku
 	return func() tea.Msg {
 		ctl, _ := c.ControllerOf(ctx, row)
 		return ControllerMsg{Ns: ns, Name: name, Ctl: ctl}
+	}
+}
+
+// permissionsMsg answers loadPermissions: what the user may do with the release
+// records of namespace ns.
+type permissionsMsg struct {
+	Ns    string
+	Perms *kube.Permissions
+	Err   error
+}
+
+// loadPermissions asks the API server what the user may do with Secrets in the
+// storage namespace of ns (SelfSubjectAccessReviews), so that a screen can turn
+// off the actions that would be refused, with the reason.
+func loadPermissions(ctx context.Context, c *kube.Client, ns string) tea.Cmd {
+	return func() tea.Msg {
+		p, err := c.Can(ctx, ns)
+		return permissionsMsg{Ns: ns, Perms: p, Err: err}
+	}
+}
+
+// opPlannedMsg answers planOp: the operation a dialog asks about, planned from
+// the rows its screen showed.
+type opPlannedMsg struct {
+	Kind     common.ActionKind
+	Ns, Name string
+	Op       ops.Operation
+	Err      error
+}
+
+// planOp plans an operation for a dialog: plan decodes what it needs through the
+// details cache, which the screen's own reads have mostly filled.
+func planOp(kind common.ActionKind, ns, name string, plan func() (ops.Operation, error)) tea.Cmd {
+	return func() tea.Msg {
+		op, err := plan()
+		return opPlannedMsg{Kind: kind, Ns: ns, Name: name, Op: op, Err: err}
 	}
 }

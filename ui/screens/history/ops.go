@@ -62,7 +62,7 @@ func (s *Screen) takeOpMsg(msg tea.Msg) tea.Cmd {
 		return nil
 	}
 	switch msg := msg.(type) {
-	case common.OpPlannedMsg:
+	case opPlannedMsg:
 		if msg.Kind != op.kind || msg.Ns != op.ns || msg.Name != op.name || d.State() != dialog.Planning {
 			return nil
 		}
@@ -83,6 +83,13 @@ func (s *Screen) takeOpMsg(msg tea.Msg) tea.Cmd {
 		return common.AfterAction(msg)
 	}
 	return nil
+}
+
+// runOp applies op, which the person confirmed, through kube/ops' runner:
+// exactly the operation planned, refused if the release moved on since.
+func runOp(c common.Common, kind common.ActionKind, rev int, op ops.Operation, done func() string) tea.Cmd {
+	p := op.Base()
+	return common.RunAction(kind, p.Namespace, p.Release, rev, func() error { return ops.NewRunner(c.Client).Apply(c.Ctx, op) }, done)
 }
 
 // newDialog is the dialog of an operation on the release.
@@ -119,7 +126,7 @@ func (s *Screen) uninstallDialog(p *ops.Plan) tea.Cmd {
 	c := s.Common
 	d := s.newDialog("Uninstall "+p.Release,
 		fmt.Sprintf("Helm uninstalls %s: it deletes the release's resources (running its delete hooks) and all %d revision records. This cannot be undone.", p.Release, len(p.Rows))).Typed(p.Release)
-	plan := common.PlanOp(common.ActionUninstall, p.Namespace, p.Release, func() (ops.Operation, error) {
+	plan := planOp(common.ActionUninstall, p.Namespace, p.Release, func() (ops.Operation, error) {
 		return checked[*ops.Uninstall](c)(ops.NewRunner(c.Client).PlanUninstall(c.Ctx, p, false))
 	})
 	op := &pendingOp{kind: common.ActionUninstall, ns: p.Namespace, name: p.Release, after: func() tea.Cmd {
@@ -129,7 +136,7 @@ func (s *Screen) uninstallDialog(p *ops.Plan) tea.Cmd {
 		u := o.(*ops.Uninstall)
 		s.Dialog.Ask(u.Describe()+objectList("Deletes", u.Deletes, 6)+objectList("Keeps", u.Keeps, 3), nil)
 		s.Dialog.OnConfirm = func(int) tea.Cmd {
-			return common.RunOp(c.Ctx, c.Client, common.ActionUninstall, 0, u, func() string {
+			return runOp(c, common.ActionUninstall, 0, u, func() string {
 				return fmt.Sprintf("Uninstalled %s: its resources and all its revision records were deleted.", p.Release)
 			})
 		}
@@ -149,7 +156,7 @@ func (s *Screen) pruneDialog(p *ops.Plan) tea.Cmd {
 	d := s.newDialog("Prune "+p.Release,
 		fmt.Sprintf("Deletes the records of old revisions of %s, oldest first, with all their Secrets. The release's resources stay as they are.", p.Release)).Typed(p.Release)
 	var plans []*ops.Prune
-	plan := common.PlanOp(common.ActionPrune, p.Namespace, p.Release, func() (ops.Operation, error) {
+	plan := planOp(common.ActionPrune, p.Namespace, p.Release, func() (ops.Operation, error) {
 		rn := ops.NewRunner(c.Client)
 		var first ops.Operation
 		for _, keep := range pruneKeeps {
@@ -179,7 +186,7 @@ func (s *Screen) pruneDialog(p *ops.Plan) tea.Cmd {
 		s.Dialog.Ask(fmt.Sprintf("Deletes the records of old revisions of %s, oldest first, with all their Secrets. The release's resources stay as they are.", p.Release), choices)
 		s.Dialog.OnConfirm = func(i int) tea.Cmd {
 			pr := plans[i]
-			return common.RunOp(c.Ctx, c.Client, common.ActionPrune, 0, pr, func() string {
+			return runOp(c, common.ActionPrune, 0, pr, func() string {
 				return fmt.Sprintf("Pruned %s: deleted %d revision records, kept %d.", pr.Release, pr.Done, len(pr.Kept))
 			})
 		}
@@ -211,7 +218,7 @@ func (s *Screen) deleteDialog(p *ops.Plan, row kube.RevisionRow) tea.Cmd {
 	force := row.Broken
 	d := s.newDialog(fmt.Sprintf("Delete revision %d of %s", row.Revision, row.Name),
 		fmt.Sprintf("Deletes the record of revision %d of %s: its %s.", row.Revision, row.Name, common.ObjectNoun(row.Driver))).Typed(row.Name)
-	plan := common.PlanOp(common.ActionDelete, p.Namespace, row.Name, func() (ops.Operation, error) {
+	plan := planOp(common.ActionDelete, p.Namespace, row.Name, func() (ops.Operation, error) {
 		return checked[*ops.DeleteRevision](c)(ops.NewRunner(c.Client).PlanDeleteRevision(c.Ctx, p, row.Revision, force))
 	})
 	op := &pendingOp{kind: common.ActionDelete, ns: p.Namespace, name: row.Name}
@@ -220,7 +227,7 @@ func (s *Screen) deleteDialog(p *ops.Plan, row kube.RevisionRow) tea.Cmd {
 		s.Dialog.Ask(fmt.Sprintf("Deletes the record of revision %d of %s: its %s. ", row.Revision, row.Name, common.ObjectNoun(row.Driver))+
 			strings.TrimPrefix(del.Describe(), fmt.Sprintf("Deletes the record of revision %d of %s. ", row.Revision, row.Name)), nil)
 		s.Dialog.OnConfirm = func(int) tea.Cmd {
-			return common.RunOp(c.Ctx, c.Client, common.ActionDelete, row.Revision, del, func() string {
+			return runOp(c, common.ActionDelete, row.Revision, del, func() string {
 				return fmt.Sprintf("Deleted the record of revision %d of %s (its %s).", row.Revision, row.Name, common.ObjectNoun(row.Driver))
 			})
 		}
@@ -238,7 +245,7 @@ func (s *Screen) fixStuckDialog(p *ops.Plan) tea.Cmd {
 		{Label: fmt.Sprintf("Mark revision %d failed (%s)", row.Revision, ops.FixMarkFailed), Warning: ops.FixMarkFailed.Warning()},
 		{Label: fmt.Sprintf("Delete revision %d (%s)", row.Revision, ops.FixDeletePending), Warning: ops.FixDeletePending.Warning()},
 	})
-	plan := common.PlanOp(common.ActionFixStuck, p.Namespace, row.Name, func() (ops.Operation, error) {
+	plan := planOp(common.ActionFixStuck, p.Namespace, row.Name, func() (ops.Operation, error) {
 		return checked[*ops.FixStuck](c)(ops.NewRunner(c.Client).PlanFixStuck(c.Ctx, p, ""))
 	})
 	op := &pendingOp{kind: common.ActionFixStuck, ns: p.Namespace, name: row.Name}
@@ -256,7 +263,7 @@ func (s *Screen) fixStuckDialog(p *ops.Plan) tea.Cmd {
 			row.Revision, row.Name, state, fs.Major), nil)
 		s.Dialog.OnConfirm = func(i int) tea.Cmd {
 			fs.Fix = fixes[i]
-			return common.RunOp(c.Ctx, c.Client, common.ActionFixStuck, row.Revision, fs, func() string {
+			return runOp(c, common.ActionFixStuck, row.Revision, fs, func() string {
 				if fixes[i] == ops.FixMarkFailed {
 					return fmt.Sprintf("Revision %d of %s is now marked failed; the next upgrade or rollback can proceed.", row.Revision, row.Name)
 				}

@@ -15,6 +15,7 @@ import (
 	"github.com/chunkview/chunkview/ui/components/dialog"
 	"github.com/chunkview/chunkview/ui/components/picker"
 	"github.com/chunkview/chunkview/ui/components/table"
+	"github.com/chunkview/chunkview/ui/internal/rowcheck"
 	"github.com/chunkview/chunkview/ui/screens/chunks"
 	"github.com/chunkview/chunkview/ui/screens/history"
 	"github.com/chunkview/chunkview/ui/screens/status"
@@ -62,7 +63,7 @@ type Screen struct {
 	picker   *picker.Model
 	pickKind pickKind
 	// verify follows the last V until every row has answered.
-	verify *common.VerifyRun
+	verify *rowcheck.VerifyRun
 	// Live is set while the live view feeds the rows: the first list waits
 	// for the watch's (see model.Init).
 	Live bool
@@ -211,7 +212,7 @@ func (s *Screen) Update(msg tea.Msg) tea.Cmd {
 		}
 		return s.fillVisible()
 
-	case common.RowDetailsMsg:
+	case rowcheck.RowDetailsMsg:
 		var cmds []tea.Cmd
 		for i := range s.Items {
 			it := &s.Items[i]
@@ -229,19 +230,19 @@ func (s *Screen) Update(msg tea.Msg) tea.Cmd {
 			if msg.Err == nil {
 				it.Row.Latest = msg.Row
 				if msg.Row.Writing {
-					cmds = append(cmds, common.RecheckLater(msg.Row))
+					cmds = append(cmds, rowcheck.RecheckLater(msg.Row))
 				}
 			}
 		}
 		return tea.Batch(cmds...)
 
-	case common.RecheckMsg:
+	case rowcheck.RecheckMsg:
 		for i := range s.Items {
 			it := &s.Items[i]
 			l := it.Row.Latest
 			if msg.Matches(l) && l.Writing && !s.Inflight[it.id()] {
 				s.Inflight[it.id()] = true
-				return common.FillRow(s.Ctx, s.Client, l, true)
+				return rowcheck.FillRow(s.Ctx, s.Client, l, true)
 			}
 		}
 		return nil
@@ -377,7 +378,7 @@ func (s *Screen) clamp() { s.list.Fit(len(s.Shown), s.TableHeight()) }
 func (s *Screen) verifyVisible() tea.Cmd {
 	// The list checks each release's latest revision; a history's V checks
 	// every revision. The result says which, so that "verified" claims no more.
-	s.verify = common.NewVerifyRun("latest revision")
+	s.verify = rowcheck.NewVerifyRun("latest revision")
 	s.verify.Scope = " (older revisions: V in a release's history)"
 	var cmds []tea.Cmd
 	for _, idx := range s.Shown[s.list.Offset():s.list.End()] {
@@ -389,7 +390,7 @@ func (s *Screen) verifyVisible() tea.Cmd {
 		}
 		s.verify.Ask(it.id())
 		s.Inflight[it.id()] = true
-		cmds = append(cmds, common.VerifyRow(s.Ctx, s.Client, l))
+		cmds = append(cmds, rowcheck.VerifyRow(s.Ctx, s.Client, l))
 	}
 	if len(cmds) == 0 {
 		cmd := s.verify.Result()
@@ -417,13 +418,13 @@ func (s *Screen) fillVisible() tea.Cmd {
 		}
 		s.Inflight[it.id()] = true
 		if l.Driver != "" && l.Driver != kube.DriverChunked {
-			cmds = append(cmds, common.FillRow(s.Ctx, s.Client, l, true))
+			cmds = append(cmds, rowcheck.FillRow(s.Ctx, s.Client, l, true))
 			continue
 		}
 		rows = append(rows, l)
 	}
 	if len(rows) > 0 {
-		cmds = append(cmds, common.FillRows(s.Ctx, s.Client, rows))
+		cmds = append(cmds, rowcheck.FillRows(s.Ctx, s.Client, rows))
 	}
 	return tea.Batch(cmds...)
 }

@@ -156,7 +156,7 @@ func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		s.state = dialog.Running
-		return common.RunOp(s.Ctx, s.Client, common.ActionRollback, s.Plan.To, s.Plan, common.RollbackDone(s.Plan))
+		return s.run(s.Plan)
 	}
 	var cmd tea.Cmd
 	s.view, cmd = s.view.Update(msg)
@@ -232,4 +232,13 @@ func dropList(drop []ops.Dropped) string {
 		out[i] = fmt.Sprint(d.Revision)
 	}
 	return strings.Join(out, ", ")
+}
+
+// run applies rollback rb, which the person confirmed, through kube/ops'
+// runner: exactly the plan shown, refused if the release moved on since.
+func (s *Screen) run(rb *ops.Rollback) tea.Cmd {
+	c := s.Common
+	return common.RunAction(common.ActionRollback, rb.Namespace, rb.Release, rb.To, func() error { return ops.NewRunner(c.Client).Apply(c.Ctx, rb) }, func() string {
+		return fmt.Sprintf("Rolled back %s to revision %d: revision %d created.", rb.Release, rb.To, rb.NewRevision)
+	})
 }

@@ -1,4 +1,4 @@
-package common
+package rowcheck
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/ui/common"
 )
 
 // VerifyRun follows one press of V: the rows it decodes, and what they said. Once
@@ -58,7 +59,7 @@ func (v *VerifyRun) Answer(id, label string, row kube.RevisionRow, err error) (d
 func (v *VerifyRun) Result() tea.Cmd {
 	n := human.Plural(v.total, v.noun, v.noun+"s")
 	if len(v.broken)+len(v.writing)+len(v.failed) == 0 {
-		return Status(fmt.Sprintf("%s verified ✓%s", n, v.Scope), false)
+		return common.Status(fmt.Sprintf("%s verified ✓%s", n, v.Scope), false)
 	}
 	var parts []string
 	if len(v.broken) > 0 {
@@ -70,7 +71,7 @@ func (v *VerifyRun) Result() tea.Cmd {
 	if len(v.failed) > 0 {
 		parts = append(parts, fmt.Sprintf("%d could not be read (%s)", len(v.failed), strings.Join(v.failed, ", ")))
 	}
-	return Status(fmt.Sprintf("%s verified: %s%s", n, strings.Join(parts, "; "), v.Scope), len(v.broken)+len(v.failed) > 0)
+	return common.Status(fmt.Sprintf("%s verified: %s%s", n, strings.Join(parts, "; "), v.Scope), len(v.broken)+len(v.failed) > 0)
 }
 
 // RecheckDelay is how long a row whose record is being written by another writer
