@@ -17,14 +17,14 @@ import (
 // testContexts are three contexts: prod (the fixture's client), staging (another
 // cluster, looking at shop) and gone, which cannot be reached.
 func testContexts(f *fixture) *kube.Contexts {
-	staging := newFixture(f.t).client.WithNamespace("shop", false)
+	staging := newFixture(f.T()).Client.WithNamespace("shop", false)
 	return &kube.Contexts{
 		Current: "prod",
 		List:    func() ([]string, error) { return []string{"gone", "prod", "staging"}, nil },
 		Connect: func(name string) (*kube.Client, error) {
 			switch name {
 			case "prod":
-				return f.client, nil
+				return f.Client, nil
 			case "staging":
 				return staging, nil
 			}
@@ -43,7 +43,7 @@ func contextOptions(f *fixture) Options {
 // be reached leaves the view where it was.
 func TestContextSwitch(t *testing.T) {
 	f := newFixture(t)
-	h := newHarness(t, f.client, contextOptions(f), 80, 24)
+	h := newHarness(t, f.Client, contextOptions(f), 80, 24)
 	h.contains("ctx prod · ns default", "web", "worker")
 
 	h.press("down", "down", "enter", ":").typeText("ctx").press("enter")
@@ -74,7 +74,7 @@ func TestDialogsNameTheCluster(t *testing.T) {
 		{"fix stuck", []string{"G", "enter", "F"}},
 		{"rollback", []string{"down", "down", "enter", "up", "R"}},
 	} {
-		h := newHarness(t, f.client, contextOptions(f), 120, 40)
+		h := newHarness(t, f.Client, contextOptions(f), 120, 40)
 		h.press(c.keys...).contains("context prod · namespace default")
 	}
 }
@@ -84,9 +84,9 @@ func TestDialogsNameTheCluster(t *testing.T) {
 // operator-controller's labels.
 func markOLMv1(f *fixture, name string) {
 	ctx := context.Background()
-	list, err := f.cluster.Clientset().CoreV1().Secrets("default").List(ctx, metav1.ListOptions{LabelSelector: storage.LabelName + "=" + name + "," + storage.LabelType + "=" + storage.TypeIndex})
+	list, err := f.Cluster.Clientset().CoreV1().Secrets("default").List(ctx, metav1.ListOptions{LabelSelector: storage.LabelName + "=" + name + "," + storage.LabelType + "=" + storage.TypeIndex})
 	if err != nil {
-		f.t.Fatal(err)
+		f.T().Fatal(err)
 	}
 	yes := true
 	for _, s := range list.Items {
@@ -95,8 +95,8 @@ func markOLMv1(f *fixture, name string) {
 			"ownerReferences": []metav1.OwnerReference{{APIVersion: "olm.operatorframework.io/v1", Kind: kube.KindClusterExtension, Name: name,
 				UID: "0000-" + types.UID(name), Controller: &yes}},
 		}})
-		if _, err := f.cluster.Clientset().CoreV1().Secrets("default").Patch(ctx, s.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
-			f.t.Fatal(err)
+		if _, err := f.Cluster.Clientset().CoreV1().Secrets("default").Patch(ctx, s.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+			f.T().Fatal(err)
 		}
 	}
 }
@@ -117,7 +117,7 @@ var olmExtension = &kube.ClusterExtension{
 func TestHistoryShowsTheOwner(t *testing.T) {
 	f := newFixture(t)
 	markOLMv1(f, "web")
-	h := newHarness(t, f.client, Options{}, 120, 40)
+	h := newHarness(t, f.Client, Options{}, 120, 40)
 	h.press("down", "down", "enter").contains("Owner ClusterExtension/web · bundle web.v1.4.0")
 	h.send(history.ExtensionMsg{Ns: "default", Name: "web", Ext: olmExtension})
 	h.contains("installed web.v1.4.0 (1.4.0)", "Installed True (Succeeded) · Progressing False (Blocked)", "ClusterObjectSet web-7 (newest of 2) now holds web")

@@ -26,15 +26,15 @@ import (
 func operatorFixture(t *testing.T, n int) *fixture {
 	t.Helper()
 	f := newFixture(t)
-	drv := storage.NewDriver(f.cluster.Clientset().CoreV1().Secrets("default"), kube.DefaultOwner, testConfig().Driver)
+	drv := storage.NewDriver(f.Cluster.Clientset().CoreV1().Secrets("default"), kube.DefaultOwner, testConfig().Driver)
 	for i := range n {
 		rls := simpleRelease(fmt.Sprintf("op-%02d", i), "default", 1, release.StatusDeployed, 3*fixtureChunkSize, testNow.Add(-48*time.Hour))
 		if err := drv.Create(storage.RecordKey(rls.Name, 1), rls); err != nil {
 			t.Fatal(err)
 		}
-		f.stripAnnotations(t, "default", storage.RecordKey(rls.Name, 1), testNow.Add(-48*time.Hour))
+		f.StripAnnotations(t, "default", storage.RecordKey(rls.Name, 1), testNow.Add(-48*time.Hour))
 	}
-	f.cluster.ResetRequests()
+	f.Cluster.ResetRequests()
 	return f
 }
 
@@ -43,7 +43,7 @@ func operatorFixture(t *testing.T, n int) *fixture {
 // is filled, and without an error unless errOK names it.
 func fillStats(t *testing.T, f *fixture, w, h int, errOK string) (visible, peeked int, req map[string]int) {
 	t.Helper()
-	hs := newHarness(t, f.client, Options{}, w, h)
+	hs := newHarness(t, f.Client, Options{}, w, h)
 	rs := hs.top().(*releases.Screen)
 	visible = min(rs.TableHeight(), len(rs.Shown))
 	checked := 0
@@ -64,7 +64,7 @@ func fillStats(t *testing.T, f *fixture, w, h int, errOK string) (visible, peeke
 		t.Errorf("%d of %d peeked rows checked for missing chunks", checked, peeked)
 	}
 	hs.contains("op-00")
-	return visible, peeked, f.cluster.Requests()
+	return visible, peeked, f.Cluster.Requests()
 }
 
 // TestReleaseListFillsInBatch: the rows on screen that another tool wrote (no
@@ -98,7 +98,7 @@ func TestReleaseListBatchFallsBack(t *testing.T) {
 	_, peeked, ok := fillStats(t, operatorFixture(t, 24), 80, 24, "")
 	f := operatorFixture(t, 24)
 	// The first list is the release listing; the second, one of index Secrets.
-	f.cluster.FailRequest(fakeapi.VerbList, 2, errors.New("boom"))
+	f.Cluster.FailRequest(fakeapi.VerbList, 2, errors.New("boom"))
 	_, peekedAfter, req := fillStats(t, f, 80, 24, "")
 	if peekedAfter != peeked {
 		t.Fatalf("%d rows peeked after a failed list, %d without", peekedAfter, peeked)
@@ -118,14 +118,14 @@ func TestReleaseListBatchRecordGone(t *testing.T) {
 	hook := func(opts metav1.ListOptions) {
 		if strings.Contains(opts.LabelSelector, storage.LabelKey+" in") {
 			once.Do(func() {
-				if err := f.cluster.Clientset().CoreV1().Secrets("default").Delete(context.Background(), gone, metav1.DeleteOptions{}); err != nil {
+				if err := f.Cluster.Clientset().CoreV1().Secrets("default").Delete(context.Background(), gone, metav1.DeleteOptions{}); err != nil {
 					t.Error(err)
 				}
 			})
 		}
 	}
-	f.client = kube.New(listHookClientset{f.cluster.Clientset(), hook}, f.cluster.Metadata(), kube.DiscardKubeClients, testConfig())
-	h := newHarness(t, f.client, Options{}, 80, 24)
+	f.Client = kube.New(listHookClientset{f.Cluster.Clientset(), hook}, f.Cluster.Metadata(), kube.DiscardKubeClients, testConfig())
+	h := newHarness(t, f.Client, Options{}, 80, 24)
 	rs := h.top().(*releases.Screen)
 	found := false
 	for _, idx := range rs.Shown[:min(rs.TableHeight(), len(rs.Shown))] {

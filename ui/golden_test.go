@@ -51,7 +51,7 @@ var goldenCases = []goldenCase{
 	{name: "releases_poll", opts: Options{Watch: true}, steps: func(h *harness) {
 		h.send(common.LiveMsg{Gen: h.m.liveGen, Ev: kube.WatchEvent{Type: kube.WatchMode, Polling: true, Note: "watching secrets was refused (403 Forbidden): listing them every 5s instead"}})
 	}},
-	{name: "releases_empty", client: func(f *fixture) *kube.Client { return f.client.WithNamespace("kube-system", false) }},
+	{name: "releases_empty", client: func(f *fixture) *kube.Client { return f.Client.WithNamespace("kube-system", false) }},
 	{name: "releases_forbidden", before: failList(apierrors.NewForbidden(schema.GroupResource{Resource: "secrets"}, "", errors.New(`User "oncall" cannot list resource "secrets" in API group "" in the namespace "default"`)))},
 	{name: "releases_unreachable", before: failList(&url.Error{Op: "Get", URL: "https://10.0.0.1:6443/api/v1/namespaces/default/secrets", Err: &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connect: connection refused")}})},
 	{name: "help", steps: keys("?")},
@@ -111,12 +111,12 @@ var goldenCases = []goldenCase{
 func readOnlyClient(f *fixture) *kube.Client {
 	cfg := testConfig()
 	cfg.ReadOnly = true
-	return kube.New(f.cluster.Clientset(), f.cluster.Metadata(), kube.DiscardKubeClients, cfg)
+	return kube.New(f.Cluster.Clientset(), f.Cluster.Metadata(), kube.DiscardKubeClients, cfg)
 }
 
 // failList makes the next list request fail with err.
 func failList(err error) func(f *fixture) {
-	return func(f *fixture) { f.cluster.FailRequest(demo.VerbList, 1, err) }
+	return func(f *fixture) { f.Cluster.FailRequest(demo.VerbList, 1, err) }
 }
 
 // TestGolden compares every screen, in the states that matter, with its golden
@@ -128,7 +128,7 @@ func TestGolden(t *testing.T) {
 			for _, sz := range goldenSizes {
 				t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
 					f := newFixture(t)
-					client := f.client
+					client := f.Client
 					if c.client != nil {
 						client = c.client(f)
 					}

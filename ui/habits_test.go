@@ -47,7 +47,7 @@ func TestGoldenHabits(t *testing.T) {
 			for _, sz := range habitSizes {
 				t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
 					f := newFixture(t)
-					client := f.client
+					client := f.Client
 					if c.client != nil {
 						client = c.client(f)
 					}
@@ -85,7 +85,7 @@ func TestWayOutAlwaysShown(t *testing.T) {
 	for _, sc := range screens {
 		for _, sz := range habitSizes {
 			f := newFixture(t)
-			h := newHarness(t, f.client, Options{}, sz.w, sz.h)
+			h := newHarness(t, f.Client, Options{}, sz.w, sz.h)
 			h.press(sc.keys...)
 			if sc.typed != "" {
 				h.typeText(sc.typed)
@@ -115,7 +115,7 @@ func TestWayOutAlwaysShown(t *testing.T) {
 func TestSmallHelpOverlayKeepsWayOut(t *testing.T) {
 	f := newFixture(t)
 	for _, k := range [][]string{{"?"}, {"down", "down", "enter", "?"}, {"down", "down", "enter", "d", "?"}} {
-		h := newHarness(t, f.client, Options{}, 60, 15)
+		h := newHarness(t, f.Client, Options{}, 60, 15)
 		h.press(k...).contains("?   help", "esc back", "q   quit")
 	}
 }
@@ -126,7 +126,7 @@ func TestSmallHelpOverlayKeepsWayOut(t *testing.T) {
 func TestDialogsKeepTheirButtons(t *testing.T) {
 	f := newFixture(t)
 	for _, sz := range [][2]int{{60, 12}, {60, 15}, {80, 24}} {
-		h := newHarness(t, f.client, Options{}, sz[0], sz[1])
+		h := newHarness(t, f.Client, Options{}, sz[0], sz[1])
 		h.press("G", "enter", "F")
 		h.contains("Proceed? y: yes · esc: cancel", "╰", "1. Mark revision")
 		if sz[1] < 24 {
@@ -134,7 +134,7 @@ func TestDialogsKeepTheirButtons(t *testing.T) {
 		}
 		h.press("down").contains("▶ 2. Delete revision", "Proceed? y: yes · esc: cancel", "╰")
 
-		h = newHarness(t, f.client, Options{}, sz[0], sz[1])
+		h = newHarness(t, f.Client, Options{}, sz[0], sz[1])
 		h.press("down", "down", "enter", "U").contains("Type the release name (web) to confirm:", "╰")
 	}
 }
@@ -143,7 +143,7 @@ func TestDialogsKeepTheirButtons(t *testing.T) {
 // breadcrumb gives up its first parts, never the release or screen shown.
 func TestBreadcrumbKeepsTheScreen(t *testing.T) {
 	f := newFixture(t)
-	h := newHarness(t, f.client, Options{Demo: true}, 60, 15)
+	h := newHarness(t, f.Client, Options{Demo: true}, 60, 15)
 	h.press("n", "enter", "down", "down", "enter", "enter")
 	head := strings.Split(h.screen(), "\n")[0]
 	if !strings.Contains(head, "› revision") || !strings.Contains(head, "…") {
@@ -236,7 +236,7 @@ func TestStorageNamespaceColumnOnlyWhenApart(t *testing.T) {
 // text is typed, q is a letter.
 func TestSearchInTextViews(t *testing.T) {
 	f := newFixture(t)
-	h := newHarness(t, f.client, Options{}, 80, 24)
+	h := newHarness(t, f.Client, Options{}, 80, 24)
 	h.press("down", "down", "enter", "enter", "3", "/").typeText("name: web")
 	if h.quit {
 		t.Fatal("typing quit")
@@ -268,7 +268,7 @@ func TestSearchInTextViews(t *testing.T) {
 // TestCopyShownText: y copies the text of the tab shown, masked as shown.
 func TestCopyShownText(t *testing.T) {
 	f := newFixture(t)
-	h := newHarness(t, f.client, Options{}, 80, 24)
+	h := newHarness(t, f.Client, Options{}, 80, 24)
 	h.press("down", "down", "enter", "enter", "2", "y").contains("Copied the Values of revision 4", "secrets masked")
 	h.press("v", "y").contains("secrets REVEALED")
 }
@@ -304,7 +304,7 @@ func TestParseCommand(t *testing.T) {
 // :q quits.
 func TestCommandMode(t *testing.T) {
 	f := newFixture(t)
-	h := newHarness(t, f.client, Options{}, 80, 24)
+	h := newHarness(t, f.Client, Options{}, 80, 24)
 	h.press("down", "down", "enter", ":").typeText("ns shop")
 	h.contains(":ns shop", "enter run", "esc cancel").lacks("q quit")
 	h.press("enter").contains("Releases in shop", "api", "cache").lacks("legacy")
@@ -330,7 +330,7 @@ func TestCommandMode(t *testing.T) {
 // first; a second ctrl+c quits, any other key goes on with the text kept.
 func TestForceQuitAsksInATypedDialog(t *testing.T) {
 	f := newFixture(t)
-	h := newHarness(t, f.client, Options{}, 80, 24)
+	h := newHarness(t, f.Client, Options{}, 80, 24)
 	h.press("down", "down", "enter", "U").typeText("we").press("ctrl+c")
 	if h.quit {
 		t.Fatal("ctrl+c quit at once with typed text in the dialog")
@@ -346,7 +346,7 @@ func TestForceQuitAsksInATypedDialog(t *testing.T) {
 		t.Fatal("a second ctrl+c did not quit")
 	}
 	// Nothing typed: ctrl+c quits at once.
-	h = newHarness(t, f.client, Options{}, 80, 24)
+	h = newHarness(t, f.Client, Options{}, 80, 24)
 	h.press("down", "down", "enter", "U", "ctrl+c")
 	if !h.quit {
 		t.Fatal("ctrl+c in an empty dialog did not quit")
@@ -357,12 +357,12 @@ func TestForceQuitAsksInATypedDialog(t *testing.T) {
 // marked, and a plain diff's help has no y.
 func TestNoDeadKeysListed(t *testing.T) {
 	f := newFixture(t)
-	h := newHarness(t, f.client, Options{}, 160, 45)
+	h := newHarness(t, f.Client, Options{}, 160, 45)
 	h.press("down", "down", "enter", "home").lacks("d diff", "d: diff").contains("Revision 1, 2026-")
 	h.press("space", "down").contains("d diff", "d: diff with the marked one")
-	h = newHarness(t, f.client, Options{}, 160, 45)
+	h = newHarness(t, f.Client, Options{}, 160, 45)
 	h.press("down", "down", "enter", "d", "?").contains("next change").lacks("y   roll back", "y roll back")
-	h = newHarness(t, f.client, Options{}, 160, 45)
+	h = newHarness(t, f.Client, Options{}, 160, 45)
 	h.press("down", "down", "enter", "home", "enter", "?").contains("reveal/mask").lacks("diff with previous")
 }
 

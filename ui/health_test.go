@@ -27,14 +27,14 @@ func TestRowBeingWrittenIsNotBroken(t *testing.T) {
 	defer func() { rowcheck.RecheckDelay = old }()
 	f := newFixture(t)
 	ctx := context.Background()
-	cs := f.cluster.Clientset().CoreV1().Secrets("default")
+	cs := f.Cluster.Clientset().CoreV1().Secrets("default")
 	key := storage.RecordKey("web", 4)
-	names := f.chunkNames(t, "default", key)
+	names := f.ChunkNames(t, "default", key)
 	chunk, err := cs.Get(ctx, names[len(names)-1], metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.deleteLastChunk(t, "default", key)
+	f.DeleteLastChunk(t, "default", key)
 	idx, err := cs.Get(ctx, key, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -44,7 +44,7 @@ func TestRowBeingWrittenIsNotBroken(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	h := newHarness(t, f.client, Options{}, 120, 40)
+	h := newHarness(t, f.Client, Options{}, 120, 40)
 	h.press("down", "down", "enter")
 	hs := h.top().(*history.Screen)
 	r := hs.Latest()
@@ -68,7 +68,7 @@ func TestRowBeingWrittenIsNotBroken(t *testing.T) {
 // TestVerifyAlwaysSaysSo: V ends with a result line, healthy or not.
 func TestVerifyAlwaysSaysSo(t *testing.T) {
 	f := newFixture(t)
-	h := newHarness(t, f.client, Options{}, 120, 40)
+	h := newHarness(t, f.Client, Options{}, 120, 40)
 	h.press("down", "down", "enter", "V").contains("4 revisions verified ✓")
 	h.press("esc", "up", "up", "enter")
 	if hs := h.top().(*history.Screen); hs.Name != "legacy" {
@@ -88,7 +88,7 @@ func TestVerifyAlwaysSaysSo(t *testing.T) {
 // with its result line.
 func TestVerifyEndsAfterReload(t *testing.T) {
 	f := newFixture(t)
-	h := newHarness(t, f.client, Options{}, 120, 40)
+	h := newHarness(t, f.Client, Options{}, 120, 40)
 	h.press("down", "down", "enter")
 	hs := h.top().(*history.Screen)
 	asked := append([]kube.RevisionRow(nil), hs.Rows...)

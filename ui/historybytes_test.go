@@ -17,8 +17,8 @@ import (
 // size away, with no list read again; the detail line says it.
 func TestLiveHistoryBytes(t *testing.T) {
 	f := newFixture(t)
-	h := newHarness(t, f.client, Options{Watch: true}, 160, 45)
-	secrets := f.cluster.Clientset().CoreV1().Secrets("default")
+	h := newHarness(t, f.Client, Options{Watch: true}, 160, 45)
+	secrets := f.Cluster.Clientset().CoreV1().Secrets("default")
 	stored := func(rev int) int64 {
 		t.Helper()
 		idx, err := secrets.Get(context.Background(), storage.RecordKey("web", rev), metav1.GetOptions{})

@@ -119,7 +119,7 @@ func (s gatedSecrets) Get(ctx context.Context, name string, opts metav1.GetOptio
 func gatedFixture(t *testing.T) (*fixture, *getGate) {
 	f := newFixture(t)
 	g := newGetGate()
-	f.client = kube.New(gatedClientset{f.cluster.Clientset(), g}, f.cluster.Metadata(), kube.DiscardKubeClients, testConfig())
+	f.Client = kube.New(gatedClientset{f.Cluster.Clientset(), g}, f.Cluster.Metadata(), kube.DiscardKubeClients, testConfig())
 	return f, g
 }
 
@@ -149,19 +149,19 @@ func (h *harness) pump(what string, done func() bool) {
 func TestHistoryPrefetchServesDiff(t *testing.T) {
 	for _, size := range [][2]int{{80, 24}, {160, 50}} {
 		f := newFixture(t)
-		h := newHarness(t, f.client, Options{}, size[0], size[1])
+		h := newHarness(t, f.Client, Options{}, size[0], size[1])
 		h.press("down", "down", "enter") // web, 4 revisions
 		if _, ok := h.top().(*history.Screen); !ok {
 			t.Fatalf("%dx%d: enter on web did not open its history:\n%s", size[0], size[1], h.screen())
 		}
-		f.cluster.ResetRequests()
+		f.Cluster.ResetRequests()
 		h.press("d").contains("web: revision 3 → 4", "secrets masked")
-		if got := f.cluster.Requests(); got[fakeapi.VerbGet] != 0 || got[fakeapi.VerbList] != 1 {
+		if got := f.Cluster.Requests(); got[fakeapi.VerbGet] != 0 || got[fakeapi.VerbList] != 1 {
 			t.Errorf("%dx%d: d after the prefetch made requests %v, want only the history's list", size[0], size[1], got)
 		}
 		// Without the prefetch, a diff reads its records: the count above can fail.
 		h.press("esc", "up", "d").contains("web: revision 2 → 3")
-		if got := f.cluster.Requests()[fakeapi.VerbGet]; got == 0 {
+		if got := f.Cluster.Requests()[fakeapi.VerbGet]; got == 0 {
 			t.Errorf("%dx%d: a diff of revisions not read ahead made no Get", size[0], size[1])
 		}
 	}
@@ -170,7 +170,7 @@ func TestHistoryPrefetchServesDiff(t *testing.T) {
 // Leaving the history cancels its read ahead.
 func TestHistoryPrefetchCancelledOnLeave(t *testing.T) {
 	f, g := gatedFixture(t)
-	h := newHarness(t, f.client, Options{}, 120, 40)
+	h := newHarness(t, f.Client, Options{}, 120, 40)
 	h.press("down", "down")
 	g.arm()
 	h.feed(keyMsg("enter"), false)
@@ -190,7 +190,7 @@ func TestHistoryPrefetchCancelledOnLeave(t *testing.T) {
 // reads again.
 func TestHistoryPrefetchErrorShownOnDiff(t *testing.T) {
 	f, g := gatedFixture(t)
-	h := newHarness(t, f.client, Options{}, 120, 40)
+	h := newHarness(t, f.Client, Options{}, 120, 40)
 	h.press("down", "down")
 	g.arm()
 	h.feed(keyMsg("enter"), false)
@@ -212,7 +212,7 @@ func TestChunksDrawnBeforeMeasured(t *testing.T) {
 	for _, size := range [][2]int{{80, 24}, {160, 50}} {
 		w, h := size[0], size[1]
 		f := newFixture(t)
-		rows, err := f.client.History(context.Background(), "default", "web")
+		rows, err := f.Client.History(context.Background(), "default", "web")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -44,13 +44,13 @@ func reloads(h *harness) int {
 // resync lists again.
 func TestLiveRowsFollowTheWatch(t *testing.T) {
 	f := newFixture(t)
-	h := newHarness(t, f.client, Options{Watch: true}, 120, 40)
+	h := newHarness(t, f.Client, Options{Watch: true}, 120, 40)
 	h.contains("● LIVE", "web")
 	if got := webRow(h); got.Latest.Revision != 4 || got.Revisions != 4 {
 		t.Fatalf("web before: %+v", got)
 	}
 	h.trace = nil
-	drv := storage.NewDriver(f.cluster.Clientset().CoreV1().Secrets("default"), kube.DefaultOwner, storage.ChunkedSecretsConfig{ChunkSize: fixtureChunkSize})
+	drv := storage.NewDriver(f.Cluster.Clientset().CoreV1().Secrets("default"), kube.DefaultOwner, storage.ChunkedSecretsConfig{ChunkSize: fixtureChunkSize})
 	rel := webRelease(5, release.StatusPendingUpgrade)
 	if err := drv.Create(storage.RecordKey("web", 5), rel); err != nil {
 		t.Fatal(err)
@@ -98,7 +98,7 @@ func TestLiveRowsFollowTheWatch(t *testing.T) {
 // release appears, and w switches the live view off and on.
 func TestLiveFedEvents(t *testing.T) {
 	f := newFixture(t)
-	h := newHarness(t, f.client, Options{Watch: true}, 120, 40)
+	h := newHarness(t, f.Client, Options{Watch: true}, 120, 40)
 	web := webRow(h).Latest
 	h.trace = nil
 	gen := h.m.liveGen
@@ -141,13 +141,13 @@ func TestLiveFedEvents(t *testing.T) {
 // of its release from the watch.
 func TestLiveHistory(t *testing.T) {
 	f := newFixture(t)
-	h := newHarness(t, f.client, Options{Watch: true}, 120, 40)
+	h := newHarness(t, f.Client, Options{Watch: true}, 120, 40)
 	h.press("down", "down", "enter")
 	hs, ok := h.top().(*history.Screen)
 	if !ok || hs.Name != "web" {
 		t.Fatalf("top %T", h.top())
 	}
-	drv := storage.NewDriver(f.cluster.Clientset().CoreV1().Secrets("default"), kube.DefaultOwner, storage.ChunkedSecretsConfig{ChunkSize: fixtureChunkSize})
+	drv := storage.NewDriver(f.Cluster.Clientset().CoreV1().Secrets("default"), kube.DefaultOwner, storage.ChunkedSecretsConfig{ChunkSize: fixtureChunkSize})
 	rel := webRelease(5, release.StatusPendingUpgrade)
 	if err := drv.Create(storage.RecordKey("web", 5), rel); err != nil {
 		t.Fatal(err)
@@ -181,7 +181,7 @@ func TestLiveClockTicks(t *testing.T) {
 	var mu sync.Mutex
 	now := testNow
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	h := newHarness(t, f.client, Options{Watch: true, Now: clock}, 120, 40)
+	h := newHarness(t, f.Client, Options{Watch: true, Now: clock}, 120, 40)
 	h.contains("● LIVE", "web")
 	ticks := func() int {
 		n := 0

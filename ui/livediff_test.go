@@ -91,7 +91,7 @@ func answerLive(h *harness) {
 // asks again, revealed.
 func TestLiveDiffFlow(t *testing.T) {
 	f := newFixture(t)
-	h := newHarness(t, f.client, Options{}, 120, 40)
+	h := newHarness(t, f.Client, Options{}, 120, 40)
 	h.press("down", "down", "enter", "L")
 	s, ok := h.top().(*diff.Screen)
 	if !ok || !s.Live || s.From == 0 {

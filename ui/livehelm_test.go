@@ -24,10 +24,10 @@ func TestLiveHelmRowsKeepTheirDeployTime(t *testing.T) {
 	f := newFixture(t)
 	cfg := testConfig()
 	cfg.Drivers = kube.AllDrivers
-	c := kube.New(f.cluster.Clientset(), f.cluster.Metadata(), kube.DiscardKubeClients, cfg)
+	c := kube.New(f.Cluster.Clientset(), f.Cluster.Metadata(), kube.DiscardKubeClients, cfg)
 	h := newHarness(t, c, Options{Watch: true}, 120, 40)
 	h.contains("● LIVE", "web")
-	d := driver.NewSecrets(f.cluster.Clientset().CoreV1().Secrets("default"))
+	d := driver.NewSecrets(f.Cluster.Clientset().CoreV1().Secrets("default"))
 	deployed := testNow.Add(-72 * time.Hour)
 	for v := 1; v <= 3; v++ {
 		rel := webRelease(v, release.StatusPendingUpgrade)

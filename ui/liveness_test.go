@@ -21,11 +21,11 @@ func TestLiveHeaderFollowsTheConnection(t *testing.T) {
 	var offset atomic.Int64
 	now := func() time.Time { return testNow.Add(time.Duration(offset.Load())) }
 	// One store, so that the state of the whole is that of its one watch.
-	h := newHarness(t, f.client.WithDrivers(kube.DriverChunked), Options{Watch: true, Now: now}, 140, 40)
+	h := newHarness(t, f.Client.WithDrivers(kube.DriverChunked), Options{Watch: true, Now: now}, 140, 40)
 	h.contains("● LIVE", "web").lacks("OFFLINE", "RETRYING")
 	gen := h.m.liveGen
 
-	f.cluster.SetReachable(false)
+	f.Cluster.SetReachable(false)
 	h.waitLive("offline", func() bool { return h.m.liveState == kube.WatchOffline })
 	h.contains("OFFLINE · last contact 0s ago", "Offline, the rows are as last read. Cluster unreachable", "web").lacks("● LIVE")
 	offset.Store(int64(42 * time.Second))
@@ -33,8 +33,8 @@ func TestLiveHeaderFollowsTheConnection(t *testing.T) {
 	h.contains("OFFLINE · last contact 42s ago")
 
 	h.trace = nil
-	f.cluster.FailRequest(demo.VerbWatch, 1, nil)
-	f.cluster.SetReachable(true)
+	f.Cluster.FailRequest(demo.VerbWatch, 1, nil)
+	f.Cluster.SetReachable(true)
 	h.waitLive("retrying", func() bool { return h.m.liveState == kube.WatchRetrying })
 	h.contains("RETRYING · last contact 42s ago", "Retrying, the rows are as last read.", "the API server failed to watch secrets").lacks("● LIVE", "OFFLINE")
 	if n := reloads(h); n != 0 {
@@ -52,7 +52,7 @@ func TestLiveHeaderFollowsTheConnection(t *testing.T) {
 // words between.
 func TestLiveBadgeShort(t *testing.T) {
 	f := newFixture(t)
-	h := newHarness(t, f.client, Options{Watch: true}, 120, 40)
+	h := newHarness(t, f.Client, Options{Watch: true}, 120, 40)
 	h.m.liveState, h.m.lastContact = kube.WatchRetrying, testNow.Add(-3*time.Minute)
 	if got := plainScreen(h.m.liveBadge(true)); got != " RETRYING 3m\n" {
 		t.Errorf("short badge %q", got)

@@ -27,7 +27,7 @@ func TestHelpShowsEveryKey(t *testing.T) {
 		for _, sc := range screens {
 			t.Run(sc.name+"/"+table.Itoa(size[0]), func(t *testing.T) {
 				f := newFixture(t)
-				h := newHarness(t, f.client, Options{}, size[0], size[1])
+				h := newHarness(t, f.Client, Options{}, size[0], size[1])
 				h.press(sc.keys...)
 				top := h.top()
 				h.press("?")
@@ -69,7 +69,7 @@ func TestHelpShowsEveryKey(t *testing.T) {
 // with the earlier ones; any key closes it.
 func TestMessageLogKeepsCutLines(t *testing.T) {
 	f := newFixture(t)
-	h := newHarness(t, f.client, Options{}, 80, 24)
+	h := newHarness(t, f.Client, Options{}, 80, 24)
 	long := "The cfgmap store was skipped: Forbidden: your credentials may not list configmaps in namespace default. Ask for a Role that grants list on configmaps, or pass --driver secret."
 	h.send(common.StatusMsg{Text: "first message"})
 	h.send(common.StatusMsg{Text: long, Err: true})
@@ -91,7 +91,7 @@ func TestMessageLogKeepsCutLines(t *testing.T) {
 // shown whole, not cut to its first letter.
 func TestCommandPlaceholderWhole(t *testing.T) {
 	f := newFixture(t)
-	h := newHarness(t, f.client, Options{}, 80, 24)
+	h := newHarness(t, f.Client, Options{}, 80, 24)
 	h.press(":")
 	h.contains(":ns NAME · ns all · ctx · ctx NAME · log · q")
 }
@@ -101,7 +101,7 @@ func TestCommandPlaceholderWhole(t *testing.T) {
 // ones it leaves out.
 func TestMessageLogShowsWholeMessages(t *testing.T) {
 	f := newFixture(t)
-	h := newHarness(t, f.client, Options{}, 80, 24)
+	h := newHarness(t, f.Client, Options{}, 80, 24)
 	for i := 1; i <= 30; i++ {
 		h.send(common.StatusMsg{Text: "message number " + table.Itoa(i) + " of the session"})
 	}

@@ -36,7 +36,7 @@ func (lostConnection) DeleteCollection(context.Context, metav1.DeleteOptions, me
 // 80x24 and 160x45.
 func TestPendingIndexBlocksRow(t *testing.T) {
 	f := newFixture(t)
-	secrets := f.cluster.Clientset().CoreV1().Secrets("default")
+	secrets := f.Cluster.Clientset().CoreV1().Secrets("default")
 	drv := storage.NewDriver(secrets, "helm", storage.ChunkedSecretsConfig{ChunkSize: fixtureChunkSize})
 	rls, err := drv.Get(storage.RecordKey("web", 4))
 	if err != nil {
@@ -48,7 +48,7 @@ func TestPendingIndexBlocksRow(t *testing.T) {
 		t.Fatalf("the cut-off create: %v", err)
 	}
 	for _, size := range [][2]int{{80, 24}, {160, 45}} {
-		h := newHarness(t, f.client, Options{}, size[0], size[1])
+		h := newHarness(t, f.Client, Options{}, size[0], size[1])
 		var webRow string
 		for _, l := range strings.Split(h.screen(), "\n") {
 			if strings.Contains(l, " web ") {

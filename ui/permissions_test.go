@@ -28,8 +28,8 @@ func allowSecrets(ns string, verbs ...string) demo.Authorizer {
 // sends nothing.
 func TestPermissionsDisableActions(t *testing.T) {
 	f := newFixture(t)
-	f.cluster.Authorize(allowSecrets("default", "get", "list"))
-	h := newHarness(t, f.client, Options{}, 120, 40)
+	f.Cluster.Authorize(allowSecrets("default", "get", "list"))
+	h := newHarness(t, f.Client, Options{}, 120, 40)
 	h.press("G", "enter") // worker, stuck in pending-upgrade
 	hs, ok := h.top().(*history.Screen)
 	if !ok || hs.Perms == nil {
@@ -37,7 +37,7 @@ func TestPermissionsDisableActions(t *testing.T) {
 	}
 	h.contains("⊘ R X U F P off: you may not create, update, patch, delete, deletecollection secrets in default")
 	h.press("?").contains("roll back here (denied)").press("esc")
-	f.cluster.ResetRequests()
+	f.Cluster.ResetRequests()
 	for _, tc := range []struct{ key, heading, needs, key2 string }{
 		{"R", "rollback worker: not permitted", "rollback needs permission to create, update, patch, delete secrets in namespace default", "rollback needs permission"},
 		{"X", "delete-revision worker: not permitted", "delete-revision needs permission to delete, deletecollection secrets", "delete-revision needs permission"},
@@ -50,16 +50,16 @@ func TestPermissionsDisableActions(t *testing.T) {
 		}
 		h.press("enter").lacks(tc.heading)
 	}
-	if n := f.cluster.Writes(); n != 0 {
+	if n := f.Cluster.Writes(); n != 0 {
 		t.Fatalf("denied actions sent %d writes", n)
 	}
-	if n := f.cluster.Requests()[demo.VerbAccessReview]; n != 0 {
+	if n := f.Cluster.Requests()[demo.VerbAccessReview]; n != 0 {
 		t.Fatalf("pressing the keys asked the server %d more times; the answer is kept", n)
 	}
 
 	// Granted the rights (a new RoleBinding, say), r asks again and the actions
 	// come back.
-	f.cluster.Authorize(nil)
+	f.Cluster.Authorize(nil)
 	h.press("r").lacks("⊘", "(denied)").press("U").contains("Type the release name")
 }
 
@@ -67,8 +67,8 @@ func TestPermissionsDisableActions(t *testing.T) {
 // may delete a revision, and only the other actions are marked.
 func TestPermissionsPartlyAllowed(t *testing.T) {
 	f := newFixture(t)
-	f.cluster.Authorize(allowSecrets("default", "get", "list", "delete", "deletecollection"))
-	h := newHarness(t, f.client, Options{}, 120, 40)
+	f.Cluster.Authorize(allowSecrets("default", "get", "list", "delete", "deletecollection"))
+	h := newHarness(t, f.Client, Options{}, 120, 40)
 	h.press("G", "enter")
 	h.contains("⊘ R U F off: you may not create, update, patch secrets in default").lacks("delete revision (denied)")
 	h.press("X").contains("Type the release name").lacks("not permitted")
@@ -80,9 +80,9 @@ func TestPermissionsPartlyAllowed(t *testing.T) {
 func TestPermissionsUnknown(t *testing.T) {
 	f := newFixture(t)
 	for range len(kube.Operations) * 2 {
-		f.cluster.FailRequest(demo.VerbAccessReview, 1, errors.New("authorization webhook unavailable"))
+		f.Cluster.FailRequest(demo.VerbAccessReview, 1, errors.New("authorization webhook unavailable"))
 	}
-	h := newHarness(t, f.client, Options{}, 120, 40)
+	h := newHarness(t, f.Client, Options{}, 120, 40)
 	h.press("G", "enter")
 	if hs := h.top().(*history.Screen); hs.Perms != nil {
 		t.Fatal("permissions were set from failed reviews")
@@ -94,10 +94,10 @@ func TestPermissionsUnknown(t *testing.T) {
 // releases of the namespaces they may read, with a note on what is left out.
 func TestPartialListing(t *testing.T) {
 	f := newFixture(t)
-	f.cluster.Authorize(allowSecrets("default", "get", "list"))
+	f.Cluster.Authorize(allowSecrets("default", "get", "list"))
 	cfg := testConfig()
 	cfg.AllNamespaces = true
-	client := kube.New(f.cluster.Clientset(), f.cluster.Metadata(), kube.DiscardKubeClients, cfg)
+	client := kube.New(f.Cluster.Clientset(), f.Cluster.Metadata(), kube.DiscardKubeClients, cfg)
 	h := newHarness(t, client, Options{}, 120, 40)
 	h.contains("web", "worker", "⚠ 4 releases, from default only: other namespaces may not be read (--namespaces names more)")
 	h.contains("only some namespaces could be read")
@@ -108,7 +108,7 @@ func TestPartialListing(t *testing.T) {
 	}
 
 	// A user who may read no namespace at all gets the error, not an empty list.
-	f.cluster.Authorize(allowSecrets("nowhere", "get", "list"))
+	f.Cluster.Authorize(allowSecrets("nowhere", "get", "list"))
 	h2 := newHarness(t, client, Options{}, 120, 40)
 	h2.contains("Forbidden").lacks("releases, from")
 }
@@ -117,7 +117,7 @@ func TestPartialListing(t *testing.T) {
 // shortened, not cut.
 func TestPermissionsNarrowTerminal(t *testing.T) {
 	f := newFixture(t)
-	f.cluster.Authorize(allowSecrets("default", "get", "list"))
-	h := newHarness(t, f.client, Options{}, 80, 24)
+	f.Cluster.Authorize(allowSecrets("default", "get", "list"))
+	h := newHarness(t, f.Client, Options{}, 80, 24)
 	h.press("G", "enter").contains("⊘ R X U F P off: your rights on secrets in default fall short; press one for why")
 }

@@ -23,7 +23,7 @@ import (
 func TestProgramRollback(t *testing.T) {
 	f := newFixture(t)
 	opts := Options{Demo: true, Now: func() time.Time { return testNow }}
-	m := newModel(newCommon(context.Background(), f.client, opts), opts)
+	m := newModel(newCommon(context.Background(), f.Client, opts), opts)
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
 
 	out := &screenReader{r: tm.Output()}

@@ -15,7 +15,6 @@ import (
 
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/ui/common"
-	"github.com/chunkview/chunkview/ui/theme"
 )
 
 // DefaultWatchInterval is how often the live view lists a store whose watch the
@@ -83,17 +82,9 @@ func Run(ctx context.Context, client *kube.Client, opts Options) error {
 
 // newCommon builds what every screen shares.
 func newCommon(ctx context.Context, client *kube.Client, opts Options) common.Common {
-	styles := theme.DefaultStyles()
-	keys := theme.DefaultKeyMap()
-	if client.ReadOnly() {
-		keys.DisableActions()
-	}
-	now := opts.Now
-	if now == nil {
-		now = time.Now
-	}
-	return common.Common{Ctx: ctx, Client: client, Styles: &styles, Keys: &keys, Now: now, Layouts: common.NewLayoutCache(),
-		KubeContext: opts.ContextName, Contexts: opts.Contexts}
+	c := common.New(ctx, client, opts.Now)
+	c.KubeContext, c.Contexts = opts.ContextName, opts.Contexts
+	return c
 }
 
 // silenceLogs sends the standard logger to io.Discard and returns a function that

@@ -33,7 +33,7 @@ import (
 // testCommon is what screens share, over the fixture's client, for tests that
 // drive one screen directly.
 func testCommon(f *fixture) common.Common {
-	c := newCommon(context.Background(), f.client, Options{Now: func() time.Time { return testNow }})
+	c := newCommon(context.Background(), f.Client, Options{Now: func() time.Time { return testNow }})
 	c.SetSize(120, 37)
 	return c
 }
@@ -66,7 +66,7 @@ func TestReleasesDropsStaleAnswers(t *testing.T) {
 
 func TestReleasesFillAndMarkBroken(t *testing.T) {
 	f := newFixture(t)
-	h := newHarness(t, f.client, Options{}, 120, 40)
+	h := newHarness(t, f.Client, Options{}, 120, 40)
 	rs := h.top().(*releases.Screen)
 	byName := map[string]releases.ReleaseItem{}
 	for _, it := range rs.Items {
@@ -86,7 +86,7 @@ func TestReleasesFillAndMarkBroken(t *testing.T) {
 
 func TestReleasesRowErrorMarksOnlyThatRow(t *testing.T) {
 	f := newFixture(t)
-	h := newHarness(t, f.client, Options{}, 120, 40)
+	h := newHarness(t, f.Client, Options{}, 120, 40)
 	rs := h.top().(*releases.Screen)
 	var web kube.RevisionRow
 	for _, it := range rs.Items {
@@ -102,7 +102,7 @@ func TestReleasesRowErrorMarksOnlyThatRow(t *testing.T) {
 
 func TestReleasesFilter(t *testing.T) {
 	f := newFixture(t)
-	h := newHarness(t, f.client, Options{}, 120, 40)
+	h := newHarness(t, f.Client, Options{}, 120, 40)
 	// A substring of the name, any case; a fuzzy match needs ~.
 	h.press("/").typeText("wrk").lacks("worker")
 	h.press("enter").contains("filter: wrk (0 of 4; esc clears)")
@@ -150,7 +150,7 @@ func TestMatchReleasesKeepsOrder(t *testing.T) {
 
 func TestReleasesSwitchNamespace(t *testing.T) {
 	f := newFixture(t)
-	h := newHarness(t, f.client, Options{}, 120, 40)
+	h := newHarness(t, f.Client, Options{}, 120, 40)
 	h.press("n").typeText("shop").press("enter")
 	h.contains("Releases in shop", "api", "cache").lacks("legacy")
 	// A late answer for the namespace left behind is dropped.
@@ -161,7 +161,7 @@ func TestReleasesSwitchNamespace(t *testing.T) {
 
 func TestReleasesVerifyFindsCorruptChunk(t *testing.T) {
 	f := newFixture(t)
-	h := newHarness(t, f.client.WithNamespace("shop", false), Options{}, 120, 40)
+	h := newHarness(t, f.Client.WithNamespace("shop", false), Options{}, 120, 40)
 	// The chunk check reads metadata only: a damaged chunk is still there.
 	h.press("down").contains("cache").lacks("BROKEN")
 	h.press("V").contains("✗ BROKEN", "cache revision 1 cannot be read: corrupt release record")
@@ -169,7 +169,7 @@ func TestReleasesVerifyFindsCorruptChunk(t *testing.T) {
 
 func TestHistoryKeys(t *testing.T) {
 	f := newFixture(t)
-	h := newHarness(t, f.client, Options{}, 120, 40)
+	h := newHarness(t, f.Client, Options{}, 120, 40)
 	h.press("down", "down", "enter")
 	hs := h.top().(*history.Screen)
 	if got := hs.Selected().Revision; got != 4 {
@@ -220,17 +220,17 @@ func TestReadOnlyHidesActions(t *testing.T) {
 	if hs, ok := h.top().(*history.Screen); !ok || hs.Dialog != nil {
 		t.Fatalf("an action key did something in read-only mode: top %T", h.top())
 	}
-	if n := f.cluster.Writes(); n != 0 {
+	if n := f.Cluster.Writes(); n != 0 {
 		t.Fatalf("read-only mode wrote %d times", n)
 	}
 }
 
 func TestTypedConfirmation(t *testing.T) {
 	f := newFixture(t)
-	h := newHarness(t, f.client, Options{}, 120, 40)
+	h := newHarness(t, f.Client, Options{}, 120, 40)
 	h.press("down", "down", "enter", "U").typeText("wbe").press("enter")
 	h.contains(`Type "web" exactly to confirm`)
-	if n := f.cluster.Writes(); n != 0 {
+	if n := f.Cluster.Writes(); n != 0 {
 		t.Fatalf("a wrong name went ahead: %d writes", n)
 	}
 	// Letters go to the field while it is open: q does not quit.
@@ -252,9 +252,9 @@ func TestTypedConfirmation(t *testing.T) {
 
 func TestActionErrorShownInPlace(t *testing.T) {
 	f := newFixture(t)
-	h := newHarness(t, f.client, Options{}, 120, 40)
+	h := newHarness(t, f.Client, Options{}, 120, 40)
 	h.press("G", "enter", "F")
-	f.cluster.FailRequest("", 1, kube.ErrReadOnly)
+	f.Cluster.FailRequest("", 1, kube.ErrReadOnly)
 	h.press("y").contains("✗ Read-only")
 	hs := h.top().(*history.Screen)
 	if hs.Dialog == nil || hs.Dialog.State() != dialog.Done {
@@ -268,7 +268,7 @@ func TestActionErrorShownInPlace(t *testing.T) {
 
 func TestRevisionRevealAndCache(t *testing.T) {
 	f := newFixture(t)
-	h := newHarness(t, f.client, Options{}, 120, 40)
+	h := newHarness(t, f.Client, Options{}, 120, 40)
 	h.press("down", "down", "enter", "enter", "2")
 	h.contains("password: <masked:").lacks("hunter2")
 	h.press("v").contains("hunter2-rev4-very-secret", "secrets revealed")
@@ -288,7 +288,7 @@ func TestRevisionRevealAndCache(t *testing.T) {
 
 func TestDiffJumps(t *testing.T) {
 	f := newFixture(t)
-	h := newHarness(t, f.client, Options{}, 120, 40)
+	h := newHarness(t, f.Client, Options{}, 120, 40)
 	h.press("down", "down", "enter", "d")
 	d := h.top().(*diff.Screen)
 	if d.Changes() != 8 {
@@ -348,7 +348,7 @@ func TestEverySizeFits(t *testing.T) {
 		"help":     {"?"},
 	}
 	for name, keys := range screens {
-		h := newHarness(t, f.client, Options{}, 120, 40)
+		h := newHarness(t, f.Client, Options{}, 120, 40)
 		h.press(keys...)
 		for _, sz := range [][2]int{{80, 24}, {81, 25}, {100, 30}, {200, 60}, {60, 12}, {50, 10}} {
 			h.resize(sz[0], sz[1])
@@ -376,7 +376,7 @@ func TestRunQuitsAndRestoresLog(t *testing.T) {
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		done <- Run(context.Background(), f.client, Options{
+		done <- Run(context.Background(), f.Client, Options{
 			Input: pr, Output: out, Now: func() time.Time { return testNow },
 			ProgramOptions: []tea.ProgramOption{tea.WithWindowSize(80, 24)},
 		})
@@ -426,7 +426,7 @@ func TestRunStopsWithContext(t *testing.T) {
 	pr, pw := io.Pipe()
 	defer pw.Close()
 	done := make(chan error, 1)
-	go func() { done <- Run(ctx, f.client, Options{Input: pr, Output: &bytes.Buffer{}}) }()
+	go func() { done <- Run(ctx, f.Client, Options{Input: pr, Output: &bytes.Buffer{}}) }()
 	time.Sleep(50 * time.Millisecond)
 	cancel()
 	select {
@@ -447,14 +447,14 @@ func TestPendingInProgressIsNotStuck(t *testing.T) {
 	f := newFixture(t)
 	cfg := testConfig()
 	cfg.StuckAfter = 4 * time.Hour
-	client := kube.New(f.cluster.Clientset(), f.cluster.Metadata(), kube.DiscardKubeClients, cfg)
+	client := kube.New(f.Cluster.Clientset(), f.Cluster.Metadata(), kube.DiscardKubeClients, cfg)
 	h := newHarness(t, client, Options{}, 120, 40)
 	h.press("G").contains("worker has been pending-upgrade for 3h: an operation is in progress", "stuck after 4h").lacks("F to fix")
 	h.press("enter").contains("pending-upgrade for 3h: an operation is in progress").lacks("F: ways out")
 	h.press("F").contains("less than 4h", "probably still running")
 
 	// With the default threshold (5 minutes), the same revision is stuck.
-	h = newHarness(t, f.client, Options{}, 120, 40)
+	h = newHarness(t, f.Client, Options{}, 120, 40)
 	h.press("G").contains("if no Helm operation is running, it is stuck", "F to fix")
 }
 
@@ -463,7 +463,7 @@ func TestPendingInProgressIsNotStuck(t *testing.T) {
 // not, that the operations are refused and how to suspend it.
 func TestHistoryShowsHelmRelease(t *testing.T) {
 	f := newFixture(t)
-	h := newHarness(t, f.client, Options{}, 120, 40)
+	h := newHarness(t, f.Client, Options{}, 120, 40)
 	h.press("down", "down", "enter")
 	hs := h.top().(*history.Screen)
 	ctl := &kube.Controller{Kind: kube.KindHelmRelease, Namespace: "flux-apps", Name: "web", Ready: "True", LastAttempted: "1.4.0"}
@@ -481,7 +481,7 @@ func TestHistoryShowsHelmRelease(t *testing.T) {
 // records of the oldest go and the history shows the rest.
 func TestPruneDialog(t *testing.T) {
 	f := newFixture(t)
-	h := newHarness(t, f.client, Options{}, 120, 40)
+	h := newHarness(t, f.Client, Options{}, 120, 40)
 	h.press("down", "down", "enter")
 	hs := h.top().(*history.Screen)
 	if len(hs.Rows) != 4 {
@@ -501,7 +501,7 @@ func TestPruneDialog(t *testing.T) {
 func TestHelpClosesOnQ(t *testing.T) {
 	f := newFixture(t)
 	for _, k := range []string{"q", "esc"} {
-		h := newHarness(t, f.client, Options{}, 80, 24)
+		h := newHarness(t, f.Client, Options{}, 80, 24)
 		h.press("?").contains("Keys: ", "q, esc or any other key closes this help")
 		h.press(k).lacks("Keys: ")
 		if h.quit {

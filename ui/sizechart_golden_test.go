@@ -55,7 +55,7 @@ func TestGoldenSizeChart(t *testing.T) {
 	noLimit := func(f *fixture) *kube.Client {
 		cfg := testConfig()
 		cfg.Driver.MaxWriteChunks = 0
-		return kube.New(f.cluster.Clientset(), f.cluster.Metadata(), kube.DiscardKubeClients, cfg)
+		return kube.New(f.Cluster.Clientset(), f.Cluster.Metadata(), kube.DiscardKubeClients, cfg)
 	}
 	for _, c := range []struct {
 		name   string
@@ -74,7 +74,7 @@ func TestGoldenSizeChart(t *testing.T) {
 			for _, sz := range chartGoldenSizes {
 				t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
 					f := newFixture(t)
-					client := f.client
+					client := f.Client
 					if c.client != nil {
 						client = c.client(f)
 					}

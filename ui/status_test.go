@@ -113,7 +113,7 @@ func TestStatusGolden(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			for _, sz := range statusGoldenSizes {
 				t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
-					h := newHarness(t, newFixture(t).client, Options{}, sz.w, sz.h)
+					h := newHarness(t, newFixture(t).Client, Options{}, sz.w, sz.h)
 					c.steps(h)
 					h.golden()
 				})
@@ -129,7 +129,7 @@ func TestStatusGolden(t *testing.T) {
 // and the view then says it no longer follows; esc closes it and stops the
 // watch.
 func TestStatusScreen(t *testing.T) {
-	h := newHarness(t, newFixture(t).client, Options{}, 100, 30)
+	h := newHarness(t, newFixture(t).Client, Options{}, 100, 30)
 	h.press("down", "down", "s")
 	s := statusOf(t, h)
 	if s.Ns != "default" || s.Name != "web" || s.Rev != 0 || s.Send == nil {
@@ -189,7 +189,7 @@ func TestStatusScreen(t *testing.T) {
 // TestStatusKeys: s is free on the list and the history, and both show it in
 // the footer and the help.
 func TestStatusKeys(t *testing.T) {
-	h := newHarness(t, newFixture(t).client, Options{}, 120, 30)
+	h := newHarness(t, newFixture(t).Client, Options{}, 120, 30)
 	h.contains("s status")
 	h.press("?").contains("s", "status").press("esc")
 	h.press("down", "down", "enter").contains("s status")

@@ -30,7 +30,7 @@ const mib = 1 << 20
 
 // allStores is the fixture's client reading every store, as chunkview does by
 // default.
-func allStores(f *fixture) *kube.Client { return f.client.WithDrivers(kube.AllDrivers...) }
+func allStores(f *fixture) *kube.Client { return f.Client.WithDrivers(kube.AllDrivers...) }
 
 // storeRow is the latest revision of a release in store d, fill of its limit.
 func storeRow(d, name string, rev int, fill float64) kube.RevisionRow {
@@ -140,8 +140,8 @@ func TestGoldenStores(t *testing.T) {
 					f := newFixture(t)
 					client := allStores(f)
 					if c.name == "releases_store_skipped" {
-						client = f.client.WithDrivers(kube.DriverChunked, kube.DriverConfigMap)
-						f.cluster.Authorize(func(ns, verb, resource string) (bool, string) {
+						client = f.Client.WithDrivers(kube.DriverChunked, kube.DriverConfigMap)
+						f.Cluster.Authorize(func(ns, verb, resource string) (bool, string) {
 							return resource != "configmaps", ""
 						})
 					}
@@ -158,8 +158,8 @@ func TestGoldenStores(t *testing.T) {
 // footer and the status line, with why; the rows of the other stores stay.
 func TestStoreSkipNote(t *testing.T) {
 	f := newFixture(t)
-	f.cluster.Authorize(func(ns, verb, resource string) (bool, string) { return resource != "configmaps", "" })
-	h := newHarness(t, f.client.WithDrivers(kube.DriverChunked, kube.DriverConfigMap), Options{}, 120, 40)
+	f.Cluster.Authorize(func(ns, verb, resource string) (bool, string) { return resource != "configmaps", "" })
+	h := newHarness(t, f.Client.WithDrivers(kube.DriverChunked, kube.DriverConfigMap), Options{}, 120, 40)
 	rs := h.top().(*releases.Screen)
 	if rs.Skipped == nil || rs.Err != nil {
 		t.Fatalf("skipped = %v, err = %v; want a StoreSkipError and no error", rs.Skipped, rs.Err)

@@ -29,6 +29,21 @@ type Common struct {
 	Width, Height int
 }
 
+// New is the shared value over client: the default styles and keys (those that
+// change the cluster off when the client is read-only), the clock now (time.Now
+// when nil) and an empty cache of layouts.
+func New(ctx context.Context, client *kube.Client, now func() time.Time) Common {
+	styles := theme.DefaultStyles()
+	keys := theme.DefaultKeyMap()
+	if client.ReadOnly() {
+		keys.DisableActions()
+	}
+	if now == nil {
+		now = time.Now
+	}
+	return Common{Ctx: ctx, Client: client, Styles: &styles, Keys: &keys, Now: now, Layouts: NewLayoutCache()}
+}
+
 // SetSize sets the size the screen draws in.
 func (c *Common) SetSize(w, h int) { c.Width, c.Height = w, h }
 

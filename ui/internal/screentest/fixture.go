@@ -1,7 +1,12 @@
-package ui
+// Package screentest is the test kit of the UI's screens: a fixture of sample
+// releases on the demo's in-memory cluster (NewFixture), the shared value over
+// it (Common), and a harness that drives one screen as the root would (New):
+// keys in, messages and the view out, and golden files.
+package screentest
 
 import (
 	"context"
+	"os"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -20,37 +25,37 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/chunkview/chunkview/demo"
-	"github.com/chunkview/chunkview/internal/kubetest"
-	"github.com/chunkview/chunkview/internal/testcluster"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/revdiff"
 	"github.com/chunkview/chunkview/storage"
 )
 
-// testNow is the fixed clock of every test: ages and durations in golden files
-// are measured against it.
-var testNow = time.Date(2026, 11, 2, 12, 0, 0, 0, time.UTC)
+// Now is the fixed clock of every test: ages and durations in golden files are
+// measured against it.
+var Now = time.Date(2026, 11, 2, 12, 0, 0, 0, time.UTC)
 
-// cluster is the real API server and etcd of the program tests that run against
-// one (program_real_test.go); the other tests use the demo's in-memory cluster.
-var cluster *testcluster.Cluster
-
-func TestMain(m *testing.M) {
-	// Masked tokens in golden files must not change from run to run.
-	revdiff.SetMaskKey([]byte("chunkview ui tests"))
-	// Times show in the local zone: golden files are drawn in UTC wherever
-	// they run.
-	time.Local = time.UTC
-	testcluster.Main(m, &cluster, &kubetest.Cluster)
+// Main runs the tests of a package that draws screens: masked tokens in golden
+// files must not change from run to run, and times show in the local zone,
+// which golden files draw in UTC wherever they run.
+func Main(m *testing.M) {
+	Setup()
+	os.Exit(m.Run())
 }
 
-// fixtureChunkSize is the slice size the fixture writes with: small, so that
-// releases of a few hundred KiB span several chunks and the tests stay fast.
-const fixtureChunkSize = 16 << 10
+// Setup fixes the mask key and the time zone, as Main does, for a package whose
+// TestMain does more.
+func Setup() {
+	revdiff.SetMaskKey([]byte("chunkview ui tests"))
+	time.Local = time.UTC
+}
 
-// testConfig is the client configuration of the tests: records beside their
+// ChunkSize is the slice size the fixture writes with: small, so that
+// releases of a few hundred KiB span several chunks and the tests stay fast.
+const ChunkSize = 16 << 10
+
+// Config is the client configuration of the tests: records beside their
 // releases, owner helm, a write limit of 8 chunks.
-func testConfig() kube.Config {
+func Config() kube.Config {
 	return kube.Config{
 		Owner:     kube.DefaultOwner,
 		Namespace: "default",
@@ -60,22 +65,22 @@ func testConfig() kube.Config {
 		// TUI itself never sets ReadRetry: it runs on the client Options.Connect
 		// builds, whose default kube's TestDefaultReadRetryRidesOutAWrite holds
 		// (a DefaultReadRetry of 0 fails it).
-		Driver: storage.ChunkedSecretsConfig{ChunkSize: fixtureChunkSize, MaxWriteChunks: 8, ReadRetry: -1},
+		Driver: storage.ChunkedSecretsConfig{ChunkSize: ChunkSize, MaxWriteChunks: 8, ReadRetry: -1},
 		// The screens' clock: what the client measures (how long a revision has
 		// been pending, in a plan) agrees with what they draw.
-		Now: func() time.Time { return testNow },
+		Now: func() time.Time { return Now },
 	}
 }
 
-// fixture is a demo cluster holding sample releases, healthy and broken, and a
+// Fixture is a demo cluster holding sample releases, healthy and broken, and a
 // client over it.
-type fixture struct {
+type Fixture struct {
 	t       testing.TB
-	cluster *demo.Cluster
-	client  *kube.Client
+	Cluster *demo.Cluster
+	Client  *kube.Client
 }
 
-// newFixture writes the sample releases:
+// NewFixture writes the sample releases:
 //
 //	default/web      4 revisions, growing ~18 KiB each, 2..5 chunks, with a Secret,
 //	                 a hook and notes; revision 4 adds a ConfigMap
@@ -86,19 +91,22 @@ type fixture struct {
 //	                 decode it
 //	shop/api         revision 2 failed
 //	shop/cache       a chunk whose bytes do not match its name (corrupt)
-func newFixture(t testing.TB) *fixture {
+func NewFixture(t testing.TB) *Fixture {
 	t.Helper()
 	snapshotOnce.Do(func() { snapshot, snapshotErr = buildSnapshot() })
 	if snapshotErr != nil {
 		t.Fatal(snapshotErr)
 	}
 	c := demo.NewCluster()
-	c.SetClock(func() time.Time { return testNow.Add(-time.Hour) })
+	c.SetClock(func() time.Time { return Now.Add(-time.Hour) })
 	if err := restore(c, snapshot); err != nil {
 		t.Fatal(err)
 	}
-	return &fixture{t: t, cluster: c, client: kube.New(c.Clientset(), c.Metadata(), kube.DiscardKubeClients, testConfig())}
+	return &Fixture{t: t, Cluster: c, Client: kube.New(c.Clientset(), c.Metadata(), kube.DiscardKubeClients, Config())}
 }
+
+// T is the test the fixture was made for.
+func (f *Fixture) T() testing.TB { return f.t }
 
 // Encoding the samples (gzip at best compression) is the slow part, so it is
 // done once; each test gets a fresh cluster restored from the Secrets.
@@ -108,8 +116,8 @@ var (
 	snapshotErr  error
 )
 
-// fixtureNamespaces are the namespaces the samples live in.
-var fixtureNamespaces = []string{"default", "shop"}
+// Namespaces are the namespaces the samples live in.
+var Namespaces = []string{"default", "shop"}
 
 func buildSnapshot() (out []corev1.Secret, err error) {
 	t := &fatalRecorder{}
@@ -122,8 +130,8 @@ func buildSnapshot() (out []corev1.Secret, err error) {
 		}
 	}()
 	f := buildFixture(t)
-	for _, ns := range fixtureNamespaces {
-		list, err := f.cluster.Clientset().CoreV1().Secrets(ns).List(context.Background(), metav1.ListOptions{})
+	for _, ns := range Namespaces {
+		list, err := f.Cluster.Clientset().CoreV1().Secrets(ns).List(context.Background(), metav1.ListOptions{})
 		if err != nil {
 			return nil, err
 		}
@@ -169,12 +177,12 @@ func restore(c *demo.Cluster, secrets []corev1.Secret) error {
 }
 
 // backdate dates the write labels the driver put on s when the snapshot was built
-// (a moment ago) back to the fixture cluster's clock, an hour before testNow: the
+// (a moment ago) back to the fixture cluster's clock, an hour before Now: the
 // records of a cluster that has run for a while. A chunk missing from them then
 // makes a broken record, not one another writer may still be storing (see
 // kube.WritingWindow). Labels a sample set on purpose are left as they are.
 func backdate(s *corev1.Secret) {
-	at := strconv.FormatInt(testNow.Add(-time.Hour).Unix(), 10)
+	at := strconv.FormatInt(Now.Add(-time.Hour).Unix(), 10)
 	for _, l := range []string{storage.LabelCreatedAt, storage.LabelModifiedAt} {
 		if sec, err := strconv.ParseInt(s.Labels[l], 10, 64); err == nil && time.Since(time.Unix(sec, 0)) < 24*time.Hour {
 			s.Labels[l] = at
@@ -204,15 +212,15 @@ func (r *fatalRecorder) Fatalf(format string, args ...any) {
 }
 
 // buildFixture writes the samples through the chunked driver.
-func buildFixture(t testing.TB) *fixture {
+func buildFixture(t testing.TB) *Fixture {
 	c := demo.NewCluster()
-	c.SetClock(func() time.Time { return testNow.Add(-time.Hour) })
+	c.SetClock(func() time.Time { return Now.Add(-time.Hour) })
 	if err := c.Add(demo.Namespace("shop")); err != nil {
 		t.Fatal(err)
 	}
-	f := &fixture{cluster: c}
+	f := &Fixture{Cluster: c}
 	write := func(ns string, rls ...*release.Release) {
-		drv := storage.NewDriver(c.Clientset().CoreV1().Secrets(ns), kube.DefaultOwner, storage.ChunkedSecretsConfig{ChunkSize: fixtureChunkSize})
+		drv := storage.NewDriver(c.Clientset().CoreV1().Secrets(ns), kube.DefaultOwner, storage.ChunkedSecretsConfig{ChunkSize: ChunkSize})
 		for _, r := range rls {
 			if err := drv.Create(storage.RecordKey(r.Name, r.Version), r); err != nil {
 				t.Fatalf("write %s v%d: %v", r.Name, r.Version, err)
@@ -225,36 +233,36 @@ func buildFixture(t testing.TB) *fixture {
 		if v == 4 {
 			st = release.StatusDeployed
 		}
-		web = append(web, webRelease(v, st))
+		web = append(web, WebRelease(v, st))
 	}
 	write("default", web...)
 
 	write("default",
-		simpleRelease("worker", "default", 1, release.StatusDeployed, 5<<10, testNow.Add(-50*time.Hour)),
-		simpleRelease("worker", "default", 2, release.StatusPendingUpgrade, 6<<10, testNow.Add(-3*time.Hour)))
+		SimpleRelease("worker", "default", 1, release.StatusDeployed, 5<<10, Now.Add(-50*time.Hour)),
+		SimpleRelease("worker", "default", 2, release.StatusPendingUpgrade, 6<<10, Now.Add(-3*time.Hour)))
 
 	write("default",
-		simpleRelease("legacy", "default", 1, release.StatusSuperseded, 22<<10, testNow.Add(-30*24*time.Hour)),
-		simpleRelease("legacy", "default", 2, release.StatusDeployed, 38<<10, testNow.Add(-20*24*time.Hour)))
-	f.deleteLastChunk(t, "default", storage.RecordKey("legacy", 2))
-	f.addOrphan(t, "default", storage.RecordKey("legacy", 1))
+		SimpleRelease("legacy", "default", 1, release.StatusSuperseded, 22<<10, Now.Add(-30*24*time.Hour)),
+		SimpleRelease("legacy", "default", 2, release.StatusDeployed, 38<<10, Now.Add(-20*24*time.Hour)))
+	f.DeleteLastChunk(t, "default", storage.RecordKey("legacy", 2))
+	f.AddOrphan(t, "default", storage.RecordKey("legacy", 1))
 
-	write("default", simpleRelease("old-tool", "default", 1, release.StatusDeployed, 3<<10, testNow.Add(-400*24*time.Hour)))
-	f.stripAnnotations(t, "default", storage.RecordKey("old-tool", 1), testNow.Add(-400*24*time.Hour))
+	write("default", SimpleRelease("old-tool", "default", 1, release.StatusDeployed, 3<<10, Now.Add(-400*24*time.Hour)))
+	f.StripAnnotations(t, "default", storage.RecordKey("old-tool", 1), Now.Add(-400*24*time.Hour))
 
-	apiFailed := simpleRelease("api", "shop", 2, release.StatusFailed, 8<<10, testNow.Add(-25*time.Minute))
+	apiFailed := SimpleRelease("api", "shop", 2, release.StatusFailed, 8<<10, Now.Add(-25*time.Minute))
 	apiFailed.Info.Description = `Upgrade "api" failed: context deadline exceeded`
-	write("shop", simpleRelease("api", "shop", 1, release.StatusSuperseded, 7<<10, testNow.Add(-6*24*time.Hour)), apiFailed)
+	write("shop", SimpleRelease("api", "shop", 1, release.StatusSuperseded, 7<<10, Now.Add(-6*24*time.Hour)), apiFailed)
 
-	write("shop", simpleRelease("cache", "shop", 1, release.StatusDeployed, 35<<10, testNow.Add(-2*24*time.Hour)))
-	f.corruptChunk(t, "shop", storage.RecordKey("cache", 1))
+	write("shop", SimpleRelease("cache", "shop", 1, release.StatusDeployed, 35<<10, Now.Add(-2*24*time.Hour)))
+	f.CorruptChunk(t, "shop", storage.RecordKey("cache", 1))
 
-	f.client = kube.New(c.Clientset(), c.Metadata(), kube.DiscardKubeClients, testConfig())
+	f.Client = kube.New(c.Clientset(), c.Metadata(), kube.DiscardKubeClients, Config())
 	return f
 }
 
-// noise returns n bytes that gzip can hardly shrink, from a fixed seed.
-func noise(seed uint64, n int) string {
+// Noise returns n bytes that gzip can hardly shrink, from a fixed seed.
+func Noise(seed uint64, n int) string {
 	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	b := make([]byte, n)
@@ -264,7 +272,9 @@ func noise(seed uint64, n int) string {
 	return string(b)
 }
 
-func simpleRelease(name, ns string, v int, st release.Status, payload int, at time.Time) *release.Release {
+// SimpleRelease is revision v of a release of one ConfigMap holding payload
+// bytes that gzip can hardly shrink, deployed at.
+func SimpleRelease(name, ns string, v int, st release.Status, payload int, at time.Time) *release.Release {
 	ts := helmtime.Time{Time: at}
 	manifest := fmt.Sprintf(`---
 # Source: %[1]s/templates/cm.yaml
@@ -275,7 +285,7 @@ metadata:
   namespace: %[2]s
 data:
   blob: %[3]s
-`, name, ns, noise(uint64(v)*7919+uint64(len(name)), payload*4/3))
+`, name, ns, Noise(uint64(v)*7919+uint64(len(name)), payload*4/3))
 	desc := "Install complete"
 	if v > 1 {
 		desc = "Upgrade complete"
@@ -292,10 +302,10 @@ data:
 	}
 }
 
-// webRelease is revision v of the richest sample: a Deployment, a Service, a
+// WebRelease is revision v of the richest sample: a Deployment, a Service, a
 // Secret, a growing ConfigMap, a hook and notes; user values with a password.
-func webRelease(v int, st release.Status) *release.Release {
-	at := testNow.Add(-time.Duration(5-v) * 24 * time.Hour)
+func WebRelease(v int, st release.Status) *release.Release {
+	at := Now.Add(-time.Duration(5-v) * 24 * time.Hour)
 	ts := helmtime.Time{Time: at}
 	password := fmt.Sprintf("hunter2-rev%d-very-secret", v)
 	var m strings.Builder
@@ -356,11 +366,11 @@ metadata:
   namespace: default
 data:
   bundle: %s
-`, noise(uint64(v), (8+18*v)<<10*4/3))
+`, Noise(uint64(v), (8+18*v)<<10*4/3))
 	return &release.Release{
 		Name: "web", Namespace: "default", Version: v, Manifest: m.String(),
 		Info: &release.Info{
-			FirstDeployed: helmtime.Time{Time: testNow.Add(-4 * 24 * time.Hour)}, LastDeployed: ts, Status: st,
+			FirstDeployed: helmtime.Time{Time: Now.Add(-4 * 24 * time.Hour)}, LastDeployed: ts, Status: st,
 			Description: map[bool]string{true: "Install complete", false: "Upgrade complete"}[v == 1],
 			Notes:       "web is running.\nVisit http://web.default.svc to see it.\n",
 		},
@@ -382,10 +392,10 @@ data:
 	}
 }
 
-// chunkNames returns the chunk Secret names an index lists.
-func (f *fixture) chunkNames(t testing.TB, ns, key string) []string {
+// ChunkNames returns the chunk Secret names an index lists.
+func (f *Fixture) ChunkNames(t testing.TB, ns, key string) []string {
 	t.Helper()
-	idx, err := f.cluster.Clientset().CoreV1().Secrets(ns).Get(context.Background(), key, metav1.GetOptions{})
+	idx, err := f.Cluster.Clientset().CoreV1().Secrets(ns).Get(context.Background(), key, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -396,20 +406,21 @@ func (f *fixture) chunkNames(t testing.TB, ns, key string) []string {
 	return names
 }
 
-func (f *fixture) deleteLastChunk(t testing.TB, ns, key string) {
+// DeleteLastChunk deletes the last chunk Secret the index of key names.
+func (f *Fixture) DeleteLastChunk(t testing.TB, ns, key string) {
 	t.Helper()
-	names := f.chunkNames(t, ns, key)
-	if err := f.cluster.Clientset().CoreV1().Secrets(ns).Delete(context.Background(), names[len(names)-1], metav1.DeleteOptions{}); err != nil {
+	names := f.ChunkNames(t, ns, key)
+	if err := f.Cluster.Clientset().CoreV1().Secrets(ns).Delete(context.Background(), names[len(names)-1], metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// corruptChunk replaces the first chunk of key with one whose bytes differ from
+// CorruptChunk replaces the first chunk of key with one whose bytes differ from
 // the hash in its name.
-func (f *fixture) corruptChunk(t testing.TB, ns, key string) {
+func (f *Fixture) CorruptChunk(t testing.TB, ns, key string) {
 	t.Helper()
-	cs := f.cluster.Clientset().CoreV1().Secrets(ns)
-	name := f.chunkNames(t, ns, key)[0]
+	cs := f.Cluster.Clientset().CoreV1().Secrets(ns)
+	name := f.ChunkNames(t, ns, key)[0]
 	s, err := cs.Get(context.Background(), name, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -426,8 +437,8 @@ func (f *fixture) corruptChunk(t testing.TB, ns, key string) {
 	}
 }
 
-// addOrphan creates a chunk Secret of key that its index does not name.
-func (f *fixture) addOrphan(t testing.TB, ns, key string) {
+// AddOrphan creates a chunk Secret of key that its index does not name.
+func (f *Fixture) AddOrphan(t testing.TB, ns, key string) {
 	t.Helper()
 	data := []byte("left over by an interrupted write")
 	s := &corev1.Secret{
@@ -435,22 +446,22 @@ func (f *fixture) addOrphan(t testing.TB, ns, key string) {
 			Name: storage.ChunkName(key, data),
 			Labels: map[string]string{
 				storage.LabelOwner: kube.DefaultOwner, storage.LabelKey: key, storage.LabelType: storage.TypeChunk,
-				storage.LabelCreatedAt: strconv.FormatInt(testNow.Add(-time.Hour).Unix(), 10),
+				storage.LabelCreatedAt: strconv.FormatInt(Now.Add(-time.Hour).Unix(), 10),
 			},
 		},
 		Type: storage.SecretTypeChunk,
 		Data: map[string][]byte{storage.DataChunk: data},
 	}
-	if _, err := f.cluster.Clientset().CoreV1().Secrets(ns).Create(context.Background(), s, metav1.CreateOptions{}); err != nil {
+	if _, err := f.Cluster.Clientset().CoreV1().Secrets(ns).Create(context.Background(), s, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// stripAnnotations makes a record look written by another implementation: no
+// StripAnnotations makes a record look written by another implementation: no
 // chunkview summary, and a fixed creation label.
-func (f *fixture) stripAnnotations(t testing.TB, ns, key string, created time.Time) {
+func (f *Fixture) StripAnnotations(t testing.TB, ns, key string, created time.Time) {
 	t.Helper()
-	cs := f.cluster.Clientset().CoreV1().Secrets(ns)
+	cs := f.Cluster.Clientset().CoreV1().Secrets(ns)
 	s, err := cs.Get(context.Background(), key, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -462,15 +473,15 @@ func (f *fixture) stripAnnotations(t testing.TB, ns, key string, created time.Ti
 	}
 }
 
-// demoClient seeds the demo's samples on a cluster of its own and returns it with
+// DemoClient seeds the demo's samples on a cluster of its own and returns it with
 // a client over every namespace and store, its config adjusted by adjust.
-func demoClient(t *testing.T, adjust func(*kube.Config)) (*demo.Cluster, *kube.Client) {
+func DemoClient(t *testing.T, adjust func(*kube.Config)) (*demo.Cluster, *kube.Client) {
 	t.Helper()
 	c := demo.NewCluster()
 	if _, err := demo.Seed(t.Context(), c, demo.SeedOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	cfg := testConfig()
+	cfg := Config()
 	cfg.AllNamespaces, cfg.Namespace = true, ""
 	cfg.Drivers = kube.AllDrivers
 	if adjust != nil {
