@@ -6,11 +6,11 @@ package screentest
 
 import (
 	"context"
-	"os"
 	"encoding/base64"
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
