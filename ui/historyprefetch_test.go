@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/charmbracelet/x/ansi"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -17,7 +16,6 @@ import (
 
 	"github.com/chunkview/chunkview/internal/fakeapi"
 	"github.com/chunkview/chunkview/kube"
-	"github.com/chunkview/chunkview/ui/screens/chunks"
 	"github.com/chunkview/chunkview/ui/screens/diff"
 	"github.com/chunkview/chunkview/ui/screens/history"
 	"github.com/chunkview/chunkview/ui/screens/releases"
@@ -204,53 +202,4 @@ func TestHistoryPrefetchErrorShownOnDiff(t *testing.T) {
 	}
 	g.disarm()
 	h.press("esc", "d").contains("web: revision 3 → 4").lacks("etcd is not answering")
-}
-
-// The chunk layout is drawn from its Secrets, hash checks done, before its
-// payload is decoded for the sizes; the sizes then fill in below.
-func TestChunksDrawnBeforeMeasured(t *testing.T) {
-	for _, size := range [][2]int{{80, 24}, {160, 50}} {
-		w, h := size[0], size[1]
-		f := newFixture(t)
-		rows, err := f.Client.History(context.Background(), "default", "web")
-		if err != nil {
-			t.Fatal(err)
-		}
-		row := rows[len(rows)-1]
-		c := testCommon(f)
-		c.SetSize(w, h-3)
-		s := chunks.New(c, row)
-		s.SetSize(w, h-3)
-		measure := s.Update(s.Init()())
-		if measure == nil || !s.Busy() {
-			t.Fatalf("%dx%d: the layout's Secrets came back without a measure to follow", w, h)
-		}
-		// All of the layout, on a screen tall enough to show it.
-		content := func() string {
-			s.SetSize(w, 500)
-			defer s.SetSize(w, h-3)
-			return ansi.Strip(s.View())
-		}
-		first := content()
-		for _, want := range []string{"Record " + row.Key, "chunk 2", "✓ ok", "Stored (gzip)", "Decoding the payload"} {
-			if !strings.Contains(first, want) {
-				t.Errorf("%dx%d: before the measure, the layout lacks %q:\n%s", w, h, want, first)
-			}
-		}
-		if strings.Contains(first, "What takes the space") || strings.Contains(first, "✗") {
-			t.Errorf("%dx%d: before the measure, the layout shows sizes or a failed check:\n%s", w, h, first)
-		}
-		s.Update(measure())
-		done := content()
-		if s.Busy() || !strings.Contains(done, "What takes the space") || !strings.Contains(done, "Decompressed (JSON)") || strings.Contains(done, "Decoding the payload") {
-			t.Errorf("%dx%d: after the measure, the layout is not complete:\n%s", w, h, done)
-		}
-		for _, v := range []string{s.View()} {
-			for i, l := range strings.Split(v, "\n") {
-				if ansi.StringWidth(l) > w {
-					t.Errorf("%dx%d: line %d is %d wide", w, h, i, ansi.StringWidth(l))
-				}
-			}
-		}
-	}
 }

@@ -28,6 +28,10 @@ var (
 	webRelease    = screentest.WebRelease
 	demoClient    = screentest.DemoClient
 	noise         = screentest.Noise
+	storeRow      = screentest.StoreRow
+	mixedRows     = screentest.MixedRows
+	lokiHistory   = screentest.LokiHistory
+	lokiLayout    = screentest.LokiLayout
 )
 
 const fixtureChunkSize = screentest.ChunkSize

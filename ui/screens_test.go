@@ -21,13 +21,11 @@ import (
 	"github.com/chunkview/chunkview/ui/common"
 	"github.com/chunkview/chunkview/ui/components/dialog"
 	"github.com/chunkview/chunkview/ui/internal/rowcheck"
-	"github.com/chunkview/chunkview/ui/screens/chunks"
 	"github.com/chunkview/chunkview/ui/screens/diff"
 	"github.com/chunkview/chunkview/ui/screens/history"
 	"github.com/chunkview/chunkview/ui/screens/releases"
 	"github.com/chunkview/chunkview/ui/screens/revision"
 	"github.com/chunkview/chunkview/ui/screens/rollback"
-	"github.com/chunkview/chunkview/ui/theme"
 )
 
 // testCommon is what screens share, over the fixture's client, for tests that
@@ -309,27 +307,6 @@ func TestDiffJumps(t *testing.T) {
 	d.Update(diff.LoadedMsg{Ns: "default", Name: "web", From: 3, To: 4, Reveal: true, Err: errors.New("late")})
 	if d.Err != nil {
 		t.Fatal("a late answer for other options was applied")
-	}
-}
-
-func TestChunkStatesReadWithoutColour(t *testing.T) {
-	st := theme.DefaultStyles()
-	l := &storage.Layout{
-		Key: "sh.helm.release.v1.x.v1", Release: "x", Revision: 1,
-		Index: storage.SecretInfo{Name: "sh.helm.release.v1.x.v1", Role: storage.TypeIndex, Bytes: 1000, Share: 0.5, State: storage.StateOK},
-		Chunks: []storage.SecretInfo{
-			{Name: "sh.helm.release.v1.x.v1-aaaa", Role: storage.TypeChunk, State: storage.StateMissing, Detail: "chunk 2 of 4 does not exist"},
-			{Name: "sh.helm.release.v1.x.v1-bbbb", Role: storage.TypeChunk, Bytes: 10, State: storage.StateCorrupt, Detail: "bytes do not match"},
-			{Name: "sh.helm.release.v1.x.v1-cccc", Role: storage.TypeChunk, Bytes: 10, State: storage.StateWrongTyp, Detail: "type Opaque"},
-		},
-		Orphans:     []storage.SecretInfo{{Name: "sh.helm.release.v1.x.v1-dddd", Role: storage.TypeChunk, State: storage.StateOrphan}},
-		DecodeError: "corrupt release record: chunk missing",
-	}
-	out := ansi.Strip(chunks.RenderLayout(&st, l, 120))
-	for _, want := range []string{"✗ MISSING", "✗ CORRUPT", "✗ WRONG-TYPE", "! ORPHAN", "(does not exist)", "cannot be read", chunks.FormatExplainer[:40]} {
-		if !strings.Contains(out, want) {
-			t.Errorf("layout lacks %q:\n%s", want, out)
-		}
 	}
 }
 

@@ -10,7 +10,6 @@ import (
 	"helm.sh/helm/v3/pkg/release"
 
 	"github.com/chunkview/chunkview/kube"
-	"github.com/chunkview/chunkview/storage"
 	"github.com/chunkview/chunkview/ui/common"
 	"github.com/chunkview/chunkview/ui/components/table"
 	"github.com/chunkview/chunkview/ui/internal/rowcheck"
@@ -26,75 +25,15 @@ import (
 // hand them to the screens as the answers of their loads. Listing Helm's stores
 // on the demo finds nothing, so a client reading every store is safe to use.
 
-const mib = 1 << 20
-
 // allStores is the fixture's client reading every store, as chunkview does by
 // default.
 func allStores(f *fixture) *kube.Client { return f.Client.WithDrivers(kube.AllDrivers...) }
-
-// storeRow is the latest revision of a release in store d, fill of its limit.
-func storeRow(d, name string, rev int, fill float64) kube.RevisionRow {
-	limit := int64(mib)
-	if d == kube.DriverChunked {
-		limit = 8 * fixtureChunkSize
-	}
-	return kube.RevisionRow{
-		Driver: d, StorageNamespace: "default", Name: name, Revision: rev, Status: "deployed",
-		Key: storage.RecordKey(name, rev), ResourceVersion: "9" + table.Itoa(rev), Updated: testNow.Add(-2 * time.Hour),
-		Known: true, Checked: true, LimitBytes: limit,
-		Summary: storage.Summary{Namespace: "default", Chart: name, ChartVersion: "1.0." + table.Itoa(rev), AppVersion: "2.0",
-			StoredBytes: int64(fill * float64(limit)), Chunks: 1, Description: "Upgrade complete"},
-	}
-}
-
-// mixedRows are releases of all three stores at 10%, 85% and 97% of their limits,
-// and one name held by two stores.
-func mixedRows() []kube.ReleaseRow {
-	return []kube.ReleaseRow{
-		{Latest: storeRow(kube.DriverChunked, "grafana", 3, 0.10), Revisions: 3},
-		{Latest: storeRow(kube.DriverConfigMap, "ingress-nginx", 12, 0.85), Revisions: 10},
-		{Latest: storeRow(kube.DriverSecret, "loki-stack", 6, 0.97), Revisions: 6},
-		{Latest: storeRow(kube.DriverChunked, "redis", 2, 0.05), Revisions: 2},
-		{Latest: storeRow(kube.DriverSecret, "redis", 4, 0.02), Revisions: 4},
-	}
-}
 
 // showRows hands the release list rows as the answer of its current load.
 func showRows(h *harness, rows []kube.ReleaseRow, err error) {
 	h.t.Helper()
 	rs := h.m.stack[0].(*releases.Screen)
 	h.send(releases.LoadedMsg{View: rs.ViewName, Gen: rs.Gen, Rows: rows, Err: err})
-}
-
-// lokiHistory is a release in Helm's Secrets store growing 45 KiB a revision,
-// its latest at about 90% of the Secret's 1 MiB: revision 9 will not fit.
-func lokiHistory() []kube.RevisionRow {
-	var rows []kube.RevisionRow
-	for v := 1; v <= 6; v++ {
-		r := storeRow(kube.DriverSecret, "loki-stack", v, 0)
-		r.Summary.StoredBytes = int64(640+45*v) << 10
-		r.Updated = testNow.Add(-time.Duration(7-v) * 24 * time.Hour)
-		if v < 6 {
-			r.Status = "superseded"
-		}
-		rows = append(rows, r)
-	}
-	return rows
-}
-
-// lokiLayout is the layout of a Helm record as kube draws it: one Secret, its
-// share of 1 MiB, and what takes its room.
-func lokiLayout() *storage.Layout {
-	row := lokiHistory()[5]
-	n := int(row.Summary.StoredBytes)
-	rls := simpleRelease("loki-stack", "default", 6, release.StatusDeployed, 64<<10, testNow.Add(-24*time.Hour))
-	return &storage.Layout{
-		Key: row.Key, Release: row.Name, Revision: row.Revision, Status: row.Status,
-		Index: storage.SecretInfo{Name: row.Key, Role: "record", Type: string(kube.HelmSecretType), Bytes: n,
-			Share: float64(n) / mib, State: storage.StateOK, HashOK: true, Owned: true},
-		StoredBytes: n, HelmSecretBytes: n, HelmSecretFits: true, DecodedBytes: 6 * n,
-		Parts: storage.Breakdown(rls),
-	}
 }
 
 // storeGoldens are the screens of releases kept by Helm's own stores, at the
@@ -285,26 +224,5 @@ func TestFilterMatchesStore(t *testing.T) {
 	got := releases.MatchReleases(items, "~cfgmap")
 	if len(got) != 1 || items[got[0]].Row.Latest.Name != "ingress-nginx" {
 		t.Errorf("~cfgmap kept %v", got)
-	}
-}
-
-// TestHelmLayoutIsOneRecord: the layout of a Helm record shows one object,
-// the record, and nothing of chunks.
-func TestHelmLayoutIsOneRecord(t *testing.T) {
-	st := theme.DefaultStyles()
-	text := plainScreen(chunks.RenderHelmLayout(&st, lokiLayout(), kube.DriverSecret, 80))
-	for _, want := range []string{"SECRET", "record", "helm.sh/release.v1", "in one Secret", "What takes the space"} {
-		if !strings.Contains(text, want) {
-			t.Errorf("layout lacks %q:\n%s", want, text)
-		}
-	}
-	for _, unwanted := range []string{"chunk secret", "chunk 2", "index", "hash"} {
-		if strings.Contains(strings.ToLower(text), unwanted) {
-			t.Errorf("layout of a Helm record speaks of %q:\n%s", unwanted, text)
-		}
-	}
-	cm := plainScreen(chunks.RenderHelmLayout(&st, lokiLayout(), kube.DriverConfigMap, 80))
-	if !strings.Contains(cm, "CONFIGMAP") || !strings.Contains(cm, "in one ConfigMap") {
-		t.Errorf("ConfigMap layout:\n%s", cm)
 	}
 }

@@ -17,9 +17,9 @@ import (
 	"github.com/chunkview/chunkview/ui/theme"
 )
 
-// FormatExplainer is the one paragraph a first-time reader needs to make sense of
+// formatExplainer is the one paragraph a first-time reader needs to make sense of
 // the layout.
-const FormatExplainer = "How a release is stored: Helm's release is gzipped and cut into slices; the index Secret holds the first slice and the names of the rest; each chunk's name ends in a hash of its bytes, so a damaged or swapped chunk is caught when read. No Secret may exceed 1 MiB."
+const formatExplainer = "How a release is stored: Helm's release is gzipped and cut into slices; the index Secret holds the first slice and the names of the rest; each chunk's name ends in a hash of its bytes, so a damaged or swapped chunk is caught when read. No Secret may exceed 1 MiB."
 
 // Screen draws how one revision is stored: the index and each chunk as a bar
 // against the 1 MiB Secret limit, with hash state and owner, then the totals and
@@ -145,9 +145,9 @@ func (s *Screen) rerender() {
 	case s.layout == nil:
 		s.view.SetContent(st.Dim.Render(fmt.Sprintf("Reading the %s of revision %d of %s…", map[bool]string{true: "record", false: "Secrets"}[common.IsHelmStore(s.row.Driver)], s.row.Revision, s.row.Name)))
 	case common.IsHelmStore(s.row.Driver):
-		s.view.SetContent(RenderHelmLayout(st, s.layout, s.row.Driver, s.Width))
+		s.view.SetContent(renderHelmLayout(st, s.layout, s.row.Driver, s.Width))
 	default:
-		text := RenderLayout(st, s.layout, s.Width)
+		text := renderLayout(st, s.layout, s.Width)
 		switch {
 		case s.measureErr != nil:
 			text += "\n\n" + common.RenderError(st, s.measureErr, s.Width) + "\n" + st.Dim.Render("r: retry")
@@ -186,8 +186,8 @@ func stateProblem(st storage.SecretState) storage.ProblemKind {
 	return ""
 }
 
-// RenderLayout draws a layout at the given width. It is pure.
-func RenderLayout(st *theme.Styles, l *storage.Layout, width int) string {
+// renderLayout draws a layout at the given width. It is pure.
+func renderLayout(st *theme.Styles, l *storage.Layout, width int) string {
 	var lines []string
 	add := func(s ...string) { lines = append(lines, s...) }
 	head := fmt.Sprintf("Record %s · revision %d", l.Key, l.Revision)
@@ -195,7 +195,7 @@ func RenderLayout(st *theme.Styles, l *storage.Layout, width int) string {
 		head += " · " + l.Status
 	}
 	add(st.Title.Render(table.Line1(width, head)))
-	add(st.Explainer.Render(table.Wrap(FormatExplainer, width)))
+	add(st.Explainer.Render(table.Wrap(formatExplainer, width)))
 	add("")
 
 	cols := table.FitColumns(layoutColumns, width)

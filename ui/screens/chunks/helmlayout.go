@@ -34,10 +34,10 @@ var helmLayoutColumns = []table.Column{
 	{Title: "STATE", Width: 12},
 }
 
-// RenderHelmLayout draws how a revision of Helm's Secrets or ConfigMaps store
+// renderHelmLayout draws how a revision of Helm's Secrets or ConfigMaps store
 // (d) is kept: its one object against the 1 MiB limit, the totals, and what takes
 // the space. It is pure.
-func RenderHelmLayout(st *theme.Styles, l *storage.Layout, d string, width int) string {
+func renderHelmLayout(st *theme.Styles, l *storage.Layout, d string, width int) string {
 	var lines []string
 	add := func(s ...string) { lines = append(lines, s...) }
 	obj := common.ObjectNoun(d)
