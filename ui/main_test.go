@@ -32,6 +32,7 @@ var (
 	mixedRows     = screentest.MixedRows
 	lokiHistory   = screentest.LokiHistory
 	lokiLayout    = screentest.LokiLayout
+	fakeStatus    = screentest.FakeStatus
 )
 
 const fixtureChunkSize = screentest.ChunkSize

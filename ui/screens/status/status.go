@@ -23,33 +23,33 @@ import (
 // Screen shows the resources view of one revision of a release.
 type Screen struct {
 	common.Common
-	Ns, Name string
-	// Rev is the revision shown; 0 the latest deployed (from the list).
-	Rev int
+	ns, name string
+	// rev is the revision shown; 0 the latest deployed (from the list).
+	rev int
 
-	Gen     int
-	Loading bool
-	Err     error
-	St      *kube.ReleaseStatus
-	// Live is set while the watch runs; polling, with pollNote, once some
+	gen     int
+	loading bool
+	err     error
+	st      *kube.ReleaseStatus
+	// live is set while the watch runs; polling, with pollNote, once some
 	// kind is read every few seconds instead.
-	Live     bool
+	live     bool
 	polling  bool
 	pollNote string
 	// changes counts the updates the watch brought.
 	changes int
-	Stop    context.CancelFunc
-	Send    func(tea.Msg)
+	stop    context.CancelFunc
+	send    func(tea.Msg)
 	vp      viewer.Model
 }
 
 // New opens the status of revision rev of a release (0: the latest).
 func New(c common.Common, ns, name string, rev int) *Screen {
-	return &Screen{Common: c, Ns: ns, Name: name, Rev: rev, vp: c.NewViewer()}
+	return &Screen{Common: c, ns: ns, name: name, rev: rev, vp: c.NewViewer()}
 }
 
 // SetSend gives the screen the program's Send, for the watch's updates.
-func (s *Screen) SetSend(send func(tea.Msg)) { s.Send = send }
+func (s *Screen) SetSend(send func(tea.Msg)) { s.send = send }
 
 // Init starts the first loads.
 func (s *Screen) Init() tea.Cmd { return s.reload() }
@@ -57,28 +57,28 @@ func (s *Screen) Init() tea.Cmd { return s.reload() }
 // reload stops the watch and reads the status again.
 func (s *Screen) reload() tea.Cmd {
 	s.Close()
-	s.Gen++
-	s.Loading = true
-	return loadStatus(s.Ctx, s.Client, s.Ns, s.Name, s.Rev, s.Gen)
+	s.gen++
+	s.loading = true
+	return loadStatus(s.Ctx, s.Client, s.ns, s.name, s.rev, s.gen)
 }
 
 // Close stops the watch; the screen is closed, or reads again.
 func (s *Screen) Close() {
-	if s.Stop != nil {
-		s.Stop()
-		s.Stop = nil
+	if s.stop != nil {
+		s.stop()
+		s.stop = nil
 	}
-	s.Live, s.polling, s.pollNote = false, false, ""
+	s.live, s.polling, s.pollNote = false, false, ""
 }
 
 // follow starts watching st, the status read for load gen.
 func (s *Screen) follow(st *kube.ReleaseStatus) tea.Cmd {
-	if s.Send == nil {
+	if s.send == nil {
 		return nil
 	}
 	ctx, cancel := context.WithCancel(s.Ctx)
-	s.Stop, s.Live = cancel, true
-	c, send, ns, name, gen := s.Client, s.Send, s.Ns, s.Name, s.Gen
+	s.stop, s.live = cancel, true
+	c, send, ns, name, gen := s.Client, s.send, s.ns, s.name, s.gen
 	return func() tea.Msg {
 		ch := c.WatchStatus(ctx, st, kube.StatusWatchOptions{})
 		go func() {
@@ -95,14 +95,14 @@ func (s *Screen) follow(st *kube.ReleaseStatus) tea.Cmd {
 
 // Title is the part of the breadcrumb it adds.
 func (s *Screen) Title() string {
-	if s.Rev == 0 {
-		return s.Name + " › status"
+	if s.rev == 0 {
+		return s.name + " › status"
 	}
-	return fmt.Sprintf("status of revision %d", s.Rev)
+	return fmt.Sprintf("status of revision %d", s.rev)
 }
 
 // Busy reports whether it waits on the cluster, for the spinner.
-func (s *Screen) Busy() bool { return s.Loading }
+func (s *Screen) Busy() bool { return s.loading }
 
 // Capturing reports whether it takes typed text, so that q and ? reach it.
 func (s *Screen) Capturing() bool { return false }
@@ -134,20 +134,20 @@ func (s *Screen) Help() common.HelpKeys {
 func (s *Screen) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case LoadedMsg:
-		if msg.Ns != s.Ns || msg.Name != s.Name || msg.Gen != s.Gen {
+		if msg.Ns != s.ns || msg.Name != s.name || msg.Gen != s.gen {
 			return nil
 		}
-		s.Loading, s.Err, s.changes = false, msg.err, 0
+		s.loading, s.err, s.changes = false, msg.err, 0
 		if msg.err != nil {
-			s.St = nil
+			s.st = nil
 			s.rerender()
 			return nil
 		}
-		s.St = msg.St
+		s.st = msg.St
 		s.rerender()
 		return s.follow(msg.St)
 	case LiveMsg:
-		if msg.Ns != s.Ns || msg.Name != s.Name || msg.Gen != s.Gen || !s.Live {
+		if msg.Ns != s.ns || msg.Name != s.name || msg.Gen != s.gen || !s.live {
 			return nil
 		}
 		if msg.ended {
@@ -155,14 +155,14 @@ func (s *Screen) Update(msg tea.Msg) tea.Cmd {
 			s.rerender()
 			return nil
 		}
-		s.St = msg.Upd.Status
+		s.st = msg.Upd.Status
 		s.polling, s.pollNote = msg.Upd.Polling, msg.Upd.Note
 		s.changes++
 		s.rerender()
 		return nil
 	case common.ReleaseChangedMsg:
 		// A new revision: with rev 0, another may now be the deployed one.
-		if msg.Ns == s.Ns && msg.Name == s.Name && s.Rev == 0 {
+		if msg.Ns == s.ns && msg.Name == s.name && s.rev == 0 {
 			return s.reload()
 		}
 		return nil
@@ -185,12 +185,12 @@ func (s *Screen) rerender() {
 	}
 	y := s.vp.YOffset()
 	switch {
-	case s.Err != nil:
-		s.vp.SetContent(common.RenderError(s.Styles, s.Err, s.Width) + "\n\n" + s.Styles.Dim.Render("r: read again · esc: back"))
-	case s.St == nil:
+	case s.err != nil:
+		s.vp.SetContent(common.RenderError(s.Styles, s.err, s.Width) + "\n\n" + s.Styles.Dim.Render("r: read again · esc: back"))
+	case s.st == nil:
 		s.vp.SetContent(s.Styles.Dim.Render("Reading the objects…"))
 	default:
-		s.vp.SetContent(renderStatusBody(s.Styles, s.St, s.Width, s.Now()))
+		s.vp.SetContent(renderStatusBody(s.Styles, s.st, s.Width, s.Now()))
 	}
 	s.vp.SetYOffset(y)
 }
@@ -198,8 +198,8 @@ func (s *Screen) rerender() {
 // View draws it in exactly its size.
 func (s *Screen) View() string {
 	head := ""
-	if s.St != nil {
-		head = renderStatusHead(s.Styles, s.St, s.Width, s.liveLine())
+	if s.st != nil {
+		head = renderStatusHead(s.Styles, s.st, s.Width, s.liveLine())
 	}
 	return table.PadLines(head, statusHeadLines) + "\n" + s.vp.View()
 }
@@ -209,7 +209,7 @@ func (s *Screen) liveLine() string {
 	switch {
 	case s.polling:
 		return "◌ " + s.pollNote
-	case s.Live:
+	case s.live:
 		line := "● following live (one watch per kind of object)"
 		if s.changes > 0 {
 			line += fmt.Sprintf(" · %s seen", human.Plural(s.changes, "change", "changes"))
