@@ -13,6 +13,8 @@ import (
 	"github.com/chunkview/chunkview/demo"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/ui/common"
+	"github.com/chunkview/chunkview/ui/internal/screentest"
+	"github.com/chunkview/chunkview/ui/screens/diff"
 	"github.com/chunkview/chunkview/ui/screens/history"
 )
 
@@ -148,4 +150,13 @@ func TestGolden(t *testing.T) {
 			}
 		})
 	}
+}
+
+// answerLive answers the live diff of web's revision 4, masked, on top with
+// fakeDrift.
+func answerLive(h *harness) {
+	if _, ok := h.top().(*diff.Screen); !ok {
+		h.t.Fatalf("top screen is %T, not a live diff", h.top())
+	}
+	h.send(diff.LiveLoadedMsg{Ns: "default", Name: "web", Rev: 4, Drift: screentest.FakeDrift(h.t, "default", "web", 4, false)})
 }

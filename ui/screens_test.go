@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"log"
 	"slices"
@@ -21,7 +20,6 @@ import (
 	"github.com/chunkview/chunkview/ui/common"
 	"github.com/chunkview/chunkview/ui/components/dialog"
 	"github.com/chunkview/chunkview/ui/internal/rowcheck"
-	"github.com/chunkview/chunkview/ui/screens/diff"
 	"github.com/chunkview/chunkview/ui/screens/history"
 	"github.com/chunkview/chunkview/ui/screens/releases"
 	"github.com/chunkview/chunkview/ui/screens/revision"
@@ -182,14 +180,12 @@ func TestHistoryKeys(t *testing.T) {
 	h.press("esc")
 
 	h.press("d")
-	d := h.top().(*diff.Screen)
-	if d.From != 3 || d.To != 4 {
-		t.Fatalf("d compares %d→%d, want the one before (3→4)", d.From, d.To)
+	if got := h.top().Title(); got != "diff 3→4" {
+		t.Fatalf("d opened %q, want the one before (diff 3→4)", got)
 	}
 	h.press("esc", "home", "space", "end", "d")
-	d = h.top().(*diff.Screen)
-	if d.From != 1 || d.To != 4 {
-		t.Fatalf("with revision 1 marked, d compares %d→%d, want 1→4", d.From, d.To)
+	if got := h.top().Title(); got != "diff 1→4" {
+		t.Fatalf("with revision 1 marked, d opened %q, want diff 1→4", got)
 	}
 	h.press("esc", "home", "d").contains("nothing before it")
 }
@@ -281,32 +277,6 @@ func TestRevisionRevealAndCache(t *testing.T) {
 	rs.Update(revision.RenderedMsg{Ns: "default", Key: rs.Row.Key, Rv: "stale", Rk: revision.RenderKey{Tab: revision.TabNotes}, Text: "stale"})
 	if _, ok := rs.Rendered[revision.RenderKey{Tab: revision.TabNotes}]; ok {
 		t.Fatal("a stale rendering was kept")
-	}
-}
-
-func TestDiffJumps(t *testing.T) {
-	f := newFixture(t)
-	h := newHarness(t, f.Client, Options{}, 120, 40)
-	h.press("down", "down", "enter", "d")
-	d := h.top().(*diff.Screen)
-	if d.Changes() != 8 {
-		t.Fatalf("%d changes, want 8 (4 resources, a hook, values, computed values, chart)", d.Changes())
-	}
-	h.press("n", "n").contains("change 2 of 8")
-	h.press("]").contains("change 3 of 8")
-	h.press("N").contains("change 2 of 8")
-	h.press("[", "[").contains("change 1 of 8")
-	// The last changes cannot scroll to the top of the view; the counter still
-	// reaches them, one n at a time, and stays at the last.
-	for i := 2; i <= 8; i++ {
-		h.press("n").contains(fmt.Sprintf("change %d of 8", i))
-	}
-	h.press("n").contains("change 8 of 8")
-	h.press("N").contains("change 7 of 8")
-	// A result for other options (revealed) that arrives late is dropped.
-	d.Update(diff.LoadedMsg{Ns: "default", Name: "web", From: 3, To: 4, Reveal: true, Err: errors.New("late")})
-	if d.Err != nil {
-		t.Fatal("a late answer for other options was applied")
 	}
 }
 

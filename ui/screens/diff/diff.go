@@ -20,57 +20,57 @@ import (
 // the live cluster instead.
 type Screen struct {
 	common.Common
-	Ns, Name string
-	From, To int
-	Reveal   bool
+	ns, name string
+	from, to int
+	reveal   bool
 
-	// Results holds the diffs read, masked and revealed.
-	Results map[bool]*revdiff.Result
-	// Live compares revision From with the live cluster (see live.go); Drifts
+	// results holds the diffs read, masked and revealed.
+	results map[bool]*revdiff.Result
+	// live compares revision from with the live cluster (see live.go); drifts
 	// holds its answers, by reveal.
-	Live    bool
-	Drifts  map[bool]*revdiff.Drift
-	Loading bool
-	Err     error
+	live    bool
+	drifts  map[bool]*revdiff.Drift
+	loading bool
+	err     error
 
 	view diffview.Model
 }
 
 // New compares revision from of a release with revision to.
 func New(c common.Common, ns, name string, from, to int) *Screen {
-	return &Screen{Common: c, Ns: ns, Name: name, From: from, To: to, Results: map[bool]*revdiff.Result{}, view: c.NewDiff()}
+	return &Screen{Common: c, ns: ns, name: name, from: from, to: to, results: map[bool]*revdiff.Result{}, view: c.NewDiff()}
 }
 
 // Init reads the diff.
 func (s *Screen) Init() tea.Cmd { return s.load() }
 
 func (s *Screen) load() tea.Cmd {
-	if s.Live {
-		if d, ok := s.Drifts[s.Reveal]; ok {
+	if s.live {
+		if d, ok := s.drifts[s.reveal]; ok {
 			s.showLive(d)
 			return nil
 		}
-		s.Loading = true
-		return loadLiveDiff(s.Ctx, s.Client, s.Ns, s.Name, s.From, s.Reveal)
+		s.loading = true
+		return loadLiveDiff(s.Ctx, s.Client, s.ns, s.name, s.from, s.reveal)
 	}
-	if r, ok := s.Results[s.Reveal]; ok {
+	if r, ok := s.results[s.reveal]; ok {
 		s.show(r)
 		return nil
 	}
-	s.Loading = true
-	return loadDiff(s.Ctx, s.Client, s.Ns, s.Name, s.From, s.To, s.Reveal)
+	s.loading = true
+	return loadDiff(s.Ctx, s.Client, s.ns, s.name, s.from, s.to, s.reveal)
 }
 
 // Title names the two sides.
 func (s *Screen) Title() string {
-	if s.Live {
-		return fmt.Sprintf("diff %d→live", s.From)
+	if s.live {
+		return fmt.Sprintf("diff %d→live", s.from)
 	}
-	return fmt.Sprintf("diff %d→%d", s.From, s.To)
+	return fmt.Sprintf("diff %d→%d", s.from, s.to)
 }
 
 // Busy reports whether the diff is being read.
-func (s *Screen) Busy() bool { return s.Loading }
+func (s *Screen) Busy() bool { return s.loading }
 
 // Capturing is false: the screen takes no typed text.
 func (s *Screen) Capturing() bool { return false }
@@ -85,10 +85,10 @@ func (s *Screen) SetSize(w, h int) {
 	if !s.view.Stale(w) {
 		return
 	}
-	if d, ok := s.Drifts[s.Reveal]; ok && s.Live {
+	if d, ok := s.drifts[s.reveal]; ok && s.live {
 		s.showLive(d)
 	}
-	if r, ok := s.Results[s.Reveal]; ok && !s.Live {
+	if r, ok := s.results[s.reveal]; ok && !s.live {
 		s.show(r)
 	}
 }
@@ -106,22 +106,22 @@ func (s *Screen) Update(msg tea.Msg) tea.Cmd {
 		s.takeLive(msg)
 		return nil
 	case LoadedMsg:
-		if s.Live || msg.Ns != s.Ns || msg.Name != s.Name || msg.From != s.From || msg.To != s.To || msg.Reveal != s.Reveal {
+		if s.live || msg.Ns != s.ns || msg.Name != s.name || msg.From != s.from || msg.To != s.to || msg.Reveal != s.reveal {
 			return nil
 		}
-		s.Loading = false
+		s.loading = false
 		if msg.Err != nil {
-			s.Err = msg.Err
+			s.err = msg.Err
 			s.view.ShowError(common.ShortError(msg.Err), s.Width)
 			return nil
 		}
-		s.Err = nil
-		s.Results[msg.Reveal] = msg.result
+		s.err = nil
+		s.results[msg.Reveal] = msg.result
 		s.show(msg.result)
 		return nil
 	case tea.KeyPressMsg:
 		if key.Matches(msg, s.Keys.Diff.Reveal) {
-			s.Reveal = !s.Reveal
+			s.reveal = !s.reveal
 			return s.load()
 		}
 		var cmd tea.Cmd
@@ -135,17 +135,14 @@ func (s *Screen) show(r *revdiff.Result) {
 	s.view.ShowDiff(r, s.Width)
 }
 
-// Changes is the number of changes the diff shown jumps between.
-func (s *Screen) Changes() int { return s.view.Changes() }
-
 // View draws the diff and, under it, the change counter.
 func (s *Screen) View() string {
 	st := s.Styles
 	body := s.view.View()
-	if s.Loading && len(s.Results) == 0 && len(s.Drifts) == 0 {
-		body = st.Dim.Render(fmt.Sprintf("Comparing revisions of %s…", s.Name))
-		if s.Live {
-			body = st.Dim.Render(fmt.Sprintf("Reading the live objects of %s to compare with revision %d…", s.Name, s.From))
+	if s.loading && len(s.results) == 0 && len(s.drifts) == 0 {
+		body = st.Dim.Render(fmt.Sprintf("Comparing revisions of %s…", s.name))
+		if s.live {
+			body = st.Dim.Render(fmt.Sprintf("Reading the live objects of %s to compare with revision %d…", s.name, s.from))
 		}
 	}
 	return table.PadLines(body, max(s.Height-1, 1)) + "\n" + s.view.Counter()

@@ -35,24 +35,24 @@ func loadLiveDiff(ctx context.Context, c *kube.Client, ns, name string, rev int,
 // NewLive compares revision rev with the live cluster.
 func NewLive(c common.Common, ns, name string, rev int) *Screen {
 	s := New(c, ns, name, rev, 0)
-	s.Live = true
-	s.Drifts = map[bool]*revdiff.Drift{}
+	s.live = true
+	s.drifts = map[bool]*revdiff.Drift{}
 	return s
 }
 
 // takeLive shows a live diff that answers the screen's request.
 func (s *Screen) takeLive(msg LiveLoadedMsg) {
-	if !s.Live || msg.Ns != s.Ns || msg.Name != s.Name || msg.Rev != s.From || msg.Reveal != s.Reveal {
+	if !s.live || msg.Ns != s.ns || msg.Name != s.name || msg.Rev != s.from || msg.Reveal != s.reveal {
 		return
 	}
-	s.Loading = false
+	s.loading = false
 	if msg.err != nil {
-		s.Err = msg.err
+		s.err = msg.err
 		s.view.ShowError(common.ShortError(msg.err), s.Width)
 		return
 	}
-	s.Err = nil
-	s.Drifts[msg.Reveal] = msg.Drift
+	s.err = nil
+	s.drifts[msg.Reveal] = msg.Drift
 	s.showLive(msg.Drift)
 }
 
