@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -15,7 +14,6 @@ import (
 	"github.com/chunkview/chunkview/ui/components/table"
 	"github.com/chunkview/chunkview/ui/screens/history"
 	"github.com/chunkview/chunkview/ui/screens/releases"
-	"github.com/chunkview/chunkview/ui/screens/revision"
 )
 
 // habitSizes are the sizes the habits of issue 13 are checked at: the smallest
@@ -229,48 +227,6 @@ func TestStorageNamespaceColumnOnlyWhenApart(t *testing.T) {
 			t.Errorf("history at %d, the bar outlived the app version: %s", w, got)
 		}
 	}
-}
-
-// TestSearchInTextViews: / searches the values, manifest and notes, n and N go
-// from match to match and wrap, esc clears the search and then leaves; while the
-// text is typed, q is a letter.
-func TestSearchInTextViews(t *testing.T) {
-	f := newFixture(t)
-	h := newHarness(t, f.Client, Options{}, 80, 24)
-	h.press("down", "down", "enter", "enter", "3", "/").typeText("name: web")
-	if h.quit {
-		t.Fatal("typing quit")
-	}
-	h.contains("/name: web").lacks("q quit")
-	h.press("enter").contains("/name: web: match 1 of ")
-	var n, first int
-	if _, err := fmt.Sscanf(regexp.MustCompile(`match 1 of .*`).FindString(h.screen()), "match 1 of %d (line %d)", &n, &first); err != nil || n < 2 {
-		t.Fatalf("%d matches of \"name: web\" in the manifest (%v):\n%s", n, err, h.screen())
-	}
-	first-- // 0-based, as below
-	h.press("n").contains(fmt.Sprintf("match 2 of %d", n))
-	for i := 2; i < n; i++ {
-		h.press("n")
-	}
-	h.contains(fmt.Sprintf("match %d of %d", n, n))
-	h.press("n").contains(fmt.Sprintf("match 1 of %d (line %d)", n, first+1))
-	h.press("N").contains(fmt.Sprintf("match %d of %d", n, n))
-	// The search holds across tabs.
-	h.press("2").contains("/name: web:")
-	h.press("esc").lacks("/name: web").contains("revision 4")
-	h.press("/").typeText("no such text in here").press("enter").contains("not found")
-	h.press("esc", "esc")
-	if _, ok := h.top().(*revision.Screen); ok {
-		t.Fatal("esc after the search was cleared did not leave the revision")
-	}
-}
-
-// TestCopyShownText: y copies the text of the tab shown, masked as shown.
-func TestCopyShownText(t *testing.T) {
-	f := newFixture(t)
-	h := newHarness(t, f.Client, Options{}, 80, 24)
-	h.press("down", "down", "enter", "enter", "2", "y").contains("Copied the Values of revision 4", "secrets masked")
-	h.press("v", "y").contains("secrets REVEALED")
 }
 
 func TestParseCommand(t *testing.T) {

@@ -22,7 +22,6 @@ import (
 	"github.com/chunkview/chunkview/ui/internal/rowcheck"
 	"github.com/chunkview/chunkview/ui/screens/history"
 	"github.com/chunkview/chunkview/ui/screens/releases"
-	"github.com/chunkview/chunkview/ui/screens/revision"
 	"github.com/chunkview/chunkview/ui/screens/rollback"
 )
 
@@ -257,26 +256,6 @@ func TestActionErrorShownInPlace(t *testing.T) {
 	h.press("enter")
 	if _, ok := h.top().(*history.Screen); !ok {
 		t.Fatal("closing a failed dialog left the history")
-	}
-}
-
-func TestRevisionRevealAndCache(t *testing.T) {
-	f := newFixture(t)
-	h := newHarness(t, f.Client, Options{}, 120, 40)
-	h.press("down", "down", "enter", "enter", "2")
-	h.contains("password: <masked:").lacks("hunter2")
-	h.press("v").contains("hunter2-rev4-very-secret", "secrets revealed")
-	h.press("v").lacks("hunter2")
-	rs := h.top().(*revision.Screen)
-	if len(rs.Rendered) != 3 { // summary, values masked, values revealed
-		t.Fatalf("rendered %d texts, want 3 (each once)", len(rs.Rendered))
-	}
-	// The manifest's Secret data is masked too.
-	h.press("3").contains("kind: Secret").lacks("aHVudGVyMi1yZXY0")
-	// A rendering for another resourceVersion is dropped.
-	rs.Update(revision.RenderedMsg{Ns: "default", Key: rs.Row.Key, Rv: "stale", Rk: revision.RenderKey{Tab: revision.TabNotes}, Text: "stale"})
-	if _, ok := rs.Rendered[revision.RenderKey{Tab: revision.TabNotes}]; ok {
-		t.Fatal("a stale rendering was kept")
 	}
 }
 

@@ -22,10 +22,10 @@ func loadDetails(ctx context.Context, c *kube.Client, row kube.RevisionRow) tea.
 	}
 }
 
-// RenderedMsg carries a tab's text, rendered off the update loop: colouring a
+// renderedMsg carries a tab's text, rendered off the update loop: colouring a
 // large manifest takes a moment.
-type RenderedMsg struct {
+type renderedMsg struct {
 	Ns, Key, Rv string
-	Rk          RenderKey
+	Rk          renderKey
 	Text        string
 }

@@ -28,20 +28,20 @@ const (
 	tabSummary revisionTab = iota
 	tabValues
 	tabManifest
-	TabNotes
+	tabNotes
 	tabHooks
 	tabCount
 )
 
 var tabNames = [tabCount]string{"Summary", "Values", "Manifest", "Notes", "Hooks"}
 
-// RenderKey names one rendering of a tab: the text differs with the reveal and
+// renderKey names one rendering of a tab: the text differs with the reveal and
 // all-values switches.
-type RenderKey struct {
-	Tab    revisionTab
+type renderKey struct {
+	tab    revisionTab
 	reveal bool
 	all    bool
-	// ReadOnly leaves the keys that change the cluster out of the hints.
+	// readOnly leaves the keys that change the cluster out of the hints.
 	readOnly bool
 }
 
@@ -50,7 +50,7 @@ type RenderKey struct {
 // switch setting and kept.
 type Screen struct {
 	common.Common
-	Row     kube.RevisionRow
+	row     kube.RevisionRow
 	details *kube.Details
 	loading bool
 	err     error
@@ -58,29 +58,29 @@ type Screen struct {
 	tab       revisionTab
 	reveal    bool
 	allValues bool
-	Rendered  map[RenderKey]string
-	rendering map[RenderKey]bool
+	rendered  map[renderKey]string
+	rendering map[renderKey]bool
 	// view shows the tab's text, with a / search.
 	view viewer.Model
 }
 
 // New opens revision row of a release, on its summary.
 func New(c common.Common, row kube.RevisionRow) *Screen {
-	return &Screen{Common: c, Row: row, Rendered: map[RenderKey]string{}, rendering: map[RenderKey]bool{},
+	return &Screen{Common: c, row: row, rendered: map[renderKey]string{}, rendering: map[renderKey]bool{},
 		view: c.NewViewer().WithSearch(c.NewSearch())}
 }
 
 // Init starts the first loads.
 func (s *Screen) Init() tea.Cmd {
 	s.loading = true
-	return loadDetails(s.Ctx, s.Client, s.Row)
+	return loadDetails(s.Ctx, s.Client, s.row)
 }
 
 // Title is the part of the breadcrumb it adds.
-func (s *Screen) Title() string { return "revision " + table.Itoa(s.Row.Revision) }
+func (s *Screen) Title() string { return "revision " + table.Itoa(s.row.Revision) }
 
 // Busy reports whether it waits on the cluster, for the spinner.
-func (s *Screen) Busy() bool { return s.loading || s.rendering[s.Key()] }
+func (s *Screen) Busy() bool { return s.loading || s.rendering[s.shown()] }
 
 // Capturing reports whether it takes typed text, so that q and ? reach it.
 func (s *Screen) Capturing() bool { return s.view.Search().Typing() }
@@ -107,10 +107,10 @@ func (s *Screen) Help() common.HelpKeys {
 		short = append(short, k.AllValues)
 	}
 	diff := k.Diff
-	if s.Row.Revision <= 1 {
+	if s.row.Revision <= 1 {
 		diff.SetEnabled(false) // nothing before revision 1
 	}
-	chunks := common.LayoutKey(k.Chunks, s.Row.Driver)
+	chunks := common.LayoutKey(k.Chunks, s.row.Driver)
 	short = append(short, s.Keys.Search.Start, k.Copy, chunks, diff)
 	return common.HelpKeys{
 		Short: short,
@@ -122,13 +122,13 @@ func (s *Screen) Help() common.HelpKeys {
 	}
 }
 
-// Key names the rendering the screen shows: tab, reveal and width.
-func (s *Screen) Key() RenderKey {
-	rk := RenderKey{Tab: s.tab, readOnly: s.ReadOnly()}
+// shown names the rendering the screen shows: tab, reveal and width.
+func (s *Screen) shown() renderKey {
+	rk := renderKey{tab: s.tab, readOnly: s.ReadOnly()}
 	switch s.tab {
 	case tabValues:
 		rk.reveal, rk.all = s.reveal, s.allValues
-	case tabManifest, TabNotes, tabHooks:
+	case tabManifest, tabNotes, tabHooks:
 		rk.reveal = s.reveal
 	}
 	return rk
@@ -138,19 +138,19 @@ func (s *Screen) Key() RenderKey {
 func (s *Screen) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case DetailsLoadedMsg:
-		if msg.Ns != s.Row.StorageNamespace || msg.Key != s.Row.Key || msg.Rv != s.Row.ResourceVersion {
+		if msg.Ns != s.row.StorageNamespace || msg.Key != s.row.Key || msg.Rv != s.row.ResourceVersion {
 			return nil
 		}
 		s.loading = false
 		s.details, s.err = msg.Details, msg.err
 		return s.show()
-	case RenderedMsg:
-		if msg.Ns != s.Row.StorageNamespace || msg.Key != s.Row.Key || msg.Rv != s.Row.ResourceVersion {
+	case renderedMsg:
+		if msg.Ns != s.row.StorageNamespace || msg.Key != s.row.Key || msg.Rv != s.row.ResourceVersion {
 			return nil
 		}
 		delete(s.rendering, msg.Rk)
-		s.Rendered[msg.Rk] = msg.Text
-		if msg.Rk == s.Key() {
+		s.rendered[msg.Rk] = msg.Text
+		if msg.Rk == s.shown() {
 			s.view.SetContent(msg.Text)
 		}
 		return nil
@@ -172,11 +172,11 @@ func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	tab := s.tab
 	switch {
 	case key.Matches(msg, k.Copy):
-		text, ok := s.Rendered[s.Key()]
+		text, ok := s.rendered[s.shown()]
 		if !ok {
 			return nil
 		}
-		return copyText(ansi.Strip(text), tabNames[s.tab]+" of revision "+table.Itoa(s.Row.Revision), s.reveal)
+		return copyText(ansi.Strip(text), tabNames[s.tab]+" of revision "+table.Itoa(s.row.Revision), s.reveal)
 	case key.Matches(msg, k.NextTab):
 		tab = (s.tab + 1) % tabCount
 	case key.Matches(msg, k.PrevTab):
@@ -188,7 +188,7 @@ func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Manifest):
 		tab = tabManifest
 	case key.Matches(msg, k.Notes):
-		tab = TabNotes
+		tab = tabNotes
 	case key.Matches(msg, k.Hooks):
 		tab = tabHooks
 	case key.Matches(msg, k.Reveal):
@@ -200,12 +200,12 @@ func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			tab = tabValues
 		}
 	case key.Matches(msg, k.Chunks):
-		return common.Push(chunks.New(s.Common, s.Row))
+		return common.Push(chunks.New(s.Common, s.row))
 	case key.Matches(msg, k.Diff):
-		if s.Row.Revision <= 1 {
+		if s.row.Revision <= 1 {
 			return common.Status("Revision 1 has nothing before it to compare with.", true)
 		}
-		return common.Push(diff.New(s.Common, s.Row.StorageNamespace, s.Row.Name, s.Row.Revision-1, s.Row.Revision))
+		return common.Push(diff.New(s.Common, s.row.StorageNamespace, s.row.Name, s.row.Revision-1, s.row.Revision))
 	default:
 		var cmd tea.Cmd
 		s.view, cmd = s.view.Update(msg)
@@ -221,8 +221,8 @@ func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 // show puts the current tab's text in the viewport, rendering it first if it
 // was not yet.
 func (s *Screen) show() tea.Cmd {
-	rk := s.Key()
-	if text, ok := s.Rendered[rk]; ok {
+	rk := s.shown()
+	if text, ok := s.rendered[rk]; ok {
 		s.view.SetContent(text)
 		return nil
 	}
@@ -231,17 +231,17 @@ func (s *Screen) show() tea.Cmd {
 	}
 	s.rendering[rk] = true
 	d, st, now := s.details, s.Styles, s.Now
-	ns, k, rv := s.Row.StorageNamespace, s.Row.Key, s.Row.ResourceVersion
+	ns, k, rv := s.row.StorageNamespace, s.row.Key, s.row.ResourceVersion
 	return func() tea.Msg {
-		return RenderedMsg{Ns: ns, Key: k, Rv: rv, Rk: rk, Text: renderTab(st, d, rk, now())}
+		return renderedMsg{Ns: ns, Key: k, Rv: rv, Rk: rk, Text: renderTab(st, d, rk, now())}
 	}
 }
 
 // renderTab renders one tab of a decoded revision. It is pure: the same details
 // and switches give the same text.
-func renderTab(st *theme.Styles, d *kube.Details, rk RenderKey, now time.Time) string {
+func renderTab(st *theme.Styles, d *kube.Details, rk renderKey, now time.Time) string {
 	rls := d.Release
-	if rk.Tab == tabSummary {
+	if rk.tab == tabSummary {
 		return renderSummary(st, d, now, rk.readOnly)
 	}
 	if rls == nil {
@@ -252,7 +252,7 @@ func renderTab(st *theme.Styles, d *kube.Details, rk RenderKey, now time.Time) s
 	if rk.reveal {
 		masked = "secrets REVEALED (v masks)"
 	}
-	switch rk.Tab {
+	switch rk.tab {
 	case tabValues:
 		vals, what := rls.Config, "user-supplied values (a: all computed values)"
 		if rk.all {
@@ -277,7 +277,7 @@ func renderTab(st *theme.Styles, d *kube.Details, rk RenderKey, now time.Time) s
 			return st.Dim.Render("(this revision has no rendered manifest)")
 		}
 		return st.Dim.Render("# rendered manifest; "+masked) + "\n" + st.HighlightYAML(m)
-	case TabNotes:
+	case tabNotes:
 		if rls.Info == nil || strings.TrimSpace(rls.Info.Notes) == "" {
 			return st.Dim.Render("(the chart printed no notes)")
 		}
@@ -340,8 +340,8 @@ func (s *Screen) View() string {
 	case s.err != nil:
 		body = common.RenderError(st, s.err, s.Width) + "\n\n" + st.Dim.Render("esc: back")
 	case s.details == nil:
-		body = st.Dim.Render(fmt.Sprintf("Decoding revision %d of %s…", s.Row.Revision, s.Row.Name))
-	case s.rendering[s.Key()]:
+		body = st.Dim.Render(fmt.Sprintf("Decoding revision %d of %s…", s.row.Revision, s.row.Name))
+	case s.rendering[s.shown()]:
 		body = st.Dim.Render("Rendering…")
 	default:
 		body = s.view.View()
