@@ -110,11 +110,7 @@ var goldenCases = []goldenCase{
 	}},
 }
 
-func readOnlyClient(f *fixture) *kube.Client {
-	cfg := testConfig()
-	cfg.ReadOnly = true
-	return kube.New(f.Cluster.Clientset(), f.Cluster.Metadata(), kube.DiscardKubeClients, cfg)
-}
+func readOnlyClient(f *fixture) *kube.Client { return f.ReadOnly() }
 
 // failList makes the next list request fail with err.
 func failList(err error) func(f *fixture) {

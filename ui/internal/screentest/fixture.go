@@ -473,6 +473,23 @@ func (f *Fixture) StripAnnotations(t testing.TB, ns, key string, created time.Ti
 	}
 }
 
+// MoveWeb is another writer storing revision 5 of web behind the screens' back.
+func (f *Fixture) MoveWeb(t testing.TB) {
+	t.Helper()
+	d := storage.NewDriver(f.Cluster.Clientset().CoreV1().Secrets("default"), kube.DefaultOwner, storage.ChunkedSecretsConfig{ChunkSize: ChunkSize})
+	if err := d.Create(storage.RecordKey("web", 5), WebRelease(5, release.StatusDeployed)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// ReadOnly is a client over the fixture's cluster that refuses every write
+// (--read-only).
+func (f *Fixture) ReadOnly() *kube.Client {
+	cfg := Config()
+	cfg.ReadOnly = true
+	return kube.New(f.Cluster.Clientset(), f.Cluster.Metadata(), kube.DiscardKubeClients, cfg)
+}
+
 // DemoClient seeds the demo's samples on a cluster of its own and returns it with
 // a client over every namespace and store, its config adjusted by adjust.
 func DemoClient(t *testing.T, adjust func(*kube.Config)) (*demo.Cluster, *kube.Client) {

@@ -9,10 +9,10 @@ import (
 	"github.com/chunkview/chunkview/kube/ops"
 )
 
-// PlannedMsg answers planRollback: the rollback to revision To, planned with
+// plannedMsg answers planRollback: the rollback to revision To, planned with
 // values masked or revealed. It carries the release it answers, so that a late
 // answer is dropped.
-type PlannedMsg struct {
+type plannedMsg struct {
 	Ns, Name string
 	To       int
 	Reveal   bool
@@ -32,6 +32,6 @@ func planRollback(ctx context.Context, c *kube.Client, base *ops.Plan, rev int, 
 				plan, err = nil, cerr
 			}
 		}
-		return PlannedMsg{Ns: base.Namespace, Name: base.Release, To: rev, Reveal: reveal, Plan: plan, Err: err}
+		return plannedMsg{Ns: base.Namespace, Name: base.Release, To: rev, Reveal: reveal, Plan: plan, Err: err}
 	}
 }

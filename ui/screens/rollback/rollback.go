@@ -26,28 +26,28 @@ const footerLines = 4
 // shown. The diff viewer is the one the diff screen uses.
 type Screen struct {
 	common.Common
-	Ns, Name string
-	// To is the revision rolled back to.
-	To     int
-	Reveal bool
+	ns, name string
+	// to is the revision rolled back to.
+	to     int
+	reveal bool
 	// LeftPending names the pending latest revision the rollback will leave
 	// behind, to warn before y.
 	LeftPending string
 
 	// base is the release as the history showed it, which the rollback is
-	// planned from; Plan is that rollback, once planned.
+	// planned from; plan is that rollback, once planned.
 	base *ops.Plan
-	Plan *ops.Rollback
+	plan *ops.Rollback
 	// diffs holds the plan's diffs, masked and revealed.
 	diffs   map[bool]*revdiff.Result
-	Loading bool
-	Err     error
+	loading bool
+	err     error
 
-	// state is where the rollback is once confirmed; result or ActErr say how
+	// state is where the rollback is once confirmed; result or actErr say how
 	// it ended.
 	state  dialog.State
 	result string
-	ActErr error
+	actErr error
 
 	view diffview.Model
 }
@@ -55,26 +55,26 @@ type Screen struct {
 // New shows what rolling the release of base back to revision rev would
 // change, and rolls back on y.
 func New(c common.Common, base *ops.Plan, rev int) *Screen {
-	return &Screen{Common: c, Ns: base.Namespace, Name: base.Release, To: rev, base: base, diffs: map[bool]*revdiff.Result{}, view: c.NewDiff()}
+	return &Screen{Common: c, ns: base.Namespace, name: base.Release, to: rev, base: base, diffs: map[bool]*revdiff.Result{}, view: c.NewDiff()}
 }
 
 // Init plans the rollback.
 func (s *Screen) Init() tea.Cmd { return s.load() }
 
 func (s *Screen) load() tea.Cmd {
-	if r, ok := s.diffs[s.Reveal]; ok {
+	if r, ok := s.diffs[s.reveal]; ok {
 		s.show(r)
 		return nil
 	}
-	s.Loading = true
-	return planRollback(s.Ctx, s.Client, s.base, s.To, s.Reveal)
+	s.loading = true
+	return planRollback(s.Ctx, s.Client, s.base, s.to, s.reveal)
 }
 
 // Title names the revision rolled back to.
-func (s *Screen) Title() string { return fmt.Sprintf("roll back to %d", s.To) }
+func (s *Screen) Title() string { return fmt.Sprintf("roll back to %d", s.to) }
 
 // Busy reports whether the rollback is being planned or applied.
-func (s *Screen) Busy() bool { return s.Loading || s.state == dialog.Running }
+func (s *Screen) Busy() bool { return s.loading || s.state == dialog.Running }
 
 // Capturing is false: the screen takes no typed text.
 func (s *Screen) Capturing() bool { return false }
@@ -86,7 +86,7 @@ func (s *Screen) HandlesBack() bool { return s.state == dialog.Running }
 func (s *Screen) SetSize(w, h int) {
 	s.Common.SetSize(w, h)
 	s.view.SetSize(w, h-footerLines)
-	if r, ok := s.diffs[s.Reveal]; ok && s.view.Stale(w) {
+	if r, ok := s.diffs[s.reveal]; ok && s.view.Stale(w) {
 		s.show(r)
 	}
 }
@@ -94,7 +94,7 @@ func (s *Screen) SetSize(w, h int) {
 // canConfirm reports whether there is a plan to confirm: not while it is being
 // made, not when it failed, not under --read-only.
 func (s *Screen) canConfirm() bool {
-	return s.state == dialog.Asking && s.Plan != nil && s.Err == nil && !s.ReadOnly()
+	return s.state == dialog.Asking && s.plan != nil && s.err == nil && !s.ReadOnly()
 }
 
 // Help lists y, when there is a plan to confirm, then the diff's keys.
@@ -112,32 +112,32 @@ func (s *Screen) Help() common.HelpKeys {
 // Update takes the plan, the rollback's outcome and the keys.
 func (s *Screen) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
-	case PlannedMsg:
-		if msg.Ns != s.Ns || msg.Name != s.Name || msg.To != s.To || msg.Reveal != s.Reveal {
+	case plannedMsg:
+		if msg.Ns != s.ns || msg.Name != s.name || msg.To != s.to || msg.Reveal != s.reveal {
 			return nil
 		}
-		s.Loading = false
+		s.loading = false
 		if msg.Err != nil {
-			s.Err = msg.Err
+			s.err = msg.Err
 			s.view.ShowError(common.ShortError(msg.Err), s.Width)
 			return nil
 		}
-		s.Err = nil
-		if s.Plan != nil && !maps.Equal(s.Plan.Records, msg.Plan.Records) {
+		s.err = nil
+		if s.plan != nil && !maps.Equal(s.plan.Records, msg.Plan.Records) {
 			// The release moved on: a diff of the old plan, masked or
 			// revealed, no longer shows what would run.
 			clear(s.diffs)
 		}
-		s.Plan = msg.Plan
+		s.plan = msg.Plan
 		s.diffs[msg.Reveal] = msg.Plan.Diff
 		s.show(msg.Plan.Diff)
 		return nil
 	case common.ActionDoneMsg:
-		if msg.Kind != common.ActionRollback || msg.Ns != s.Ns || msg.Name != s.Name || s.state != dialog.Running {
+		if msg.Kind != common.ActionRollback || msg.Ns != s.ns || msg.Name != s.name || s.state != dialog.Running {
 			return nil
 		}
 		s.state = dialog.Done
-		s.result, s.ActErr = msg.Text, msg.Err
+		s.result, s.actErr = msg.Text, msg.Err
 		return common.AfterAction(msg)
 	case tea.KeyPressMsg:
 		return s.handleKey(msg)
@@ -149,14 +149,14 @@ func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := s.Keys.Diff
 	switch {
 	case key.Matches(msg, k.Reveal):
-		s.Reveal = !s.Reveal
+		s.reveal = !s.reveal
 		return s.load()
 	case key.Matches(msg, k.Confirm):
-		if s.state != dialog.Asking || s.Plan == nil {
+		if s.state != dialog.Asking || s.plan == nil {
 			return nil
 		}
 		s.state = dialog.Running
-		return s.run(s.Plan)
+		return s.run(s.plan)
 	}
 	var cmd tea.Cmd
 	s.view, cmd = s.view.Update(msg)
@@ -170,8 +170,8 @@ func (s *Screen) show(r *revdiff.Result) {
 // View draws the diff, then the question or the outcome under it.
 func (s *Screen) View() string {
 	body := s.view.View()
-	if s.Loading && len(s.diffs) == 0 {
-		body = s.Styles.Dim.Render(fmt.Sprintf("Working out what rolling %s back to revision %d would change…", s.Name, s.To))
+	if s.loading && len(s.diffs) == 0 {
+		body = s.Styles.Dim.Render(fmt.Sprintf("Working out what rolling %s back to revision %d would change…", s.name, s.to))
 	}
 	return table.PadLines(body, max(s.Height-footerLines, 1)) + "\n" + strings.Join(s.footer(), "\n")
 }
@@ -181,37 +181,37 @@ func (s *Screen) footer() []string {
 	st := s.Styles
 	rule := st.Dim.Render(strings.Repeat("─", s.Width))
 	switch {
-	case s.Err != nil:
+	case s.err != nil:
 		return []string{rule, st.Error.Render("Nothing to roll back: the plan failed (see above)."), "", ""}
-	case s.Plan == nil:
+	case s.plan == nil:
 		return []string{rule, "", "", ""}
 	case s.state == dialog.Running:
-		return []string{rule, st.Warning.Render(table.Line1(s.Width, fmt.Sprintf("Rolling %s back to revision %d…", s.Name, s.Plan.To))), "", ""}
-	case s.state == dialog.Done && s.ActErr != nil:
-		return []string{rule, st.Error.Render(table.Line1(s.Width, "✗ Rollback failed: "+common.ShortError(s.ActErr))), st.Dim.Render("esc: back to the history"), ""}
+		return []string{rule, st.Warning.Render(table.Line1(s.Width, fmt.Sprintf("Rolling %s back to revision %d…", s.name, s.plan.To))), "", ""}
+	case s.state == dialog.Done && s.actErr != nil:
+		return []string{rule, st.Error.Render(table.Line1(s.Width, "✗ Rollback failed: "+common.ShortError(s.actErr))), st.Dim.Render("esc: back to the history"), ""}
 	case s.state == dialog.Done:
 		return []string{rule, st.OK.Render(table.Line1(s.Width, "✓ "+s.result)), st.Dim.Render("esc: back to the history, where the new revision is listed"), ""}
 	case s.ReadOnly():
 		return []string{rule, st.Warning.Render(table.Line1(s.Width, "Read-only mode: this is what a rollback would change; rolling back is off.")), "", ""}
 	}
 	first, second := s.question()
-	return []string{rule, first, second, st.Prompt.Render(table.Line1(s.Width, "y: roll back · esc: cancel · on "+s.Where(s.Ns)))}
+	return []string{rule, first, second, st.Prompt.Render(table.Line1(s.Width, "y: roll back · esc: cancel · on "+s.Where(s.ns)))}
 }
 
 // question is the two lines that ask before y: what the rollback writes and
 // applies, or, with a pending latest revision, a short question and the warning.
 func (s *Screen) question() (string, string) {
-	st, p := s.Styles, s.Plan
+	st, p := s.Styles, s.plan
 	q := fmt.Sprintf("Roll back %s from revision %d to revision %d? Helm %d writes revision %d with revision %d's chart, values and manifest, and applies it.",
-		s.Name, p.From, p.To, p.Major, p.From+1, p.To)
-	short := fmt.Sprintf("Roll back %s from revision %d to revision %d, written as revision %d?", s.Name, p.From, p.To, p.From+1)
+		s.name, p.From, p.To, p.Major, p.From+1, p.To)
+	short := fmt.Sprintf("Roll back %s from revision %d to revision %d, written as revision %d?", s.name, p.From, p.To, p.From+1)
 	switch {
 	case len(p.Drop) > 0:
-		q = fmt.Sprintf("Revision %s cannot be read: delete its record, then roll %s back to revision %d, written as revision %d? (Helm %d)", dropList(p.Drop), s.Name, p.To, p.From+1, p.Major)
+		q = fmt.Sprintf("Revision %s cannot be read: delete its record, then roll %s back to revision %d, written as revision %d? (Helm %d)", dropList(p.Drop), s.name, p.To, p.From+1, p.Major)
 		short = q
 	case p.Reapply:
-		q = fmt.Sprintf("Apply revision %d of %s again? Helm %d applies its objects as recorded (undoing any drift) and writes revision %d.", p.To, s.Name, p.Major, p.From+1)
-		short = fmt.Sprintf("Apply revision %d of %s again, written as revision %d?", p.To, s.Name, p.From+1)
+		q = fmt.Sprintf("Apply revision %d of %s again? Helm %d applies its objects as recorded (undoing any drift) and writes revision %d.", p.To, s.name, p.Major, p.From+1)
+		short = fmt.Sprintf("Apply revision %d of %s again, written as revision %d?", p.To, s.name, p.From+1)
 	}
 	if s.LeftPending != "" {
 		// Helm's rollback supersedes the deployed revision only: say so
