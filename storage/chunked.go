@@ -70,6 +70,13 @@ type ChunkedSecretsConfig struct {
 	// chunk Secrets it is about to delete without their data; without it, it reads
 	// them whole.
 	Metadata metadata.ResourceInterface
+	// Cache, when set, is the release cache the driver reads through: a
+	// ReleaseCache's view of the namespace of the driver's Secret client
+	// (cache.Namespace(ns)). Get, List and Query then read the index Secrets from
+	// its informer and the releases it holds, and make no request once it holds
+	// them; writes still go to the API server with their preconditions. See
+	// ReleaseCache.
+	Cache *ReleaseCache
 }
 
 // record is a release encoded for storage.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"reflect"
+	"sync/atomic"
 	"time"
 
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
@@ -83,6 +84,10 @@ type Core[T any] struct {
 	// noReuse makes a read that starts over fetch every chunk again (tests and
 	// benchmarks measure reuse against it).
 	noReuse bool
+	// cacheOff is set once a write showed that cfg.Cache is the view of another
+	// namespace than the Secret client's: the core reads the API server then.
+	// Copies of the core share it.
+	cacheOff *atomic.Bool
 }
 
 // NewCore returns the driver core that stores releases of type T, encoded by
@@ -104,7 +109,7 @@ func NewCore[T any](client corev1client.SecretInterface, owner string, cfg Chunk
 	}
 	return &Core[T]{
 		client: client, owner: owner, cfg: cfg, codec: codec, notFound: codec.NotFound(), exists: codec.Exists(),
-		ctx: context.Background(), now: time.Now, reads: newReadSet[T](),
+		ctx: context.Background(), now: time.Now, reads: newReadSet[T](), cacheOff: new(atomic.Bool),
 	}
 }
 

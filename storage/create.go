@@ -125,7 +125,7 @@ func (c *Core[T]) Create(key string, rls *T) error {
 			return fmt.Errorf("create: %q: write index Secret: %w (a pending index and its chunks may be left over: verify reports them, and gc removes the pending index 15 s after it was written, the chunks after 2 minutes)", key, err)
 		}
 	}
-	c.wrote(key, rls, index.ResourceVersion, created, claimed)
+	c.wrote(key, rls, index, created, claimed)
 	c.cfg.Log("created: %q (%d chunks)", key, len(rec.slices))
 	return nil
 }
@@ -141,7 +141,7 @@ func (c *Core[T]) createWhole(ctx context.Context, key string, rls *T, f Fields,
 		}
 		return fmt.Errorf("create: %q: %w", key, err)
 	}
-	c.wrote(key, rls, index.ResourceVersion)
+	c.wrote(key, rls, index)
 	c.cfg.Log("created: %q (1 chunk)", key)
 	return nil
 }

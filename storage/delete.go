@@ -127,6 +127,7 @@ func (c *Core[T]) deleteRecord(ctx context.Context, idx *corev1.Secret, refs []c
 		}
 	}
 	c.reads.deleted(idx.Name)
+	c.cacheWrote(idx.Name, idx.Namespace, idx.ResourceVersion, true)
 	seen := map[string]bool{}
 	var uniq []chunkRef
 	for _, r := range refs {

@@ -113,6 +113,41 @@
 //   - Lists are paged and start over when their continue token expires (410 Gone).
 //   - List, Get and Query return the same custom labels: those from the payload.
 //
+// # Cached reads
+//
+// A controller that reads its releases on every reconcile can give its drivers a
+// ReleaseCache (ChunkedSecretsConfig.Cache): an informer per namespace and owner on
+// the index Secrets, the chunk slices by name, and the decoded releases by index
+// resourceVersion, each under its own bound. At steady state Helm's History,
+// Get, Last, Deployed and Query then make no request and decode nothing. With the
+// cache on, the guarantees above hold as follows:
+//
+//   - No torn record, and a failure at any single API call: unchanged; writes do
+//     not go through the cache.
+//   - No lost update: unchanged. A write reads the index from the API server and
+//     carries the version its data was read at as a precondition, so a read from
+//     an informer that had not yet delivered another writer's change makes the
+//     write fail with ErrConflict, as a read that raced the change does without
+//     the cache.
+//   - What changes is what a read sees: the records as the informer has
+//     delivered them, which may trail another writer's last write by the watch's
+//     latency. A write made through any driver of the cache is seen by the next
+//     read: the read waits for the informer to deliver it, up to WriteWait, and
+//     then reads the API server. A driver held to a plan (Expect) reads the API
+//     server, so that its reads are held to exactly the records the plan names.
+//   - Reads ride out a write in progress: a record the cache cannot decode (a
+//     chunk gone, or not matching) is read from the API server alone, with the
+//     ride-out above.
+//   - Every slice is checked against the hash in its name when it is fetched; a
+//     slice held is used only under that name, so it is the slice any index
+//     naming it stands for.
+//   - Memory: MaxChunkBytes bounds the slices held and MaxReleaseBytes the
+//     decoded releases; the informers hold index metadata only unless
+//     KeepIndexData. Each read still decodes within MaxDecodedBytes.
+//   - Lists are the informer's; they are paged as client-go's reflector pages.
+//   - Releases are handed out as deep copies: what Helm changes in one never
+//     reaches the cache, and two reads never share a value.
+//
 // What chunkview cannot prevent: the original driver updates an index with no
 // precondition and deletes a key's chunks by label, so its own writes overwrite
 // whatever another writer stored meanwhile, chunkview's included.

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"time"
 
+	toolscache "k8s.io/client-go/tools/cache"
+
 	"helm.sh/helm/v3/pkg/release"
 )
 
@@ -93,3 +95,15 @@ func FastUnmarshalPayloadJSON(js []byte, p *Payload) error { return fastUnmarsha
 
 // StringHeavy reports whether the reads decode js with json/v1 first.
 func StringHeavy(js []byte) bool { return stringHeavy(js) }
+
+// WrapCacheWatch makes the informers rc starts from now on list and watch through
+// wrap, so that a test can hold back their events.
+func WrapCacheWatch(rc *ReleaseCache, wrap func(toolscache.ListerWatcher) toolscache.ListerWatcher) {
+	rc.wrapWatch = wrap
+}
+
+// DeepCopy is the copy the release cache hands out.
+func DeepCopy[T any](v *T) *T { return deepCopy(v) }
+
+// HeapSize is the estimate of memory the release cache bounds its releases by.
+func HeapSize[T any](v *T) int64 { return heapSize(v) }

@@ -21,6 +21,9 @@ func (c *Core[T]) Get(key string) (*T, error) {
 	c.cfg.Log("get: %q", key)
 	ctx, cancel := c.opCtx()
 	defer cancel()
+	if rls, ok, err := c.getCached(ctx, key); ok {
+		return rls, err
+	}
 	idx, err := c.getIndex(ctx, key)
 	if err != nil {
 		if errors.Is(err, c.notFound) {
@@ -185,6 +188,9 @@ func (c *Core[T]) List(filter func(*T) bool) ([]*T, error) {
 // of the others. A record deleted meanwhile is left out. It returns the keys
 // handed to fn.
 func (c *Core[T]) decodeEach(ctx context.Context, sel labels.Selector, fn func(*corev1.Secret, *T, error) error) (map[string]bool, error) {
+	if seen, ok, err := c.eachCached(ctx, sel, fn); ok {
+		return seen, err
+	}
 	seen := map[string]bool{}
 	var pending []*corev1.Secret
 	pendingErr := map[string]error{}
@@ -377,12 +383,18 @@ func (c *Core[T]) decodeRecord(ctx context.Context, idx *corev1.Secret, info *De
 			refs.add(v.ref)
 			return v.data, nil
 		}
+		if h, ok := c.heldChunk(name); ok {
+			refs.add(h.ref)
+			kept.put(h.ref, h.data)
+			return h.data, nil
+		}
 		s, data, err := c.fetchChunk(ctx, idx, i, total, name)
 		switch {
 		case err == nil:
 			ref := chunkRef{name: name, uid: s.UID, rv: s.ResourceVersion}
 			refs.add(ref)
 			kept.put(ref, data)
+			c.holdChunk(ref, data)
 		case errors.Is(err, ErrChunkMissing):
 			kept.missed(name)
 		}

@@ -180,11 +180,14 @@ func (c *Core[T]) rewriteChunk(ctx context.Context, index *corev1.Secret, rec *r
 	return made
 }
 
-// wrote records a write of rls under key that left the index at indexRV and its
+// wrote records a write of rls under key that left the index as index and its
 // chunks at the versions in refs (later ones win), so that the next update or
-// delete through this driver knows them without reading them again.
-func (c *Core[T]) wrote(key string, rls *T, indexRV string, refs ...[]chunkRef) {
+// delete through this driver knows them without reading them again, and reads
+// through a release cache wait for it.
+func (c *Core[T]) wrote(key string, rls *T, index *corev1.Secret, refs ...[]chunkRef) {
+	indexRV := index.ResourceVersion
 	c.reads.wrote(key, indexRV, rls)
+	c.cacheWrote(key, index.Namespace, indexRV, false)
 	byName := map[string]chunkRef{}
 	for _, rs := range refs {
 		for _, r := range rs {
@@ -313,7 +316,7 @@ func (c *Core[T]) Update(key string, rls *T) error {
 
 	// Every chunk reused is claimed, even one the old index named: a deleter may
 	// have read an index older than that one, one that did not name it.
-	c.wrote(key, rls, written.ResourceVersion, created, refsOf(reused), c.claim(ctx, written, rec, reused, now))
+	c.wrote(key, rls, written, created, refsOf(reused), c.claim(ctx, written, rec, reused, now))
 	c.deleteChunks(ctx, key, stale)
 	c.cfg.Log("updated: %q (%d chunks)", key, len(rec.slices))
 	return nil

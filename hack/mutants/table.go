@@ -368,4 +368,31 @@ var mutants = []mutant{
 		Guarantee: "an operation planned for Helm 4 runs Helm 4's actions and drivers, which keep Helm 4's fields",
 		Kill:      []target{{"./kube/ops", "TestHelm4TwinRollback|TestHelm4Operations|TestHelm4ChunkedRecord"}},
 	},
+
+	// The release cache (issue 28): reads through it see their own writes, hand
+	// out copies, and stay within their bounds.
+	{
+		Name:      "cache-reads-before-its-writes",
+		File:      "storage/cache_informer.go",
+		Find:      "if missing == 0 {",
+		Replace:   "if missing >= 0 {",
+		Guarantee: "a read through the release cache after a write made through one of its drivers sees that write, also while the informer has not delivered it",
+		Kill:      []target{{"./storage", "TestCacheReadsItsOwnWrites"}},
+	},
+	{
+		Name:      "cache-hands-out-its-own",
+		File:      "storage/cache_read.go",
+		Find:      "return deepCopy(cr.rls.(*T)), idx, nil",
+		Replace:   "return cr.rls.(*T), idx, nil",
+		Guarantee: "the release cache hands out copies: what Helm changes in a release it read never reaches the cache",
+		Kill:      []target{{"./storage", "TestCacheHandsOutCopies"}},
+	},
+	{
+		Name:      "cache-chunks-unbounded",
+		File:      "storage/cache_lru.go",
+		Find:      "for l.used > l.max {",
+		Replace:   "for l.used > l.max && false {",
+		Guarantee: "the slices and decoded releases the release cache holds stay under their bounds, least recently used first",
+		Kill:      []target{{"./storage", "TestCacheBounds"}},
+	},
 }
