@@ -14,7 +14,7 @@ import (
 	rspb "helm.sh/helm/v4/pkg/release/v1"
 	helmstorage "helm.sh/helm/v4/pkg/storage"
 
-	"github.com/chunkview/chunkview/storage"
+	"github.com/chunkview/chunkview/storage/chunked"
 	"github.com/chunkview/chunkview/storage/helm4"
 )
 
@@ -34,7 +34,7 @@ func (c *requestCounter) RoundTrip(req *http.Request) (*http.Response, error) {
 // field of Helm 4's release survives, byte for byte, the copy the cache hands out.
 func TestCacheSteadyState(t *testing.T) {
 	ns, secrets := newNamespace(t)
-	cfg := storage.ChunkedSecretsConfig{ChunkSize: chunkSize}
+	cfg := chunked.Config{ChunkSize: chunkSize}
 	var written []*rspb.Release
 	for v := 1; v <= 3; v++ {
 		st := common.StatusSuperseded
@@ -55,7 +55,7 @@ func TestCacheSteadyState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rc := storage.NewReleaseCache(cs.CoreV1(), storage.ReleaseCacheOptions{})
+	rc := chunked.NewReleaseCache(cs.CoreV1(), chunked.ReleaseCacheOptions{})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() { _ = rc.Start(ctx) }()
