@@ -244,6 +244,22 @@ var mutants = []mutant{
 		Guarantee: "a create in flight (its pending index younger than 15 s) is not taken over by another create of the key",
 		Kill:      []target{{"./storage", "TestCreatePendingWindow|TestInterruptedCreate|TestConcurrentCreates"}},
 	},
+	{
+		Name:      "resting-damage-by-fetch-count",
+		File:      "storage/settle.go",
+		Find:      "if perr != nil || len(before) == 0 {",
+		Replace:   "if perr != nil || len(refs) == 0 {",
+		Guarantee: "a record at rest that lost a chunk is reported after one second look, whichever of its chunks its decodes had fetched when they met the missing one (issue 28, item 9)",
+		Kill:      []target{{"./storage", "TestRestingDamageWhateverAnswersFirst"}},
+	},
+	{
+		Name:      "resting-damage-moved-unseen",
+		File:      "storage/settle.go",
+		Find:      "if perr == nil && sameChunks(before, after) {",
+		Replace:   "if _ = after; perr == nil {",
+		Guarantee: "a record at rest is reported damaged only when its second look finds the same index and the server holding the same of its chunks: a DeleteCollection part-way through is ridden out",
+		Kill:      []target{{"./storage", "TestRestingIndexUpdateRiddenOut"}},
+	},
 
 	// The Helm 4 driver (storage/helm4, issue 20).
 	{
