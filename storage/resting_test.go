@@ -11,6 +11,7 @@ import (
 	hopstorage "github.com/operator-framework/helm-operator-plugins/pkg/storage"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 
 	"helm.sh/helm/v3/pkg/release"
 	"helm.sh/helm/v3/pkg/storage/driver"
@@ -136,6 +137,9 @@ func TestRestingIndexUpdateRiddenOut(t *testing.T) {
 				// After its DeleteCollection, before the index is rewritten.
 				ofc.hook = func(_ int, method, n string) {
 					if method == "update" && n == k {
+						for _, c := range names[1:] {
+							goneSeen(t, secrets, c)
+						}
 						pause()
 					}
 				}
@@ -144,9 +148,7 @@ func TestRestingIndexUpdateRiddenOut(t *testing.T) {
 				// others not yet.
 				ofc.hook = func(_ int, method, _ string) {
 					if method == "deletecollection" {
-						if err := secrets.Delete(context.Background(), names[1], metav1.DeleteOptions{}); err != nil {
-							t.Error(err)
-						}
+						deleteSeen(t, secrets, names[1])
 						pause()
 					}
 				}
@@ -179,9 +181,7 @@ func TestRestingIndexUpdateRiddenOut(t *testing.T) {
 					switch countCalls(fc, "get", k) {
 					case 2:
 						again.Do(func() {
-							if err := secrets.Delete(context.Background(), names[2], metav1.DeleteOptions{}); err != nil {
-								t.Error(err)
-							}
+							deleteSeen(t, secrets, names[2])
 						})
 					case 3:
 						third.Do(func() { resumeOnce(); <-updated })
@@ -212,4 +212,29 @@ func TestRestingIndexUpdateRiddenOut(t *testing.T) {
 			mustBeOneOf(t, got, want)
 		})
 	}
+}
+
+// deleteSeen deletes Secret name and waits until the API server's watch cache
+// no longer has it (goneSeen).
+func deleteSeen(t *testing.T, secrets corev1client.SecretInterface, name string) {
+	if err := secrets.Delete(context.Background(), name, metav1.DeleteOptions{}); err != nil {
+		t.Error(err)
+		return
+	}
+	goneSeen(t, secrets, name)
+}
+
+// goneSeen waits until the API server's watch cache, which reads at
+// resourceVersion "0" are served from, no longer has Secret name: a read that
+// starts then meets it gone. It runs in the hooks of other goroutines, so it
+// fails the test with Error.
+func goneSeen(t *testing.T, secrets corev1client.SecretInterface, name string) {
+	for range 3000 {
+		_, err := secrets.Get(context.Background(), name, metav1.GetOptions{ResourceVersion: "0"})
+		if isNotFound(err) {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Errorf("Secret %s still served from the watch cache after 30 s", name)
 }
