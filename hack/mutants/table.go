@@ -260,6 +260,22 @@ var mutants = []mutant{
 		Guarantee: "a record at rest is reported damaged only when its second look finds the same index and the server holding the same of its chunks: a DeleteCollection part-way through is ridden out",
 		Kill:      []target{{"./storage", "TestRestingIndexUpdateRiddenOut"}},
 	},
+	{
+		Name:      "list-cache-paged-again",
+		File:      "storage/list.go",
+		Find:      `opts.Continue, opts.Limit = "", 0`,
+		Replace:   `opts.Continue = ""`,
+		Guarantee: "a list whose continue token the source does not support (controller-runtime's cache) is read as one page, whole (issue 28, item 1)",
+		Kill:      []target{{"./storage", "TestWorksOverControllerRuntimeCache"}},
+	},
+	{
+		Name:      "list-refused-token-fails",
+		File:      "storage/list.go",
+		Find:      `if opts.Continue != "" && !whole && refusedContinue(ctx, err) {`,
+		Replace:   "if false {",
+		Guarantee: "a source that refuses a continue token it handed out, whatever the token, is read as one page, whole (issue 28, item 1)",
+		Kill:      []target{{"./storage", "TestWorksOverControllerRuntimeCache"}},
+	},
 
 	// The Helm 4 driver (storage/helm4, issue 20).
 	{
