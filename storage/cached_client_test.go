@@ -276,8 +276,9 @@ func TestWorksOverControllerRuntimeCache(t *testing.T) {
 	if n := cc.requests(); n != 0 {
 		t.Errorf("reads through the cache made %d requests to the API server, want 0", n)
 	}
-	// Verify lists 16 Secrets a page, and there are 23: the cache's first page
-	// was full, and the rest was read in one list, never with the token.
+	// Verify lists chunk Secrets 16 a page, and there are 18 (revisions 2 to
+	// 6 have 3 each, and revision 7 left 3): the cache's first page was full,
+	// and the rest was read in one list, never with the token.
 	lists := cached.listed()
 	if !slices.ContainsFunc(lists, func(o metav1.ListOptions) bool { return o.Limit == 0 }) ||
 		slices.ContainsFunc(lists, func(o metav1.ListOptions) bool { return o.Continue != "" }) {
@@ -398,8 +399,9 @@ func mustSameReport(t *testing.T, what string, want, got *storage.Report) {
 
 // mustReadWholeWhenRefused: a source that refuses the continue token it
 // handed out, under a name the driver does not know, is read whole too: Verify
-// (16 Secrets a page, 20 there) through such a reader over the cache finds what
-// it finds live, with no request to the API server, having met the refusal.
+// (16 chunk Secrets a page, 15 there, and a token comes with the short page
+// too) through such a reader over the cache finds what it finds live, with no
+// request to the API server, having met the refusal.
 func mustReadWholeWhenRefused(t *testing.T, cc *cachedCluster, secrets corev1client.SecretInterface) {
 	t.Helper()
 	opts := storage.VerifyOptions{Decode: true, MinAge: time.Nanosecond}
