@@ -111,6 +111,10 @@
 //     compression ratio, and a size hint in an annotation is believed only up to a
 //     small cap until the data shows it true.
 //   - Lists are paged and start over when their continue token expires (410 Gone).
+//     A source that has no pages is read whole, in one list: a Secret client whose
+//     reads go through controller-runtime's cache, which cuts a list at its limit
+//     and refuses the continue token it sets, or any source that refuses a token
+//     it handed out with an error no API server answers with.
 //   - List, Get and Query return the same custom labels: those from the payload.
 //
 // # Cached reads

@@ -244,6 +244,46 @@ var mutants = []mutant{
 		Guarantee: "a create in flight (its pending index younger than 15 s) is not taken over by another create of the key",
 		Kill:      []target{{"./storage", "TestCreatePendingWindow|TestInterruptedCreate|TestConcurrentCreates"}},
 	},
+	{
+		Name:      "resting-damage-by-fetch-count",
+		File:      "storage/settle.go",
+		Find:      "if perr != nil || len(before) == 0 {",
+		Replace:   "if perr != nil || len(refs) == 0 {",
+		Guarantee: "a record at rest that lost a chunk is reported after one second look, whichever of its chunks its decodes had fetched when they met the missing one (issue 28, item 9)",
+		Kill:      []target{{"./storage", "TestRestingDamageWhateverAnswersFirst"}},
+	},
+	{
+		Name:      "resting-damage-moved-unseen",
+		File:      "storage/settle.go",
+		Find:      "if perr == nil && sameChunks(before, after) {",
+		Replace:   "if _ = after; perr == nil {",
+		Guarantee: "a record at rest is reported damaged only when its second look finds the same index and the server holding the same of its chunks: a DeleteCollection part-way through is ridden out",
+		Kill:      []target{{"./storage", "TestRestingIndexUpdateRiddenOut"}},
+	},
+	{
+		Name:      "list-cache-paged-again",
+		File:      "storage/list.go",
+		Find:      `opts.Continue, opts.Limit = "", 0`,
+		Replace:   `opts.Continue = ""`,
+		Guarantee: "a list whose continue token the source does not support (controller-runtime's cache) is read as one page, whole (issue 28, item 1)",
+		Kill:      []target{{"./storage", "TestListAllSources|TestWorksOverControllerRuntimeCache"}},
+	},
+	{
+		Name:      "list-refused-token-fails",
+		File:      "storage/list.go",
+		Find:      `if opts.Continue != "" && !whole && refusedContinue(ctx, err) {`,
+		Replace:   "if false {",
+		Guarantee: "a source that refuses a continue token it handed out, whatever the token, is read as one page, whole (issue 28, item 1)",
+		Kill:      []target{{"./storage", "TestListAllSources|TestWorksOverControllerRuntimeCache"}},
+	},
+	{
+		Name:      "list-server-error-read-whole",
+		File:      "storage/list.go",
+		Find:      "return ctx.Err() == nil && !errors.As(err, &status) && !errors.As(err, &uerr) &&",
+		Replace:   "return ctx.Err() == nil && status == nil && uerr == nil &&",
+		Guarantee: "a continued list that the API server or the connection fails (other than 410) fails the listing: it is not read again whole, in one request of every item",
+		Kill:      []target{{"./storage", "TestListAllSources"}},
+	},
 
 	// The Helm 4 driver (storage/helm4, issue 20).
 	{

@@ -2,8 +2,10 @@ package chunked
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
+	"net/url"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
@@ -24,10 +26,24 @@ const metadataListPage = 5000
 // token expired.
 const maxListRestarts = 3
 
+// continueNotSupported is the continue token controller-runtime's cache readers
+// (v0.15 and later) set on every list they answer: they hold every item in
+// memory, cut a list at its Limit, and refuse a continue option sent back to
+// them with a plain error.
+const continueNotSupported = "continue-not-supported"
+
 // listAll calls fn for every item that list returns for selector sel, a page of
 // limit at a time. When the server no longer honours a continue token (410 Gone:
 // the version it pointed at was compacted away), the list starts over from the
 // beginning, and items already handed to fn are not handed again.
+//
+// A source that has no pages (a Secret client over controller-runtime's cache)
+// is read whole, in one list without a limit, after its first page: when it
+// answers with the token it is known to refuse (continueNotSupported) and a full
+// page, or refuses a token it handed out with an error no API server answers
+// with (refusedContinue). A list read whole ends there, whatever token comes
+// with it: an API server sets none on a list without a limit, and the cache sets
+// its own on every list.
 func listAll[T any, PT interface {
 	*T
 	metav1.Object
@@ -35,12 +51,17 @@ func listAll[T any, PT interface {
 	done := map[string]bool{}
 	restarts := 0
 	opts := metav1.ListOptions{LabelSelector: sel, Limit: limit}
+	whole := limit <= 0
 	for {
 		items, cont, err := list(ctx, opts)
 		if err != nil {
 			if opts.Continue != "" && (apierrors.IsResourceExpired(err) || apierrors.IsGone(err)) && restarts < maxListRestarts {
 				restarts++
 				opts.Continue = ""
+				continue
+			}
+			if opts.Continue != "" && !whole && refusedContinue(ctx, err) {
+				opts, whole = unpaged(opts), true
 				continue
 			}
 			if restarts > 0 {
@@ -58,11 +79,39 @@ func listAll[T any, PT interface {
 				return err
 			}
 		}
-		if cont == "" {
+		switch {
+		case cont == "" || whole:
 			return nil
+		case cont == continueNotSupported:
+			if int64(len(items)) < opts.Limit {
+				// The cache cuts a list at its limit: one short of it holds
+				// every item.
+				return nil
+			}
+			opts, whole = unpaged(opts), true
+		default:
+			opts.Continue = cont
 		}
-		opts.Continue = cont
 	}
+}
+
+// unpaged returns opts as the list of every item, in one request from the
+// start: the items handed out already are skipped.
+func unpaged(opts metav1.ListOptions) metav1.ListOptions {
+	opts.Continue, opts.Limit = "", 0
+	return opts
+}
+
+// refusedContinue reports whether err, the failure of a continued list, is a
+// source refusing the continue option, as controller-runtime's cache readers do
+// with a plain error, rather than a failure an API server or the connection to
+// it answers with (a Status, a transport error, the context's end), which a list
+// without a limit would meet again.
+func refusedContinue(ctx context.Context, err error) bool {
+	var status apierrors.APIStatus
+	var uerr *url.Error
+	return ctx.Err() == nil && !errors.As(err, &status) && !errors.As(err, &uerr) &&
+		!errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
 }
 
 // secretLister adapts a Secret client's List to listAll.

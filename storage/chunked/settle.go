@@ -27,7 +27,8 @@ import (
 // damage. A read that lands while helm-operator-plugins' DeleteCollection is
 // part-way through sees some chunks gone and others not yet: the read looks
 // again once, after settleConfirm, and reports the record only when nothing
-// moved in between; otherwise it rides out ReadRetry as before.
+// moved in between (the same index, and the server holding the same of its
+// chunks); otherwise it rides out ReadRetry as before.
 const (
 	// restingIndexAge is how long ago an index must have been last written, by
 	// every clock that says (its createdAt and modifiedAt labels, the writer's;
@@ -74,6 +75,11 @@ func (c *Core[T]) atRest(idx *corev1.Secret) bool {
 // settleConfirm and returns what that decode found, with done set when the record
 // is to be reported as it is now; done false leaves the caller to ride out
 // ReadRetry from the index it returns.
+//
+// What it compares between the two looks is which of the index's chunks the
+// server holds (presentChunks), asked of the server each time, not what either
+// decode fetched: the decodes fetch concurrently and stop at the first chunk
+// missing, so how many chunks each had in hand by then is a matter of timing.
 func (c *Core[T]) restingDamage(ctx context.Context, idx *corev1.Secret, err error, refs []chunkRef, info *DecodeInfo) (rls *T, n int64, got []chunkRef, cur *corev1.Secret, derr error, done bool) {
 	if !c.atRest(idx) {
 		return nil, 0, refs, idx, err, false
@@ -83,9 +89,11 @@ func (c *Core[T]) restingDamage(ctx context.Context, idx *corev1.Secret, err err
 		// (fetchChunk): no writer leaves one.
 		return nil, 0, refs, idx, err, true
 	}
-	if len(refs) == 0 {
-		// None of its chunks could be read: helm-operator-plugins' update
-		// between its DeleteCollection and its new index looks so.
+	before, perr := c.presentChunks(ctx, idx)
+	if perr != nil || len(before) == 0 {
+		// None of its chunks is there: helm-operator-plugins' update between
+		// its DeleteCollection and its new index looks so. (Or the server
+		// could not say: the ride-out decides.)
 		return nil, 0, refs, idx, err, false
 	}
 	t := time.NewTimer(settleConfirm)
@@ -104,11 +112,44 @@ func (c *Core[T]) restingDamage(ctx context.Context, idx *corev1.Secret, err err
 	switch {
 	case derr == nil, !settling(derr):
 		return rls, n, got, fresh, derr, true
-	case fresh.ResourceVersion == idx.ResourceVersion && len(got) >= len(refs) && c.atRest(fresh):
+	case fresh.ResourceVersion != idx.ResourceVersion || !c.atRest(fresh):
+		return nil, 0, got, fresh, derr, false
+	}
+	after, perr := c.presentChunks(ctx, fresh)
+	if perr == nil && sameChunks(before, after) {
 		// Nothing moved: the same index, the same chunks there.
 		return nil, 0, got, fresh, derr, true
 	}
 	return nil, 0, got, fresh, derr, false
+}
+
+// presentChunks returns the chunk Secrets that idx names and the server holds
+// now, at the versions it holds them: one metadata list with a metadata client,
+// otherwise a read of each (a record at rest that looks damaged is rare).
+func (c *Core[T]) presentChunks(ctx context.Context, idx *corev1.Secret) ([]chunkRef, error) {
+	names, err := ParseExtraChunks(idx.Name, idx.Data[DataExtraChunks])
+	if err != nil {
+		return nil, err
+	}
+	return c.chunkVersions(ctx, idx.Name, names, nil)
+}
+
+// sameChunks reports whether a and b hold the same chunk Secrets: the same names,
+// each the same object (UID) at the same resourceVersion, in any order.
+func sameChunks(a, b []chunkRef) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	in := make(map[string]chunkRef, len(a))
+	for _, r := range a {
+		in[r.name] = chunkRef{name: r.name, uid: r.uid, rv: r.rv}
+	}
+	for _, r := range b {
+		if in[r.name] != (chunkRef{name: r.name, uid: r.uid, rv: r.rv}) {
+			return false
+		}
+	}
+	return true
 }
 
 // snapshot returns the chunks read so far, while fetches may still be adding.
