@@ -24,14 +24,21 @@
 // ForceDelete (remove a record that cannot be read), and the inspection methods.
 // Verify, FindLeftovers and RemoveLeftovers check and clean a namespace's records.
 //
-// # One driver, two Helms
+// # One driver, two Helms, three modules
 //
-// The driver's code is Core, generic over the release type: the format, the writes
-// and reads with their guarantees, and the tracking of what was read. A Codec
-// gives it what is particular to one Helm major: its release's JSON and the fields
-// the index labels and summary carry. ChunkedSecrets (Helm 3) and
-// storage/helm4.ChunkedSecrets (Helm 4) are each a Codec and their Helm's
-// driver.Driver methods over a Core, nothing more.
+// The driver's code is storage/chunked's Core, generic over the release type: the
+// format, the writes and reads with their guarantees, the tracking of what was
+// read, and the release cache. A Codec gives it what is particular to one Helm
+// major: its release's JSON and the fields the index labels and summary carry.
+// ChunkedSecrets (Helm 3) and storage/helm4.ChunkedSecrets (Helm 4) are each a
+// Codec and their Helm's driver.Driver methods over a Core, nothing more.
+//
+// Each is a Go module of its own, that requires only what it imports: this one
+// (github.com/chunkview/chunkview/storage) requires Helm 3 and
+// storage/chunked; storage/helm4 requires Helm 4 and storage/chunked, and not
+// Helm 3; storage/chunked requires neither. This package also carries the
+// core's exported names (chunked_names.go), so that a Helm 3 adopter imports it
+// alone.
 //
 // # Format
 //
@@ -160,3 +167,5 @@
 // of the whole gzip stream) as annotations on the index Secrets it writes. The format
 // ignores extra annotations; listing tools read them instead of decoding payloads.
 package storage
+
+//go:generate go run ../hack/aliasgen -o chunked_names.go github.com/chunkview/chunkview/storage/chunked ./chunked storage Config DecodePayload SecretRef ListSecrets ListPage VerifyPage Inflate UnknownFields Compress EncodeJSON TestHooks HooksOf HookGzipBound HookDecodePayloadInfo HookFastUnmarshal HookStringHeavy HookWrapCacheWatch HookDeepCopy HookHeapSize

@@ -2,10 +2,13 @@ package helm4_test
 
 import (
 	"context"
+	"net/http"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"helm.sh/helm/v4/pkg/release/common"
 	rspb "helm.sh/helm/v4/pkg/release/v1"
@@ -14,6 +17,17 @@ import (
 	"github.com/chunkview/chunkview/storage/chunked"
 	"github.com/chunkview/chunkview/storage/helm4"
 )
+
+// requestCounter counts the requests that cross a connection.
+type requestCounter struct {
+	next http.RoundTripper
+	n    atomic.Int64
+}
+
+func (c *requestCounter) RoundTrip(req *http.Request) (*http.Response, error) {
+	c.n.Add(1)
+	return c.next.RoundTrip(req)
+}
 
 // TestCacheSteadyState: Helm 4's reads through a driver with the release cache
 // make no request and decode nothing once the cache holds the records, and every
@@ -35,7 +49,9 @@ func TestCacheSteadyState(t *testing.T) {
 	}
 
 	counter := &requestCounter{}
-	cs, err := kubernetes.NewForConfig(countedConfig(counter))
+	rcfg := rest.CopyConfig(cluster.Config)
+	rcfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { counter.next = rt; return counter })
+	cs, err := kubernetes.NewForConfig(rcfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package helm4_test
+package storage_test
 
 import (
 	"context"
@@ -82,7 +82,7 @@ func (d delegatingSecrets) List(ctx context.Context, opts metav1.ListOptions) (*
 
 // startCache starts a controller-runtime cache of namespace ns's Secrets on
 // config cfg, stopped when the test ends, and waits until it has synced.
-func startCache(t *testing.T, cfg *rest.Config, ns string) cache.Cache {
+func startRuntimeCache(t *testing.T, cfg *rest.Config, ns string) cache.Cache {
 	t.Helper()
 	c, err := cache.New(cfg, cache.Options{Scheme: scheme.Scheme, DefaultNamespaces: map[string]cache.Config{ns: {}}})
 	if err != nil {
@@ -135,18 +135,18 @@ func catchUp(t *testing.T, c cache.Cache, ns string) {
 	t.Fatal("the cache did not catch up with the API server in 30 s")
 }
 
-// TestWorksOverControllerRuntimeCache: the Helm 4 driver, handed OLMv1's Secret
+// TestHelm4WorksOverControllerRuntimeCache: the Helm 4 driver, handed OLMv1's Secret
 // client (helm-operator-plugins' owner-reference client over a delegating
 // client whose reads go through controller-runtime's cache), creates, upgrades
 // and deletes revisions through Helm 4's storage and reads them back (History,
 // Get, ListReleases, Deployed, Last) as they were written, with no request to
 // the API server. The cache answers every list with a continue token it refuses
 // (issue 28, item 1).
-func TestWorksOverControllerRuntimeCache(t *testing.T) {
+func TestHelm4WorksOverControllerRuntimeCache(t *testing.T) {
 	const name = "app"
 	ns, secrets := newNamespace(t)
 	cacheReqs, liveReqs := &requestCounter{}, &requestCounter{}
-	c := startCache(t, countedConfig(cacheReqs), ns)
+	c := startRuntimeCache(t, countedConfig(cacheReqs), ns)
 	cs, err := kubernetes.NewForConfig(countedConfig(liveReqs))
 	if err != nil {
 		t.Fatal(err)
@@ -157,7 +157,7 @@ func TestWorksOverControllerRuntimeCache(t *testing.T) {
 		UID: "c1e0e2a8-0000-4000-8000-00000000cafe", Controller: &yes, BlockOwnerDeletion: &yes}
 	olm := hopclient.NewOwnerRefSecretClient(delegatingSecrets{SecretInterface: live, reader: c, ns: ns},
 		[]metav1.OwnerReference{owner}, func(s *corev1.Secret) bool { return s.Type == storage.SecretTypeIndex })
-	cfg := storage.ChunkedSecretsConfig{ChunkSize: chunkSize}
+	cfg := storage.ChunkedSecretsConfig{ChunkSize: helm4Chunk}
 	st := helmstorage.Init(helm4.NewDriver(olm, testOwner, cfg))
 
 	written := map[int]*rspb.Release{}
