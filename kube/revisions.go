@@ -49,15 +49,6 @@ func (c *Client) DiffRows(ctx context.Context, from, to RevisionRow, opts DiffOp
 	return revdiff.Diff(rels[0], rels[1], opts)
 }
 
-// Release decodes one revision of a release; rev 0 means the latest.
-func (c *Client) Release(ctx context.Context, ns, name string, rev int) (*release.Release, error) {
-	row, err := c.Revision(ctx, ns, name, rev)
-	if err != nil {
-		return nil, err
-	}
-	return c.Decode(ctx, row)
-}
-
 // Decode decodes the revision row shows (through the details cache), failing
 // when it cannot be read.
 func (c *Client) Decode(ctx context.Context, row RevisionRow) (*release.Release, error) {

@@ -3,7 +3,6 @@ package kube
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sort"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -63,41 +62,6 @@ type NamespaceReport struct {
 	// Driver is the store checked.
 	Driver string `json:"driver"`
 	*storage.Report
-}
-
-// GC removes leftover chunk Secrets (or with dryRun only lists them) in every
-// storage namespace in view. It returns the leftovers found and how many went.
-func (c *Client) GC(ctx context.Context, dryRun bool) ([]NamespaceReport, int, error) {
-	if !dryRun {
-		if err := c.checkWritable("gc"); err != nil {
-			return nil, 0, err
-		}
-	}
-	// Leftover chunks are the chunked store's alone.
-	reps, err := c.WithDrivers(DriverChunked).Verify(ctx, "", false)
-	var partial error
-	if errors.Is(err, ErrPartial) {
-		partial, err = err, nil
-	}
-	if err != nil {
-		return reps, 0, err
-	}
-	if dryRun {
-		return reps, 0, partial
-	}
-	removed := 0
-	var errs []error
-	for _, r := range reps {
-		n, err := storage.RemoveLeftovers(ctx, c.cs.CoreV1().Secrets(r.Namespace), r.Leftovers)
-		removed += n
-		if err != nil {
-			errs = append(errs, Explain(err, "delete", "secrets", r.Namespace))
-		}
-	}
-	if len(errs) > 0 {
-		return reps, removed, fmt.Errorf("%w; what was removed is gone for good and the rest is untouched: retry gc (verify lists what is left)", errors.Join(errs...))
-	}
-	return reps, removed, partial
 }
 
 // eachStorageNamespace runs fn in each storage namespace in view, stopping at the

@@ -25,6 +25,8 @@ var (
 	noise           = kubetest.Noise
 	baseTime        = kubetest.BaseTime
 	makeRelease     = kubetest.MakeRelease
+	decode          = kubetest.Decode
+	gc              = kubetest.GC
 	history         = kubetest.History
 	secrets         = kubetest.Secrets
 	chunkviewDriver = kubetest.ChunkviewDriver

@@ -236,7 +236,7 @@ func TestRBACAllNamespacesScoped(t *testing.T) {
 	if !errors.Is(err, kube.ErrPartial) || found != 2 {
 		t.Errorf("gc -A found %d leftovers in %d namespaces: %v", found, len(leftovers), err)
 	}
-	if _, _, err := c.GC(ctx, true); !errors.Is(err, kube.ErrPartial) {
+	if _, _, err := gc(ctx, c.Client, true); !errors.Is(err, kube.ErrPartial) {
 		t.Errorf("gc -A --dry-run: %v", err)
 	}
 
@@ -272,7 +272,6 @@ func TestRBACReadOnlyAdmin(t *testing.T) {
 		"rollback":        func() error { _, err := c.Rollback(ctx, ns, "app", 1, kube.DiffOptions{}); return err },
 		"uninstall":       func() error { _, err := c.Uninstall(ctx, ns, "app", false); return err },
 		"delete-revision": func() error { return c.DeleteRevision(ctx, ns, "app", 2, true) },
-		"gc":              func() error { _, _, err := c.GC(ctx, false); return err },
 		"remove leftovers": func() error {
 			reps, err := c.FindLeftovers(ctx, time.Nanosecond)
 			if err != nil {
