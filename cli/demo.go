@@ -107,7 +107,7 @@ func (r *run) demoContext(ctx context.Context, name string) (*kube.Client, error
 	if name != DemoContext {
 		cfg.Context = name
 	}
-	return kube.New(cluster.Clientset(), cluster.Metadata(), kube.DiscardKubeClients, cfg), nil
+	return kube.New(cluster.Clientset(), cluster.Metadata(), demo.DiscardKubeClients, cfg), nil
 }
 
 // demoContexts are the demo's two clusters, for the view to switch between. Each

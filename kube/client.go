@@ -121,9 +121,9 @@ type Client struct {
 	cfg Config
 	cs  kubernetes.Interface
 	md  metadata.Interface
-	// appliers builds the Helm kube clients operations apply resources with;
-	// nil on a connection that cannot.
-	appliers Appliers
+	// apply is what kube/ops builds the Helm kube clients of an operation from
+	// (see ApplySource); nil on a connection that cannot apply.
+	apply ApplySource
 	// dyn reads OLMv1's ClusterExtensions; nil leaves them unread.
 	dyn dynamic.Interface
 
@@ -134,10 +134,17 @@ type Client struct {
 	live *liveSource
 }
 
-// New returns a Client over the given clients. appliers builds the Helm kube
-// clients that apply and delete release resources; nil disables the operations
-// that need them.
-func New(cs kubernetes.Interface, md metadata.Interface, appliers Appliers, cfg Config) *Client {
+// ApplySource is what kube/ops builds the Helm kube clients that apply and delete
+// a release's resources from: a genericclioptions.RESTClientGetter (the
+// connection flags, as Connect passes them), or a value of kube/ops's Appliers
+// (the demo's, which apply nothing). kube only carries it, so that reading a
+// cluster needs none of Helm's kube clients.
+type ApplySource any
+
+// New returns a Client over the given clients. apply is handed to the operations
+// (see ApplySource); nil disables the operations that apply or delete release
+// resources.
+func New(cs kubernetes.Interface, md metadata.Interface, apply ApplySource, cfg Config) *Client {
 	if cfg.Owner == "" {
 		cfg.Owner = DefaultOwner
 	}
@@ -145,7 +152,7 @@ func New(cs kubernetes.Interface, md metadata.Interface, appliers Appliers, cfg 
 	if size == 0 {
 		size = DefaultDetailsCacheBytes
 	}
-	return &Client{cfg: cfg, cs: cs, md: md, appliers: appliers, reader: &reader{cache: newDetailsCache(size)}}
+	return &Client{cfg: cfg, cs: cs, md: md, apply: apply, reader: &reader{cache: newDetailsCache(size)}}
 }
 
 // Now returns the current time as the configuration tells it (Config.Now).
@@ -158,6 +165,10 @@ func (c *Client) Now() time.Time {
 
 func (c *Client) now() time.Time { return c.Now() }
 
+// ApplySource returns what the client was made with to apply release resources
+// (see New); nil for a connection that cannot.
+func (c *Client) ApplySource() ApplySource { return c.apply }
+
 // Config returns the client's configuration.
 func (c *Client) Config() Config { return c.cfg }
 
@@ -166,6 +177,9 @@ func (c *Client) ReadOnly() bool { return c.cfg.ReadOnly }
 
 // Clientset returns the typed clientset.
 func (c *Client) Clientset() kubernetes.Interface { return c.cs }
+
+// Metadata returns the metadata client; nil on a connection without one.
+func (c *Client) Metadata() metadata.Interface { return c.md }
 
 // WithNamespace returns a copy of c looking at namespace ns ("" with all set: every
 // namespace). The details cache is shared.
@@ -206,23 +220,6 @@ func (c *Client) storageNamespaceFor(ns string) string {
 		return c.cfg.Namespace
 	}
 	return ns
-}
-
-// Driver returns the chunked driver over the records in storage namespace ns.
-func (c *Client) Driver(ns string) *storage.ChunkedSecrets {
-	sns := c.storageNamespaceFor(ns)
-	return storage.NewDriver(c.cs.CoreV1().Secrets(sns), c.cfg.Owner, c.ChunkedConfig(sns))
-}
-
-// ChunkedConfig returns the chunked driver's configuration for the records in
-// storage namespace sns, whichever Helm's driver type it builds.
-func (c *Client) ChunkedConfig(sns string) storage.ChunkedSecretsConfig {
-	cfg := c.cfg.Driver
-	if c.md != nil && cfg.Metadata == nil {
-		// The driver reads the versions of chunks it deletes from metadata alone.
-		cfg.Metadata = c.md.Resource(secretsGVR).Namespace(sns)
-	}
-	return cfg
 }
 
 // StorageNamespaceFor returns where store d keeps the records of a release looked

@@ -224,7 +224,7 @@ func (o *Options) Connect() (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("build dynamic client: %w", err)
 	}
-	c := New(cs, md, restAppliers{o.Flags}, cfg).withDynamic(dyn)
+	c := New(cs, md, o.Flags, cfg).withDynamic(dyn)
 	c.live = liveFromConfig(rc, md)
 	return c, nil
 }

@@ -1,16 +1,13 @@
 package kube
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"sort"
 	"strings"
-
-	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// The operations whose permissions Can checks, in the order a user meets them.
+// The operations whose permissions kube/ops's Can checks, in the order a user meets them.
 const (
 	OpRollback       = "rollback"
 	OpUninstall      = "uninstall"
@@ -23,8 +20,8 @@ const (
 // Operations are the operations that change release records.
 var Operations = []string{OpRollback, OpUninstall, OpDeleteRevision, OpGC, OpFixStuck, OpPrune}
 
-// secretVerbs are the verbs on Secrets that Can asks about.
-var secretVerbs = []string{"get", "list", "create", "update", "patch", "delete", "deletecollection"}
+// SecretVerbs are the verbs on a store's records that kube/ops's Can asks about.
+var SecretVerbs = []string{"get", "list", "create", "update", "patch", "delete", "deletecollection"}
 
 // opVerbs are the verbs on Secrets in the storage namespace each operation needs:
 // reading the history (get, list), writing a revision (chunks created and
@@ -124,64 +121,6 @@ func quoteAll(vs []string) string {
 		q[i] = fmt.Sprintf("%q", v)
 	}
 	return strings.Join(q, ", ")
-}
-
-// Can asks the API server what the connection's user may do with Secrets in the
-// storage namespace of namespace ns (the namespace looked at, as for History), one
-// SelfSubjectAccessReview per verb, concurrently. It sends POST requests, so it is
-// not available in read-only mode, where nothing may be changed anyway.
-//
-// It checks the store the client reads when it reads one (WithDrivers, --driver):
-// Helm's ConfigMaps driver keeps its records in configmaps. Reading several, it
-// checks the chunked store's Secrets.
-func (c *Client) Can(ctx context.Context, ns string) (*Permissions, error) {
-	d := c.drivers()[0]
-	res := c.store(d).resource()
-	sns := c.storeNamespaceFor(d, ns)
-	if c.cfg.ReadOnly {
-		p := &Permissions{Namespace: sns, Driver: d, Resource: res, Allowed: map[string]bool{}, Reasons: map[string]string{}}
-		for _, v := range secretVerbs {
-			p.Allowed[v] = v == "get" || v == "list"
-			if !p.Allowed[v] {
-				p.Reasons[v] = "started with --read-only"
-			}
-		}
-		return p, nil
-	}
-	need := make([]Access, 0, len(secretVerbs))
-	for _, verb := range secretVerbs {
-		need = append(need, Access{Verb: verb, Resource: schema.GroupResource{Resource: res}, Namespace: sns})
-	}
-	verdicts, err := c.Review(ctx, need)
-	if err != nil {
-		return nil, fmt.Errorf("check permissions in namespace %s: %w", sns, err)
-	}
-	p := &Permissions{Namespace: sns, Driver: d, Resource: res, Allowed: map[string]bool{}, Reasons: map[string]string{}}
-	for a, v := range verdicts {
-		p.Allowed[a.Verb] = v.Allowed
-		if !v.Allowed && v.Reason != "" {
-			p.Reasons[a.Verb] = v.Reason
-		}
-	}
-	return p, nil
-}
-
-// CheckAllowed refuses op up front, with the reason Allows gives, when the user may
-// not run it on the records of namespace ns. When the check itself cannot be made
-// (the server is unreachable, the review API refused), it returns nil: the
-// operation's own requests will meet the same answer, with their own error.
-func (c *Client) CheckAllowed(ctx context.Context, ns, op string) error {
-	if err := c.checkWritable(op); err != nil {
-		return err
-	}
-	if c.storeNamespaceFor(c.drivers()[0], ns) == "" {
-		return nil
-	}
-	p, err := c.Can(ctx, ns)
-	if err != nil {
-		return nil
-	}
-	return p.Allows(op)
 }
 
 // PartialError is the error of a listing across all namespaces that was forbidden

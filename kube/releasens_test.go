@@ -34,7 +34,7 @@ func TestNamespaceIsTheReleaseNamespace(t *testing.T) {
 		sort.Strings(out)
 		return out
 	}
-	base := kube.New(cluster.Clientset(), cluster.Metadata(), kube.DiscardKubeClients, cfg)
+	base := kube.New(cluster.Clientset(), cluster.Metadata(), demo.DiscardKubeClients, cfg)
 	for ns, want := range map[string][]string{
 		"demo":       {"podinfo", "web-frontend"},
 		"monitoring": {"grafana-dashboards"},

@@ -25,13 +25,13 @@ func (c *Client) Diff(ctx context.Context, ns, name string, from, to int, opts D
 			return nil, err
 		}
 	}
-	return c.DiffRows(ctx, pair[0], pair[1], opts)
+	return c.diffRows(ctx, pair[0], pair[1], opts)
 }
 
-// DiffRows compares two revisions already listed (rows of one History). Both are
+// diffRows compares two revisions already listed (rows of one History). Both are
 // read and decoded side by side: each is a few requests and a gunzip and JSON
 // decode that do not depend on the other.
-func (c *Client) DiffRows(ctx context.Context, from, to RevisionRow, opts DiffOptions) (*revdiff.Result, error) {
+func (c *Client) diffRows(ctx context.Context, from, to RevisionRow, opts DiffOptions) (*revdiff.Result, error) {
 	var (
 		rels [2]*release.Release
 		errs [2]error

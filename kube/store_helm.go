@@ -40,12 +40,7 @@ func (s *helmStore) name() string { return s.kind }
 // limit is the API server's limit on one object's data: Helm's record must fit.
 func (s *helmStore) limit() int64 { return storage.HelmRecordLimit }
 
-func (s *helmStore) resource() string {
-	if s.kind == DriverConfigMap {
-		return "configmaps"
-	}
-	return "secrets"
-}
+func (s *helmStore) resource() string { return StoreResource(s.kind) }
 
 func (s *helmStore) gvr() schema.GroupVersionResource {
 	return corev1.SchemeGroupVersion.WithResource(s.resource())

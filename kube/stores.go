@@ -117,6 +117,19 @@ func (c *Client) drivers() []string {
 	return c.cfg.Drivers
 }
 
+// Drivers returns the stores the client reads (Config.Drivers; the chunked
+// store alone when unset).
+func (c *Client) Drivers() []string { return c.drivers() }
+
+// StoreResource returns the API resource that store d keeps its records in:
+// configmaps for Helm's ConfigMaps driver, secrets otherwise.
+func StoreResource(d string) string {
+	if d == DriverConfigMap {
+		return "configmaps"
+	}
+	return "secrets"
+}
+
 // store returns the implementation of store d.
 func (c *Client) store(d string) store {
 	switch d {

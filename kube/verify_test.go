@@ -20,7 +20,7 @@ import (
 
 // directClient builds a Client straight from the test cluster's clients, without
 // flags, for tests that need a Config field no flag sets.
-func directClient(t *testing.T, kubes kube.Appliers, cfg kube.Config) *kube.Client {
+func directClient(t *testing.T, kubes kube.ApplySource, cfg kube.Config) *kube.Client {
 	t.Helper()
 	md, err := metadata.NewForConfig(cluster.Config)
 	if err != nil {

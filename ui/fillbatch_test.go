@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 
+	"github.com/chunkview/chunkview/demo"
 	"github.com/chunkview/chunkview/internal/fakeapi"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/storage"
@@ -124,7 +125,7 @@ func TestReleaseListBatchRecordGone(t *testing.T) {
 			})
 		}
 	}
-	f.client = kube.New(listHookClientset{f.cluster.Clientset(), hook}, f.cluster.Metadata(), kube.DiscardKubeClients, testConfig())
+	f.client = kube.New(listHookClientset{f.cluster.Clientset(), hook}, f.cluster.Metadata(), demo.DiscardKubeClients, testConfig())
 	h := newHarness(t, f.client, Options{}, 80, 24)
 	rs := h.top().(*releases.Screen)
 	found := false

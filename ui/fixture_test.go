@@ -97,7 +97,7 @@ func newFixture(t testing.TB) *fixture {
 	if err := restore(c, snapshot); err != nil {
 		t.Fatal(err)
 	}
-	return &fixture{t: t, cluster: c, client: kube.New(c.Clientset(), c.Metadata(), kube.DiscardKubeClients, testConfig())}
+	return &fixture{t: t, cluster: c, client: kube.New(c.Clientset(), c.Metadata(), demo.DiscardKubeClients, testConfig())}
 }
 
 // Encoding the samples (gzip at best compression) is the slow part, so it is
@@ -249,7 +249,7 @@ func buildFixture(t testing.TB) *fixture {
 	write("shop", simpleRelease("cache", "shop", 1, release.StatusDeployed, 35<<10, testNow.Add(-2*24*time.Hour)))
 	f.corruptChunk(t, "shop", storage.RecordKey("cache", 1))
 
-	f.client = kube.New(c.Clientset(), c.Metadata(), kube.DiscardKubeClients, testConfig())
+	f.client = kube.New(c.Clientset(), c.Metadata(), demo.DiscardKubeClients, testConfig())
 	return f
 }
 
@@ -476,5 +476,5 @@ func demoClient(t *testing.T, adjust func(*kube.Config)) (*demo.Cluster, *kube.C
 	if adjust != nil {
 		adjust(&cfg)
 	}
-	return c, kube.New(c.Clientset(), c.Metadata(), kube.DiscardKubeClients, cfg)
+	return c, kube.New(c.Clientset(), c.Metadata(), demo.DiscardKubeClients, cfg)
 }

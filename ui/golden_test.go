@@ -111,7 +111,7 @@ var goldenCases = []goldenCase{
 func readOnlyClient(f *fixture) *kube.Client {
 	cfg := testConfig()
 	cfg.ReadOnly = true
-	return kube.New(f.cluster.Clientset(), f.cluster.Metadata(), kube.DiscardKubeClients, cfg)
+	return kube.New(f.cluster.Clientset(), f.cluster.Metadata(), demo.DiscardKubeClients, cfg)
 }
 
 // failList makes the next list request fail with err.

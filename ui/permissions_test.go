@@ -97,7 +97,7 @@ func TestPartialListing(t *testing.T) {
 	f.cluster.Authorize(allowSecrets("default", "get", "list"))
 	cfg := testConfig()
 	cfg.AllNamespaces = true
-	client := kube.New(f.cluster.Clientset(), f.cluster.Metadata(), kube.DiscardKubeClients, cfg)
+	client := kube.New(f.cluster.Clientset(), f.cluster.Metadata(), demo.DiscardKubeClients, cfg)
 	h := newHarness(t, client, Options{}, 120, 40)
 	h.contains("web", "worker", "⚠ 4 releases, from default only: other namespaces may not be read (--namespaces names more)")
 	h.contains("only some namespaces could be read")

@@ -27,7 +27,7 @@ func TestBadInputRows(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	client := kube.New(c.Clientset(), c.Metadata(), kube.DiscardKubeClients, testConfig())
+	client := kube.New(c.Clientset(), c.Metadata(), demo.DiscardKubeClients, testConfig())
 	h := newHarness(t, client, Options{}, 160, 50)
 	scr := h.screen()
 	if strings.Contains(scr, badinput.PlantedSecret) || strings.Contains(scr, badinput.PlantedSecretBase64) {

@@ -110,7 +110,7 @@ func TestSecretsNeverShown(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	client := kube.New(c.Clientset(), c.Metadata(), kube.DiscardKubeClients, testConfig())
+	client := kube.New(c.Clientset(), c.Metadata(), demo.DiscardKubeClients, testConfig())
 	h := newHarness(t, client, Options{}, 120, 40)
 
 	views := 0

@@ -152,7 +152,7 @@ func TestReadOnlyTransport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kubes := kube.NewAppliers(flags)
+	kubes := ops.NewAppliers(flags)
 	later := time.Now().Add(time.Hour)
 	c := &client{kube.New(cs, md, kubes, kube.Config{Owner: opsOwner, Namespace: f.ns, Driver: storage.ChunkedSecretsConfig{ChunkSize: 16 << 10}, Now: func() time.Time { return later }})}
 

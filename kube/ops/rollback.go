@@ -68,6 +68,20 @@ func (o *Rollback) Base() *Plan { return &o.Plan }
 // Helm is the Helm that runs the rollback.
 func (o *Rollback) Helm() int { return o.Major }
 
+// diff compares revision from, decoded by then (through the details cache), with
+// revision to; from's error first, as kube.Client.Diff does.
+func (r *Runner) diff(ctx context.Context, from, to kube.RevisionRow, opts kube.DiffOptions) (*revdiff.Result, error) {
+	a, err := r.c.Decode(ctx, from)
+	if err != nil {
+		return nil, err
+	}
+	b, err := r.c.Decode(ctx, to)
+	if err != nil {
+		return nil, err
+	}
+	return revdiff.Diff(a, b, opts)
+}
+
 // PlanRollback returns what rolling the release of p back to revision rev (0: the
 // one before the latest) would do, without changing anything. rev may be the
 // latest revision: the rollback then applies it again. Revisions above rev whose
@@ -108,7 +122,7 @@ func (r *Runner) PlanRollback(ctx context.Context, p *Plan, rev int, opts kube.D
 		o.Drop = append(o.Drop, Dropped{Revision: row.Revision, Key: row.Key, Problem: d.Row.Problem})
 	}
 	o.From, o.Reapply = from.Revision, from.Revision == rev && len(o.Drop) == 0
-	o.Diff, err = r.c.DiffRows(ctx, from, toRow, opts)
+	o.Diff, err = r.diff(ctx, from, toRow, opts)
 	if err != nil {
 		return nil, err
 	}
