@@ -9,6 +9,7 @@ import (
 
 	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/owner"
 )
 
 // History is the output of `history`.
@@ -147,8 +148,8 @@ func (o *historyOptions) Run(ctx context.Context, r *run) error {
 		Forecast: kube.ForecastRows(rows), Revisions: make([]RevisionItem, 0, len(rows)),
 		ControlledBy: latest.ControlledBy, Labels: latest.Labels}
 	if o.format != FormatName {
-		out.ClusterExtension = c.ClusterExtension(ctx, kube.ExtensionName(latest))
-		if ctls, err := c.ReadControllers(ctx, latest.StorageNamespace); err == nil {
+		out.ClusterExtension = owner.Extension(ctx, c, kube.ExtensionName(latest))
+		if ctls, err := owner.Read(ctx, c, latest.StorageNamespace); err == nil {
 			ctls.Attach([]*kube.RevisionRow{&latest})
 			out.Controller, out.ControlledBy = latest.Controller, latest.ControlledBy
 			if ctl, why := ctls.Of(latest); ctl == nil && why != "" {

@@ -178,6 +178,10 @@ func (c *Client) ReadOnly() bool { return c.cfg.ReadOnly }
 // Clientset returns the typed clientset.
 func (c *Client) Clientset() kubernetes.Interface { return c.cs }
 
+// Dynamic returns the dynamic client that reads the controllers' objects
+// (kube/owner); nil on a connection without one, such as the demo's.
+func (c *Client) Dynamic() dynamic.Interface { return c.dyn }
+
 // Metadata returns the metadata client; nil on a connection without one.
 func (c *Client) Metadata() metadata.Interface { return c.md }
 

@@ -6,6 +6,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/owner"
 )
 
 // LoadedMsg answers loadHistory.
@@ -32,7 +33,7 @@ type ExtensionMsg struct {
 // loadExtension reads ClusterExtension ext, which owns release ns/name.
 func loadExtension(ctx context.Context, c *kube.Client, ns, name, ext string) tea.Cmd {
 	return func() tea.Msg {
-		return ExtensionMsg{Ns: ns, Name: name, Ext: c.ClusterExtension(ctx, ext)}
+		return ExtensionMsg{Ns: ns, Name: name, Ext: owner.Extension(ctx, c, ext)}
 	}
 }
 
@@ -47,7 +48,7 @@ type ControllerMsg struct {
 // row.
 func loadController(ctx context.Context, c *kube.Client, ns, name string, row kube.RevisionRow) tea.Cmd {
 	return func() tea.Msg {
-		ctl, _ := c.ControllerOf(ctx, row)
+		ctl, _ := owner.Of(ctx, c, row)
 		return ControllerMsg{Ns: ns, Name: name, Ctl: ctl}
 	}
 }
