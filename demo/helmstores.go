@@ -10,6 +10,7 @@ import (
 
 	"helm.sh/helm/v3/pkg/storage/driver"
 
+	"github.com/chunkview/chunkview/internal/fakeapi"
 	"github.com/chunkview/chunkview/storage"
 )
 
@@ -137,7 +138,7 @@ func helmStoreSamples() []sample {
 
 // sampleDriver returns the driver s is written with. Helm's own drivers send
 // their requests with a context of their own, as they do in Helm.
-func sampleDriver(ctx context.Context, c *Cluster, cfg storage.ChunkedSecretsConfig, s sample) driver.Driver {
+func sampleDriver(ctx context.Context, c *fakeapi.Cluster, cfg storage.ChunkedSecretsConfig, s sample) driver.Driver {
 	switch s.store {
 	case StoreSecrets:
 		return driver.NewSecrets(c.Clientset().CoreV1().Secrets(s.storageNamespace))
@@ -150,7 +151,7 @@ func sampleDriver(ctx context.Context, c *Cluster, cfg storage.ChunkedSecretsCon
 
 // readBackSize reads the stored record key of s and returns how many objects it
 // spans and how many bytes it holds against the size limit.
-func readBackSize(ctx context.Context, c *Cluster, s sample, key string) (objects int, stored int64, err error) {
+func readBackSize(ctx context.Context, c *fakeapi.Cluster, s sample, key string) (objects int, stored int64, err error) {
 	core := c.Clientset().CoreV1()
 	switch s.store {
 	case StoreSecrets:

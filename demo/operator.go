@@ -10,6 +10,7 @@ import (
 	"helm.sh/helm/v3/pkg/release"
 	helmtime "helm.sh/helm/v3/pkg/time"
 
+	"github.com/chunkview/chunkview/internal/fakeapi"
 	"github.com/chunkview/chunkview/storage"
 )
 
@@ -55,7 +56,7 @@ func ParseOperatorEnv(v string) (opts OperatorOptions, ok bool, err error) {
 // pending-upgrade, marks the one before superseded, and a moment later marks the
 // new one deployed, as Helm's upgrade action does. It lets the live view be seen
 // without a cluster. Errors (the release was uninstalled, say) skip a round.
-func RunOperator(ctx context.Context, c *Cluster, opts OperatorOptions) {
+func RunOperator(ctx context.Context, c *fakeapi.Cluster, opts OperatorOptions) {
 	drv := storage.NewDriver(c.Clientset().CoreV1().Secrets(OperatorNamespace), DefaultOwner, DriverConfig())
 	for {
 		every := opts.Every

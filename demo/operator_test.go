@@ -8,6 +8,7 @@ import (
 	"helm.sh/helm/v3/pkg/release"
 
 	"github.com/chunkview/chunkview/demo"
+	"github.com/chunkview/chunkview/internal/fakeapi"
 	"github.com/chunkview/chunkview/storage"
 )
 
@@ -30,7 +31,7 @@ func TestParseOperatorEnv(t *testing.T) {
 func TestOperator(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	c := demo.NewCluster()
+	c := fakeapi.NewCluster()
 	if _, err := demo.Seed(ctx, c, demo.SeedOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +71,7 @@ func TestOperator(t *testing.T) {
 func TestOperatorKeepsTenRevisions(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	c := demo.NewCluster()
+	c := fakeapi.NewCluster()
 	if _, err := demo.Seed(ctx, c, demo.SeedOptions{}); err != nil {
 		t.Fatal(err)
 	}

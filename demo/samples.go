@@ -8,6 +8,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/chunkview/chunkview/internal/fakeapi"
 )
 
 // op is what a Helm command did to a release.
@@ -386,7 +388,7 @@ func argocdChart(version string) chartSpec {
 // markOLMv1 gives the index Secret of an OLMv1 sample what operator-controller
 // puts on its own: a controller ownerReference to the ClusterExtension named after
 // the release, and the release's labels on the Secret too.
-func markOLMv1(ctx context.Context, c *Cluster, s sample, key, chartVersion string) error {
+func markOLMv1(ctx context.Context, c *fakeapi.Cluster, s sample, key, chartVersion string) error {
 	yes := true
 	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
 		"labels": olmLabels(s.name, s.name, chartVersion),

@@ -19,6 +19,7 @@ import (
 	helmstorage "helm.sh/helm/v3/pkg/storage"
 	"helm.sh/helm/v3/pkg/storage/driver"
 
+	"github.com/chunkview/chunkview/internal/fakeapi"
 	"github.com/chunkview/chunkview/storage"
 )
 
@@ -26,17 +27,17 @@ var seedNow = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
 
 // seeded seeds one cluster for all the read-only tests below: Seed takes a second.
 var seeded = sync.OnceValues(func() (*seededCluster, error) {
-	c := NewCluster()
+	c := fakeapi.NewCluster()
 	f, err := Seed(context.Background(), c, SeedOptions{Now: seedNow})
 	return &seededCluster{c, f}, err
 })
 
 type seededCluster struct {
-	c *Cluster
+	c *fakeapi.Cluster
 	f *Fleet
 }
 
-func seed(t *testing.T) (*Cluster, *Fleet) {
+func seed(t *testing.T) (*fakeapi.Cluster, *Fleet) {
 	t.Helper()
 	s, err := seeded()
 	if err != nil {
@@ -47,7 +48,7 @@ func seed(t *testing.T) (*Cluster, *Fleet) {
 
 // driver returns a driver that reads r's records: the chunked one, or Helm's own
 // Secrets or ConfigMaps driver.
-func (f *Fleet) driver(c *Cluster, r *SampleRelease) driver.Driver {
+func (f *Fleet) driver(c *fakeapi.Cluster, r *SampleRelease) driver.Driver {
 	switch r.Store {
 	case StoreSecrets:
 		return driver.NewSecrets(c.Clientset().CoreV1().Secrets(r.Namespace))
@@ -319,7 +320,7 @@ func TestSeedIndexLabels(t *testing.T) {
 
 func TestSeedDeterministic(t *testing.T) {
 	_, f := seed(t)
-	c2 := NewCluster()
+	c2 := fakeapi.NewCluster()
 	f2, err := Seed(context.Background(), c2, SeedOptions{Now: seedNow, Intact: true})
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/chunkview/chunkview/demo"
+	"github.com/chunkview/chunkview/internal/fakeapi"
 	"github.com/chunkview/chunkview/kube"
 )
 
@@ -16,7 +17,7 @@ import (
 // narrowing alone, so the demo's in-memory cluster serves.
 func TestNamespaceIsTheReleaseNamespace(t *testing.T) {
 	ctx := t.Context()
-	cluster := demo.NewCluster()
+	cluster := fakeapi.NewCluster()
 	if _, err := demo.Seed(ctx, cluster, demo.SeedOptions{}); err != nil {
 		t.Fatal(err)
 	}

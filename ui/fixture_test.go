@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/chunkview/chunkview/demo"
+	"github.com/chunkview/chunkview/internal/fakeapi"
 	"github.com/chunkview/chunkview/internal/kubetest"
 	"github.com/chunkview/chunkview/internal/testcluster"
 	"github.com/chunkview/chunkview/kube"
@@ -71,7 +72,7 @@ func testConfig() kube.Config {
 // client over it.
 type fixture struct {
 	t       testing.TB
-	cluster *demo.Cluster
+	cluster *fakeapi.Cluster
 	client  *kube.Client
 }
 
@@ -92,7 +93,7 @@ func newFixture(t testing.TB) *fixture {
 	if snapshotErr != nil {
 		t.Fatal(snapshotErr)
 	}
-	c := demo.NewCluster()
+	c := fakeapi.NewCluster()
 	c.SetClock(func() time.Time { return testNow.Add(-time.Hour) })
 	if err := restore(c, snapshot); err != nil {
 		t.Fatal(err)
@@ -134,8 +135,8 @@ func buildSnapshot() (out []corev1.Secret, err error) {
 
 // restore writes the snapshot's Secrets onto c: indexes first, so that the
 // chunks' ownerReferences can point at the indexes' new UIDs.
-func restore(c *demo.Cluster, secrets []corev1.Secret) error {
-	if err := c.Add(demo.Namespace("shop")); err != nil {
+func restore(c *fakeapi.Cluster, secrets []corev1.Secret) error {
+	if err := c.Add(fakeapi.Namespace("shop")); err != nil {
 		return err
 	}
 	uids := map[types.UID]types.UID{}
@@ -205,9 +206,9 @@ func (r *fatalRecorder) Fatalf(format string, args ...any) {
 
 // buildFixture writes the samples through the chunked driver.
 func buildFixture(t testing.TB) *fixture {
-	c := demo.NewCluster()
+	c := fakeapi.NewCluster()
 	c.SetClock(func() time.Time { return testNow.Add(-time.Hour) })
-	if err := c.Add(demo.Namespace("shop")); err != nil {
+	if err := c.Add(fakeapi.Namespace("shop")); err != nil {
 		t.Fatal(err)
 	}
 	f := &fixture{cluster: c}
@@ -464,9 +465,9 @@ func (f *fixture) stripAnnotations(t testing.TB, ns, key string, created time.Ti
 
 // demoClient seeds the demo's samples on a cluster of its own and returns it with
 // a client over every namespace and store, its config adjusted by adjust.
-func demoClient(t *testing.T, adjust func(*kube.Config)) (*demo.Cluster, *kube.Client) {
+func demoClient(t *testing.T, adjust func(*kube.Config)) (*fakeapi.Cluster, *kube.Client) {
 	t.Helper()
-	c := demo.NewCluster()
+	c := fakeapi.NewCluster()
 	if _, err := demo.Seed(t.Context(), c, demo.SeedOptions{}); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/chunkview/chunkview/demo"
 	"github.com/chunkview/chunkview/internal/badinput"
+	"github.com/chunkview/chunkview/internal/fakeapi"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/ui/screens/history"
 	"github.com/chunkview/chunkview/ui/screens/releases"
@@ -19,7 +20,7 @@ import (
 // nothing panics, and no screen shows payload data. Opening a broken release's
 // history and revision says what is wrong instead of failing.
 func TestBadInputRows(t *testing.T) {
-	c := demo.NewCluster()
+	c := fakeapi.NewCluster()
 	c.SetClock(func() time.Time { return testNow.Add(-time.Hour) })
 	cases := badinput.Loaded()
 	for _, bc := range cases {
