@@ -78,7 +78,7 @@ const LokiStackLatestShare = 0.90
 
 // HelmStoreSample is a sample release that Seed writes through one of Helm's own
 // drivers rather than the chunked one. Its records are in Namespace, which is also
-// the release's namespace, and are labelled owner=helm (DefaultOwner).
+// the release's namespace, and are labelled owner=helm (storage.HelmOwner).
 type HelmStoreSample struct {
 	Namespace, Name string
 	Store           Store
@@ -102,7 +102,7 @@ func HelmStoreSamples() []HelmStoreSample {
 func helmStoreSamples() []sample {
 	return []sample{
 		{
-			name: RedisRelease, storageNamespace: WebNamespace, namespace: WebNamespace, owner: DefaultOwner, store: StoreSecrets,
+			name: RedisRelease, storageNamespace: WebNamespace, namespace: WebNamespace, owner: storage.HelmOwner, store: StoreSecrets,
 			labels: map[string]string{"team": "web"},
 			chart:  redisChart,
 			steps: []step{
@@ -113,7 +113,7 @@ func helmStoreSamples() []sample {
 			},
 		},
 		{
-			name: IngressNginxRelease, storageNamespace: IngressNamespace, namespace: IngressNamespace, owner: DefaultOwner, store: StoreConfigMaps,
+			name: IngressNginxRelease, storageNamespace: IngressNamespace, namespace: IngressNamespace, owner: storage.HelmOwner, store: StoreConfigMaps,
 			chart: ingressNginxChart,
 			steps: []step{
 				{op: opInstall, ago: 70 * day, took: 1*minute + 22*time.Second, chart: "4.10.1", values: ingressValues(2, false)},
@@ -122,7 +122,7 @@ func helmStoreSamples() []sample {
 			},
 		},
 		{
-			name: LokiStackRelease, storageNamespace: LoggingNamespace, namespace: LoggingNamespace, owner: DefaultOwner, store: StoreSecrets,
+			name: LokiStackRelease, storageNamespace: LoggingNamespace, namespace: LoggingNamespace, owner: storage.HelmOwner, store: StoreSecrets,
 			labels: map[string]string{"team": "sre"},
 			chart:  lokiStackChart,
 			steps: []step{

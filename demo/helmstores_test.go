@@ -81,7 +81,7 @@ func TestHelmStoreSamples(t *testing.T) {
 	for _, hs := range got {
 		t.Run(hs.Name, func(t *testing.T) {
 			r := mustRelease(t, f, hs.Namespace, hs.Name)
-			if r.Store != hs.Store || r.Owner != DefaultOwner || len(r.Revisions) != hs.Revisions {
+			if r.Store != hs.Store || r.Owner != storage.HelmOwner || len(r.Revisions) != hs.Revisions {
 				t.Fatalf("fleet has store %q owner %q and %d revisions", r.Store, r.Owner, len(r.Revisions))
 			}
 			recs := helmRecords(t, c, hs)

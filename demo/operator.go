@@ -57,7 +57,7 @@ func ParseOperatorEnv(v string) (opts OperatorOptions, ok bool, err error) {
 // new one deployed, as Helm's upgrade action does. It lets the live view be seen
 // without a cluster. Errors (the release was uninstalled, say) skip a round.
 func RunOperator(ctx context.Context, c *fakeapi.Cluster, opts OperatorOptions) {
-	drv := storage.NewDriver(c.Clientset().CoreV1().Secrets(OperatorNamespace), DefaultOwner, DriverConfig())
+	drv := storage.NewDriver(c.Clientset().CoreV1().Secrets(OperatorNamespace), storage.HelmOwner, DriverConfig())
 	for {
 		every := opts.Every
 		if every <= 0 {
@@ -86,7 +86,7 @@ func RunOperator(ctx context.Context, c *fakeapi.Cluster, opts OperatorOptions) 
 // upgradeOnce stores the next revision of podinfo, pending-upgrade, and
 // supersedes the deployed one.
 func upgradeOnce(drv *storage.ChunkedSecrets) (*release.Release, error) {
-	rels, err := drv.Query(map[string]string{"name": OperatorRelease, "owner": DefaultOwner})
+	rels, err := drv.Query(map[string]string{"name": OperatorRelease, "owner": storage.HelmOwner})
 	if err != nil {
 		return nil, err
 	}

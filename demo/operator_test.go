@@ -35,8 +35,8 @@ func TestOperator(t *testing.T) {
 	if _, err := demo.Seed(ctx, c, demo.SeedOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	drv := storage.NewDriver(c.Clientset().CoreV1().Secrets(demo.OperatorNamespace), demo.DefaultOwner, demo.DriverConfig())
-	before, err := drv.Query(map[string]string{"name": demo.OperatorRelease, "owner": demo.DefaultOwner})
+	drv := storage.NewDriver(c.Clientset().CoreV1().Secrets(demo.OperatorNamespace), storage.HelmOwner, demo.DriverConfig())
+	before, err := drv.Query(map[string]string{"name": demo.OperatorRelease, "owner": storage.HelmOwner})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,12 +75,12 @@ func TestOperatorKeepsTenRevisions(t *testing.T) {
 	if _, err := demo.Seed(ctx, c, demo.SeedOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	drv := storage.NewDriver(c.Clientset().CoreV1().Secrets(demo.OperatorNamespace), demo.DefaultOwner, demo.DriverConfig())
+	drv := storage.NewDriver(c.Clientset().CoreV1().Secrets(demo.OperatorNamespace), storage.HelmOwner, demo.DriverConfig())
 	go demo.RunOperator(ctx, c, demo.OperatorOptions{Every: 5 * time.Millisecond, Pending: 5 * time.Millisecond})
 	want := demo.OperatorMaxHistory + 4
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		rels, err := drv.Query(map[string]string{"name": demo.OperatorRelease, "owner": demo.DefaultOwner})
+		rels, err := drv.Query(map[string]string{"name": demo.OperatorRelease, "owner": storage.HelmOwner})
 		if err == nil {
 			latest, oldest := 0, 1<<30
 			for _, r := range rels {

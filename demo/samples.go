@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/chunkview/chunkview/internal/fakeapi"
+	"github.com/chunkview/chunkview/storage"
 )
 
 // op is what a Helm command did to a release.
@@ -73,7 +74,7 @@ func samples() []sample {
 func chunkedSamples() []sample {
 	out := []sample{
 		{
-			name: "podinfo", storageNamespace: "demo", namespace: "demo", owner: DefaultOwner,
+			name: "podinfo", storageNamespace: "demo", namespace: "demo", owner: storage.HelmOwner,
 			labels: map[string]string{"team": "web"},
 			chart:  podinfoChart,
 			steps: []step{
@@ -86,7 +87,7 @@ func chunkedSamples() []sample {
 			},
 		},
 		{
-			name: "web-frontend", storageNamespace: "demo", namespace: "demo", owner: DefaultOwner,
+			name: "web-frontend", storageNamespace: "demo", namespace: "demo", owner: storage.HelmOwner,
 			labels: map[string]string{"team": "web", "tier": "frontend"},
 			chart:  webFrontendChart,
 			steps: []step{
@@ -96,7 +97,7 @@ func chunkedSamples() []sample {
 			},
 		},
 		{
-			name: "grafana-dashboards", storageNamespace: "demo", namespace: "monitoring", owner: DefaultOwner,
+			name: "grafana-dashboards", storageNamespace: "demo", namespace: "monitoring", owner: storage.HelmOwner,
 			labels: map[string]string{"team": "sre"},
 			chart:  dashboardsChart,
 			steps: []step{
@@ -105,7 +106,7 @@ func chunkedSamples() []sample {
 			},
 		},
 		{
-			name: "payments-api", storageNamespace: "payments", namespace: "payments", owner: DefaultOwner,
+			name: "payments-api", storageNamespace: "payments", namespace: "payments", owner: storage.HelmOwner,
 			labels: map[string]string{"team": "payments", "pci": "true"},
 			chart:  paymentsChart,
 			steps: []step{
@@ -117,7 +118,7 @@ func chunkedSamples() []sample {
 			},
 		},
 		{
-			name: "ledger", storageNamespace: "payments", namespace: "payments", owner: DefaultOwner,
+			name: "ledger", storageNamespace: "payments", namespace: "payments", owner: storage.HelmOwner,
 			labels: map[string]string{"team": "payments"},
 			chart:  ledgerChart,
 			steps: []step{
@@ -127,7 +128,7 @@ func chunkedSamples() []sample {
 			},
 		},
 		{
-			name: "fraud-model", storageNamespace: "payments", namespace: "payments", owner: DefaultOwner,
+			name: "fraud-model", storageNamespace: "payments", namespace: "payments", owner: storage.HelmOwner,
 			labels: map[string]string{"team": "risk"},
 			chart:  fraudModelChart,
 			steps: []step{

@@ -29,12 +29,10 @@ import (
 	"github.com/chunkview/chunkview/storage"
 )
 
-// Where the sample releases are stored and under which owner label.
+// Where the sample releases are stored and under which owner label: outside
+// OLMNamespace, storage.HelmOwner (helm-operator-plugins' default, and the owner
+// label Helm's own drivers always write).
 const (
-	// DefaultOwner is the owner label of the samples outside OLMNamespace:
-	// helm-operator-plugins' default, the same as kube.DefaultOwner, and the owner
-	// label Helm's own drivers always write.
-	DefaultOwner = "helm"
 	// OLMOwner is operator-controller's owner label (kube's olmv1 profile).
 	OLMOwner = "operator-controller"
 	// OLMNamespace is OLMv1's system namespace, where its records live while the
@@ -169,7 +167,7 @@ func (r *SampleRelease) Latest() *SampleRevision { return &r.Revisions[len(r.Rev
 //	olmv1-system/cert-manager     superseded, superseded, deployed [4 3 3]
 //	olmv1-system/argocd-operator  superseded, deployed [1 1]
 //
-// The olmv1-system ones are owned by OLMOwner, the others by DefaultOwner. An
+// The olmv1-system ones are owned by OLMOwner, the others by storage.HelmOwner. An
 // orphan chunk is left in olmv1-system: key sh.helm.release.v1.cert-manager.v4, the
 // trace of an upgrade interrupted two days before Now.
 //

@@ -109,10 +109,6 @@ func (c *Client) StuckAfter() time.Duration {
 	return DefaultStuckAfter
 }
 
-// DefaultOwner is the owner label helm-operator-plugins' chunked driver uses by
-// default in operators built with it.
-const DefaultOwner = "helm"
-
 // secretsGVR is the resource the metadata client lists.
 var secretsGVR = corev1.SchemeGroupVersion.WithResource("secrets")
 
@@ -146,7 +142,7 @@ type ApplySource any
 // resources.
 func New(cs kubernetes.Interface, md metadata.Interface, apply ApplySource, cfg Config) *Client {
 	if cfg.Owner == "" {
-		cfg.Owner = DefaultOwner
+		cfg.Owner = storage.HelmOwner
 	}
 	size := cfg.DetailsCacheBytes
 	if size == 0 {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/revdiff"
+	"github.com/chunkview/chunkview/storage"
 )
 
 // kitchenChart deploys one of most kinds a chart holds, each with the fields
@@ -228,7 +229,7 @@ func drifted(d *revdiff.Drift) map[string]string {
 func TestDriftKitchen(t *testing.T) {
 	ctx := t.Context()
 	ns := cluster.Namespace(t)
-	installKitchen(t, ns, "k", chunkviewDriver(ns, kube.DefaultOwner, 0))
+	installKitchen(t, ns, "k", chunkviewDriver(ns, storage.HelmOwner, 0))
 	var wire wireLog
 	c := connect(t, adminKubeconfig(t, ns), nil, func(o *kube.Options) { o.WrapConfig = wire.install })
 	check := func(want map[string]string, opts kube.DriftOptions) *revdiff.Drift {

@@ -13,6 +13,7 @@ import (
 	"github.com/chunkview/chunkview/internal/kubetest"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/revdiff"
+	"github.com/chunkview/chunkview/storage"
 )
 
 // shopPassword is the Secret value ShopChart's release holds: what must never
@@ -27,7 +28,7 @@ func installShop(t *testing.T, name string, vals map[string]interface{}, out kub
 	t.Helper()
 	ns := cluster.Namespace(t)
 	kc := adminKubeconfig(t, ns)
-	cfg := helmConfig(t, kc, ns, chunkviewDriver(ns, kube.DefaultOwner, 16<<10))
+	cfg := helmConfig(t, kc, ns, chunkviewDriver(ns, storage.HelmOwner, 16<<10))
 	_, err := kubetest.InstallShop(t, cfg, cluster.Client, ns, name, vals, out)
 	c := connect(t, kc, []string{"-n", ns}, func(o *kube.Options) { o.Stats = stats })
 	return ns, c, err

@@ -27,7 +27,7 @@ import (
 func operatorFixture(t *testing.T, n int) *fixture {
 	t.Helper()
 	f := newFixture(t)
-	drv := storage.NewDriver(f.cluster.Clientset().CoreV1().Secrets("default"), kube.DefaultOwner, testConfig().Driver)
+	drv := storage.NewDriver(f.cluster.Clientset().CoreV1().Secrets("default"), storage.HelmOwner, testConfig().Driver)
 	for i := range n {
 		rls := simpleRelease(fmt.Sprintf("op-%02d", i), "default", 1, release.StatusDeployed, 3*fixtureChunkSize, testNow.Add(-48*time.Hour))
 		if err := drv.Create(storage.RecordKey(rls.Name, 1), rls); err != nil {

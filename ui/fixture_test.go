@@ -53,7 +53,7 @@ const fixtureChunkSize = 16 << 10
 // releases, owner helm, a write limit of 8 chunks.
 func testConfig() kube.Config {
 	return kube.Config{
-		Owner:     kube.DefaultOwner,
+		Owner:     storage.HelmOwner,
 		Namespace: "default",
 		// Nothing writes beside the tests, so a missing chunk is broken at once
 		// rather than waited for: the fixture's broken records would otherwise
@@ -213,7 +213,7 @@ func buildFixture(t testing.TB) *fixture {
 	}
 	f := &fixture{cluster: c}
 	write := func(ns string, rls ...*release.Release) {
-		drv := storage.NewDriver(c.Clientset().CoreV1().Secrets(ns), kube.DefaultOwner, storage.ChunkedSecretsConfig{ChunkSize: fixtureChunkSize})
+		drv := storage.NewDriver(c.Clientset().CoreV1().Secrets(ns), storage.HelmOwner, storage.ChunkedSecretsConfig{ChunkSize: fixtureChunkSize})
 		for _, r := range rls {
 			if err := drv.Create(storage.RecordKey(r.Name, r.Version), r); err != nil {
 				t.Fatalf("write %s v%d: %v", r.Name, r.Version, err)
@@ -435,7 +435,7 @@ func (f *fixture) addOrphan(t testing.TB, ns, key string) {
 		ObjectMeta: metav1.ObjectMeta{
 			Name: storage.ChunkName(key, data),
 			Labels: map[string]string{
-				storage.LabelOwner: kube.DefaultOwner, storage.LabelKey: key, storage.LabelType: storage.TypeChunk,
+				storage.LabelOwner: storage.HelmOwner, storage.LabelKey: key, storage.LabelType: storage.TypeChunk,
 				storage.LabelCreatedAt: strconv.FormatInt(testNow.Add(-time.Hour).Unix(), 10),
 			},
 		},

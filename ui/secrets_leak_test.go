@@ -105,7 +105,7 @@ func leaks(text string) []string {
 func TestSecretsNeverShown(t *testing.T) {
 	c := fakeapi.NewCluster()
 	c.SetClock(func() time.Time { return testNow.Add(-time.Hour) })
-	drv := storage.NewDriver(c.Clientset().CoreV1().Secrets("default"), kube.DefaultOwner, storage.ChunkedSecretsConfig{ChunkSize: fixtureChunkSize})
+	drv := storage.NewDriver(c.Clientset().CoreV1().Secrets("default"), storage.HelmOwner, storage.ChunkedSecretsConfig{ChunkSize: fixtureChunkSize})
 	for rev, st := range map[int]release.Status{1: release.StatusSuperseded, 2: release.StatusDeployed} {
 		if err := drv.Create(storage.RecordKey("vault", rev), vaultRelease(rev, st)); err != nil {
 			t.Fatal(err)
