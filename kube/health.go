@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
 
+	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/storage"
 )
 
@@ -151,7 +152,7 @@ func (c *Client) checkPresence(ctx context.Context, rows []*RevisionRow, wait bo
 			// decoded again now.
 			v, err := c.VerifyRow(ctx, *r)
 			if err != nil {
-				r.Unchecked = "it could not be decoded: " + firstLine(err.Error(), 200)
+				r.Unchecked = "it could not be decoded: " + human.FirstLine(err.Error(), 200)
 				errs = append(errs, err)
 				continue
 			}
@@ -174,7 +175,7 @@ func (c *Client) checkPresence(ctx context.Context, rows []*RevisionRow, wait bo
 	have, err := c.chunkSecrets(ctx, need)
 	if err != nil {
 		for _, r := range need {
-			r.Unchecked = "its chunk Secrets could not be listed: " + firstLine(err.Error(), 200)
+			r.Unchecked = "its chunk Secrets could not be listed: " + human.FirstLine(err.Error(), 200)
 		}
 		return errors.Join(append(errs, err)...)
 	}
@@ -214,7 +215,7 @@ func (c *Client) checkPresence(ctx context.Context, rows []*RevisionRow, wait bo
 		v, err := c.VerifyRow(ctx, *r)
 		switch {
 		case err != nil:
-			r.Unchecked = missing + " and it could not be decoded to be sure: " + firstLine(err.Error(), 200)
+			r.Unchecked = missing + " and it could not be decoded to be sure: " + human.FirstLine(err.Error(), 200)
 			errs = append(errs, err)
 		case v.Broken && strings.Contains(v.Problem, storage.ErrChunkMissing.Error()):
 			// Which one is missing, as the decode found it.

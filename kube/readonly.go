@@ -2,7 +2,6 @@ package kube
 
 import (
 	"fmt"
-	"strings"
 )
 
 // checkWritable refuses what under --read-only.
@@ -17,15 +16,4 @@ func (c *Client) checkWritable(what string) error {
 // started with --read-only; it wraps ErrReadOnly.
 func ReadOnlyError(what string) error {
 	return fmt.Errorf("%w: %s is disabled (started with --read-only)", ErrReadOnly, what)
-}
-
-// firstLine returns s up to its first newline, at most n bytes.
-func firstLine(s string, n int) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	if len(s) > n {
-		s = s[:n] + "..."
-	}
-	return s
 }

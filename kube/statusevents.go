@@ -11,6 +11,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/chunkview/chunkview/kube/internal/paging"
 )
 
 // WarningEvent is one Warning event of an object of the release, or of a Pod or
@@ -129,7 +131,7 @@ func (c *Client) readEvents(ctx context.Context, st *ReleaseStatus) error {
 	var all []WarningEvent
 	for _, ns := range namespaces {
 		var rv string
-		items, err := listAll(ctx, func(ctx context.Context, cont string) ([]corev1.Event, string, error) {
+		items, err := paging.All(ctx, func(ctx context.Context, cont string) ([]corev1.Event, string, error) {
 			l, err := c.cs.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: warningSelector, Limit: 500, Continue: cont})
 			if err != nil {
 				return nil, "", err

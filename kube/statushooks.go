@@ -20,6 +20,7 @@ import (
 
 	"helm.sh/helm/v3/pkg/release"
 
+	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/revdiff"
 )
 
@@ -331,7 +332,7 @@ func logUnavailable(err error, pod, node string) string {
 	case apierrors.IsNotFound(err):
 		return "the Pod is gone, and its log with it"
 	case errors.As(err, &se) && se.Status().Message != "":
-		return "the API server could not fetch it from node " + node + ": " + firstLine(se.Status().Message, 200)
+		return "the API server could not fetch it from node " + node + ": " + human.FirstLine(se.Status().Message, 200)
 	}
-	return "the API server could not fetch it from node " + node + ": " + firstLine(err.Error(), 200)
+	return "the API server could not fetch it from node " + node + ": " + human.FirstLine(err.Error(), 200)
 }

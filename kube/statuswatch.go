@@ -17,6 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/chunkview/chunkview/kube/internal/watching"
 )
 
 // StatusUpdate is one change WatchStatus reports.
@@ -206,34 +208,34 @@ func (w *statusWatch) post(ctx context.Context, ch statusChange) bool {
 // refused.
 func (w *statusWatch) follow(ctx context.Context, g *statusGroup) {
 	rv := ""
-	backoff := watchBackoffMin
+	backoff := watching.BackoffMin
 	for ctx.Err() == nil {
 		err := w.watchGroup(ctx, g, &rv)
 		switch {
 		case ctx.Err() != nil:
 			return
 		case err == nil:
-			backoff = watchBackoffMin
+			backoff = watching.BackoffMin
 			continue
 		case apierrors.IsResourceExpired(err) || apierrors.IsGone(err):
 			rv = "" // start over: the watch sends every object again
 			continue
-		case refused(err):
+		case watching.Refused(err):
 			where := g.gvr.Resource
 			if g.ns != "" {
 				where += " in " + g.ns
 			}
-			note := fmt.Sprintf("watching %s was refused (%s): reading them every %s instead", where, shortReason(err), w.poll)
+			note := fmt.Sprintf("watching %s was refused (%s): reading them every %s instead", where, watching.ShortReason(err), w.poll)
 			if !w.post(ctx, statusChange{group: g.gvr.String() + "|" + g.ns, poll: note}) {
 				return
 			}
 			w.pollGroup(ctx, g)
 			return
 		}
-		if !sleep(ctx, backoff) {
+		if !watching.Sleep(ctx, backoff) {
 			return
 		}
-		backoff = min(backoff*2, watchBackoffMax)
+		backoff = min(backoff*2, watching.BackoffMax)
 	}
 }
 
@@ -310,7 +312,7 @@ func (g *statusGroup) object(o runtime.Object) (*unstructured.Unstructured, bool
 // pollGroup reads each object of g every w.poll until ctx is done.
 func (w *statusWatch) pollGroup(ctx context.Context, g *statusGroup) {
 	names := slices.Sorted(maps.Keys(g.names))
-	for sleep(ctx, w.poll) {
+	for watching.Sleep(ctx, w.poll) {
 		for _, n := range names {
 			var (
 				o   runtime.Object
@@ -344,30 +346,30 @@ func (w *statusWatch) pollGroup(ctx context.Context, g *statusGroup) {
 // followEvents watches the Warning events of namespace ns from resourceVersion
 // rv, or lists them every w.poll once the watch is refused.
 func (w *statusWatch) followEvents(ctx context.Context, ns, rv string) {
-	backoff := watchBackoffMin
+	backoff := watching.BackoffMin
 	for ctx.Err() == nil {
 		err := w.watchEvents(ctx, ns, &rv)
 		switch {
 		case ctx.Err() != nil:
 			return
 		case err == nil:
-			backoff = watchBackoffMin
+			backoff = watching.BackoffMin
 			continue
 		case apierrors.IsResourceExpired(err) || apierrors.IsGone(err):
 			rv = "" // the watch sends every Warning event again
 			continue
-		case refused(err):
-			note := fmt.Sprintf("watching events in %s was refused (%s): listing its Warning events every %s instead", ns, shortReason(err), w.poll)
+		case watching.Refused(err):
+			note := fmt.Sprintf("watching events in %s was refused (%s): listing its Warning events every %s instead", ns, watching.ShortReason(err), w.poll)
 			if !w.post(ctx, statusChange{group: "events|" + ns, poll: note}) {
 				return
 			}
 			w.pollEvents(ctx, ns)
 			return
 		}
-		if !sleep(ctx, backoff) {
+		if !watching.Sleep(ctx, backoff) {
 			return
 		}
-		backoff = min(backoff*2, watchBackoffMax)
+		backoff = min(backoff*2, watching.BackoffMax)
 	}
 }
 
@@ -404,7 +406,7 @@ func (w *statusWatch) watchEvents(ctx context.Context, ns string, rv *string) er
 
 // pollEvents lists the Warning events of ns every w.poll.
 func (w *statusWatch) pollEvents(ctx context.Context, ns string) {
-	for sleep(ctx, w.poll) {
+	for watching.Sleep(ctx, w.poll) {
 		l, err := w.c.cs.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: warningSelector})
 		if err != nil {
 			continue

@@ -87,7 +87,7 @@ var mutants = []mutant{
 	{
 		Name:      "watch-405-not-polled",
 		File:      "kube/watch.go",
-		Find:      "case refused(err):",
+		Find:      "case watching.Refused(err):",
 		Replace:   "case apierrors.IsForbidden(err):",
 		Guarantee: "a store whose watch a proxy refuses (405) is polled, and the header says POLL",
 		Kill:      []target{{"./kube", "TestWatchPollsOnTheRealServer405"}},
