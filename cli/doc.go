@@ -38,7 +38,7 @@
 // -o name (the index Secrets, as kubectl names them). Tables are for people. JSON and YAML
 // come from the same structs (Releases, History, Inspection, VerifyResult, GCResult,
 // RollbackResult, UninstallResult, DeleteRevisionResult, PruneResult, StuckResult, for
-// status kube.ReleaseStatus, for diff revdiff.Result, for drift revdiff.Drift); their field names are part of chunkview's interface and change
+// status live.ReleaseStatus, for diff revdiff.Result, for drift revdiff.Drift); their field names are part of chunkview's interface and change
 // only by addition. Prompts, warnings and errors go to stderr, so stdout stays
 // parseable.
 //

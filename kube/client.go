@@ -125,7 +125,7 @@ type Client struct {
 
 	// reader decodes revisions and keeps them; copies of the client share it.
 	reader *reader
-	// live reads release objects as they are in the cluster (Drift); nil on a
+	// live reads release objects as they are in the cluster (see Live); nil on a
 	// connection that cannot, such as the demo's.
 	live *liveSource
 }
@@ -483,12 +483,12 @@ func (c *Client) Revision(ctx context.Context, ns, name string, rev int) (Revisi
 	if err != nil {
 		return RevisionRow{}, err
 	}
-	return pickRevision(rows, name, rev)
+	return PickRevision(rows, name, rev)
 }
 
-// pickRevision returns revision rev of rows, the history of release name; rev 0
+// PickRevision returns revision rev of rows, the history of release name; rev 0
 // means the latest.
-func pickRevision(rows []RevisionRow, name string, rev int) (RevisionRow, error) {
+func PickRevision(rows []RevisionRow, name string, rev int) (RevisionRow, error) {
 	if rev == 0 {
 		return rows[len(rows)-1], nil
 	}

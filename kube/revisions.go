@@ -21,7 +21,7 @@ func (c *Client) Diff(ctx context.Context, ns, name string, from, to int, opts D
 	}
 	var pair [2]RevisionRow
 	for i, rev := range []int{from, to} {
-		if pair[i], err = pickRevision(rows, name, rev); err != nil {
+		if pair[i], err = PickRevision(rows, name, rev); err != nil {
 			return nil, err
 		}
 	}

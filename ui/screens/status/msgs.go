@@ -6,6 +6,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/live"
 )
 
 // LoadedMsg answers loadStatus; gen tells a reload's answer from an
@@ -13,7 +14,7 @@ import (
 type LoadedMsg struct {
 	Ns, Name string
 	Gen      int
-	St       *kube.ReleaseStatus
+	St       *live.ReleaseStatus
 	err      error
 }
 
@@ -21,7 +22,7 @@ type LoadedMsg struct {
 type LiveMsg struct {
 	Ns, Name string
 	Gen      int
-	Upd      kube.StatusUpdate
+	Upd      live.StatusUpdate
 	// ended is set, without an update, when the watch stopped by itself.
 	ended bool
 }
@@ -30,7 +31,7 @@ type LiveMsg struct {
 // release whose records are looked up in ns.
 func loadStatus(ctx context.Context, c *kube.Client, ns, name string, rev, gen int) tea.Cmd {
 	return func() tea.Msg {
-		st, err := c.Status(ctx, ns, name, rev, kube.StatusOptions{})
+		st, err := live.Status(ctx, c, ns, name, rev, live.StatusOptions{})
 		return LoadedMsg{Ns: ns, Name: name, Gen: gen, St: st, err: err}
 	}
 }

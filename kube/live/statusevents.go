@@ -1,4 +1,4 @@
-package kube
+package live
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/kube/internal/paging"
 )
 
@@ -110,7 +111,7 @@ func (s *ReleaseStatus) wantPods(ns string, job *batchv1.Job) {
 // live in (one list each, paged) and keeps those that concern the release.
 // Events of cluster-scoped objects, which Kubernetes records in namespace
 // default, are not looked for.
-func (c *Client) readEvents(ctx context.Context, st *ReleaseStatus) error {
+func readEvents(ctx context.Context, c *kube.Client, st *ReleaseStatus) error {
 	if st.wanted == nil {
 		st.wanted = newEventMatcher()
 	}
@@ -132,7 +133,7 @@ func (c *Client) readEvents(ctx context.Context, st *ReleaseStatus) error {
 	for _, ns := range namespaces {
 		var rv string
 		items, err := paging.All(ctx, func(ctx context.Context, cont string) ([]corev1.Event, string, error) {
-			l, err := c.cs.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: warningSelector, Limit: 500, Continue: cont})
+			l, err := c.Clientset().CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: warningSelector, Limit: 500, Continue: cont})
 			if err != nil {
 				return nil, "", err
 			}
@@ -144,7 +145,7 @@ func (c *Client) readEvents(ctx context.Context, st *ReleaseStatus) error {
 			continue
 		}
 		if err != nil {
-			return Explain(err, "list", "events", ns)
+			return kube.Explain(err, "list", "events", ns)
 		}
 		st.eventsRV[ns] = rv
 		for i := range items {

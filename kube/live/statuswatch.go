@@ -1,4 +1,4 @@
-package kube
+package live
 
 import (
 	"context"
@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/kube/internal/watching"
 )
 
@@ -38,7 +39,7 @@ type StatusUpdate struct {
 // StatusWatchOptions say how WatchStatus follows a release.
 type StatusWatchOptions struct {
 	// PollInterval is how often the objects of a kind whose watch is refused
-	// are read again: DefaultPollInterval when zero.
+	// are read again: kube.DefaultPollInterval when zero.
 	PollInterval time.Duration
 }
 
@@ -111,16 +112,12 @@ func (s *ReleaseStatus) statusGroups() []*statusGroup {
 // server says fell behind (410 Gone) starts over. A kind the server refuses to
 // watch (403, 405) is read every PollInterval instead, one GET per object, and
 // an update with Polling says so. st is not changed.
-func (c *Client) WatchStatus(ctx context.Context, st *ReleaseStatus, o StatusWatchOptions) <-chan StatusUpdate {
+func WatchStatus(ctx context.Context, c *kube.Client, st *ReleaseStatus, o StatusWatchOptions) <-chan StatusUpdate {
 	if o.PollInterval <= 0 {
-		o.PollInterval = DefaultPollInterval
+		o.PollInterval = kube.DefaultPollInterval
 	}
 	out := make(chan StatusUpdate, 16)
-	if c.live == nil {
-		close(out)
-		return out
-	}
-	lc, err := c.live.get()
+	lc, err := c.Live()
 	if err != nil {
 		close(out)
 		return out
@@ -189,8 +186,8 @@ type statusChange struct {
 
 // statusWatch runs the watches of one WatchStatus.
 type statusWatch struct {
-	c       *Client
-	lc      *liveClients
+	c       *kube.Client
+	lc      *kube.LiveClients
 	changes chan<- statusChange
 	poll    time.Duration
 }
@@ -248,9 +245,9 @@ func (w *statusWatch) watchGroup(ctx context.Context, g *statusGroup, rv *string
 		err error
 	)
 	if g.meta {
-		wi, err = w.lc.md.Resource(g.gvr).Namespace(g.ns).Watch(ctx, opts)
+		wi, err = w.lc.Metadata.Resource(g.gvr).Namespace(g.ns).Watch(ctx, opts)
 	} else {
-		wi, err = w.lc.dyn.Resource(g.gvr).Namespace(g.ns).Watch(ctx, opts)
+		wi, err = w.lc.Dynamic.Resource(g.gvr).Namespace(g.ns).Watch(ctx, opts)
 	}
 	if err != nil {
 		return err
@@ -319,9 +316,9 @@ func (w *statusWatch) pollGroup(ctx context.Context, g *statusGroup) {
 				err error
 			)
 			if g.meta {
-				o, err = w.lc.md.Resource(g.gvr).Namespace(g.ns).Get(ctx, n, metav1.GetOptions{})
+				o, err = w.lc.Metadata.Resource(g.gvr).Namespace(g.ns).Get(ctx, n, metav1.GetOptions{})
 			} else {
-				o, err = w.lc.dyn.Resource(g.gvr).Namespace(g.ns).Get(ctx, n, metav1.GetOptions{})
+				o, err = w.lc.Dynamic.Resource(g.gvr).Namespace(g.ns).Get(ctx, n, metav1.GetOptions{})
 			}
 			ch := statusChange{idx: g.names[n]}
 			switch {
@@ -374,7 +371,7 @@ func (w *statusWatch) followEvents(ctx context.Context, ns, rv string) {
 }
 
 func (w *statusWatch) watchEvents(ctx context.Context, ns string, rv *string) error {
-	wi, err := w.c.cs.CoreV1().Events(ns).Watch(ctx, metav1.ListOptions{FieldSelector: warningSelector, ResourceVersion: *rv, AllowWatchBookmarks: true})
+	wi, err := w.c.Clientset().CoreV1().Events(ns).Watch(ctx, metav1.ListOptions{FieldSelector: warningSelector, ResourceVersion: *rv, AllowWatchBookmarks: true})
 	if err != nil {
 		return err
 	}
@@ -407,7 +404,7 @@ func (w *statusWatch) watchEvents(ctx context.Context, ns string, rv *string) er
 // pollEvents lists the Warning events of ns every w.poll.
 func (w *statusWatch) pollEvents(ctx context.Context, ns string) {
 	for watching.Sleep(ctx, w.poll) {
-		l, err := w.c.cs.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: warningSelector})
+		l, err := w.c.Clientset().CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: warningSelector})
 		if err != nil {
 			continue
 		}
