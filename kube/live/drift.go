@@ -27,7 +27,7 @@ type DriftOptions = revdiff.DriftOptions
 // manifest, and lists, by metadata, the objects of the same kinds labelled as
 // the release's, to find extra ones. An object the user may not read is
 // reported unreadable; it does not fail the rest.
-func Drift(ctx context.Context, c *kube.Client, ns, name string, rev int, opts DriftOptions) (*revdiff.Drift, error) {
+func Drift(ctx context.Context, c Source, ns, name string, rev int, opts DriftOptions) (*revdiff.Drift, error) {
 	// A connection without live objects says so before reading any record.
 	lc, err := c.Live()
 	if err != nil {
@@ -55,7 +55,7 @@ func Drift(ctx context.Context, c *kube.Client, ns, name string, rev int, opts D
 
 // driftRevision returns the row of revision rev, or with 0 of the latest
 // deployed one: what the cluster should be running.
-func driftRevision(ctx context.Context, c *kube.Client, ns, name string, rev int) (kube.RevisionRow, error) {
+func driftRevision(ctx context.Context, c Source, ns, name string, rev int) (kube.RevisionRow, error) {
 	if rev != 0 {
 		return c.Revision(ctx, ns, name, rev)
 	}

@@ -181,7 +181,7 @@ func StatusRevision(rows []kube.RevisionRow, name string, rev int) (row kube.Rev
 // Status reads how revision rev of release name (0: see StatusRevision) runs:
 // its revisions' metadata (one list), the record (decoded through the details
 // cache), then what StatusOf reads.
-func Status(ctx context.Context, c *kube.Client, ns, name string, rev int, opts StatusOptions) (*ReleaseStatus, error) {
+func Status(ctx context.Context, c Source, ns, name string, rev int, opts StatusOptions) (*ReleaseStatus, error) {
 	if _, err := c.Live(); err != nil {
 		return nil, err
 	}
@@ -199,7 +199,7 @@ func Status(ctx context.Context, c *kube.Client, ns, name string, rev int, opts 
 // type), and for each hook Job whose last run failed or is still running, the
 // Job, its Pods (one list) and the end of the failed container's log (one
 // request).
-func StatusOf(ctx context.Context, c *kube.Client, rows []kube.RevisionRow, rev int, opts StatusOptions) (*ReleaseStatus, error) {
+func StatusOf(ctx context.Context, c Source, rows []kube.RevisionRow, rev int, opts StatusOptions) (*ReleaseStatus, error) {
 	lc, err := c.Live()
 	if err != nil {
 		return nil, err

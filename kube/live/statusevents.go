@@ -111,7 +111,7 @@ func (s *ReleaseStatus) wantPods(ns string, job *batchv1.Job) {
 // live in (one list each, paged) and keeps those that concern the release.
 // Events of cluster-scoped objects, which Kubernetes records in namespace
 // default, are not looked for.
-func readEvents(ctx context.Context, c *kube.Client, st *ReleaseStatus) error {
+func readEvents(ctx context.Context, c Source, st *ReleaseStatus) error {
 	if st.wanted == nil {
 		st.wanted = newEventMatcher()
 	}

@@ -141,7 +141,7 @@ func (p podLogs) TailLog(ctx context.Context, ns, pod, container string, previou
 
 // readHooks fills st.Hooks from the release's hooks and, for a Job hook whose
 // last run failed or is still running, from the cluster.
-func readHooks(ctx context.Context, c *kube.Client, st *ReleaseStatus, rel *release.Release, opts StatusOptions) error {
+func readHooks(ctx context.Context, c Source, st *ReleaseStatus, rel *release.Release, opts StatusOptions) error {
 	for _, h := range rel.Hooks {
 		if h == nil {
 			continue
@@ -172,7 +172,7 @@ func readHooks(ctx context.Context, c *kube.Client, st *ReleaseStatus, rel *rele
 var jobsGR = schema.GroupResource{Group: "batch", Resource: "jobs"}
 
 // hookJob reads a hook Job, its Pods and the end of the failed container's log.
-func hookJob(ctx context.Context, c *kube.Client, st *ReleaseStatus, h HookStatus, opts StatusOptions) (*HookJob, error) {
+func hookJob(ctx context.Context, c Source, st *ReleaseStatus, h HookStatus, opts StatusOptions) (*HookJob, error) {
 	out := &HookJob{Pods: []PodState{}}
 	job, err := c.Clientset().BatchV1().Jobs(h.Namespace).Get(ctx, h.Name, metav1.GetOptions{})
 	switch {

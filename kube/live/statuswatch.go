@@ -112,7 +112,7 @@ func (s *ReleaseStatus) statusGroups() []*statusGroup {
 // server says fell behind (410 Gone) starts over. A kind the server refuses to
 // watch (403, 405) is read every PollInterval instead, one GET per object, and
 // an update with Polling says so. st is not changed.
-func WatchStatus(ctx context.Context, c *kube.Client, st *ReleaseStatus, o StatusWatchOptions) <-chan StatusUpdate {
+func WatchStatus(ctx context.Context, c Source, st *ReleaseStatus, o StatusWatchOptions) <-chan StatusUpdate {
 	if o.PollInterval <= 0 {
 		o.PollInterval = kube.DefaultPollInterval
 	}
@@ -186,7 +186,7 @@ type statusChange struct {
 
 // statusWatch runs the watches of one WatchStatus.
 type statusWatch struct {
-	c       *kube.Client
+	c       Source
 	lc      *kube.LiveClients
 	changes chan<- statusChange
 	poll    time.Duration

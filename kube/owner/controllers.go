@@ -22,7 +22,7 @@ type controllerAPIs struct {
 // discoverControllers asks discovery which of the controllers' APIs are served:
 // the group list, then the resources of Flux's and OLMv1's preferred versions.
 // A group that is absent costs nothing more.
-func discoverControllers(c *kube.Client) (controllerAPIs, error) {
+func discoverControllers(c Source) (controllerAPIs, error) {
 	var out controllerAPIs
 	groups, err := c.Clientset().Discovery().ServerGroups()
 	if err != nil {
@@ -78,13 +78,13 @@ type Controllers struct {
 // ClusterExtensions, after a discovery of which are served. A kind whose API is
 // not served costs nothing past discovery and is not mentioned; one the user may
 // not read is noted as not readable. It fails only when discovery fails.
-func Read(ctx context.Context, c *kube.Client, ns string) (*Controllers, error) {
+func Read(ctx context.Context, c Source, ns string) (*Controllers, error) {
 	return read(ctx, c, ns, c.Config().AllNamespaces || ns == "")
 }
 
 // read is Read; across lists HelmReleases in every
 // namespace first (falling back to ns when that is forbidden).
-func read(ctx context.Context, c *kube.Client, ns string, across bool) (*Controllers, error) {
+func read(ctx context.Context, c Source, ns string, across bool) (*Controllers, error) {
 	out := &Controllers{byRelease: map[string]*kube.Controller{}, extensions: map[string]*kube.Controller{}, unreadable: map[string]string{}}
 	if c.Dynamic() == nil {
 		return out, nil
@@ -124,7 +124,7 @@ func read(ctx context.Context, c *kube.Client, ns string, across bool) (*Control
 
 // listHelmReleases lists HelmReleases across all namespaces, falling back to ns
 // when that is forbidden; in ns alone unless across.
-func listHelmReleases(ctx context.Context, c *kube.Client, gvr schema.GroupVersionResource, ns string, across bool) ([]unstructured.Unstructured, error) {
+func listHelmReleases(ctx context.Context, c Source, gvr schema.GroupVersionResource, ns string, across bool) ([]unstructured.Unstructured, error) {
 	if !across {
 		list, err := c.Dynamic().Resource(gvr).Namespace(ns).List(ctx, metav1.ListOptions{})
 		if err != nil {
@@ -301,7 +301,7 @@ func (cs *Controllers) Attach(rows []*kube.RevisionRow) {
 // Of reads the controller of one release, for an operation about to
 // change it: the same reads as Read, a HelmRelease looked for in every
 // namespace the user may list (it may keep its release's records elsewhere).
-func Of(ctx context.Context, c *kube.Client, r kube.RevisionRow) (*kube.Controller, error) {
+func Of(ctx context.Context, c Source, r kube.RevisionRow) (*kube.Controller, error) {
 	cs, err := read(ctx, c, r.StorageNamespace, true)
 	if err != nil {
 		return nil, err

@@ -24,7 +24,7 @@ type olmResources struct {
 // discoverOLM asks discovery which versions of OLMv1's group are served, and the
 // resources of the kinds chunkview reads: the group list, then each version's
 // resources (usually one). Absent, both are nil.
-func discoverOLM(c *kube.Client) (olmResources, error) {
+func discoverOLM(c Source) (olmResources, error) {
 	var out olmResources
 	groups, err := c.Clientset().Discovery().ServerGroups()
 	if err != nil {
@@ -64,7 +64,7 @@ func discoverOLM(c *kube.Client) (olmResources, error) {
 // moved to ClusterObjectSets (one metadata list). It never fails: it returns nil
 // when OLMv1's ClusterExtension API is not served (or no dynamic client was
 // given), and an extension with Unreadable set when it could not be read.
-func Extension(ctx context.Context, c *kube.Client, name string) *kube.ClusterExtension {
+func Extension(ctx context.Context, c Source, name string) *kube.ClusterExtension {
 	if c.Dynamic() == nil || name == "" {
 		return nil
 	}
@@ -128,7 +128,7 @@ func extensionStatus(obj *unstructured.Unstructured) ([]kube.ExtensionCondition,
 // newestObjectSet lists ClusterObjectSet metadata and returns the newest of those
 // that belong to extension ext (an ownerReference to it, or OLM's owner label),
 // and how many do.
-func newestObjectSet(ctx context.Context, c *kube.Client, gvr schema.GroupVersionResource, ext *unstructured.Unstructured) (string, int, error) {
+func newestObjectSet(ctx context.Context, c Source, gvr schema.GroupVersionResource, ext *unstructured.Unstructured) (string, int, error) {
 	list, err := c.Metadata().Resource(gvr).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return "", 0, err
