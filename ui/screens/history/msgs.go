@@ -16,7 +16,7 @@ type LoadedMsg struct {
 	Err      error
 }
 
-func loadHistory(ctx context.Context, c *kube.Client, ns, name string) tea.Cmd {
+func loadHistory(ctx context.Context, c client, ns, name string) tea.Cmd {
 	return func() tea.Msg {
 		rows, err := c.History(ctx, ns, name)
 		return LoadedMsg{Ns: ns, Name: name, Rows: rows, Err: err}
@@ -31,7 +31,7 @@ type ExtensionMsg struct {
 }
 
 // loadExtension reads ClusterExtension ext, which owns release ns/name.
-func loadExtension(ctx context.Context, c *kube.Client, ns, name, ext string) tea.Cmd {
+func loadExtension(ctx context.Context, c client, ns, name, ext string) tea.Cmd {
 	return func() tea.Msg {
 		return ExtensionMsg{Ns: ns, Name: name, Ext: owner.Extension(ctx, c, ext)}
 	}
@@ -46,7 +46,7 @@ type ControllerMsg struct {
 
 // loadController reads the controller of the release whose latest revision is
 // row.
-func loadController(ctx context.Context, c *kube.Client, ns, name string, row kube.RevisionRow) tea.Cmd {
+func loadController(ctx context.Context, c client, ns, name string, row kube.RevisionRow) tea.Cmd {
 	return func() tea.Msg {
 		ctl, _ := owner.Of(ctx, c, row)
 		return ControllerMsg{Ns: ns, Name: name, Ctl: ctl}

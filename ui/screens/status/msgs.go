@@ -5,7 +5,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/kube/live"
 )
 
@@ -29,7 +28,7 @@ type LiveMsg struct {
 
 // loadStatus reads the status of revision rev (0: the latest deployed) of a
 // release whose records are looked up in ns.
-func loadStatus(ctx context.Context, c *kube.Client, ns, name string, rev, gen int) tea.Cmd {
+func loadStatus(ctx context.Context, c client, ns, name string, rev, gen int) tea.Cmd {
 	return func() tea.Msg {
 		st, err := live.Status(ctx, c, ns, name, rev, live.StatusOptions{})
 		return LoadedMsg{Ns: ns, Name: name, Gen: gen, St: st, err: err}

@@ -82,7 +82,8 @@ func (s *Screen) follow(st *live.ReleaseStatus) tea.Cmd {
 	}
 	ctx, cancel := context.WithCancel(s.Ctx)
 	s.Stop, s.Live = cancel, true
-	c, send, ns, name, gen := s.Client, s.Send, s.Ns, s.Name, s.Gen
+	var c client = s.Client
+	send, ns, name, gen := s.Send, s.Ns, s.Name, s.Gen
 	return func() tea.Msg {
 		ch := live.WatchStatus(ctx, c, st, live.StatusWatchOptions{})
 		go func() {
