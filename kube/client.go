@@ -159,8 +159,6 @@ func (c *Client) Now() time.Time {
 	return time.Now()
 }
 
-func (c *Client) now() time.Time { return c.Now() }
-
 // ApplySource returns what the client was made with to apply release resources
 // (see New); nil for a connection that cannot.
 func (c *Client) ApplySource() ApplySource { return c.apply }
@@ -199,43 +197,43 @@ func (c *Client) withDynamic(dyn dynamic.Interface) *Client {
 
 // listNamespace returns the namespace to list index Secrets in: the storage
 // namespace, or the one looked at, or "" for all.
-func (c *Client) listNamespace() string {
+func (cfg Config) listNamespace() string {
 	switch {
-	case c.cfg.StorageNamespace != "":
-		return c.cfg.StorageNamespace
-	case c.cfg.AllNamespaces:
+	case cfg.StorageNamespace != "":
+		return cfg.StorageNamespace
+	case cfg.AllNamespaces:
 		return metav1.NamespaceAll
 	default:
-		return c.cfg.Namespace
+		return cfg.Namespace
 	}
 }
 
 // storageNamespaceFor returns where the records of a release looked up in namespace
 // ns live.
-func (c *Client) storageNamespaceFor(ns string) string {
-	if c.cfg.StorageNamespace != "" {
-		return c.cfg.StorageNamespace
+func (cfg Config) storageNamespaceFor(ns string) string {
+	if cfg.StorageNamespace != "" {
+		return cfg.StorageNamespace
 	}
 	if ns == "" {
-		return c.cfg.Namespace
+		return cfg.Namespace
 	}
 	return ns
 }
 
 // StorageNamespaceFor returns where store d keeps the records of a release looked
 // up in namespace ns.
-func (c *Client) StorageNamespaceFor(d, ns string) string { return c.storeNamespaceFor(d, ns) }
+func (c *Client) StorageNamespaceFor(d, ns string) string { return c.cfg.storeNamespaceFor(d, ns) }
 
 // listIndexMeta lists index Secret metadata matching extra labels through the
 // metadata API (see listMeta): no Secret data crosses the wire.
 func (c *Client) listIndexMeta(ctx context.Context, ns string, extra labels.Set) ([]metav1.PartialObjectMetadata, error) {
-	return c.listMeta(ctx, ns, c.indexSelector(extra))
+	return c.listMeta(ctx, ns, c.cfg.indexSelector(extra))
 }
 
 // indexSelector selects the index Secrets of the configured owner that carry
 // the extra labels too.
-func (c *Client) indexSelector(extra labels.Set) labels.Selector {
-	sel := labels.Set{storage.LabelOwner: c.cfg.Owner, storage.LabelType: storage.TypeIndex}
+func (cfg Config) indexSelector(extra labels.Set) labels.Selector {
+	sel := labels.Set{storage.LabelOwner: cfg.Owner, storage.LabelType: storage.TypeIndex}
 	for k, v := range extra {
 		sel[k] = v
 	}
@@ -293,7 +291,7 @@ func nameAndRevision(m metav1.Object) (string, int) {
 // with a *PartialError that says what was left out. A store the user may not read
 // at all is skipped when others were read, with a *StoreSkipError.
 func (c *Client) Releases(ctx context.Context) ([]ReleaseRow, error) {
-	return c.releases(ctx, "", false, c.inView)
+	return c.releases(ctx, "", false, c.cfg.inView)
 }
 
 // ReleasesNamed finds, as Releases lists, the releases called name: one row for
@@ -302,7 +300,7 @@ func (c *Client) Releases(ctx context.Context) ([]ReleaseRow, error) {
 // cluster holds. Rows of Helm's stores are not summarized. A record without its
 // name label (written by hand) is not found here; History still finds it.
 func (c *Client) ReleasesNamed(ctx context.Context, name string) ([]ReleaseRow, error) {
-	return c.releases(ctx, name, true, c.inView)
+	return c.releases(ctx, name, true, c.cfg.inView)
 }
 
 // releases lists the releases as Releases does; with -n it keeps those whose
@@ -336,7 +334,7 @@ func (c *Client) releases(ctx context.Context, name string, light bool, keep fun
 		all = append(all, rows...)
 	}
 	if read == 0 {
-		for _, d := range c.drivers() {
+		for _, d := range c.cfg.drivers() {
 			if err := skipped[d]; err != nil {
 				return nil, err
 			}
@@ -376,11 +374,11 @@ func (c *Client) releases(ctx context.Context, name string, light bool, keep fun
 // inView reports whether a release whose latest revision is r belongs to the
 // namespace looked at. One whose release namespace is not known yet belongs to the
 // namespace that holds its records, or, with a storage namespace, to any.
-func (c *Client) inView(r RevisionRow) bool {
+func (cfg Config) inView(r RevisionRow) bool {
 	if ns := r.Summary.Namespace; r.Known && ns != "" {
-		return ns == c.cfg.Namespace
+		return ns == cfg.Namespace
 	}
-	return c.cfg.StorageNamespace != "" || r.StorageNamespace == c.cfg.Namespace
+	return cfg.StorageNamespace != "" || r.StorageNamespace == cfg.Namespace
 }
 
 // History lists the revisions of one release, oldest first, from the store that
@@ -408,10 +406,10 @@ func (c *Client) history(ctx context.Context, ns, name string, light bool) ([]Re
 		answered int
 	)
 	for _, s := range c.stores() {
-		sns := c.storeNamespaceFor(s.name(), ns)
+		sns := c.cfg.storeNamespaceFor(s.name(), ns)
 		rows, err := s.history(ctx, sns, name, light)
 		if err != nil {
-			if errors.Is(err, ErrForbidden) && len(c.drivers()) > 1 {
+			if errors.Is(err, ErrForbidden) && len(c.cfg.drivers()) > 1 {
 				refused = err
 				continue
 			}
@@ -429,9 +427,9 @@ func (c *Client) history(ctx context.Context, ns, name string, light bool) ([]Re
 	case len(holders) == 0 && refused != nil && answered == 0:
 		return nil, refused
 	case len(holders) == 0 && refused != nil:
-		return nil, fmt.Errorf("%w (and a store could not be read: %v)", c.notFound(name, c.storageNamespaceFor(ns)), refused)
+		return nil, fmt.Errorf("%w (and a store could not be read: %v)", c.notFound(name, c.cfg.storageNamespaceFor(ns)), refused)
 	case len(holders) == 0:
-		return nil, c.notFound(name, c.storageNamespaceFor(ns))
+		return nil, c.notFound(name, c.cfg.storageNamespaceFor(ns))
 	}
 	for i := range found {
 		c.reader.applyCached(&found[i])
@@ -442,12 +440,12 @@ func (c *Client) history(ctx context.Context, ns, name string, light bool) ([]Re
 
 // storeNamespaceFor returns where store d keeps the records of a release looked
 // up in namespace ns: Helm's own drivers always keep them beside the release.
-func (c *Client) storeNamespaceFor(d, ns string) string {
+func (cfg Config) storeNamespaceFor(d, ns string) string {
 	if d == DriverChunked {
-		return c.storageNamespaceFor(ns)
+		return cfg.storageNamespaceFor(ns)
 	}
 	if ns == "" {
-		return c.cfg.Namespace
+		return cfg.Namespace
 	}
 	return ns
 }
@@ -469,11 +467,11 @@ func (c *Client) notFound(name, ns string) error {
 // HELM_DRIVER, which were read and how to read them all; "" otherwise. A release
 // not found may be in a store that was not read.
 func (c *Client) NarrowedNote() string {
-	if c.cfg.DriversFrom == "" || len(c.drivers()) == len(AllDrivers) {
+	if c.cfg.DriversFrom == "" || len(c.cfg.drivers()) == len(AllDrivers) {
 		return ""
 	}
 	return fmt.Sprintf("only the %s store%s read, as %s says; --driver %s reads them all",
-		strings.Join(c.drivers(), " and "), map[bool]string{true: " was", false: "s were"}[len(c.drivers()) == 1],
+		strings.Join(c.cfg.drivers(), " and "), map[bool]string{true: " was", false: "s were"}[len(c.cfg.drivers()) == 1],
 		c.cfg.DriversFrom, strings.Join(AllDrivers, ","))
 }
 

@@ -47,7 +47,7 @@ func (c *Client) beingWritten(t time.Time) bool {
 	if t.IsZero() {
 		return false
 	}
-	d := c.now().Sub(t)
+	d := c.Now().Sub(t)
 	return d < WritingWindow && d > -WritingWindow
 }
 
@@ -87,7 +87,7 @@ func (c *Client) CheckHealth(ctx context.Context, rows []*RevisionRow) error {
 	if len(writing) == 0 {
 		return err
 	}
-	if wait := min(until.Sub(c.now()), WritingWindow); wait > 0 {
+	if wait := min(until.Sub(c.Now()), WritingWindow); wait > 0 {
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
@@ -135,7 +135,7 @@ func (c *Client) judge(r *RevisionRow) {
 	}
 	r.Broken, r.Writing, r.Checked = false, true, false
 	r.Unchecked = fmt.Sprintf("a chunk Secret is missing, but its index was written %s ago: another writer may be storing it; checking again shortly",
-		c.now().Sub(r.Written).Round(time.Second))
+		c.Now().Sub(r.Written).Round(time.Second))
 	r.Problem = ""
 }
 
@@ -209,7 +209,7 @@ func (c *Client) checkPresence(ctx context.Context, rows []*RevisionRow, wait bo
 		}
 		if wait && c.beingWritten(r.Written) {
 			r.Writing = true
-			r.Unchecked = fmt.Sprintf("%s, but its index was written %s ago: another writer may be storing it; checking again shortly", missing, c.now().Sub(r.Written).Round(time.Second))
+			r.Unchecked = fmt.Sprintf("%s, but its index was written %s ago: another writer may be storing it; checking again shortly", missing, c.Now().Sub(r.Written).Round(time.Second))
 			continue
 		}
 		v, err := c.VerifyRow(ctx, *r)

@@ -26,8 +26,8 @@ type PendingIndex struct {
 
 // listingSelector selects, with the extra labels, the index Secrets of the
 // owner and their pending indexes: one list finds both.
-func (c *Client) listingSelector(extra labels.Set) labels.Selector {
-	set := labels.Set{storage.LabelOwner: c.cfg.Owner}
+func (cfg Config) listingSelector(extra labels.Set) labels.Selector {
+	set := labels.Set{storage.LabelOwner: cfg.Owner}
 	for k, v := range extra {
 		set[k] = v
 	}

@@ -159,10 +159,10 @@ func (e *PartialError) Unwrap() []error { return []error{ErrPartial, e.Cause} }
 // fallbackNamespaces are the namespaces a listing across all namespaces falls back
 // to when that is forbidden: the context's namespace and those given with
 // --namespaces, without repeats.
-func (c *Client) fallbackNamespaces() []string {
+func (cfg Config) fallbackNamespaces() []string {
 	seen := map[string]bool{}
 	var out []string
-	for _, ns := range append([]string{c.cfg.Namespace}, c.cfg.FallbackNamespaces...) {
+	for _, ns := range append([]string{cfg.Namespace}, cfg.FallbackNamespaces...) {
 		if ns != "" && !seen[ns] {
 			seen[ns] = true
 			out = append(out, ns)
@@ -176,7 +176,7 @@ func (c *Client) fallbackNamespaces() []string {
 // a *PartialError otherwise.
 func (c *Client) eachReadable(cause error, list func(ns string) error) error {
 	pe := &PartialError{Skipped: map[string]string{}, Cause: cause}
-	for _, ns := range c.fallbackNamespaces() {
+	for _, ns := range c.cfg.fallbackNamespaces() {
 		if err := list(ns); err != nil {
 			if !errors.Is(err, ErrForbidden) {
 				return err

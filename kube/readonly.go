@@ -5,8 +5,8 @@ import (
 )
 
 // checkWritable refuses what under --read-only.
-func (c *Client) checkWritable(what string) error {
-	if c.cfg.ReadOnly {
+func (cfg Config) checkWritable(what string) error {
+	if cfg.ReadOnly {
 		return ReadOnlyError(what)
 	}
 	return nil

@@ -30,7 +30,7 @@ func (chunkedStore) resource() string { return "secrets" }
 // driver returns the chunked driver over the records of release namespace ns's
 // storage namespace, as Helm would read them.
 func (s chunkedStore) driver(ns string) *storage.ChunkedSecrets {
-	sns := s.c.storageNamespaceFor(ns)
+	sns := s.c.cfg.storageNamespaceFor(ns)
 	return storage.NewDriver(s.c.cs.CoreV1().Secrets(sns), s.c.cfg.Owner, ChunkedConfig(s.c.cfg.Driver, s.c.md, sns))
 }
 
@@ -65,7 +65,7 @@ func (s chunkedStore) releases(ctx context.Context, name string, _ bool) ([]Rele
 	// records usually live in it, but may live elsewhere (an operator in one
 	// namespace installing into another): look everywhere and narrow later, or,
 	// when that is forbidden, where they usually are.
-	ns, across := c.listNamespace(), c.cfg.StorageNamespace == "" && !c.cfg.AllNamespaces && c.cfg.Namespace != ""
+	ns, across := c.cfg.listNamespace(), c.cfg.StorageNamespace == "" && !c.cfg.AllNamespaces && c.cfg.Namespace != ""
 	if across {
 		ns = metav1.NamespaceAll
 	}
@@ -111,11 +111,11 @@ func (s chunkedStore) releases(ctx context.Context, name string, _ bool) ([]Rele
 func (s chunkedStore) indexReleases(ctx context.Context, ns string, sel labels.Set, all bool) ([]ReleaseRow, error) {
 	var g releaseGroups
 	var pending pendingIndexes
-	selector := s.c.listingSelector(sel)
+	selector := s.c.cfg.listingSelector(sel)
 	if all {
-		selector = s.c.indexSelector(sel)
+		selector = s.c.cfg.indexSelector(sel)
 	}
-	limit, now := s.limit(), s.c.now()
+	limit, now := s.limit(), s.c.Now()
 	restart := func() { g = releaseGroups{all: all}; pending = pendingIndexes{} }
 	restart()
 	err := s.c.eachMeta(ctx, ns, selector, restart, func(page []metav1.PartialObjectMetadata) {

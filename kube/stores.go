@@ -110,16 +110,16 @@ type store interface {
 }
 
 // drivers returns the stores the configuration reads.
-func (c *Client) drivers() []string {
-	if len(c.cfg.Drivers) == 0 {
+func (cfg Config) drivers() []string {
+	if len(cfg.Drivers) == 0 {
 		return []string{DriverChunked}
 	}
-	return c.cfg.Drivers
+	return cfg.Drivers
 }
 
 // Drivers returns the stores the client reads (Config.Drivers; the chunked
 // store alone when unset).
-func (c *Client) Drivers() []string { return c.drivers() }
+func (c *Client) Drivers() []string { return c.cfg.drivers() }
 
 // StoreResource returns the API resource that store d keeps its records in:
 // configmaps for Helm's ConfigMaps driver, secrets otherwise.
@@ -142,7 +142,7 @@ func (c *Client) store(d string) store {
 // stores returns the stores the configuration reads.
 func (c *Client) stores() []store {
 	out := make([]store, 0, 3)
-	for _, d := range c.drivers() {
+	for _, d := range c.cfg.drivers() {
 		out = append(out, c.store(d))
 	}
 	return out

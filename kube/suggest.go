@@ -34,7 +34,7 @@ func (c *Client) SuggestFor(row RevisionRow, verb string, args ...string) string
 		ns = ""
 	}
 	d := ""
-	if len(c.drivers()) > 1 {
+	if len(c.cfg.drivers()) > 1 {
 		d = row.driver()
 	}
 	return c.suggest(ns, d, verb, row.Name, args...)

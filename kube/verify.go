@@ -25,10 +25,10 @@ func (c *Client) Verify(ctx context.Context, name string, decode bool) ([]Namesp
 // VerifyRelease checks the records of release name, looked up in namespace ns (as
 // History looks it up): the namespace a caller located the release's records in.
 func (c *Client) VerifyRelease(ctx context.Context, ns, name string, decode bool) ([]NamespaceReport, error) {
-	return c.verifyStores(ctx, name, decode, []string{c.storeNamespaceFor(DriverSecret, ns)}, func() ([]NamespaceReport, error) {
-		sns := c.storageNamespaceFor(ns)
+	return c.verifyStores(ctx, name, decode, []string{c.cfg.storeNamespaceFor(DriverSecret, ns)}, func() ([]NamespaceReport, error) {
+		sns := c.cfg.storageNamespaceFor(ns)
 		rep, err := storage.Verify(ctx, c.cs.CoreV1().Secrets(sns), c.cfg.Owner,
-			storage.VerifyOptions{Release: name, Decode: decode, Config: c.cfg.Driver, Now: c.now()})
+			storage.VerifyOptions{Release: name, Decode: decode, Config: c.cfg.Driver, Now: c.Now()})
 		if err != nil {
 			return nil, Explain(err, "list", "secrets", sns)
 		}
@@ -40,7 +40,7 @@ func (c *Client) VerifyRelease(ctx context.Context, ns, name string, decode bool
 // -n, the namespace looked at is a release namespace, as in helm: the records of
 // the releases in it are checked wherever they are stored (see verifyInView).
 func (c *Client) verifyEach(ctx context.Context, opts storage.VerifyOptions) ([]NamespaceReport, error) {
-	opts.Config, opts.Now = c.cfg.Driver, c.now()
+	opts.Config, opts.Now = c.cfg.Driver, c.Now()
 	if !c.cfg.AllNamespaces && c.cfg.Namespace != "" {
 		return c.verifyInView(ctx, opts)
 	}
@@ -71,7 +71,7 @@ type NamespaceReport struct {
 // out; it returns the cause when none could be read.
 func (c *Client) eachStorageNamespace(ctx context.Context, fn func(ns string) error) error {
 	nss, err := c.storageNamespaces(ctx)
-	if errors.Is(err, ErrForbidden) && c.listNamespace() == "" {
+	if errors.Is(err, ErrForbidden) && c.cfg.listNamespace() == "" {
 		return c.eachReadable(err, fn)
 	}
 	if err != nil {
@@ -91,7 +91,7 @@ func (c *Client) eachStorageNamespace(ctx context.Context, fn func(ns string) er
 // last release are all that is left of it. Listing across all namespaces may be
 // forbidden: the error then wraps ErrForbidden.
 func (c *Client) storageNamespaces(ctx context.Context) ([]string, error) {
-	ns := c.listNamespace()
+	ns := c.cfg.listNamespace()
 	if ns != "" {
 		return []string{ns}, nil
 	}
@@ -119,7 +119,7 @@ func (c *Client) storageNamespaces(ctx context.Context) ([]string, error) {
 // namespace's releases are checked.
 func (c *Client) verifyInView(ctx context.Context, opts storage.VerifyOptions) ([]NamespaceReport, error) {
 	home := ""
-	if c.storageNamespaceFor("") == c.cfg.Namespace {
+	if c.cfg.storageNamespaceFor("") == c.cfg.Namespace {
 		home = c.cfg.Namespace
 	}
 	byNS, err := c.releasesByStorage(ctx, opts.Release, home)
@@ -161,7 +161,7 @@ func (c *Client) verifyInView(ctx context.Context, opts storage.VerifyOptions) (
 // belongs where its records are, as in Releases.
 func (c *Client) releasesByStorage(ctx context.Context, name, home string) (map[string][]string, error) {
 	rows, err := c.releases(ctx, name, false, func(r RevisionRow) bool {
-		return r.StorageNamespace != home && (name == "" || r.Name == name) && (!r.Known || c.inView(r))
+		return r.StorageNamespace != home && (name == "" || r.Name == name) && (!r.Known || c.cfg.inView(r))
 	})
 	if err != nil && !errors.Is(err, ErrPartial) {
 		return nil, err
@@ -177,7 +177,7 @@ func (c *Client) releasesByStorage(ctx context.Context, name, home string) (map[
 	out := map[string][]string{}
 	for _, rr := range rows {
 		r := rr.Latest
-		if !c.inView(r) {
+		if !c.cfg.inView(r) {
 			continue
 		}
 		out[r.StorageNamespace] = append(out[r.StorageNamespace], r.Name)

@@ -117,10 +117,10 @@ func (c *Client) watchTargets(o WatchOptions) []watchTarget {
 		case chunkedStore:
 			sel := labels.Set{storage.LabelOwner: c.cfg.Owner, storage.LabelType: storage.TypeIndex}
 			maps.Copy(sel, named)
-			t := watchTarget{store: DriverChunked, gvr: secretsGVR, labels: labels.SelectorFromSet(sel).String(), ns: c.listNamespace()}
+			t := watchTarget{store: DriverChunked, gvr: secretsGVR, labels: labels.SelectorFromSet(sel).String(), ns: c.cfg.listNamespace()}
 			switch {
 			case o.Name != "":
-				t.ns = c.storageNamespaceFor(o.Namespace)
+				t.ns = c.cfg.storageNamespaceFor(o.Namespace)
 			case c.cfg.StorageNamespace == "" && !c.cfg.AllNamespaces && c.cfg.Namespace != "":
 				t.ns, t.fallbackNS = metav1.NamespaceAll, c.cfg.Namespace
 			}
@@ -134,7 +134,7 @@ func (c *Client) watchTargets(o WatchOptions) []watchTarget {
 		case *helmStore:
 			t := watchTarget{store: s.kind, gvr: s.gvr(), labels: helmSelector(named), fields: s.fieldSelector(), ns: s.listNamespace()}
 			if o.Name != "" {
-				t.ns = c.storeNamespaceFor(s.kind, o.Namespace)
+				t.ns = c.cfg.storeNamespaceFor(s.kind, o.Namespace)
 			}
 			t.rowOf = func(m *metav1.PartialObjectMetadata) RevisionRow { return s.rowOf(m) }
 			out = append(out, t)
@@ -416,7 +416,7 @@ func (w *storeWatch) report(deleted bool, m *metav1.PartialObjectMetadata) bool 
 	_, existed := w.known[k]
 	w.known[k] = m.ResourceVersion
 	w.c.reader.applyCached(&row)
-	if w.narrow && !w.c.inView(row) {
+	if w.narrow && !w.c.cfg.inView(row) {
 		return true
 	}
 	return w.send(WatchEvent{Type: WatchChanged, Row: row, New: !existed})
