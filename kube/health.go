@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -28,17 +27,6 @@ const WritingWindow = 5 * time.Second
 // past it the listing takes every chunk Secret of the owner instead, still in one
 // request.
 var maxSelectorKeys = 500
-
-// writtenAt returns when a record was last written: its modifiedAt label, else its
-// createdAt label, else the Secret's creation time.
-func writtenAt(m metav1.Object) time.Time {
-	for _, l := range []string{storage.LabelModifiedAt, storage.LabelCreatedAt} {
-		if sec, err := strconv.ParseInt(m.GetLabels()[l], 10, 64); err == nil && sec > 0 {
-			return time.Unix(sec, 0)
-		}
-	}
-	return m.GetCreationTimestamp().Time
-}
 
 // beingWritten reports whether a record written at t may still be being written.
 // A time ahead of the clock by more than the window (a skewed or bogus label) does

@@ -57,13 +57,3 @@ func liveFromConfig(rc *rest.Config, md metadata.Interface) *liveSource {
 		return &LiveClients{Dynamic: dyn, Metadata: md, Mapper: mapper}, nil
 	}}
 }
-
-// Live returns the clients that read release objects as they are in the
-// cluster, built on first use (discovery); ErrNoLive on a connection that
-// cannot, such as the demo's.
-func (c *Client) Live() (*LiveClients, error) {
-	if c.live == nil {
-		return nil, ErrNoLive
-	}
-	return c.live.get()
-}

@@ -8,20 +8,6 @@ import (
 	"github.com/chunkview/chunkview/storage"
 )
 
-// OLMv1's API, as chunkview reads it: the ClusterExtension that owns a release,
-// and the ClusterObjectSets its newer runtime (BoxcutterRuntime) keeps revisions
-// in once it has migrated the last Helm release.
-const (
-	// OLMGroup is OLMv1's API group.
-	OLMGroup = "olm.operatorframework.io"
-	// KindClusterExtension is the kind of an OLMv1 extension; its controller
-	// ownerReference marks the index Secrets of its Helm release.
-	KindClusterExtension = "ClusterExtension"
-	// KindClusterObjectSet is the kind that holds an extension's revisions under
-	// the Boxcutter runtime.
-	KindClusterObjectSet = "ClusterObjectSet"
-)
-
 // OLM's labels that name the owner of a release (OLMOwnerKindLabel and
 // OLMOwnerNameLabel) or of a ClusterObjectSet (OLMOwnerLabel), read when no
 // controller ownerReference does.

@@ -156,21 +156,6 @@ func (e *PartialError) Error() string {
 // Unwrap lets errors.Is find ErrPartial and the cause (ErrForbidden).
 func (e *PartialError) Unwrap() []error { return []error{ErrPartial, e.Cause} }
 
-// fallbackNamespaces are the namespaces a listing across all namespaces falls back
-// to when that is forbidden: the context's namespace and those given with
-// --namespaces, without repeats.
-func (cfg Config) fallbackNamespaces() []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, ns := range append([]string{cfg.Namespace}, cfg.FallbackNamespaces...) {
-		if ns != "" && !seen[ns] {
-			seen[ns] = true
-			out = append(out, ns)
-		}
-	}
-	return out
-}
-
 // eachReadable runs list in each fallback namespace after a listing across all
 // namespaces failed with cause. It returns nil, cause when none could be read, and
 // a *PartialError otherwise.

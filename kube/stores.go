@@ -109,14 +109,6 @@ type store interface {
 	resource() string
 }
 
-// drivers returns the stores the configuration reads.
-func (cfg Config) drivers() []string {
-	if len(cfg.Drivers) == 0 {
-		return []string{DriverChunked}
-	}
-	return cfg.Drivers
-}
-
 // Drivers returns the stores the client reads (Config.Drivers; the chunked
 // store alone when unset).
 func (c *Client) Drivers() []string { return c.cfg.drivers() }

@@ -56,14 +56,6 @@ func (c *Client) verifyEach(ctx context.Context, opts storage.VerifyOptions) ([]
 	return out, err
 }
 
-// NamespaceReport is the verification of one storage namespace.
-type NamespaceReport struct {
-	Namespace string `json:"namespace"`
-	// Driver is the store checked.
-	Driver string `json:"driver"`
-	*storage.Report
-}
-
 // eachStorageNamespace runs fn in each storage namespace in view, stopping at the
 // first error. When listing across all namespaces is forbidden, it runs fn in the
 // namespaces the user may read instead (the context's and --namespaces), skipping
