@@ -168,32 +168,10 @@ func (c *Client) checkPresence(ctx context.Context, rows []*RevisionRow, wait bo
 		return errors.Join(append(errs, err)...)
 	}
 	for _, r := range need {
-		present := have[r.StorageNamespace+"/"+r.Key]
-		found, want := len(present), r.Summary.Chunks-1
-		var missing string
-		switch {
-		case r.chunkNamesKnown:
-			// The index records its chunks' names: look for each.
-			gone := 0
-			for _, n := range uniq(r.chunkNames) {
-				if !present[n] {
-					gone++
-				}
-			}
-			if gone == 0 {
-				r.Checked, r.Unchecked = true, ""
-				continue
-			}
-			missing = fmt.Sprintf("%d of %d chunk Secrets missing", gone, len(uniq(r.chunkNames)))
-		case found == want:
+		missing := missingChunks(r, have[r.StorageNamespace+"/"+r.Key])
+		if missing == "" {
 			r.Checked, r.Unchecked = true, ""
 			continue
-		case found > want:
-			// Leftovers of an interrupted write may stand beside a missing one.
-			missing = fmt.Sprintf("%d chunk Secrets carry its key where its index names %d", found, want)
-		default:
-			// Identical slices share a Secret: the decode decides.
-			missing = fmt.Sprintf("%d of %d chunk Secrets missing", want-found, want)
 		}
 		if wait && c.beingWritten(r.Written) {
 			r.Writing = true
@@ -218,6 +196,37 @@ func (c *Client) checkPresence(ctx context.Context, rows []*RevisionRow, wait bo
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// missingChunks says which of row r's chunk Secrets present (their names) lacks,
+// "" when none: by name when its index records its chunks' names, else by count.
+// A count that does not add up is not yet a missing chunk (identical slices
+// share a Secret; leftovers of an interrupted write may stand beside a missing
+// one): the caller's decode decides.
+func missingChunks(r *RevisionRow, present map[string]bool) string {
+	found, want := len(present), r.Summary.Chunks-1
+	switch {
+	case r.chunkNamesKnown:
+		// The index records its chunks' names: look for each.
+		gone := 0
+		for _, n := range uniq(r.chunkNames) {
+			if !present[n] {
+				gone++
+			}
+		}
+		if gone == 0 {
+			return ""
+		}
+		return fmt.Sprintf("%d of %d chunk Secrets missing", gone, len(uniq(r.chunkNames)))
+	case found == want:
+		return ""
+	case found > want:
+		// Leftovers of an interrupted write may stand beside a missing one.
+		return fmt.Sprintf("%d chunk Secrets carry its key where its index names %d", found, want)
+	default:
+		// Identical slices share a Secret: the decode decides.
+		return fmt.Sprintf("%d of %d chunk Secrets missing", want-found, want)
+	}
 }
 
 // chunkSecrets lists, in one request, the chunk Secrets of the rows' keys, and
