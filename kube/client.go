@@ -1,6 +1,15 @@
-// Package kube reaches clusters the way kubectl does and runs chunkview's reads and
-// Helm's own release operations through the chunked driver. The CLI and the TUI both
-// call it; it calls storage.
+// Package kube connects to clusters the way kubectl does (kubeconfig, context,
+// namespace and storage flags: Options, Connect) and reads the release records of
+// every store Helm keeps them in: the chunked driver's Secrets and Helm's own
+// Secrets and ConfigMaps drivers. A Client lists releases and their history from
+// metadata, decodes revisions through a bounded cache (Details), inspects and
+// verifies how they are stored, finds and removes leftover chunks, and watches
+// the records for changes.
+//
+// It reads and never plans: the operations are kube/ops's, the objects a release
+// runs are read by kube/live, and its controllers by kube/owner; each takes the
+// Client through a small interface of its own. The CLI and the TUI call them all;
+// kube calls storage.
 package kube
 
 import (
