@@ -10,6 +10,7 @@ import (
 	"helm.sh/helm/v3/pkg/storage/driver"
 	driver4 "helm.sh/helm/v4/pkg/storage/driver"
 
+	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/revdiff"
 	"github.com/chunkview/chunkview/storage"
@@ -257,7 +258,7 @@ func (r *Runner) markAbandoned(ctx context.Context, p *Plan, major, rev, to int,
 	if err != nil || st != "pending-rollback" || desc != fmt.Sprintf("Rollback to %d", to) {
 		return
 	}
-	_ = h.setStatus(key, "failed", "Rollback failed: "+firstLine(cause.Error(), 200), false)
+	_ = h.setStatus(key, "failed", "Rollback failed: "+human.FirstLine(cause.Error(), 200), false)
 }
 
 // supersedeOlder marks superseded every revision the plan saw deployed that the
@@ -287,15 +288,4 @@ func supersedeOlder(h helm, p *Plan, created string) error {
 		}
 	}
 	return nil
-}
-
-// firstLine returns s up to its first newline, at most n bytes.
-func firstLine(s string, n int) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	if len(s) > n {
-		s = s[:n] + "..."
-	}
-	return s
 }
