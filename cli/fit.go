@@ -57,7 +57,7 @@ type FitCurrent struct {
 	DeltaBytes   int64 `json:"deltaBytes"`
 	LimitBytes   int64 `json:"limitBytes"`
 	// Growth is the history's, as `history` forecasts it, without the upgrade.
-	Growth kube.Growth `json:"growth"`
+	Growth fit.Growth `json:"growth"`
 }
 
 // fitOptions are the flags and argument of `fit`, in kubectl's shape.
@@ -189,15 +189,15 @@ func (o *fitOptions) examine(ctx context.Context, req fit.Request, base *kube.Up
 	if base != nil {
 		out.Action = "upgrade"
 		ownBytes := rep.Store(own.Driver).StoredBytes
-		var history []kube.SizePoint
+		var history []fit.SizePoint
 		for _, r := range base.Rows {
 			if r.Known && r.Summary.StoredBytes > 0 {
-				history = append(history, kube.SizePoint{Revision: r.Revision, Bytes: r.Summary.StoredBytes})
+				history = append(history, fit.SizePoint{Revision: r.Revision, Bytes: r.Summary.StoredBytes})
 			}
 		}
 		fit.Forecast(rep.Measurement, ownBytes, history, rls.Version)
 		cur := &FitCurrent{Driver: own.Driver, Revision: own.Revision, Status: own.Status, UpgradeBytes: ownBytes,
-			LimitBytes: own.LimitBytes, Growth: kube.ForecastRows(base.Rows)}
+			LimitBytes: own.LimitBytes, Growth: fit.ForecastRows(base.Rows)}
 		if own.Known {
 			cur.StoredBytes = own.Summary.StoredBytes
 		}

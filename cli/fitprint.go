@@ -119,7 +119,7 @@ func objectsText(s fit.Store) string {
 }
 
 // revisionsLeft says how many revisions after this one fit at the growth.
-func revisionsLeft(g *kube.Growth) string {
+func revisionsLeft(g *fit.Growth) string {
 	switch {
 	case g == nil:
 		return "-"

@@ -68,7 +68,7 @@ func (r *run) mutate(ctx context.Context, m mutation) error {
 		return err
 	}
 	if in.what != "" {
-		if err := c.CheckAllowed(ctx, l.ns, in.op); err != nil {
+		if err := ops.CheckAllowed(ctx, c, l.ns, in.op); err != nil {
 			return refuse(err)
 		}
 	}

@@ -10,6 +10,10 @@
 // format (the gzip stream cut into slices of the chunk size, an index Secret and
 // chunk Secrets, each under 1 MiB, at most MaxWriteChunks of them).
 //
+// It also holds the arithmetic of growth (growth.go): a line fitted through a
+// release's recent stored sizes (ProjectGrowth, ForecastRows) and extrapolated to
+// its store's limit, which the history screen, `history` and `fit` show alike.
+//
 // Nothing here talks to a cluster: the CLI reads the release an upgrade starts
 // from (kube.Client.UpgradeBase) and hands it over.
 package fit

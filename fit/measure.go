@@ -62,7 +62,7 @@ type Store struct {
 	// revision, for an upgrade (see Forecast): its RevisionsLeft counts from
 	// this revision to the first that will not fit (1: the next one; 0: this
 	// one does not; -1: none in sight).
-	Growth *kube.Growth `json:"growth,omitempty"`
+	Growth *Growth `json:"growth,omitempty"`
 }
 
 // Measurement is a record encoded for every store asked for.

@@ -87,7 +87,7 @@ var mutants = []mutant{
 	{
 		Name:      "watch-405-not-polled",
 		File:      "kube/watch.go",
-		Find:      "case refused(err):",
+		Find:      "case watching.Refused(err):",
 		Replace:   "case apierrors.IsForbidden(err):",
 		Guarantee: "a store whose watch a proxy refuses (405) is polled, and the header says POLL",
 		Kill:      []target{{"./kube", "TestWatchPollsOnTheRealServer405"}},
@@ -105,7 +105,7 @@ var mutants = []mutant{
 	{
 		Name:      "health-no-wait",
 		File:      "kube/health.go",
-		Find:      "if wait := min(until.Sub(c.now()), WritingWindow); wait > 0 {",
+		Find:      "if wait := min(until.Sub(c.Now()), WritingWindow); wait > 0 {",
 		Replace:   "if wait := time.Duration(0); wait > 0 {",
 		Guarantee: "a record seen mid-write is checked again once the writing window has passed, not before",
 		Kill:      []target{{"./kube", "TestHealthDuringAnotherWrite"}},

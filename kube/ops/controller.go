@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/owner"
 )
 
 // ErrControlled is wrapped by the refusal of an operation on a release whose
@@ -23,7 +24,7 @@ func (r *Runner) CheckController(ctx context.Context, op Operation) error {
 	if p.IgnoreController || len(p.Rows) == 0 {
 		return nil
 	}
-	ctl, err := r.c.ControllerOf(ctx, p.latest())
+	ctl, err := owner.Of(ctx, r.c, p.latest())
 	if err != nil || !ctl.Active() {
 		return nil
 	}

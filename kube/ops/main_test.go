@@ -25,6 +25,8 @@ var (
 	noise           = kubetest.Noise
 	baseTime        = kubetest.BaseTime
 	makeRelease     = kubetest.MakeRelease
+	decode          = kubetest.Decode
+	gc              = kubetest.GC
 	history         = kubetest.History
 	secrets         = kubetest.Secrets
 	chunkviewDriver = kubetest.ChunkviewDriver
@@ -110,7 +112,7 @@ func (c *client) ApplyRollback(ctx context.Context, plan *ops.Rollback) (*ops.Ro
 
 // Rollback plans and applies a rollback.
 func (c *client) Rollback(ctx context.Context, ns, name string, rev int, opts kube.DiffOptions) (*ops.Rollback, error) {
-	if err := c.CheckWritable(kube.OpRollback); err != nil {
+	if err := c.checkWritable(kube.OpRollback); err != nil {
 		return nil, err
 	}
 	plan, err := c.PlanRollback(ctx, ns, name, rev, opts)
@@ -136,7 +138,7 @@ func (c *client) ApplyUninstall(ctx context.Context, plan *ops.Uninstall) (*ops.
 
 // Uninstall plans and applies an uninstall.
 func (c *client) Uninstall(ctx context.Context, ns, name string, keepHistory bool) (*ops.Uninstall, error) {
-	if err := c.CheckWritable(kube.OpUninstall); err != nil {
+	if err := c.checkWritable(kube.OpUninstall); err != nil {
 		return nil, err
 	}
 	plan, err := c.PlanUninstall(ctx, ns, name, keepHistory)
@@ -162,7 +164,7 @@ func (c *client) ApplyDeleteRevision(ctx context.Context, plan *ops.DeleteRevisi
 
 // DeleteRevision plans and applies the deletion of revision rev's record.
 func (c *client) DeleteRevision(ctx context.Context, ns, name string, rev int, force bool) error {
-	if err := c.CheckWritable(kube.OpDeleteRevision); err != nil {
+	if err := c.checkWritable(kube.OpDeleteRevision); err != nil {
 		return err
 	}
 	plan, err := c.PlanDeleteRevision(ctx, ns, name, rev, force)
@@ -189,7 +191,7 @@ func (c *client) ApplyFixStuck(ctx context.Context, plan *ops.FixStuck, fix ops.
 
 // FixStuck plans and applies fix.
 func (c *client) FixStuck(ctx context.Context, ns, name string, fix ops.StuckFix) error {
-	if err := c.CheckWritable(kube.OpFixStuck); err != nil {
+	if err := c.checkWritable(kube.OpFixStuck); err != nil {
 		return err
 	}
 	if err := fix.Valid(); err != nil {
@@ -217,4 +219,13 @@ func (c *client) WithDrivers(ds ...string) *client { return &client{c.Client.Wit
 // WithNamespace is kube.Client.WithNamespace, keeping the operations.
 func (c *client) WithNamespace(ns string, all bool) *client {
 	return &client{c.Client.WithNamespace(ns, all)}
+}
+
+// checkWritable refuses op, as Runner.Apply does, when the client is read-only:
+// the wrappers refuse before they plan, as the CLI does.
+func (c *client) checkWritable(op string) error {
+	if c.ReadOnly() {
+		return kube.ReadOnlyError(op)
+	}
+	return nil
 }
