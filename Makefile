@@ -127,8 +127,9 @@ bench-large: testbin
 # bench-reconcile measures OLMv1's steady-state reconcile (History, Get, a server
 # dry-run Upgrade, through helm-operator-plugins' ActionClientGetter) over an
 # OLMv1-shaped fleet of 40 extensions, at 5 and 10 revisions, for each read path
-# side by side (the original driver and chunkview's, live and cached), and writes
-# its section of BENCHMARKS.md. It takes about an hour on 2 shared CPUs.
+# side by side (the original driver and chunkview's, live, over controller-runtime's
+# cache, and with the cached read path at three bounds), and writes its section of
+# BENCHMARKS.md. It takes one to two hours on 2 shared CPUs.
 bench-reconcile: testbin
 	$(GO) run ./hack/bench -reconcile
 

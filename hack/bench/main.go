@@ -47,6 +47,7 @@ type options struct {
 	skip       string
 	reconcile  bool
 	olmFleet   string
+	paths      string
 }
 
 func main() {
@@ -67,6 +68,7 @@ func main() {
 	fs.StringVar(&o.skip, "skip", "", "comma-separated sections to skip: list,helmlist,history,rw,storage,tui")
 	fs.BoolVar(&o.reconcile, "reconcile", false, "measure OLMv1's steady-state reconcile over an OLMv1-shaped fleet, per read path (make bench-reconcile); writes its section of BENCHMARKS.md")
 	fs.StringVar(&o.olmFleet, "olm-fleet", "30,10", "with -reconcile: the fleet's small (1 chunk) and large (3 to 6 chunks) extensions")
+	fs.StringVar(&o.paths, "paths", "", "with -reconcile: the read paths to measure, comma-separated (default all: original-live,chunkview-live,chunkview-cache,chunkview-releasecache,chunkview-releasecache-slices,chunkview-releasecache-all)")
 	fs.StringVar(&ca.Mode, "child", "", "internal: run one measured operation")
 	fs.StringVar(&ca.Kubeconfig, "child-kubeconfig", "", "internal")
 	fs.StringVar(&ca.Namespace, "child-namespace", "", "internal")

@@ -38,6 +38,20 @@ func (rep *rcReport) answer(p printer, n int) {
 		p(" Over controller-runtime's cache chunkview's driver fails today (`%s`): its lists page, and the cache refuses a continue "+
 			"token (issue 28, item 1). That cache, which operator-controller already keeps, holds %s of heap for this fleet.", c.Err, mib(c.Heap))
 	}
+	for _, name := range cachedPaths(last) {
+		r := last.path(name)
+		if passes(r) == 0 {
+			p(" %s fails: `%s`.", r.Label, r.Err)
+			continue
+		}
+		t := r.pass()
+		p(" %s: %d requests and %s on Secrets a pass, %s the client CPU of (a), %s of heap", r.Label, t.Secrets, mb(float64(t.SecretBytes)),
+			ratio(float64(t.CPUNs), float64(s.CPUNs)), mib(r.Heap))
+		if c != nil && c.Heap > 0 {
+			p(" (%s (c)'s)", ratio(float64(r.Heap), float64(c.Heap)))
+		}
+		p(".")
+	}
 	p(" Whatever the driver, each dry-run Upgrade also fetches the server's OpenAPI documents to validate the manifest (%.0f requests "+
 		"and %s a reconcile beyond Secrets here): helm-operator-plugins builds a Helm kube client per action client, and its OpenAPI "+
 		"cache goes with it.\n\n", float64(s.All-s.Secrets)/float64(n), mb(float64(s.AllBytes-s.SecretBytes)/float64(n)))

@@ -33,6 +33,7 @@ import (
 	helmclient "github.com/operator-framework/helm-operator-plugins/pkg/client"
 
 	"github.com/chunkview/chunkview/internal/adoption"
+	"github.com/chunkview/chunkview/storage"
 )
 
 // The reconcile benchmark runs each read path in a child process of its own (`bench
@@ -74,6 +75,8 @@ type rcAnswer struct {
 	// Changed reports a dry run whose manifest differs from the deployed one:
 	// not a steady state.
 	Changed bool `json:"changed,omitempty"`
+	// Cache is what the cached read path holds, in the answer to "heap".
+	Cache *storage.ReleaseCacheStats `json:"cache,omitempty"`
 }
 
 // rcCost is the cost of some work in a child.
@@ -86,6 +89,8 @@ type rcCost struct {
 	DriverCPUNs int64 `json:"driverCpuNs"` // inside the driver's calls
 	Alloc       int64 `json:"alloc"`
 	WallNs      int64 `json:"wallNs"`
+	Decodes     int64 `json:"decodes"`    // by the cached read path
+	WatchBytes  int64 `json:"watchBytes"` // received on watches meanwhile
 }
 
 func (c *rcCost) add(d rcCost) {
@@ -97,6 +102,8 @@ func (c *rcCost) add(d rcCost) {
 	c.DriverCPUNs += d.DriverCPUNs
 	c.Alloc += d.Alloc
 	c.WallNs += d.WallNs
+	c.Decodes += d.Decodes
+	c.WatchBytes += d.WatchBytes
 }
 
 // reconcileChild is the child's main: it builds the read path a.Target names and
@@ -145,6 +152,10 @@ func runReconcileChild(a childArgs, in io.Reader, out io.Writer) error {
 			return nil
 		case "heap":
 			ans.Heap = int64(liveHeap()) - heap0
+			if p.rc != nil {
+				st := p.rc.Stats()
+				ans.Cache = &st
+			}
 		case "reconcile":
 			ans.rcCost, ans.Changed, err = p.reconcile(ctx, exts[req.Ext], charts[req.Ext], fleet.Revisions)
 			if err != nil {
@@ -189,6 +200,7 @@ func loadFleet(f rcFleetFile) ([]*unstructured.Unstructured, []*chart.Chart, err
 // ActionClientGetter as OLMv1 wires its own.
 type readPath struct {
 	acg     helmclient.ActionClientGetter
+	rc      *storage.ReleaseCache // the cached read path's, or nil
 	count   *reqCounter
 	drv     *driverCPU
 	startup rcCost
@@ -201,9 +213,21 @@ var readPaths = []struct {
 	name, label string
 	warmAll     bool
 }{
-	{"original-live", "helm-operator-plugins v0.9.1, live reads", false},
-	{"chunkview-live", "chunkview, live reads", false},
-	{"chunkview-cache", "chunkview over controller-runtime's cache", false},
+	{"original-live", "(a) helm-operator-plugins v0.9.1, live reads", false},
+	{"chunkview-live", "(b) chunkview, live reads", false},
+	{"chunkview-cache", "(c) chunkview over controller-runtime's cache", false},
+	{"chunkview-releasecache", "(d) chunkview, cached read path, default bounds", true},
+	{"chunkview-releasecache-slices", "(d2) chunkview, cached read path, every slice held", true},
+	{"chunkview-releasecache-all", "(d3) chunkview, cached read path, every slice and release held", true},
+}
+
+// releaseCacheOptions are the bounds of the cached read paths: the defaults; room
+// for every slice of the fleet (its stored bytes) with the default room for
+// decoded releases; room for both.
+var releaseCacheOptions = map[string]storage.ReleaseCacheOptions{
+	"chunkview-releasecache":        {},
+	"chunkview-releasecache-slices": {MaxChunkBytes: 8 << 30},
+	"chunkview-releasecache-all":    {MaxChunkBytes: 8 << 30, MaxReleaseBytes: 32 << 30},
 }
 
 func newReadPath(ctx context.Context, kubeconfig, ns, name string) (*readPath, error) {
@@ -236,6 +260,17 @@ func newReadPath(ctx context.Context, kubeconfig, ns, name string) (*readPath, e
 			return nil, err
 		}
 		reader, p.startup = c, cost
+	case "chunkview-releasecache", "chunkview-releasecache-slices", "chunkview-releasecache-all":
+		// The cache lists and watches on the counted connection, on the first
+		// read (the warm-up); reads it cannot serve go to the API reader.
+		p.rc = storage.NewReleaseCache(cs.CoreV1(), releaseCacheOptions[name])
+		go func() { _ = p.rc.Start(ctx) }()
+		dc := adoption.OLMConfig()
+		dc.Cache = p.rc.Namespace(ns)
+		newDriver = adoption.Chunkview(adoption.Owner, dc)
+		if reader, err = client.New(cfg, client.Options{}); err != nil {
+			return nil, err
+		}
 	default:
 		return nil, fmt.Errorf("unknown read path %q", name)
 	}
@@ -296,7 +331,7 @@ func startSecretCache(ctx context.Context, kubeconfig, ns string) (cache.Cache, 
 // reconcile runs OLMv1's steady-state reconcile of ext and returns its cost.
 func (p *readPath) reconcile(ctx context.Context, ext *unstructured.Unstructured, ch *chart.Chart, revs int) (rcCost, bool, error) {
 	ns, _, _ := unstructured.NestedString(ext.Object, "spec", "namespace")
-	c0, d0, cpu0 := p.count.snapshot(), p.drv.load(), processCPU()
+	c0, d0, dec0, cpu0 := p.count.snapshot(), p.drv.load(), p.decodes(), processCPU()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	alloc0 := ms.TotalAlloc
@@ -307,7 +342,7 @@ func (p *readPath) reconcile(ctx context.Context, ext *unstructured.Unstructured
 	runtime.ReadMemStats(&ms)
 	c := p.count.snapshot().minus(c0)
 	c.CPUNs, c.DriverCPUNs = int64(cpu), int64(p.drv.load()-d0)
-	c.Alloc, c.WallNs = int64(ms.TotalAlloc-alloc0), int64(wall)
+	c.Alloc, c.WallNs, c.Decodes = int64(ms.TotalAlloc-alloc0), int64(wall), p.decodes()-dec0
 	if err != nil {
 		return c, false, err
 	}
@@ -318,6 +353,14 @@ func (p *readPath) reconcile(ctx context.Context, ext *unstructured.Unstructured
 	return c, o.Desired.Manifest != o.Current.Manifest, nil
 }
 
+// decodes is how many records the cached read path has decoded, or 0.
+func (p *readPath) decodes() int64 {
+	if p.rc == nil {
+		return 0
+	}
+	return p.rc.Stats().Decodes
+}
+
 // processCPU is this process's user and system time.
 func processCPU() time.Duration {
 	var ru syscall.Rusage
@@ -326,33 +369,44 @@ func processCPU() time.Duration {
 }
 
 // reqCounter counts the requests of a connection and the response bytes read,
-// those on Secrets apart.
+// those on Secrets apart, and a watch's bytes apart from both.
 type reqCounter struct {
 	all, secrets           atomic.Int64
 	allBytes, secretsBytes atomic.Int64
+	watchBytes             atomic.Int64 // received on watches, counted in neither
 }
 
 func (r *reqCounter) wrap(rt http.RoundTripper) http.RoundTripper {
 	return roundTripFunc(func(req *http.Request) (*http.Response, error) {
-		secret := strings.Contains(req.URL.Path, "/secrets")
+		// A watch's bytes arrive whenever the server sends an event or a
+		// bookmark, not in answer to a read: they are counted apart.
+		watch := req.URL.Query().Get("watch") == "true"
+		secret := strings.Contains(req.URL.Path, "/secrets") && !watch
 		r.all.Add(1)
 		if secret {
 			r.secrets.Add(1)
 		}
 		resp, err := rt.RoundTrip(req)
 		if resp != nil && resp.Body != nil {
-			resp.Body = &countedBody{ReadCloser: resp.Body, all: &r.allBytes, secrets: map[bool]*atomic.Int64{true: &r.secretsBytes}[secret]}
+			b := &countedBody{ReadCloser: resp.Body, all: &r.allBytes}
+			switch {
+			case watch:
+				b.all = &r.watchBytes
+			case secret:
+				b.secrets = &r.secretsBytes
+			}
+			resp.Body = b
 		}
 		return resp, err
 	})
 }
 
 func (r *reqCounter) snapshot() rcCost {
-	return rcCost{Secrets: int(r.secrets.Load()), All: int(r.all.Load()), SecretBytes: r.secretsBytes.Load(), AllBytes: r.allBytes.Load()}
+	return rcCost{Secrets: int(r.secrets.Load()), All: int(r.all.Load()), SecretBytes: r.secretsBytes.Load(), AllBytes: r.allBytes.Load(), WatchBytes: r.watchBytes.Load()}
 }
 
 func (c rcCost) minus(d rcCost) rcCost {
-	return rcCost{Secrets: c.Secrets - d.Secrets, All: c.All - d.All, SecretBytes: c.SecretBytes - d.SecretBytes, AllBytes: c.AllBytes - d.AllBytes}
+	return rcCost{Secrets: c.Secrets - d.Secrets, All: c.All - d.All, SecretBytes: c.SecretBytes - d.SecretBytes, AllBytes: c.AllBytes - d.AllBytes, WatchBytes: c.WatchBytes - d.WatchBytes}
 }
 
 type roundTripFunc func(*http.Request) (*http.Response, error)

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/chunkview/chunkview/storage"
 )
 
 // The reconcile benchmark (make bench-reconcile): what OLMv1's steady-state
@@ -31,14 +33,16 @@ type rcPhase struct {
 // rcPathResult is what one read path cost.
 type rcPathResult struct {
 	Name, Label string
-	Err         string       // why it stopped, when it failed
-	Runs        []rcCost     // per run, the sum of a pass over the fleet
-	Server      []cpuTimes   // per run, the API server's and etcd's CPU meanwhile
-	PerExt      [][]rcCost   // per extension, per run
-	Heap        int64        // live heap the read path holds at steady state
-	Startup     rcCost       // what building it cost (a cache's list and watch)
-	Changed     bool         // a dry run found something to change
-	Decoded     *decodedCost // set on the parent's own measurement only
+	Err         string                     // why it stopped, when it failed
+	Runs        []rcCost                   // per run, the sum of a pass over the fleet
+	Server      []cpuTimes                 // per run, the API server's and etcd's CPU meanwhile
+	PerExt      [][]rcCost                 // per extension, per run
+	Heap        int64                      // live heap the read path holds at steady state
+	Startup     rcCost                     // what building it cost (a cache's list and watch)
+	Warm        rcCost                     // what its warm-up reconciles cost
+	Cache       *storage.ReleaseCacheStats // what a cached read path holds at the end
+	Changed     bool                       // a dry run found something to change
+	Decoded     *decodedCost               // set on the parent's own measurement only
 }
 
 // rcChild is a child process running one read path.
@@ -131,7 +135,7 @@ func runReconcile(o options) error {
 			return err
 		}
 		prev = revs
-		ph, err := measurePhase(ctx, bc, exts, revs, o.runs, self, tmp)
+		ph, err := measurePhase(ctx, bc, exts, revs, o.runs, self, tmp, o.paths)
 		if err != nil {
 			return err
 		}
@@ -144,6 +148,20 @@ func runReconcile(o options) error {
 	text := rep.markdown()
 	fmt.Println(text)
 	return writeReconcileSection(o, text)
+}
+
+// pathChosen reports whether -paths (comma-separated names, empty for all)
+// chooses the read path name.
+func pathChosen(paths, name string) bool {
+	if paths == "" {
+		return true
+	}
+	for _, p := range strings.Split(paths, ",") {
+		if strings.TrimSpace(p) == name {
+			return true
+		}
+	}
+	return false
 }
 
 // parseOLMFleet parses -olm-fleet, "SMALL,LARGE".
@@ -161,7 +179,7 @@ func parseOLMFleet(s string) (olmFleetShape, error) {
 // child per path, each warmed up on a small and a large extension, then runs
 // passes over the fleet, the paths taking turns extension by extension (the
 // order rotating), so that the shared machine's load falls on all alike.
-func measurePhase(ctx context.Context, bc *benchCluster, exts []*extension, revs, runs int, self, dir string) (*rcPhase, error) {
+func measurePhase(ctx context.Context, bc *benchCluster, exts []*extension, revs, runs int, self, dir, paths string) (*rcPhase, error) {
 	ph := &rcPhase{Revisions: revs}
 	var err error
 	if ph.Stored, err = storedSizes(ctx, bc, exts); err != nil {
@@ -179,6 +197,9 @@ func measurePhase(ctx context.Context, bc *benchCluster, exts []*extension, revs
 		}
 	}()
 	for _, p := range readPaths {
+		if !pathChosen(paths, p.name) {
+			continue
+		}
 		c, err := startRCChild(self, bc.Kubeconfig, fleetFile, p.name, p.label)
 		if err != nil {
 			return nil, err
@@ -196,6 +217,7 @@ func measurePhase(ctx context.Context, bc *benchCluster, exts []*extension, revs
 				return nil, err
 			}
 			c.fail(ans.Err)
+			c.res.Warm.add(ans.rcCost)
 		}
 	}
 	srv := serverProcs()
@@ -210,7 +232,7 @@ func measurePhase(ctx context.Context, bc *benchCluster, exts []*extension, revs
 		if err != nil {
 			return nil, err
 		}
-		c.res.Heap = ans.Heap
+		c.res.Heap, c.res.Cache = ans.Heap, ans.Cache
 	}
 	return ph, ctx.Err()
 }

@@ -80,6 +80,8 @@ func medianCost(cs []rcCost) rcCost {
 		DriverCPUNs: pick(func(c rcCost) int64 { return c.DriverCPUNs }),
 		Alloc:       pick(func(c rcCost) int64 { return c.Alloc }),
 		WallNs:      pick(func(c rcCost) int64 { return c.WallNs }),
+		Decodes:     pick(func(c rcCost) int64 { return c.Decodes }),
+		WatchBytes:  pick(func(c rcCost) int64 { return c.WatchBytes }),
 	}
 }
 
