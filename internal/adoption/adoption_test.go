@@ -3,8 +3,13 @@ package adoption_test
 import (
 	"testing"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"helm.sh/helm/v3/pkg/action"
+	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/release"
+
+	helmclient "github.com/operator-framework/helm-operator-plugins/pkg/client"
 
 	"github.com/chunkview/chunkview/internal/adoption"
 )
@@ -41,114 +46,139 @@ func releaseLife(t *testing.T, short string, newDriver adoption.NewDriver) {
 	e := newEnv(t)
 	defer e.logSteps()
 	ext := e.extension("life-" + short)
-	name := ext.GetName()
-	acg := e.getter(newDriver, e.live)
-	ch := testChart()
-	blue, green := map[string]interface{}{"color": "blue"}, map[string]interface{}{"color": "green"}
+	l := &life{e: e, t: t, ext: ext, name: ext.GetName(), acg: e.getter(newDriver, e.live), ch: testChart()}
+	l.install()
+	l.steady()
+	l.upgrade()
+	l.rollback()
+	l.uninstall()
+}
 
-	e.step("install", func() {
-		ac, err := acg.ActionClientFor(t.Context(), ext)
+var (
+	blue  = map[string]interface{}{"color": "blue"}
+	green = map[string]interface{}{"color": "green"}
+)
+
+// life is one release's life through an operator's action clients.
+type life struct {
+	e    *env
+	t    *testing.T
+	ext  *unstructured.Unstructured
+	name string
+	acg  helmclient.ActionClientGetter
+	ch   *chart.Chart
+}
+
+// client is an action client for the release's ClusterExtension, as the
+// operator gets one per step.
+func (l *life) client() helmclient.ActionInterface {
+	l.t.Helper()
+	ac, err := l.acg.ActionClientFor(l.t.Context(), l.ext)
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	return ac
+}
+
+// settings asserts the color of the chart's ConfigMap in the cluster.
+func (l *life) settings(step, color string) {
+	l.t.Helper()
+	if cm := l.e.configMap(l.name); cm == nil || cm.Data["color"] != color {
+		l.t.Fatalf("%s: the chart's ConfigMap is %v, want color %s", step, cm, color)
+	}
+}
+
+// records asserts the release's records as both drivers read them, newest first,
+// and that each index Secret carries the ClusterExtension's controller reference.
+func (l *life) records(step string, want ...release.Status) []*release.Release {
+	l.t.Helper()
+	recs := l.e.sameRecords(l.name, len(want))
+	wantStatuses(l.t, recs, want...)
+	if c := l.e.ownedIndexes(l.ext); c != len(want) {
+		l.t.Fatalf("%s: %d index Secrets, want %d", step, c, len(want))
+	}
+	return recs
+}
+
+func (l *life) install() {
+	l.e.step("install", func() {
+		rel, err := l.client().Install(l.name, l.e.install, l.ch, blue)
 		if err != nil {
-			t.Fatal(err)
-		}
-		rel, err := ac.Install(name, e.install, ch, blue)
-		if err != nil {
-			t.Fatalf("install: %v", err)
+			l.t.Fatalf("install: %v", err)
 		}
 		if rel.Version != 1 || rel.Info.Status != release.StatusDeployed {
-			t.Fatalf("install: revision %d %s, want 1 deployed", rel.Version, rel.Info.Status)
+			l.t.Fatalf("install: revision %d %s, want 1 deployed", rel.Version, rel.Info.Status)
 		}
 	})
-	if cm := e.configMap(name); cm == nil || cm.Data["color"] != "blue" {
-		t.Fatalf("install: the chart's ConfigMap is %v, want color blue", cm)
+	l.settings("install", "blue")
+	recs := l.records("install", release.StatusDeployed)
+	if n := chunksOf(l.t, l.e, recs[0]); n < 2 {
+		l.t.Fatalf("the test release stores in %d chunks; it should need several, or no read fetches a chunk", n)
 	}
-	recs := e.sameRecords(name, 1)
-	if c := e.ownedIndexes(ext); c != 1 {
-		t.Fatalf("install: %d index Secrets, want 1", c)
-	}
-	if n := chunksOf(t, e, recs[0]); n < 2 {
-		t.Fatalf("the test release stores in %d chunks; it should need several, or no read fetches a chunk", n)
-	}
+}
 
-	steady := e.step("steady-state reconcile, live reads", func() {
-		o, err := adoption.Reconcile(t.Context(), acg, ext, e.install, ch, blue)
+func (l *life) steady() {
+	s := l.e.step("steady-state reconcile, live reads", func() {
+		o, err := adoption.Reconcile(l.t.Context(), l.acg, l.ext, l.e.install, l.ch, blue)
 		if err != nil {
-			t.Fatal(err)
+			l.t.Fatal(err)
 		}
-		checkSteady(t, o, 1)
+		checkSteady(l.t, o, 1)
 	})
-	if steady.secretWrts != 0 || steady.secrets == 0 {
-		t.Fatalf("steady-state reconcile: %d Secret requests, %d of them writes; want reads only, live", steady.secrets, steady.secretWrts)
+	if s.secretWrts != 0 || s.secrets == 0 {
+		l.t.Fatalf("steady-state reconcile: %d Secret requests, %d of them writes; want reads only, live", s.secrets, s.secretWrts)
 	}
+}
 
-	e.step("upgrade", func() {
-		ac, err := acg.ActionClientFor(t.Context(), ext)
+func (l *life) upgrade() {
+	l.e.step("upgrade", func() {
+		rel, err := l.client().Upgrade(l.name, l.e.install, l.ch, green, func(u *action.Upgrade) error { u.MaxHistory = adoption.MaxHistory; return nil })
 		if err != nil {
-			t.Fatal(err)
-		}
-		rel, err := ac.Upgrade(name, e.install, ch, green, func(u *action.Upgrade) error { u.MaxHistory = adoption.MaxHistory; return nil })
-		if err != nil {
-			t.Fatalf("upgrade: %v", err)
+			l.t.Fatalf("upgrade: %v", err)
 		}
 		if rel.Version != 2 || rel.Info.Status != release.StatusDeployed {
-			t.Fatalf("upgrade: revision %d %s, want 2 deployed", rel.Version, rel.Info.Status)
+			l.t.Fatalf("upgrade: revision %d %s, want 2 deployed", rel.Version, rel.Info.Status)
 		}
 	})
-	if cm := e.configMap(name); cm == nil || cm.Data["color"] != "green" {
-		t.Fatalf("upgrade: the chart's ConfigMap is %v, want color green", cm)
-	}
-	recs = e.sameRecords(name, 2)
-	wantStatuses(t, recs, release.StatusDeployed, release.StatusSuperseded)
-	if c := e.ownedIndexes(ext); c != 2 {
-		t.Fatalf("upgrade: %d index Secrets, want 2", c)
-	}
+	l.settings("upgrade", "green")
+	l.records("upgrade", release.StatusDeployed, release.StatusSuperseded)
+}
 
-	e.step("rollback to revision 1", func() {
-		ac, err := acg.ActionClientFor(t.Context(), ext)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rb := action.NewRollback(ac.Config())
+func (l *life) rollback() {
+	l.e.step("rollback to revision 1", func() {
+		rb := action.NewRollback(l.client().Config())
 		rb.Version, rb.MaxHistory = 1, adoption.MaxHistory
-		if err := rb.Run(name); err != nil {
-			t.Fatalf("rollback: %v", err)
+		if err := rb.Run(l.name); err != nil {
+			l.t.Fatalf("rollback: %v", err)
 		}
 	})
-	if cm := e.configMap(name); cm == nil || cm.Data["color"] != "blue" {
-		t.Fatalf("rollback: the chart's ConfigMap is %v, want color blue again", cm)
-	}
-	recs = e.sameRecords(name, 3)
-	wantStatuses(t, recs, release.StatusDeployed, release.StatusSuperseded, release.StatusSuperseded)
+	l.settings("rollback", "blue")
+	recs := l.records("rollback", release.StatusDeployed, release.StatusSuperseded, release.StatusSuperseded)
 	if recs[0].Config["color"] != "blue" {
-		t.Fatalf("rollback: revision 3 has values %v, want revision 1's", recs[0].Config)
+		l.t.Fatalf("rollback: revision 3 has values %v, want revision 1's", recs[0].Config)
 	}
-	if c := e.ownedIndexes(ext); c != 3 {
-		t.Fatalf("rollback: %d index Secrets, want 3", c)
-	}
+}
 
-	e.step("uninstall", func() {
-		ac, err := acg.ActionClientFor(t.Context(), ext)
+func (l *life) uninstall() {
+	l.e.step("uninstall", func() {
+		res, err := l.client().Uninstall(l.name)
 		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := ac.Uninstall(name)
-		if err != nil {
-			t.Fatalf("uninstall: %v", err)
+			l.t.Fatalf("uninstall: %v", err)
 		}
 		if res.Release == nil || res.Release.Info.Status != release.StatusUninstalled {
-			t.Fatalf("uninstall: %+v, want the release uninstalled", res.Release)
+			l.t.Fatalf("uninstall: %+v, want the release uninstalled", res.Release)
 		}
 	})
-	if cm := e.configMap(name); cm != nil {
-		t.Fatalf("uninstall left the chart's ConfigMap")
+	if cm := l.e.configMap(l.name); cm != nil {
+		l.t.Fatalf("uninstall left the chart's ConfigMap")
 	}
-	e.noRecords(name)
-	left, err := e.cs.CoreV1().Secrets(e.system).List(t.Context(), ownerSelector())
+	l.e.noRecords(l.name)
+	left, err := l.e.cs.CoreV1().Secrets(l.e.system).List(l.t.Context(), ownerSelector())
 	if err != nil {
-		t.Fatal(err)
+		l.t.Fatal(err)
 	}
 	if len(left.Items) != 0 {
-		t.Fatalf("uninstall left %d Secrets of the owner, first %s", len(left.Items), left.Items[0].Name)
+		l.t.Fatalf("uninstall left %d Secrets of the owner, first %s", len(left.Items), left.Items[0].Name)
 	}
 }
 
@@ -164,7 +194,6 @@ func TestAdoptRecordsTheOriginalWrote(t *testing.T) {
 	orig := e.getter(adoption.Original(adoption.Owner, testConfig), e.live)
 	cv := e.getter(adoption.Chunkview(adoption.Owner, testConfig), e.live)
 	ch := testChart()
-	blue, green := map[string]interface{}{"color": "blue"}, map[string]interface{}{"color": "green"}
 
 	e.step("install and upgrade (helm-operator-plugins' driver)", func() {
 		ac, err := orig.ActionClientFor(t.Context(), ext)

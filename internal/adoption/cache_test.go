@@ -31,7 +31,6 @@ func TestSteadyStateOverCache(t *testing.T) {
 	e := newEnv(t)
 	defer e.logSteps()
 	ch := testChart()
-	blue, green := map[string]interface{}{"color": "blue"}, map[string]interface{}{"color": "green"}
 	c := startCache(t, e)
 	for _, d := range drivers() {
 		parent := e.t
@@ -134,7 +133,6 @@ func TestSteadyStateOverReleaseCache(t *testing.T) {
 	e := newEnv(t)
 	defer e.logSteps()
 	ch := testChart()
-	blue, green := map[string]interface{}{"color": "blue"}, map[string]interface{}{"color": "green"}
 	ext := e.extension("release-cache")
 	name := ext.GetName()
 	live := e.getter(adoption.Chunkview(adoption.Owner, testConfig), e.live)
