@@ -56,8 +56,8 @@ func startCache(t *testing.T, cs kubernetes.Interface, opts storage.ReleaseCache
 			t.Errorf("cache Start: %v", err)
 		}
 	})
-	for !rc.Stats().Running {
-		time.Sleep(time.Millisecond)
+	if !rc.WaitForStart(ctx) {
+		t.Fatal("the release cache did not start")
 	}
 	return rc
 }

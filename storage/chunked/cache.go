@@ -97,6 +97,7 @@ type cacheState struct {
 
 	mu        sync.Mutex
 	ctx       context.Context // the Start context; nil until Start, done after
+	started   chan struct{}   // closed by Start
 	informers map[informerKey]*indexInformer
 
 	// wrapWatch, when set, wraps the informers' sources (tests hold back their
@@ -156,6 +157,7 @@ func NewReleaseCache(secrets corev1client.SecretsGetter, opts ReleaseCacheOption
 		decoded:   newByteLRU[decodedKey, any](max(opts.MaxReleaseBytes, 0)),
 		informers: map[informerKey]*indexInformer{},
 		fallbacks: map[string]int64{},
+		started:   make(chan struct{}),
 	}}
 }
 
@@ -175,9 +177,22 @@ func (c *ReleaseCache) Start(ctx context.Context) error {
 		return errors.New("release cache: already started")
 	}
 	c.ctx = ctx
+	close(c.started)
 	c.mu.Unlock()
 	<-ctx.Done()
 	return nil
+}
+
+// WaitForStart waits until Start runs the cache, or ctx ends, and reports
+// whether it does: drivers read the API server until then. A controller whose
+// manager starts the cache (mgr.Add) with its controllers need not wait.
+func (c *ReleaseCache) WaitForStart(ctx context.Context) bool {
+	select {
+	case <-c.started:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // NeedLeaderElection returns false: every replica of a controller reads, so

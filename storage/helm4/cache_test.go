@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -59,8 +58,8 @@ func TestCacheSteadyState(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() { _ = rc.Start(ctx) }()
-	for !rc.Stats().Running {
-		time.Sleep(time.Millisecond)
+	if !rc.WaitForStart(ctx) {
+		t.Fatal("the release cache did not start")
 	}
 	cfg.Cache = rc.Namespace(ns)
 
