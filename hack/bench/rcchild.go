@@ -265,6 +265,9 @@ func newReadPath(ctx context.Context, kubeconfig, ns, name string) (*readPath, e
 		// read (the warm-up); reads it cannot serve go to the API reader.
 		p.rc = storage.NewReleaseCache(cs.CoreV1(), releaseCacheOptions[name])
 		go func() { _ = p.rc.Start(ctx) }()
+		if !p.rc.WaitForStart(ctx) {
+			return nil, errors.New("the release cache did not start")
+		}
 		dc := adoption.OLMConfig()
 		dc.Cache = p.rc.Namespace(ns)
 		newDriver = adoption.Chunkview(adoption.Owner, dc)

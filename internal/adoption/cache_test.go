@@ -155,6 +155,9 @@ func TestSteadyStateOverReleaseCache(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() { _ = rc.Start(ctx) }()
+	if !rc.WaitForStart(t.Context()) {
+		t.Fatal("the release cache did not start")
+	}
 	cfg := testConfig
 	cfg.Cache = rc.Namespace(e.system)
 	cached := e.getter(adoption.Chunkview(adoption.Owner, cfg), e.live)
