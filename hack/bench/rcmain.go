@@ -140,6 +140,11 @@ func runReconcile(o options) error {
 			return err
 		}
 		rep.Phases = append(rep.Phases, ph)
+		// The section so far, in case a later phase does not finish.
+		rep.Finished = time.Now()
+		if err := writeReconcileSection(o, rep.markdown()); err != nil {
+			return err
+		}
 	}
 	if rep.Decoded, err = measureDecodedStored(ctx, bc, exts); err != nil {
 		return err
