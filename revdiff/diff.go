@@ -438,7 +438,6 @@ type differ struct {
 	over, summarized int
 }
 
-
 func (d *differ) values(v any) (string, error) {
 	vals, _ := v.(map[string]any)
 	scrubTree(d.r, vals)
