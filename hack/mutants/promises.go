@@ -42,11 +42,11 @@ var promises = []mutant{
 	},
 	{
 		Name:      "listing-skips-failed-read",
-		File:      "storage/read.go",
+		File:      "storage/chunked/read.go",
 		Find:      `return fmt.Errorf("read %q: %w", idx.Name, err)`,
 		Replace:   "return nil",
 		Guarantee: "a listing whose read of a record's chunks fails (a 500, a reset) fails, rather than hand Helm a history without that revision",
-		Kill:      []target{{"./storage", "TestListingFailsOnChunkReadFailure"}},
+		Kill:      []target{{"./kube", "TestListingFailsOnChunkReadFailure"}},
 	},
 
 	// What issue 32 built.
@@ -110,15 +110,15 @@ var promises = []mutant{
 	// Promises of the README, one each.
 	{
 		Name:      "chunk-name-leaves-key",
-		File:      "storage/codec.go",
+		File:      "storage/chunked/codec.go",
 		Find:      `hash, ok := strings.CutPrefix(name, key+"-")`,
 		Replace:   `hash, ok := name[strings.LastIndex(name, "-")+1:], true`,
 		Guarantee: "chunk names never leave their own key: a reader never follows a name outside its own release record",
-		Kill:      []target{{"./storage", "TestBadInputCorpus|FuzzDecodeIndex"}},
+		Kill:      []target{{"./storage", "TestIntegrity|FuzzDecodeIndex"}},
 	},
 	{
 		Name:      "list-expired-not-restarted",
-		File:      "storage/list.go",
+		File:      "storage/chunked/list.go",
 		Find:      "if opts.Continue != \"\" && (apierrors.IsResourceExpired(err) || apierrors.IsGone(err)) && restarts < maxListRestarts {",
 		Replace:   "if false {",
 		Guarantee: "lists start over cleanly when their continue token expires (410 Gone)",
@@ -126,7 +126,7 @@ var promises = []mutant{
 	},
 	{
 		Name:      "pending-never-taken-over",
-		File:      "storage/create.go",
+		File:      "storage/chunked/create.go",
 		Find:      "case gerr == nil && IsPending(ex) && c.now().Sub(ex.CreationTimestamp.Time) > PendingLease && attempt < 2:",
 		Replace:   "case gerr == nil && IsPending(ex) && c.now().Sub(ex.CreationTimestamp.Time) > 1000*PendingLease && attempt < 2:",
 		Guarantee: "chunkview's next create of a revision whose pending index is older than 15 s takes it over",
@@ -134,11 +134,11 @@ var promises = []mutant{
 	},
 	{
 		Name:      "size-hint-uncapped",
-		File:      "storage/codec.go",
+		File:      "storage/chunked/codec.go",
 		Find:      "const hintCap = 16 << 20",
 		Replace:   "const hintCap = 1 << 40",
 		Guarantee: "a size hint in an annotation is believed only up to 16 MiB before the data shows it true",
-		Kill:      []target{{"./storage", "TestSizeHintCapped"}},
+		Kill:      []target{{"./storage/chunked", "TestSizeHintCapped"}},
 	},
 	{
 		Name:      "status-notfound-current",

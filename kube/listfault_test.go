@@ -1,4 +1,4 @@
-package storage_test
+package kube_test
 
 import (
 	"net/http"
@@ -7,13 +7,13 @@ import (
 
 	"k8s.io/client-go/kubernetes"
 
-	"helm.sh/helm/v3/pkg/release"
-
 	"github.com/chunkview/chunkview/internal/faultproxy"
 	"github.com/chunkview/chunkview/storage"
 )
 
-// TestListingFailsOnChunkReadFailure: a listing whose read of one record's
+// TestListingFailsOnChunkReadFailure: storage's promise that "any other failure
+// fails the listing", tested here because the fault proxy is the app's (the
+// storage module does not import it). A listing whose read of one record's
 // chunks fails for a reason other than the record (the server answers 500, or
 // the connection is cut in the middle of the answer) fails, naming that record,
 // through List and through Query, rather than skip it: Helm would act on a
@@ -22,17 +22,13 @@ import (
 // shown to have fired; without it the same listing returns the three revisions.
 func TestListingFailsOnChunkReadFailure(t *testing.T) {
 	t.Parallel()
-	ns, clean := newNamespace(t)
-	cfg := storage.ChunkedSecretsConfig{ChunkSize: faultChunkSize}
-	d := storage.NewChunkedSecrets(clean, testOwner, cfg)
-	for rev := 1; rev <= 3; rev++ {
-		st := release.StatusSuperseded
-		if rev == 3 {
-			st = release.StatusDeployed
-		}
-		if err := d.Create(key("app", rev), releaseOfChunks(t, "app", rev, st, 3, faultChunkSize, uint64(rev))); err != nil {
-			t.Fatal(err)
-		}
+	ns := cluster.Namespace(t)
+	const owner = "list-fault"
+	cfg := storage.ChunkedSecretsConfig{ChunkSize: 4 << 10}
+	seed(t, storage.NewChunkedSecrets(secrets(ns), owner, cfg), history("app", ns, 3, 10_000)...)
+	key := storage.RecordKey
+	if n := len(chunkNames(t, ns, key("app", 2))); n < 2 {
+		t.Fatalf("revision 2 takes %d chunk Secrets besides its index: want several", n)
 	}
 	p, err := faultproxy.New(cluster.Config, faultproxy.Options{})
 	if err != nil {
@@ -46,11 +42,11 @@ func TestListingFailsOnChunkReadFailure(t *testing.T) {
 	chunkOf2 := "/secrets/" + key("app", 2) + "-"
 	listings := map[string]func() (int, error){
 		"List": func() (int, error) {
-			rs, err := storage.NewChunkedSecrets(cs.CoreV1().Secrets(ns), testOwner, cfg).List(nil)
+			rs, err := storage.NewChunkedSecrets(cs.CoreV1().Secrets(ns), owner, cfg).List(nil)
 			return len(rs), err
 		},
 		"Query": func() (int, error) {
-			rs, err := storage.NewChunkedSecrets(cs.CoreV1().Secrets(ns), testOwner, cfg).Query(map[string]string{"name": "app", "owner": "helm"})
+			rs, err := storage.NewChunkedSecrets(cs.CoreV1().Secrets(ns), owner, cfg).Query(map[string]string{"name": "app", "owner": "helm"})
 			return len(rs), err
 		},
 	}
