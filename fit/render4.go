@@ -28,10 +28,10 @@ import (
 // two more: its chart loader keeps each file's modification time (the chart's,
 // each template's and file's, and the schema's, written even when zero), its
 // actions record the apply method (server-side, unless told otherwise or
-// continuing a release applied client-side), and it writes the release's times
-// as Go does, without Helm 3's rounding. On a small chart that is 5% of the
-// record; so the chart is loaded and rendered by Helm 4 itself, from the same
-// path, as `helm install` of Helm 4 loads it.
+// continuing a release applied client-side), and it leaves out the times it did
+// not set, where Helm 3 writes them empty. On a small chart that is 2% to 6% of
+// the record; so the chart is loaded and rendered by Helm 4 itself, from the
+// same path, as `helm install` of Helm 4 loads it.
 func renderHelm4(ctx context.Context, req Request, vals map[string]interface{}) (*release4.Release, error) {
 	loaded, err := loader4.Load(req.Chart)
 	if err != nil {
