@@ -149,9 +149,12 @@ fuzz:
 
 # mutants applies each one-line sabotage of hack/mutants/table.go (through
 # go test -overlay: the tree is never written) and runs the tests that must
-# catch it; TESTING.md keeps the table and the last score.
+# catch it; TESTING.md keeps the table and the last score. MUTANTS_FLAGS goes
+# to hack/mutants: -packages runs each mutant against every test of its
+# targets' packages, -run REGEXP some mutants, -o FILE writes the report.
+MUTANTS_FLAGS ?=
 mutants: testbin
-	HELM_DRIVER= $(GO) run ./hack/mutants
+	HELM_DRIVER= $(GO) run ./hack/mutants $(MUTANTS_FLAGS)
 
 vet:
 	$(GO) vet $(ALL_PKGS)

@@ -141,6 +141,14 @@ func (o *historyOptions) Run(ctx context.Context, r *run) error {
 	if err := c.FillDetails(ctx, ptrs); err != nil {
 		fmt.Fprintf(r.stderr, "Warning: some revisions could not be decoded: %s\n", message(err))
 	}
+	if o.format == FormatWide {
+		// APPLY METHOD: chunked records keep it at their end, out of their
+		// index's summary, so each is decoded. -o json keeps to the
+		// listing's two requests and has it where the listing read it.
+		if err := c.FillApplyMethods(ctx, ptrs); err != nil {
+			fmt.Fprintf(r.stderr, "Warning: the apply method of some revisions could not be read: %s\n", message(err))
+		}
+	}
 	if err := c.CheckHealth(ctx, ptrs); err != nil {
 		fmt.Fprintf(r.stderr, "Warning: the chunk Secrets of some revisions could not be checked (marked unchecked): %s\n", message(err))
 	}

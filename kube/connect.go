@@ -271,14 +271,15 @@ func (o *Options) checkKubeconfig() error {
 	return &noKubeconfigError{files: files, from: from}
 }
 
-// wrap returns a copy of rc with chunkview's wrappers: the test hook nearest the
-// wire, then the request timeout, the request counter and, outermost, the
+// wrap returns a copy of rc with chunkview's User-Agent and wrappers: the test
+// hook nearest the wire, then the request timeout, the request counter and, outermost, the
 // read-only guard. The request timeout bounds every read, of chunkview and of
 // Helm's clients alike; writes only when --request-timeout is given, since a
 // write cut short may still be applied.
 func (o *Options) wrap(rc *rest.Config) *rest.Config {
 	rc = rest.CopyConfig(rc)
 	rc.QPS, rc.Burst = 50, 100
+	rc.UserAgent = UserAgent()
 	if o.WrapConfig != nil {
 		o.WrapConfig(rc)
 	}

@@ -4,6 +4,10 @@ import (
 	"context"
 	"testing"
 
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+
+	"github.com/chunkview/chunkview/storage"
+
 	"k8s.io/client-go/rest"
 
 	"github.com/chunkview/chunkview/internal/kubetest"
@@ -66,6 +70,21 @@ type wireRequest = kubetest.WireRequest
 // as a command does; PlanFrom plans from rows a screen showed.
 type client struct {
 	*kube.Client
+}
+
+// Driver is the chunked driver the operations write through, on the client's
+// connection, in storage namespace ns.
+func (c *client) Driver(ns string) *storage.ChunkedSecrets {
+	return storage.NewDriver(c.Clientset().CoreV1().Secrets(ns), c.Config().Owner, kube.ChunkedConfig(c.Config().Driver, c.Metadata(), ns))
+}
+
+// Appliers builds Helm's kube clients on the client's connection, as the
+// operations do.
+func (c *client) Appliers() ops.Appliers {
+	if a, ok := c.ApplySource().(ops.Appliers); ok {
+		return a
+	}
+	return ops.NewAppliers(c.ApplySource().(genericclioptions.RESTClientGetter))
 }
 
 // connect builds a client the way chunkview's main does (kubetest.Connect).

@@ -87,7 +87,9 @@ func (r *Runner) diff(ctx context.Context, from, to kube.RevisionRow, opts kube.
 // one before the latest) would do, without changing anything. rev may be the
 // latest revision: the rollback then applies it again. Revisions above rev whose
 // records cannot be read are deleted first (Drop), which the plan says; the
-// revision rolled back to must be readable. The revisions are decoded through the
+// revision rolled back to must be readable. Its diff summarises values longer than
+// opts.SummarizeOver (by default revdiff.PlanSummarizeOver; negative: none). The
+// revisions are decoded through the
 // details cache, so a plan made from the rows a screen shows reads no more than
 // their records.
 func (r *Runner) PlanRollback(ctx context.Context, p *Plan, rev int, opts kube.DiffOptions) (*Rollback, error) {
@@ -123,6 +125,11 @@ func (r *Runner) PlanRollback(ctx context.Context, p *Plan, rev int, opts kube.D
 		o.Drop = append(o.Drop, Dropped{Revision: row.Revision, Key: row.Key, Problem: d.Row.Problem})
 	}
 	o.From, o.Reapply = from.Revision, from.Revision == rev && len(o.Drop) == 0
+	if opts.SummarizeOver == 0 {
+		// A plan is read before a question: a value of megabytes shows as
+		// its size and hash (`chunkview diff` shows it whole).
+		opts.SummarizeOver = revdiff.PlanSummarizeOver
+	}
 	o.Diff, err = r.diff(ctx, from, toRow, opts)
 	if err != nil {
 		return nil, err

@@ -64,6 +64,9 @@ func (r *Runner) Apply(ctx context.Context, op Operation) error {
 		return err
 	}
 	if err := op.run(ctx, r, h); err != nil {
+		if uerr := r.unfinishedWrite(ctx, verb, p, h, err); uerr != nil {
+			return uerr
+		}
 		return r.explain(verb, p, h, err)
 	}
 	return nil
