@@ -7,7 +7,7 @@ BIN := $(CURDIR)/bin
 # envtest finds kube-apiserver and etcd here.
 export KUBEBUILDER_ASSETS := $(BIN)
 
-.PHONY: all build demo test test-go test-race test-tmux test-plugins plugins plugintools bench bench-large fuzz mutants testbin vet clean
+.PHONY: all build demo test test-go test-race test-tmux test-plugins plugins plugintools bench bench-large bench-reconcile fuzz mutants testbin vet clean
 
 all: build
 
@@ -47,12 +47,12 @@ testbin: $(BIN)/kube-apiserver $(BIN)/etcd
 $(BIN)/kube-apiserver: tools/go.mod tools/go.sum
 	@mkdir -p $(BIN)
 	@echo ">> building kube-apiserver from k8s.io/kubernetes (a cold build takes several minutes)"
-	cd tools && $(GO) build -o $@ k8s.io/kubernetes/cmd/kube-apiserver
+	cd tools && GOWORK=off $(GO) build -o $@ k8s.io/kubernetes/cmd/kube-apiserver
 
 $(BIN)/etcd: tools/go.mod tools/go.sum
 	@mkdir -p $(BIN)
 	@echo ">> building etcd from go.etcd.io/etcd/server/v3"
-	cd tools && $(GO) build -o $@ go.etcd.io/etcd/server/v3
+	cd tools && GOWORK=off $(GO) build -o $@ go.etcd.io/etcd/server/v3
 
 # plugintools builds the clients the plugins are tested with: helm from Helm 3's
 # and Helm 4's modules and kubectl from k8s.io/kubectl (tools/plugins pins them),
@@ -61,39 +61,45 @@ plugintools: $(BIN)/helm3 $(BIN)/helm4 $(BIN)/kubectl $(BIN)/krew
 
 $(BIN)/helm3: tools/plugins/go.mod tools/plugins/go.sum
 	@mkdir -p $(BIN)
-	cd tools/plugins && $(GO) build -o $@ helm.sh/helm/v3/cmd/helm
+	cd tools/plugins && GOWORK=off $(GO) build -o $@ helm.sh/helm/v3/cmd/helm
 
 $(BIN)/helm4: tools/plugins/go.mod tools/plugins/go.sum
 	@mkdir -p $(BIN)
-	cd tools/plugins && $(GO) build -o $@ helm.sh/helm/v4/cmd/helm
+	cd tools/plugins && GOWORK=off $(GO) build -o $@ helm.sh/helm/v4/cmd/helm
 
 $(BIN)/kubectl: tools/plugins/go.mod tools/plugins/go.sum tools/plugins/kubectl/main.go
 	@mkdir -p $(BIN)
-	cd tools/plugins && $(GO) build -o $@ ./kubectl
+	cd tools/plugins && GOWORK=off $(GO) build -o $@ ./kubectl
 
 $(BIN)/krew: tools/krew/go.mod tools/krew/go.sum
 	@mkdir -p $(BIN)
-	cd tools/krew && $(GO) build -o $@ sigs.k8s.io/krew/cmd/krew
+	cd tools/krew && GOWORK=off $(GO) build -o $@ sigs.k8s.io/krew/cmd/krew
 
 test: testbin plugintools build test-go test-race test-tmux test-plugins
+
+# MODULES are the Go modules of the repository (go.work): the app, the driver's
+# library modules and the test cluster they share; ALL_PKGS their packages, since
+# ./... stops at a nested module.
+MODULES := . ./internal/testcluster ./storage ./storage/chunked ./storage/helm4
+ALL_PKGS := $(addsuffix /...,$(MODULES))
 
 # RACE_PKGS are the packages whose code starts goroutines (the driver's claims,
 # settling and reads, the watch, the live view and its clock, the demo's seeding
 # and operator, fit's renders, the diff, the fake API server and the fault
 # proxy): test-race runs their whole suites under the race detector, and test-go
 # runs every other package (GO_PKGS), so that those suites run once.
-RACE_PKGS := ./storage/... ./kube ./ui/... ./demo ./fit ./revdiff ./internal/...
+RACE_PKGS := ./storage/... ./storage/chunked/... ./storage/helm4/... ./kube ./ui/... ./demo ./fit ./revdiff ./internal/...
 # In kube/ops and cli, the tests that run goroutines of their own also run under
 # the race detector: the operations' writers racing and the pins, the prompt's
 # reader and the demo's background seeding. They run in test-go too.
 RACE_OPS := Race|Pin|Conflict
 RACE_CLI := CtrlC|Demo|Rollback$$|Watch
-GO_PKGS = $(shell $(GO) list ./... | grep -v -x -F "$$($(GO) list $(RACE_PKGS))")
+GO_PKGS = $(shell $(GO) list $(ALL_PKGS) | grep -v -x -F "$$($(GO) list $(RACE_PKGS))")
 
 # HELM_DRIVER narrows the stores chunkview reads, as it narrows helm's; the tests
 # choose their stores themselves.
 test-go: testbin
-	$(GO) vet ./...
+	$(GO) vet $(ALL_PKGS)
 	$(if $(filter %/cli %/kube/ops,$(GO_PKGS)),,$(error test-go: the package list lacks cli or kube/ops: $(GO_PKGS)))
 	HELM_DRIVER= $(GO) test -count=1 -timeout 30m $(GO_PKGS)
 
@@ -118,6 +124,15 @@ bench: testbin
 bench-large: testbin
 	$(GO) run ./hack/bench -fleet large
 
+# bench-reconcile measures OLMv1's steady-state reconcile (History, Get, a server
+# dry-run Upgrade, through helm-operator-plugins' ActionClientGetter) over an
+# OLMv1-shaped fleet of 40 extensions, at 5 and 10 revisions, for each read path
+# side by side (the original driver and chunkview's, live, over controller-runtime's
+# cache, and with the cached read path at three bounds), and writes its section of
+# BENCHMARKS.md. It takes one to two hours on 2 shared CPUs.
+bench-reconcile: testbin
+	$(GO) run ./hack/bench -reconcile
+
 # fuzz runs every fuzz target for FUZZTIME each; none needs the test cluster
 # (-run '^$$' keeps storage's TestMain from starting one). Go minimizes each new
 # input that widens coverage for up to a minute, with a pass quadratic in its
@@ -134,12 +149,15 @@ fuzz:
 
 # mutants applies each one-line sabotage of hack/mutants/table.go (through
 # go test -overlay: the tree is never written) and runs the tests that must
-# catch it; TESTING.md keeps the table and the last score.
+# catch it; TESTING.md keeps the table and the last score. MUTANTS_FLAGS goes
+# to hack/mutants: -packages runs each mutant against every test of its
+# targets' packages, -run REGEXP some mutants, -o FILE writes the report.
+MUTANTS_FLAGS ?=
 mutants: testbin
-	HELM_DRIVER= $(GO) run ./hack/mutants
+	HELM_DRIVER= $(GO) run ./hack/mutants $(MUTANTS_FLAGS)
 
 vet:
-	$(GO) vet ./...
+	$(GO) vet $(ALL_PKGS)
 
 clean:
 	rm -rf $(BIN)

@@ -6,6 +6,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/chunkview/chunkview/kube/internal/paging"
 )
 
 // Namespaces lists the names of the cluster's namespaces, sorted, in pages as
@@ -13,7 +15,7 @@ import (
 // the connection's request timeout. The TUI's namespace picker offers them; an
 // error says what the user may do (list them, or type a name).
 func (c *Client) Namespaces(ctx context.Context) ([]string, error) {
-	items, err := listAll(ctx, func(ctx context.Context, cont string) ([]corev1.Namespace, string, error) {
+	items, err := paging.All(ctx, func(ctx context.Context, cont string) ([]corev1.Namespace, string, error) {
 		list, err := c.cs.CoreV1().Namespaces().List(ctx, metav1.ListOptions{Limit: metadataPage, Continue: cont})
 		if err != nil {
 			return nil, "", err

@@ -24,14 +24,21 @@
 // ForceDelete (remove a record that cannot be read), and the inspection methods.
 // Verify, FindLeftovers and RemoveLeftovers check and clean a namespace's records.
 //
-// # One driver, two Helms
+// # One driver, two Helms, three modules
 //
-// The driver's code is Core, generic over the release type: the format, the writes
-// and reads with their guarantees, and the tracking of what was read. A Codec
-// gives it what is particular to one Helm major: its release's JSON and the fields
-// the index labels and summary carry. ChunkedSecrets (Helm 3) and
-// storage/helm4.ChunkedSecrets (Helm 4) are each a Codec and their Helm's
-// driver.Driver methods over a Core, nothing more.
+// The driver's code is storage/chunked's Core, generic over the release type: the
+// format, the writes and reads with their guarantees, the tracking of what was
+// read, and the release cache. A Codec gives it what is particular to one Helm
+// major: its release's JSON and the fields the index labels and summary carry.
+// ChunkedSecrets (Helm 3) and storage/helm4.ChunkedSecrets (Helm 4) are each a
+// Codec and their Helm's driver.Driver methods over a Core, nothing more.
+//
+// Each is a Go module of its own, that requires only what it imports: this one
+// (github.com/chunkview/chunkview/storage) requires Helm 3 and
+// storage/chunked; storage/helm4 requires Helm 4 and storage/chunked, and not
+// Helm 3; storage/chunked requires neither. This package also carries the
+// core's exported names (chunked_names.go), so that a Helm 3 adopter imports it
+// alone.
 //
 // # Format
 //
@@ -111,7 +118,46 @@
 //     compression ratio, and a size hint in an annotation is believed only up to a
 //     small cap until the data shows it true.
 //   - Lists are paged and start over when their continue token expires (410 Gone).
+//     A source that has no pages is read whole, in one list: a Secret client whose
+//     reads go through controller-runtime's cache, which cuts a list at its limit
+//     and refuses the continue token it sets, or any source that refuses a token
+//     it handed out with an error no API server answers with.
 //   - List, Get and Query return the same custom labels: those from the payload.
+//
+// # Cached reads
+//
+// A controller that reads its releases on every reconcile can give its drivers a
+// ReleaseCache (ChunkedSecretsConfig.Cache): an informer per namespace and owner on
+// the index Secrets, the chunk slices by name, and the decoded releases by index
+// resourceVersion, each under its own bound. At steady state Helm's History,
+// Get, Last, Deployed and Query then make no request and decode nothing. With the
+// cache on, the guarantees above hold as follows:
+//
+//   - No torn record, and a failure at any single API call: unchanged; writes do
+//     not go through the cache.
+//   - No lost update: unchanged. A write reads the index from the API server and
+//     carries the version its data was read at as a precondition, so a read from
+//     an informer that had not yet delivered another writer's change makes the
+//     write fail with ErrConflict, as a read that raced the change does without
+//     the cache.
+//   - What changes is what a read sees: the records as the informer has
+//     delivered them, which may trail another writer's last write by the watch's
+//     latency. A write made through any driver of the cache is seen by the next
+//     read: the read waits for the informer to deliver it, up to WriteWait, and
+//     then reads the API server. A driver held to a plan (Expect) reads the API
+//     server, so that its reads are held to exactly the records the plan names.
+//   - Reads ride out a write in progress: a record the cache cannot decode (a
+//     chunk gone, or not matching) is read from the API server alone, with the
+//     ride-out above.
+//   - Every slice is checked against the hash in its name when it is fetched; a
+//     slice held is used only under that name, so it is the slice any index
+//     naming it stands for.
+//   - Memory: MaxChunkBytes bounds the slices held and MaxReleaseBytes the
+//     decoded releases; the informers hold index metadata only unless
+//     KeepIndexData. Each read still decodes within MaxDecodedBytes.
+//   - Lists are the informer's; they are paged as client-go's reflector pages.
+//   - Releases are handed out as deep copies: what Helm changes in one never
+//     reaches the cache, and two reads never share a value.
 //
 // What chunkview cannot prevent: the original driver updates an index with no
 // precondition and deletes a key's chunks by label, so its own writes overwrite
@@ -121,3 +167,5 @@
 // of the whole gzip stream) as annotations on the index Secrets it writes. The format
 // ignores extra annotations; listing tools read them instead of decoding payloads.
 package storage
+
+//go:generate go run ../hack/aliasgen -o chunked_names.go github.com/chunkview/chunkview/storage/chunked ./chunked storage Config DecodePayload SecretRef ListSecrets ListPage VerifyPage Inflate UnknownFields Compress EncodeJSON TestHooks HooksOf HookGzipBound HookDecodePayloadInfo HookFastUnmarshal HookStringHeavy HookWrapCacheWatch HookDeepCopy HookHeapSize

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"slices"
+	"strings"
 )
 
 // unknownFieldsDecoder is the walker unknownFields replaced, kept as the reference
@@ -19,7 +20,7 @@ func unknownFieldsDecoder(js []byte, root reflect.Type) (paths []string, applyMe
 		for t.Kind() == reflect.Pointer {
 			t = t.Elem()
 		}
-		if reflect.PointerTo(t).Implements(jsonUnmarshaler) || !hasStruct(t) {
+		if reflect.PointerTo(t).Implements(refJSONUnmarshaler) || !refHasStruct(t) {
 			return skipValue(dec)
 		}
 		tok, err := dec.Token()
@@ -42,7 +43,7 @@ func unknownFieldsDecoder(js []byte, root reflect.Type) (paths []string, applyMe
 				if _, err := dec.Token(); err != nil {
 					return err
 				}
-				if err := walk(t.Elem(), joinPath(path, "*")); err != nil {
+				if err := walk(t.Elem(), refJoinPath(path, "*")); err != nil {
 					return err
 				}
 			}
@@ -53,13 +54,13 @@ func unknownFieldsDecoder(js []byte, root reflect.Type) (paths []string, applyMe
 					return err
 				}
 				key, _ := tok.(string)
-				if f, ok := jsonField(t, key); ok {
-					if err := walk(f.Type, joinPath(path, key)); err != nil {
+				if f, ok := refJSONField(t, key); ok {
+					if err := walk(f.Type, refJoinPath(path, key)); err != nil {
 						return err
 					}
 					continue
 				}
-				p := joinPath(path, key)
+				p := refJoinPath(path, key)
 				if path == "" && key == "apply_method" {
 					if err := dec.Decode(&applyMethod); err != nil {
 						applyMethod = ""
@@ -67,7 +68,7 @@ func unknownFieldsDecoder(js []byte, root reflect.Type) (paths []string, applyMe
 				} else if err := skipValue(dec); err != nil {
 					return err
 				}
-				if !seen[p] && len(seen) < maxUnknownFields {
+				if !seen[p] && len(seen) < refMaxUnknownFields {
 					seen[p] = true
 					paths = append(paths, p)
 				}
@@ -88,4 +89,77 @@ func unknownFieldsDecoder(js []byte, root reflect.Type) (paths []string, applyMe
 	}
 	slices.Sort(paths)
 	return paths, applyMethod, nil
+}
+
+// The reference walk matches keys to fields by itself, as encoding/json does, so
+// that it checks the scanner's matching too.
+
+// refMaxUnknownFields is where the walks stop collecting paths (DecodeInfo says 64).
+const refMaxUnknownFields = 64
+
+var refJSONUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
+
+func refJoinPath(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// refHasStruct reports whether a value of type t can hold a struct whose fields the
+// walk checks, through pointers, slices, arrays and maps. []byte is a string in
+// JSON.
+func refHasStruct(t reflect.Type) bool {
+	for {
+		switch t.Kind() {
+		case reflect.Pointer, reflect.Map:
+			t = t.Elem()
+		case reflect.Slice, reflect.Array:
+			if t.Elem().Kind() == reflect.Uint8 {
+				return false
+			}
+			t = t.Elem()
+		case reflect.Struct:
+			return !reflect.PointerTo(t).Implements(refJSONUnmarshaler)
+		default:
+			return false
+		}
+	}
+}
+
+// refJSONName returns the JSON name encoding/json gives struct field f, and whether
+// encoding/json fills f from a key at all.
+func refJSONName(f reflect.StructField) (string, bool) {
+	if !f.IsExported() || f.Anonymous && f.Type.Kind() == reflect.Struct {
+		return "", false
+	}
+	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	if name == "-" {
+		return "", false
+	}
+	if name == "" {
+		name = f.Name
+	}
+	return name, true
+}
+
+// refJSONField finds the field of struct t that encoding/json fills from key: by its
+// JSON name, exactly or else ignoring case as encoding/json does, fields of embedded
+// structs included.
+func refJSONField(t reflect.Type, key string) (reflect.StructField, bool) {
+	var folded reflect.StructField
+	found := false
+	for _, f := range reflect.VisibleFields(t) {
+		name, ok := refJSONName(f)
+		if !ok {
+			continue
+		}
+		if name == key {
+			return f, true
+		}
+		if !found && strings.EqualFold(name, key) {
+			folded, found = f, true
+		}
+	}
+	return folded, found
 }

@@ -12,6 +12,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 
+	"github.com/chunkview/chunkview/storage/chunked"
+
 	"helm.sh/helm/v3/pkg/release"
 	"helm.sh/helm/v3/pkg/storage/driver"
 )
@@ -23,8 +25,13 @@ var _ driver.Driver = (*ChunkedSecrets)(nil)
 // for the format and its guarantees. It is safe for concurrent use; the versions
 // it has read (see Expect) are shared by the copies WithContext makes.
 type ChunkedSecrets struct {
-	*Core[release.Release]
+	*chunked.Core[release.Release]
 }
+
+// ChunkedSecretsConfig configures a ChunkedSecrets driver, with the fields of
+// helm-operator-plugins' configuration of the same name and chunkview's own: it
+// is storage/chunked's Config, which Helm 4's driver (storage/helm4) takes too.
+type ChunkedSecretsConfig = chunked.Config
 
 // NewChunkedSecrets returns a chunked release driver that stores releases of owner
 // through client. It is a drop-in for helm-operator-plugins' storage.NewChunkedSecrets.
@@ -35,9 +42,7 @@ func NewChunkedSecrets(client corev1client.SecretInterface, owner string, cfg Ch
 // NewDriver is NewChunkedSecrets returning the concrete type, for callers that also
 // use its inspection and repair methods.
 func NewDriver(client corev1client.SecretInterface, owner string, cfg ChunkedSecretsConfig) *ChunkedSecrets {
-	core := NewCore[release.Release](client, owner, cfg, helm3Codec{})
-	core.walk = payloadType
-	return &ChunkedSecrets{Core: core}
+	return &ChunkedSecrets{Core: chunked.NewCore[release.Release](client, owner, cfg, helm3Codec{})}
 }
 
 // WithContext returns a copy of c whose calls run under ctx, so that a caller can
@@ -65,8 +70,7 @@ func (c *ChunkedSecrets) Fresh() *ChunkedSecrets {
 // back. Finding them takes a second pass over the JSON, which Get, List and Query,
 // Helm's reads, do not make.
 func (c *ChunkedSecrets) DecodeStats(ctx context.Context, index *corev1.Secret) (*release.Release, Summary, DecodeInfo, error) {
-	var info DecodeInfo
-	rls, stored, _, idx, err := c.decodeSettledChunks(ctx, index, c.readDeadline(), &info)
+	rls, stored, idx, info, err := c.DecodeWalk(ctx, index, payloadType)
 	if err != nil {
 		return nil, Summary{}, DecodeInfo{}, err
 	}
@@ -97,7 +101,7 @@ func (helm3Codec) EncodeJSON(w io.Writer, rls *release.Release) error {
 
 func (helm3Codec) DecodeJSON(js []byte) (*release.Release, map[string]string, error) {
 	var p payload
-	if err := unmarshalJSON(js, &p); err != nil {
+	if err := chunked.UnmarshalJSON(js, &p); err != nil {
 		return nil, nil, err
 	}
 	return &p.Release, p.Labels, nil
@@ -122,13 +126,13 @@ func EncodePayload(rls *release.Release) (gz []byte, jsonLen int, err error) {
 	if rls == nil {
 		return nil, 0, errors.New("encode: nil release")
 	}
-	js, err := encodeJSON(helm3Codec{}, rls)
+	js, err := chunked.EncodeJSON[release.Release](helm3Codec{}, rls)
 	if err != nil {
 		return nil, 0, err
 	}
 	var buf bytes.Buffer
 	buf.Grow(len(js) / 4)
-	if err := gzipInto(&buf, js); err != nil {
+	if err := chunked.Compress(&buf, js); err != nil {
 		return nil, 0, fmt.Errorf("compress release %q: %w", rls.Name, err)
 	}
 	return buf.Bytes(), len(js), nil
@@ -154,6 +158,5 @@ func DecodePayload(r io.Reader, maxDecoded int64) (*release.Release, error) {
 // decodePayload is DecodePayload told how long the JSON should be (sizeHint, from
 // the index's summary; 0 when unknown).
 func decodePayload(r io.Reader, maxDecoded, sizeHint int64) (*release.Release, error) {
-	rls, _, _, err := decodePayloadInfo[release.Release](helm3Codec{}, r, maxDecoded, fixedSize(sizeHint), nil)
-	return rls, err
+	return chunked.DecodePayload[release.Release](helm3Codec{}, r, maxDecoded, sizeHint)
 }

@@ -37,8 +37,8 @@ func PeekHelmSummary(data []byte) (s Summary, applyMethod string, ok bool) {
 // peekHelm is PeekHelmSummary that also tells how many bytes of data it read,
 // read-ahead of its buffers included.
 func peekHelm(data []byte) (s Summary, applyMethod string, ok bool, consumed int64) {
-	in := &countingReader{r: bytes.NewReader(data)}
-	defer func() { consumed = in.n }()
+	in := bytes.NewReader(data)
+	defer func() { consumed = int64(len(data) - in.Len()) }()
 	br := bufio.NewReaderSize(base64.NewDecoder(base64.StdEncoding, in), 512)
 	var r io.Reader = br
 	if head, err := br.Peek(len(magicGzip) + 1); err == nil && bytes.Equal(head[:len(magicGzip)], magicGzip) {

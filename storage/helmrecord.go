@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 
-	kgzip "github.com/klauspost/compress/gzip"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/chunkview/chunkview/storage/chunked"
 
 	"helm.sh/helm/v3/pkg/release"
 )
@@ -31,6 +33,9 @@ const (
 	// HelmOwner is the owner label value of the records Helm's drivers write.
 	HelmOwner = "helm"
 )
+
+// releaseType is the type whose JSON fields a Helm record is compared with.
+var releaseType = reflect.TypeFor[release.Release]()
 
 // HelmRecordLimit is the most bytes data["release"] of a Helm record can hold: the
 // API server refuses a Secret, and a ConfigMap, whose data values (keys not counted;
@@ -100,14 +105,14 @@ func DecodeHelmRecord(data []byte, maxDecoded int64) (*HelmRecord, error) {
 	}
 	rec.DecodedBytes = len(js)
 	var rls release.Release
-	if err := unmarshalJSON(js, &rls); err != nil {
+	if err := chunked.UnmarshalJSON(js, &rls); err != nil {
 		return nil, fmt.Errorf("%w: release JSON does not decode: %v", ErrCorrupt, err)
 	}
 	if rls.Info == nil {
 		return nil, fmt.Errorf("%w: release JSON has no info", ErrCorrupt)
 	}
 	rec.Release = &rls
-	if rec.UnknownFields, rec.ApplyMethod, err = unknownFields(js, releaseType); err != nil {
+	if rec.UnknownFields, rec.ApplyMethod, err = chunked.UnknownFields(js, releaseType); err != nil {
 		return nil, fmt.Errorf("%w: release JSON does not decode: %v", ErrCorrupt, err)
 	}
 	return rec, nil
@@ -116,15 +121,10 @@ func DecodeHelmRecord(data []byte, maxDecoded int64) (*HelmRecord, error) {
 // inflateBounded inflates the whole gzip stream gz, checking its trailer, into at
 // most limit bytes.
 func inflateBounded(gz []byte, limit int64) ([]byte, error) {
-	in := &countingReader{r: bytes.NewReader(gz)}
-	zr, err := kgzip.NewReader(in)
-	if err != nil {
-		return nil, fmt.Errorf("%w: data.%s is not a gzip stream: %v", ErrCorrupt, HelmDataKey, err)
+	if !bytes.HasPrefix(gz, magicGzip[:2]) {
+		return nil, fmt.Errorf("%w: data.%s is not a gzip stream", ErrCorrupt, HelmDataKey)
 	}
-	defer zr.Close()
-	// One byte over the limit tells a stream of exactly limit bytes from a longer
-	// one. Deflate inflates at most about 1032:1, which sizes the first buffer.
-	js, err := readAll(&limitedReader{r: zr, n: limit, in: in}, min(int64(len(gz))*4, hintCap), nil, limit+1)
+	js, err := chunked.Inflate(gz, limit)
 	if err != nil {
 		if errors.Is(err, ErrTooLarge) {
 			return nil, err
@@ -148,7 +148,7 @@ func EncodeHelmRecord(rls *release.Release) ([]byte, error) {
 		return nil, fmt.Errorf("encode release %q as JSON: %w", rls.Name, err)
 	}
 	var buf bytes.Buffer
-	if err := gzipInto(&buf, js); err != nil {
+	if err := chunked.Compress(&buf, js); err != nil {
 		return nil, fmt.Errorf("compress release %q: %w", rls.Name, err)
 	}
 	out := make([]byte, base64.StdEncoding.EncodedLen(buf.Len()))

@@ -11,7 +11,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/chunkview/chunkview/storage/chunked"
+
 	"helm.sh/helm/v3/pkg/release"
+	"helm.sh/helm/v3/pkg/storage/driver"
 )
 
 // SecretState is the health of one Secret in a layout.
@@ -100,11 +103,11 @@ func (c *ChunkedSecrets) Inspect(ctx context.Context, key string) (*Layout, erro
 // with them. The payload is not decoded: Measure does that, which costs a read of
 // the chunks again, a gunzip and a decode, and, for the breakdown, compressing
 // each part of the release anew.
-func (c *Core[T]) InspectSecrets(ctx context.Context, key string) (*Layout, error) {
-	idx, err := c.client.Get(ctx, key, metav1.GetOptions{})
+func (c *ChunkedSecrets) InspectSecrets(ctx context.Context, key string) (*Layout, error) {
+	idx, err := c.Client().Get(ctx, key, metav1.GetOptions{})
 	if err != nil {
 		if apierrors.IsNotFound(err) {
-			return nil, c.notFound
+			return nil, driver.ErrReleaseNotFound
 		}
 		return nil, fmt.Errorf("inspect: read index Secret %q: %w", key, err)
 	}
@@ -116,19 +119,19 @@ func (c *Core[T]) InspectSecrets(ctx context.Context, key string) (*Layout, erro
 	// away from the table that lists it.
 	if idx.Type != SecretTypeIndex {
 		l.Index.State, l.Index.Detail = StateWrongTyp, fmt.Sprintf("type %q, not %q", idx.Type, SecretTypeIndex)
-		l.DecodeError = fmt.Sprintf("%v: Secret %s has %s: it is not a chunked release index", ErrCorrupt, secretRef(idx), l.Index.Detail)
+		l.DecodeError = fmt.Sprintf("%v: Secret %s has %s: it is not a chunked release index", ErrCorrupt, chunked.SecretRef(idx), l.Index.Detail)
 		return l, nil
 	}
 	l.StoredBytes = len(idx.Data[DataChunk])
 	names, err := ParseExtraChunks(key, idx.Data[DataExtraChunks])
 	if err != nil {
 		l.Index.State, l.Index.Detail = StateCorrupt, err.Error()
-		l.DecodeError = fmt.Sprintf("index Secret %s: %v", secretRef(idx), err)
+		l.DecodeError = fmt.Sprintf("index Secret %s: %v", chunked.SecretRef(idx), err)
 	}
 
 	// Chunks of this key, named or not, from one list.
 	present := map[string]*corev1.Secret{}
-	err = listPages(ctx, c.client, ChunkSelector(c.owner, key).String(), verifyPage, func(s *corev1.Secret) {
+	err = listPages(ctx, c.Client(), ChunkSelector(c.Owner(), key).String(), verifyPage, func(s *corev1.Secret) {
 		present[s.Name] = s.DeepCopy()
 	})
 	if err != nil {
@@ -140,7 +143,7 @@ func (c *Core[T]) InspectSecrets(ctx context.Context, key string) (*Layout, erro
 		s, ok := present[n]
 		if !ok {
 			// A chunk without the labels is still read by name.
-			if got, gerr := c.client.Get(ctx, n, metav1.GetOptions{}); gerr == nil {
+			if got, gerr := c.Client().Get(ctx, n, metav1.GetOptions{}); gerr == nil {
 				s, ok = got, true
 			} else if !apierrors.IsNotFound(gerr) {
 				return nil, fmt.Errorf("inspect: read chunk Secret %q: %w", n, gerr)

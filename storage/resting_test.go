@@ -11,6 +11,7 @@ import (
 	hopstorage "github.com/operator-framework/helm-operator-plugins/pkg/storage"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 
 	"helm.sh/helm/v3/pkg/release"
 	"helm.sh/helm/v3/pkg/storage/driver"
@@ -111,11 +112,14 @@ func corrupt(t *testing.T, secrets interface {
 // is old and names chunks none of which is there. A read that lands there is no
 // damage to report: it rides the write out and returns what was written, as a
 // read of a fresh index does. So does one that lands after the DeleteCollection
-// has taken only some of the chunks, once it has looked again.
+// has taken only some of the chunks, once it has looked again, and one whose
+// second look finds the same index but fewer of its chunks: the
+// DeleteCollection went on between the looks (the read compares the chunks the
+// server holds, not how many its decodes fetched).
 func TestRestingIndexUpdateRiddenOut(t *testing.T) {
 	const name = "resting"
 	k := key(name, 1)
-	for _, window := range []string{"no chunk left", "some chunks left"} {
+	for _, window := range []string{"no chunk left", "some chunks left", "chunks still going"} {
 		t.Run(window, func(t *testing.T) {
 			_, secrets := newNamespace(t)
 			hop := func(c *faultClient) driver.Driver {
@@ -133,6 +137,9 @@ func TestRestingIndexUpdateRiddenOut(t *testing.T) {
 				// After its DeleteCollection, before the index is rewritten.
 				ofc.hook = func(_ int, method, n string) {
 					if method == "update" && n == k {
+						for _, c := range names[1:] {
+							goneSeen(t, secrets, c)
+						}
 						pause()
 					}
 				}
@@ -141,9 +148,7 @@ func TestRestingIndexUpdateRiddenOut(t *testing.T) {
 				// others not yet.
 				ofc.hook = func(_ int, method, _ string) {
 					if method == "deletecollection" {
-						if err := secrets.Delete(context.Background(), names[1], metav1.DeleteOptions{}); err != nil {
-							t.Error(err)
-						}
+						deleteSeen(t, secrets, names[1])
 						pause()
 					}
 				}
@@ -155,13 +160,31 @@ func TestRestingIndexUpdateRiddenOut(t *testing.T) {
 			}()
 			<-inWindow
 			fc := newFaultClient(secrets)
-			if window == "some chunks left" {
+			switch window {
+			case "some chunks left":
 				// The DeleteCollection goes on while the reader waits to look
 				// again: by then the update is done.
 				var again sync.Once
 				fc.hook = func(_ int, method, n string) {
 					if method == "get" && n == k && countCalls(fc, "get", k) == 2 {
 						again.Do(func() { resumeOnce(); <-updated })
+					}
+				}
+			case "chunks still going":
+				// The second look finds the same index, one chunk fewer;
+				// the update is done by the ride-out's next read.
+				var again, third sync.Once
+				fc.hook = func(_ int, method, n string) {
+					if method != "get" || n != k {
+						return
+					}
+					switch countCalls(fc, "get", k) {
+					case 2:
+						again.Do(func() {
+							deleteSeen(t, secrets, names[2])
+						})
+					case 3:
+						third.Do(func() { resumeOnce(); <-updated })
 					}
 				}
 			}
@@ -189,4 +212,29 @@ func TestRestingIndexUpdateRiddenOut(t *testing.T) {
 			mustBeOneOf(t, got, want)
 		})
 	}
+}
+
+// deleteSeen deletes Secret name and waits until the API server's watch cache
+// no longer has it (goneSeen).
+func deleteSeen(t *testing.T, secrets corev1client.SecretInterface, name string) {
+	if err := secrets.Delete(context.Background(), name, metav1.DeleteOptions{}); err != nil {
+		t.Error(err)
+		return
+	}
+	goneSeen(t, secrets, name)
+}
+
+// goneSeen waits until the API server's watch cache, which reads at
+// resourceVersion "0" are served from, no longer has Secret name: a read that
+// starts then meets it gone. It runs in the hooks of other goroutines, so it
+// fails the test with Error.
+func goneSeen(t *testing.T, secrets corev1client.SecretInterface, name string) {
+	for range 3000 {
+		_, err := secrets.Get(context.Background(), name, metav1.GetOptions{ResourceVersion: "0"})
+		if isNotFound(err) {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Errorf("Secret %s still served from the watch cache after 30 s", name)
 }

@@ -11,6 +11,8 @@ import (
 
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/release"
+
+	"github.com/chunkview/chunkview/storage/chunked"
 )
 
 // Part is one component of a release and what it costs, as JSON and compressed on
@@ -133,7 +135,7 @@ func HelmSecretBytes(rls *release.Release) (int, error) {
 		return 0, err
 	}
 	var buf bytes.Buffer
-	if err := gzipInto(&buf, js); err != nil {
+	if err := chunked.Compress(&buf, js); err != nil {
 		return 0, err
 	}
 	return 4 * ((buf.Len() + 2) / 3), nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -13,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+
+	"github.com/chunkview/chunkview/storage/chunked"
 )
 
 // ProblemKind names one kind of inconsistency in stored release records.
@@ -124,12 +127,8 @@ type VerifyOptions struct {
 	Now time.Time
 }
 
-// DefaultMinLeftoverAge is the age below which an unreferenced chunk is assumed to
-// belong to a write in flight.
-const DefaultMinLeftoverAge = 2 * time.Minute
-
 // verifyPage bounds how many chunk Secrets, with their data, are held at once.
-const verifyPage = 16
+const verifyPage = chunked.VerifyPage
 
 type chunkSeen struct {
 	key     string
@@ -188,7 +187,7 @@ func Verify(ctx context.Context, client corev1client.SecretInterface, owner stri
 	}
 	drv := NewDriver(client, owner, opts.Config)
 	var indexes []*corev1.Secret
-	err = listPages(ctx, client, labels.SelectorFromSet(idxSel).String(), listPage, func(s *corev1.Secret) {
+	err = listPages(ctx, client, labels.SelectorFromSet(idxSel).String(), chunked.ListPage, func(s *corev1.Secret) {
 		key := s.Name
 		if want != nil {
 			if !want[releaseOfIndex(s)] {
@@ -249,7 +248,7 @@ func Verify(ctx context.Context, client corev1client.SecretInterface, owner stri
 	if opts.Release != "" && want == nil {
 		pendSel[LabelName] = opts.Release
 	}
-	err = listPages(ctx, client, labels.SelectorFromSet(pendSel).String(), listPage, func(s *corev1.Secret) {
+	err = listPages(ctx, client, labels.SelectorFromSet(pendSel).String(), chunked.ListPage, func(s *corev1.Secret) {
 		if want != nil && !want[releaseOfIndex(s)] {
 			return
 		}
@@ -363,7 +362,7 @@ func dataBytes(s *corev1.Secret) int {
 }
 
 func listPages(ctx context.Context, client corev1client.SecretInterface, sel string, limit int64, fn func(*corev1.Secret)) error {
-	return listAll(ctx, sel, limit, secretLister(client), func(s *corev1.Secret) error { fn(s); return nil })
+	return chunked.ListSecrets(ctx, client, sel, limit, func(s *corev1.Secret) error { fn(s); return nil })
 }
 
 // FindLeftovers returns the chunk Secrets of owner that no index names and that are
@@ -406,7 +405,7 @@ func RemoveLeftovers(ctx context.Context, client corev1client.SecretInterface, l
 		if lo.Kind != LeftoverPendingIndex {
 			if idx, err := client.Get(ctx, lo.Key, metav1.GetOptions{}); err == nil {
 				names, _ := ParseExtraChunks(lo.Key, idx.Data[DataExtraChunks])
-				if contains(names, lo.Name) {
+				if slices.Contains(names, lo.Name) {
 					continue
 				}
 			} else if !apierrors.IsNotFound(err) {
@@ -426,13 +425,4 @@ func RemoveLeftovers(ctx context.Context, client corev1client.SecretInterface, l
 		}
 	}
 	return removed, errors.Join(errs...)
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

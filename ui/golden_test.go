@@ -10,7 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/chunkview/chunkview/demo"
+	"github.com/chunkview/chunkview/internal/fakeapi"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/ui/common"
 	"github.com/chunkview/chunkview/ui/internal/screentest"
@@ -114,7 +114,7 @@ func readOnlyClient(f *fixture) *kube.Client { return f.ReadOnly() }
 
 // failList makes the next list request fail with err.
 func failList(err error) func(f *fixture) {
-	return func(f *fixture) { f.Cluster.FailRequest(demo.VerbList, 1, err) }
+	return func(f *fixture) { f.Cluster.FailRequest(fakeapi.VerbList, 1, err) }
 }
 
 // TestGolden compares every screen, in the states that matter, with its golden

@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 
+	"github.com/chunkview/chunkview/demo"
 	"github.com/chunkview/chunkview/internal/fakeapi"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/ui/screens/diff"
@@ -117,7 +118,7 @@ func (s gatedSecrets) Get(ctx context.Context, name string, opts metav1.GetOptio
 func gatedFixture(t *testing.T) (*fixture, *getGate) {
 	f := newFixture(t)
 	g := newGetGate()
-	f.Client = kube.New(gatedClientset{f.Cluster.Clientset(), g}, f.Cluster.Metadata(), kube.DiscardKubeClients, testConfig())
+	f.Client = kube.New(gatedClientset{f.Cluster.Clientset(), g}, f.Cluster.Metadata(), demo.DiscardKubeClients, testConfig())
 	return f, g
 }
 

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/live"
 	"github.com/chunkview/chunkview/ui/common"
 	"github.com/chunkview/chunkview/ui/screens/status"
 )
@@ -20,7 +20,7 @@ func statusOf(t testing.TB, h *harness) *status.Screen {
 }
 
 // answerStatus answers the resources view's read with st.
-func answerStatus(h *harness, st *kube.ReleaseStatus) {
+func answerStatus(h *harness, st *live.ReleaseStatus) {
 	statusOf(h.t, h)
 	// The screen's first read is its first generation.
 	h.send(status.LoadedMsg{Ns: "default", Name: "web", Gen: 1, St: st})
@@ -33,11 +33,11 @@ var statusGoldenSizes = []struct{ w, h int }{{80, 24}, {160, 45}}
 // TestStatusGolden draws the resources view, reached from the list (s) and the
 // history (s on a revision), in its states, at 80x24 and 160x45.
 func TestStatusGolden(t *testing.T) {
-	live := func(h *harness) {
+	changed := func(h *harness) {
 		statusOf(h.t, h)
 		st := fakeStatus("default")
-		st.Resources[2].Status, st.Resources[2].Message = kube.StatusCurrent, "Deployment is available. Replicas: 2"
-		h.send(status.LiveMsg{Ns: "default", Name: "web", Gen: 1, Upd: kube.StatusUpdate{Status: st, Changed: []string{"Deployment/default/web"}}})
+		st.Resources[2].Status, st.Resources[2].Message = live.StatusCurrent, "Deployment is available. Replicas: 2"
+		h.send(status.LiveMsg{Ns: "default", Name: "web", Gen: 1, Upd: live.StatusUpdate{Status: st, Changed: []string{"Deployment/default/web"}}})
 	}
 	cases := []struct {
 		name  string
@@ -46,12 +46,12 @@ func TestStatusGolden(t *testing.T) {
 		// The demo's cluster has no live objects: the read says so.
 		{"status_demo", keys("down", "down", "s")},
 		{"status", func(h *harness) { h.press("down", "down", "s"); answerStatus(h, fakeStatus("default")) }},
-		{"status_changed", func(h *harness) { h.press("down", "down", "s"); answerStatus(h, fakeStatus("default")); live(h) }},
+		{"status_changed", func(h *harness) { h.press("down", "down", "s"); answerStatus(h, fakeStatus("default")); changed(h) }},
 		{"status_polling", func(h *harness) {
 			h.press("down", "down", "s")
 			answerStatus(h, fakeStatus("default"))
 			statusOf(h.t, h)
-			h.send(status.LiveMsg{Ns: "default", Name: "web", Gen: 1, Upd: kube.StatusUpdate{Status: fakeStatus("default"), Polling: true,
+			h.send(status.LiveMsg{Ns: "default", Name: "web", Gen: 1, Upd: live.StatusUpdate{Status: fakeStatus("default"), Polling: true,
 				Note: "watching deployments in default was refused (403 Forbidden): reading them every 5s instead"}})
 		}},
 		{"status_scrolled", func(h *harness) {

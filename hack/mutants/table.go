@@ -10,7 +10,7 @@ var mutants = []mutant{
 	// Reads and the defaults every front end runs with.
 	{
 		Name:      "read-retry-zero",
-		File:      "storage/chunked.go",
+		File:      "storage/chunked/chunked.go",
 		Find:      "const DefaultReadRetry = 2 * time.Second",
 		Replace:   "const DefaultReadRetry = 0",
 		Guarantee: "a read rides out another writer's write for 2 s by default (ls, the TUI and the operations set no ReadRetry)",
@@ -87,7 +87,7 @@ var mutants = []mutant{
 	{
 		Name:      "watch-405-not-polled",
 		File:      "kube/watch.go",
-		Find:      "case refused(err):",
+		Find:      "case watching.Refused(err):",
 		Replace:   "case apierrors.IsForbidden(err):",
 		Guarantee: "a store whose watch a proxy refuses (405) is polled, and the header says POLL",
 		Kill:      []target{{"./kube", "TestWatchPollsOnTheRealServer405"}},
@@ -105,7 +105,7 @@ var mutants = []mutant{
 	{
 		Name:      "health-no-wait",
 		File:      "kube/health.go",
-		Find:      "if wait := min(until.Sub(c.now()), WritingWindow); wait > 0 {",
+		Find:      "if wait := min(until.Sub(c.Now()), WritingWindow); wait > 0 {",
 		Replace:   "if wait := time.Duration(0); wait > 0 {",
 		Guarantee: "a record seen mid-write is checked again once the writing window has passed, not before",
 		Kill:      []target{{"./kube", "TestHealthDuringAnotherWrite"}},
@@ -149,8 +149,8 @@ var mutants = []mutant{
 	{
 		Name:      "helm-record-unbounded",
 		File:      "storage/helmrecord.go",
-		Find:      "js, err := readAll(&limitedReader{r: zr, n: limit, in: in}, min(int64(len(gz))*4, hintCap), nil, limit+1)",
-		Replace:   "js, err := readAll(&limitedReader{r: zr, n: 1 << 62, in: in}, min(int64(len(gz))*4, hintCap), nil, 1<<62)",
+		Find:      "js, err := chunked.Inflate(gz, limit)",
+		Replace:   "js, err := chunked.Inflate(gz, 1<<62)",
 		Guarantee: "a Helm record is refused having cost about the bound on decoded size, whatever it inflates to",
 		Kill:      []target{{"./storage", "FuzzDecodeHelmRecord"}},
 	},
@@ -158,7 +158,7 @@ var mutants = []mutant{
 	// issue 24).
 	{
 		Name:      "chunk-delete-no-rv",
-		File:      "storage/write.go",
+		File:      "storage/chunked/write.go",
 		Find:      "err := c.client.Delete(ctx, r.name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &r.uid, ResourceVersion: &r.rv}})",
 		Replace:   "err := c.client.Delete(ctx, r.name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &r.uid}})",
 		Guarantee: "the driver's own chunk deletes (an update's old chunks, Delete, a failed write's cleanup) carry the resourceVersion they read: a chunk another write reused and claimed since is kept",
@@ -166,7 +166,7 @@ var mutants = []mutant{
 	},
 	{
 		Name:      "index-delete-no-rv",
-		File:      "storage/delete.go",
+		File:      "storage/chunked/delete.go",
 		Find:      "err := c.client.Delete(ctx, idx.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &idx.UID, ResourceVersion: &idx.ResourceVersion}})",
 		Replace:   "err := c.client.Delete(ctx, idx.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &idx.UID}})",
 		Guarantee: "a delete removes the record only at the version it read: another writer's update in between is a conflict, not lost",
@@ -174,7 +174,7 @@ var mutants = []mutant{
 	},
 	{
 		Name:      "delete-skips-read-check",
-		File:      "storage/delete.go",
+		File:      "storage/chunked/delete.go",
 		Find:      "if read && want != idx.ResourceVersion {",
 		Replace:   "if read && want != idx.ResourceVersion && false {",
 		Guarantee: "a delete of a record rewritten since this driver read it fails with ErrConflict",
@@ -182,7 +182,7 @@ var mutants = []mutant{
 	},
 	{
 		Name:      "update-skips-read-check",
-		File:      "storage/write.go",
+		File:      "storage/chunked/write.go",
 		Find:      "if want, read := c.reads.expectedFor(key, rls); read && want != cur.ResourceVersion {",
 		Replace:   "if want, read := c.reads.expectedFor(key, rls); read && want != cur.ResourceVersion && false {",
 		Guarantee: "no lost update: an update of a record rewritten since this driver read it fails with ErrConflict",
@@ -190,7 +190,7 @@ var mutants = []mutant{
 	},
 	{
 		Name:      "update-index-unconditional",
-		File:      "storage/write.go",
+		File:      "storage/chunked/write.go",
 		Find:      "want.ResourceVersion = cur.ResourceVersion",
 		Replace:   `want.ResourceVersion = ""`,
 		Guarantee: "an update's index write is held to the version it checked: a write that lands between the check and the write is a conflict",
@@ -198,7 +198,7 @@ var mutants = []mutant{
 	},
 	{
 		Name:      "claims-never-made",
-		File:      "storage/write.go",
+		File:      "storage/chunked/write.go",
 		Find:      "if len(chunks) == 0 {",
 		Replace:   "if true {",
 		Guarantee: "a write claims the chunks it reuses (ownerReference or claim annotation), so a cleanup decided before it cannot delete them",
@@ -206,7 +206,7 @@ var mutants = []mutant{
 	},
 	{
 		Name:      "payload-hash-unchecked",
-		File:      "storage/read.go",
+		File:      "storage/chunked/read.go",
 		Find:      "if got := hexSum(h); got != want {",
 		Replace:   "if got := hexSum(h); got != want && false {",
 		Guarantee: "a record whose payload does not match the SHA-256 on its index is refused with ErrCorrupt",
@@ -214,7 +214,7 @@ var mutants = []mutant{
 	},
 	{
 		Name:      "chunk-hash-unchecked",
-		File:      "storage/fetch.go",
+		File:      "storage/chunked/fetch.go",
 		Find:      "if got, want := SliceHash(data), name[len(idx.Name)+1:]; got != want {",
 		Replace:   "if got, want := SliceHash(data), name[len(idx.Name)+1:]; got != want && false {",
 		Guarantee: "a chunk Secret whose bytes do not hash to its name is refused (ErrChunkMismatch)",
@@ -222,7 +222,7 @@ var mutants = []mutant{
 	},
 	{
 		Name:      "record-name-unchecked",
-		File:      "storage/read.go",
+		File:      "storage/chunked/read.go",
 		Find:      "if name, rev, ok := ParseKey(idx.Name); ok && (f.Name != name || f.Version != rev) {",
 		Replace:   "if name, rev, ok := ParseKey(idx.Name); ok && (f.Name != name || f.Version != rev) && false {",
 		Guarantee: "a record holding another release or revision than its key names is refused: Helm would act on the wrong release",
@@ -230,7 +230,7 @@ var mutants = []mutant{
 	},
 	{
 		Name:      "decode-bound-default",
-		File:      "storage/codec.go",
+		File:      "storage/chunked/codec.go",
 		Find:      "const DefaultMaxDecodedBytes = 128 << 20",
 		Replace:   "const DefaultMaxDecodedBytes = 1 << 40",
 		Guarantee: "a record decodes to at most 128 MiB by default (ErrTooLarge past it), whatever its bytes inflate to",
@@ -238,11 +238,51 @@ var mutants = []mutant{
 	},
 	{
 		Name:      "pending-lease-zero",
-		File:      "storage/create.go",
+		File:      "storage/chunked/create.go",
 		Find:      "const PendingLease = 15 * time.Second",
 		Replace:   "const PendingLease = 0",
 		Guarantee: "a create in flight (its pending index younger than 15 s) is not taken over by another create of the key",
 		Kill:      []target{{"./storage", "TestCreatePendingWindow|TestInterruptedCreate|TestConcurrentCreates"}},
+	},
+	{
+		Name:      "resting-damage-by-fetch-count",
+		File:      "storage/chunked/settle.go",
+		Find:      "if perr != nil || len(before) == 0 {",
+		Replace:   "if perr != nil || len(refs) == 0 {",
+		Guarantee: "a record at rest that lost a chunk is reported after one second look, whichever of its chunks its decodes had fetched when they met the missing one (issue 28, item 9)",
+		Kill:      []target{{"./storage", "TestRestingDamageWhateverAnswersFirst"}},
+	},
+	{
+		Name:      "resting-damage-moved-unseen",
+		File:      "storage/chunked/settle.go",
+		Find:      "if perr == nil && sameChunks(before, after) {",
+		Replace:   "if _ = after; perr == nil {",
+		Guarantee: "a record at rest is reported damaged only when its second look finds the same index and the server holding the same of its chunks: a DeleteCollection part-way through is ridden out",
+		Kill:      []target{{"./storage", "TestRestingIndexUpdateRiddenOut"}},
+	},
+	{
+		Name:      "list-cache-paged-again",
+		File:      "storage/chunked/list.go",
+		Find:      `opts.Continue, opts.Limit = "", 0`,
+		Replace:   `opts.Continue = ""`,
+		Guarantee: "a list whose continue token the source does not support (controller-runtime's cache) is read as one page, whole (issue 28, item 1)",
+		Kill:      []target{{"./storage/chunked", "TestListAllSources"}, {"./storage", "TestWorksOverControllerRuntimeCache"}},
+	},
+	{
+		Name:      "list-refused-token-fails",
+		File:      "storage/chunked/list.go",
+		Find:      `if opts.Continue != "" && !whole && refusedContinue(ctx, err) {`,
+		Replace:   "if false {",
+		Guarantee: "a source that refuses a continue token it handed out, whatever the token, is read as one page, whole (issue 28, item 1)",
+		Kill:      []target{{"./storage/chunked", "TestListAllSources"}, {"./storage", "TestWorksOverControllerRuntimeCache"}},
+	},
+	{
+		Name:      "list-server-error-read-whole",
+		File:      "storage/chunked/list.go",
+		Find:      "return ctx.Err() == nil && !errors.As(err, &status) && !errors.As(err, &uerr) &&",
+		Replace:   "return ctx.Err() == nil && status == nil && uerr == nil &&",
+		Guarantee: "a continued list that the API server or the connection fails (other than 410) fails the listing: it is not read again whole, in one request of every item",
+		Kill:      []target{{"./storage/chunked", "TestListAllSources"}},
 	},
 
 	// The Helm 4 driver (storage/helm4, issue 20).
@@ -367,5 +407,32 @@ var mutants = []mutant{
 		Replace:   "if false {",
 		Guarantee: "an operation planned for Helm 4 runs Helm 4's actions and drivers, which keep Helm 4's fields",
 		Kill:      []target{{"./kube/ops", "TestHelm4TwinRollback|TestHelm4Operations|TestHelm4ChunkedRecord"}},
+	},
+
+	// The release cache (issue 28): reads through it see their own writes, hand
+	// out copies, and stay within their bounds.
+	{
+		Name:      "cache-reads-before-its-writes",
+		File:      "storage/chunked/cache_informer.go",
+		Find:      "if missing == 0 {",
+		Replace:   "if missing >= 0 {",
+		Guarantee: "a read through the release cache after a write made through one of its drivers sees that write, also while the informer has not delivered it",
+		Kill:      []target{{"./storage", "TestCacheReadsItsOwnWrites"}},
+	},
+	{
+		Name:      "cache-hands-out-its-own",
+		File:      "storage/chunked/cache_read.go",
+		Find:      "return deepCopy(cr.rls.(*T)), idx, nil",
+		Replace:   "return cr.rls.(*T), idx, nil",
+		Guarantee: "the release cache hands out copies: what Helm changes in a release it read never reaches the cache",
+		Kill:      []target{{"./storage", "TestCacheHandsOutCopies"}},
+	},
+	{
+		Name:      "cache-chunks-unbounded",
+		File:      "storage/chunked/cache_lru.go",
+		Find:      "for l.used > l.max {",
+		Replace:   "for l.used > l.max && false {",
+		Guarantee: "the slices and decoded releases the release cache holds stay under their bounds, least recently used first",
+		Kill:      []target{{"./storage", "TestCacheBounds"}},
 	},
 }

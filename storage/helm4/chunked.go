@@ -11,13 +11,13 @@ import (
 	rspb "helm.sh/helm/v4/pkg/release/v1"
 	"helm.sh/helm/v4/pkg/storage/driver"
 
-	"github.com/chunkview/chunkview/storage"
+	"github.com/chunkview/chunkview/storage/chunked"
 )
 
 var _ driver.Driver = (*ChunkedSecrets)(nil)
 
 // ChunkedSecrets is the chunked Secret release driver for Helm 4: Helm 4's
-// driver.Driver over the storage.Core that the Helm 3 driver runs on too. It reads
+// driver.Driver over the chunked.Core that the Helm 3 driver runs on too. It reads
 // and writes the format of storage.ChunkedSecrets and helm-operator-plugins, with
 // the same guarantees. Besides the driver.Driver methods, the core's are at hand
 // through the embedded Core: ForceDelete, ReadIndex, ReadIndexes, ReadVersion,
@@ -27,7 +27,7 @@ var _ driver.Driver = (*ChunkedSecrets)(nil)
 // drivers return them. It is safe for concurrent use; the versions it has read (see
 // Expect) are shared by the copies WithContext makes.
 type ChunkedSecrets struct {
-	*storage.Core[rspb.Release]
+	*chunked.Core[rspb.Release]
 	log *logHolder
 }
 
@@ -35,9 +35,9 @@ type ChunkedSecrets struct {
 // releases of owner through client, as storage.NewChunkedSecrets does for Helm 3
 // and helm-operator-plugins' storage.NewChunkedSecrets does: the same records,
 // readable by all three. Helm 4's actions take it as cfg.Releases =
-// storage.Init(d) (Helm's helm.sh/helm/v4/pkg/storage), set after
+// helmstorage.Init(d) (Helm's helm.sh/helm/v4/pkg/storage), set after
 // action.Configuration's Init.
-func NewChunkedSecrets(client corev1client.SecretInterface, owner string, cfg storage.ChunkedSecretsConfig) driver.Driver {
+func NewChunkedSecrets(client corev1client.SecretInterface, owner string, cfg chunked.Config) driver.Driver {
 	return NewDriver(client, owner, cfg)
 }
 
@@ -46,12 +46,12 @@ func NewChunkedSecrets(client corev1client.SecretInterface, owner string, cfg st
 // (ForceDelete). When cfg.Log is nil, the driver's log lines (keys and counts,
 // never release data) go to its slog logger at debug level: slog.Default(), or the
 // handler SetLogger gives it.
-func NewDriver(client corev1client.SecretInterface, owner string, cfg storage.ChunkedSecretsConfig) *ChunkedSecrets {
+func NewDriver(client corev1client.SecretInterface, owner string, cfg chunked.Config) *ChunkedSecrets {
 	log := &logHolder{}
 	if cfg.Log == nil {
 		cfg.Log = log.debugf
 	}
-	return &ChunkedSecrets{Core: storage.NewCore[rspb.Release](client, owner, cfg, codec{}), log: log}
+	return &ChunkedSecrets{Core: chunked.NewCore[rspb.Release](client, owner, cfg, codec{}), log: log}
 }
 
 // WithContext returns a copy of c whose calls run under ctx, so that a caller can
@@ -64,7 +64,7 @@ func (c *ChunkedSecrets) WithContext(ctx context.Context) *ChunkedSecrets {
 // given resourceVersions (key -> index resourceVersion): a read that sees another
 // resourceVersion for one of them, a record of release that is not among them, or
 // (for a whole-history List/Query) one of them missing, fails with an error
-// wrapping storage.ErrConflict; Update and Delete of those keys use them as
+// wrapping chunked.ErrConflict; Update and Delete of those keys use them as
 // preconditions. Records it creates or writes itself are followed, so its own
 // successive writes never conflict. It is storage.ChunkedSecrets.Expect, for Helm 4.
 func (c *ChunkedSecrets) Expect(release string, records map[string]string) *ChunkedSecrets {
@@ -89,7 +89,7 @@ func (c *ChunkedSecrets) Create(key string, rls release.Releaser) error {
 
 // Update replaces the release stored under key with rls, a *rspb.Release (or an
 // rspb.Release). It returns driver.ErrReleaseNotFound when there is none, and an
-// error wrapping storage.ErrConflict when another writer changed the record since
+// error wrapping chunked.ErrConflict when another writer changed the record since
 // this driver read it.
 func (c *ChunkedSecrets) Update(key string, rls release.Releaser) error {
 	r, err := v1Release(rls)

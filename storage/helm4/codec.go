@@ -7,17 +7,17 @@ import (
 	rspb "helm.sh/helm/v4/pkg/release/v1"
 	"helm.sh/helm/v4/pkg/storage/driver"
 
-	"github.com/chunkview/chunkview/storage"
+	"github.com/chunkview/chunkview/storage/chunked"
 )
 
-// codec is the storage.Codec of Helm 4's release type: its JSON as Helm 4 encodes
+// codec is the chunked.Codec of Helm 4's release type: its JSON as Helm 4 encodes
 // it, with the format's "labels" after it. Every field Helm 4 writes (apply_method,
 // info.rollback_revision, the chart's, its files' and templates' modtime,
 // schemamodtime) is a field of rspb.Release, so it survives a write and a read as
 // Helm 4 itself encodes it.
 type codec struct{}
 
-var _ storage.Codec[rspb.Release] = codec{}
+var _ chunked.Codec[rspb.Release] = codec{}
 
 // payload is the JSON document of the format: Helm 4's release, whose Labels
 // Helm does not serialize, and the custom labels under "labels".
@@ -32,7 +32,7 @@ func (codec) EncodeJSON(w io.Writer, rls *rspb.Release) error {
 
 func (codec) DecodeJSON(js []byte) (*rspb.Release, map[string]string, error) {
 	var p payload
-	if err := storage.UnmarshalJSON(js, &p); err != nil {
+	if err := chunked.UnmarshalJSON(js, &p); err != nil {
 		return nil, nil, err
 	}
 	return &p.Release, p.Labels, nil
@@ -43,8 +43,8 @@ func (codec) SetLabels(rls *rspb.Release, labels map[string]string) { rls.Labels
 func (codec) NotFound() error { return driver.ErrReleaseNotFound }
 func (codec) Exists() error   { return driver.ErrReleaseExists }
 
-func (codec) Fields(rls *rspb.Release) storage.Fields {
-	f := storage.Fields{Name: rls.Name, Version: rls.Version, Labels: rls.Labels}
+func (codec) Fields(rls *rspb.Release) chunked.Fields {
+	f := chunked.Fields{Name: rls.Name, Version: rls.Version, Labels: rls.Labels}
 	f.Summary.Namespace = rls.Namespace
 	if rls.Chart != nil && rls.Chart.Metadata != nil {
 		f.Summary.Chart = rls.Chart.Metadata.Name

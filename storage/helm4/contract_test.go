@@ -14,7 +14,7 @@ import (
 	rspb "helm.sh/helm/v4/pkg/release/v1"
 	"helm.sh/helm/v4/pkg/storage/driver"
 
-	"github.com/chunkview/chunkview/storage"
+	"github.com/chunkview/chunkview/storage/chunked"
 	"github.com/chunkview/chunkview/storage/helm4"
 )
 
@@ -37,7 +37,7 @@ func TestContract(t *testing.T) {
 		{"memory", func(*testing.T) driver.Driver { return driver.NewMemory() }, false},
 		{"chunked", func(t *testing.T) driver.Driver {
 			_, secrets := newNamespace(t)
-			return helm4.NewChunkedSecrets(secrets, testOwner, storage.ChunkedSecretsConfig{ChunkSize: chunkSize})
+			return helm4.NewChunkedSecrets(secrets, testOwner, chunked.Config{ChunkSize: chunkSize})
 		}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) { runContract(t, tc.new, tc.customLabels) })
@@ -250,7 +250,7 @@ func runContract(t *testing.T, newDriver func(t *testing.T) driver.Driver, custo
 // them, is refused with an error, where Helm's memory driver would panic.
 func TestRefusesOtherTypes(t *testing.T) {
 	_, secrets := newNamespace(t)
-	d := helm4.NewChunkedSecrets(secrets, testOwner, storage.ChunkedSecretsConfig{ChunkSize: chunkSize})
+	d := helm4.NewChunkedSecrets(secrets, testOwner, chunked.Config{ChunkSize: chunkSize})
 	for _, bad := range []release.Releaser{nil, (*rspb.Release)(nil), "a string", struct{ Name string }{"x"}} {
 		for op, write := range map[string]func(string, release.Releaser) error{"Create": d.Create, "Update": d.Update} {
 			if err := write(key("alpha", 1), bad); err == nil || errors.Is(err, driver.ErrReleaseExists) || errors.Is(err, driver.ErrReleaseNotFound) {

@@ -14,10 +14,10 @@
 //	cfg := action.NewConfiguration()
 //	if err := cfg.Init(getter, namespace, "secret"); err != nil { ... }
 //	drv := helm4.NewDriver(clientset.CoreV1().Secrets(namespace), "operator-controller",
-//		storage.ChunkedSecretsConfig{ChunkSize: 1_040_384, MaxReadChunks: 11, MaxWriteChunks: 11})
+//		helm4.ChunkedSecretsConfig{ChunkSize: 1_040_384, MaxReadChunks: 11, MaxWriteChunks: 11})
 //	cfg.Releases = helmstorage.Init(drv) // helm.sh/helm/v4/pkg/storage
 //
-// The configuration is storage.ChunkedSecretsConfig, whose first four fields are
+// The configuration is ChunkedSecretsConfig (storage/chunked's Config), whose first four fields are
 // those of helm-operator-plugins' ChunkedSecretsConfig with the same meaning; the
 // values above are OLMv1's. The owner is the value of the records' owner label:
 // keep the one the records were written with. Helm 4 queries with owner=helm,
@@ -34,11 +34,11 @@
 //
 // # What it adds to Helm 4's contract
 //
-// The driver is storage.Core, the same code as chunkview's Helm 3 driver, behind
+// The driver is chunked.Core, the same code as chunkview's Helm 3 driver, behind
 // Helm 4's types, so it has the same guarantees (see package storage for each):
 // no torn record (a create of several chunks writes a pending index first), no
 // lost update (an Update or Delete fails with an error wrapping
-// storage.ErrConflict when another writer changed the record since this driver
+// ErrConflict when another writer changed the record since this driver
 // read it), a failed write loses nothing, reads ride out another writer's write
 // for up to ReadRetry, every chunk is checked against the hash in its name and
 // the decoded size is bounded, and Delete removes the chunk Secrets itself rather

@@ -14,7 +14,7 @@ import (
 	"helm.sh/helm/v4/pkg/kube"
 	helmstorage "helm.sh/helm/v4/pkg/storage"
 
-	"github.com/chunkview/chunkview/storage"
+	"github.com/chunkview/chunkview/storage/chunked"
 	"github.com/chunkview/chunkview/storage/helm4"
 )
 
@@ -40,7 +40,7 @@ func ExampleNewChunkedSecrets() {
 		log.Fatal(err)
 	}
 	cfg.Releases = helmstorage.Init(helm4.NewChunkedSecrets(clientset.CoreV1().Secrets(namespace), "operator-controller",
-		storage.ChunkedSecretsConfig{ChunkSize: storage.DefaultChunkSize, MaxReadChunks: 11, MaxWriteChunks: 11}))
+		chunked.Config{ChunkSize: chunked.DefaultChunkSize, MaxReadChunks: 11, MaxWriteChunks: 11}))
 
 	rb := action.NewRollback(cfg)
 	rb.Version = 3
@@ -52,7 +52,7 @@ func ExampleNewChunkedSecrets() {
 
 // An operation held to the plan a person confirmed: the plan records the
 // resourceVersion of each index Secret it was made from, and the driver under the
-// action refuses, with storage.ErrConflict, any read or write that finds the
+// action refuses, with chunked.ErrConflict, any read or write that finds the
 // release changed since.
 func ExampleChunkedSecrets_Expect() {
 	const namespace, name = "apps", "shop"
@@ -65,12 +65,12 @@ func ExampleChunkedSecrets_Expect() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	drv := helm4.NewDriver(clientset.CoreV1().Secrets(namespace), "helm", storage.ChunkedSecretsConfig{})
+	drv := helm4.NewDriver(clientset.CoreV1().Secrets(namespace), "helm", chunked.Config{})
 
 	// The plan: the release's revisions as shown, with their versions.
 	plan := map[string]string{}
 	for rev := 1; rev <= 2; rev++ {
-		idx, err := drv.ReadIndex(context.Background(), storage.RecordKey(name, rev))
+		idx, err := drv.ReadIndex(context.Background(), chunked.RecordKey(name, rev))
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -86,7 +86,7 @@ func ExampleChunkedSecrets_Expect() {
 	rb.Version = 1
 	rb.WaitStrategy = kube.HookOnlyStrategy
 	switch err := rb.Run(name); {
-	case errors.Is(err, storage.ErrConflict):
+	case errors.Is(err, chunked.ErrConflict):
 		fmt.Println("the release changed since it was shown; nothing was rolled back")
 	case err != nil:
 		log.Fatal(err)
@@ -98,7 +98,7 @@ func ExampleChunkedSecrets_Expect() {
 func ExampleNewDriver() {
 	clientset := kubernetes.NewForConfigOrDie(&rest.Config{Host: "https://cluster.invalid"})
 	drv := helm4.NewDriver(clientset.CoreV1().Secrets("olmv1-system"), "operator-controller",
-		storage.ChunkedSecretsConfig{ChunkSize: 1_040_384, MaxReadChunks: 11, MaxWriteChunks: 11})
+		chunked.Config{ChunkSize: 1_040_384, MaxReadChunks: 11, MaxWriteChunks: 11})
 	c := drv.Config()
 	fmt.Println(drv.Name())
 	fmt.Printf("%d-byte chunks, at most %d a revision; reads wait %s for a write in progress and decode at most %d MiB\n",

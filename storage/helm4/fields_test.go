@@ -10,7 +10,7 @@ import (
 	"helm.sh/helm/v4/pkg/release/common"
 	rspb "helm.sh/helm/v4/pkg/release/v1"
 
-	"github.com/chunkview/chunkview/storage"
+	"github.com/chunkview/chunkview/storage/chunked"
 	"github.com/chunkview/chunkview/storage/helm4"
 )
 
@@ -25,7 +25,7 @@ var helm4Only = []string{"apply_method", "chart.files.modtime", "chart.modtime",
 // it.
 func TestFieldsKept(t *testing.T) {
 	_, secrets := newNamespace(t)
-	cfg := storage.ChunkedSecretsConfig{ChunkSize: chunkSize}
+	cfg := chunked.Config{ChunkSize: chunkSize}
 	want := fullRelease("full", 3, common.StatusDeployed, 3*chunkSize, 1)
 	k := key(want.Name, want.Version)
 	if err := helm4.NewDriver(secrets, testOwner, cfg).Create(k, want); err != nil {

@@ -19,7 +19,7 @@ import (
 	"helm.sh/helm/v4/pkg/release/common"
 	rspb "helm.sh/helm/v4/pkg/release/v1"
 
-	"github.com/chunkview/chunkview/storage"
+	"github.com/chunkview/chunkview/storage/chunked"
 )
 
 // testOwner is the owner label value of the records the tests write.
@@ -35,7 +35,7 @@ func newNamespace(t *testing.T) (string, corev1client.SecretInterface) {
 	return ns, cluster.Client.CoreV1().Secrets(ns)
 }
 
-func key(name string, version int) string { return storage.RecordKey(name, version) }
+func key(name string, version int) string { return chunked.RecordKey(name, version) }
 
 // noise returns n bytes of base64-like text that gzip cannot shrink much.
 func noise(seed uint64, n int) string {

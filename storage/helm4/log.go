@@ -8,7 +8,7 @@ import (
 )
 
 // Logger returns the logger the driver writes its log lines to when its
-// configuration has no Log function, and that Helm 4's storage.Init takes up for
+// configuration has no Log function, and that Helm 4's chunked.Init takes up for
 // its own: slog.Default() until SetLogger sets another.
 func (c *ChunkedSecrets) Logger() *slog.Logger { return c.log.logger() }
 

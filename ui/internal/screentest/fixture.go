@@ -25,6 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/chunkview/chunkview/demo"
+	"github.com/chunkview/chunkview/internal/fakeapi"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/revdiff"
 	"github.com/chunkview/chunkview/storage"
@@ -57,7 +58,7 @@ const ChunkSize = 16 << 10
 // releases, owner helm, a write limit of 8 chunks.
 func Config() kube.Config {
 	return kube.Config{
-		Owner:     kube.DefaultOwner,
+		Owner:     storage.HelmOwner,
 		Namespace: "default",
 		// Nothing writes beside the tests, so a missing chunk is broken at once
 		// rather than waited for: the fixture's broken records would otherwise
@@ -76,7 +77,7 @@ func Config() kube.Config {
 // client over it.
 type Fixture struct {
 	t       testing.TB
-	Cluster *demo.Cluster
+	Cluster *fakeapi.Cluster
 	Client  *kube.Client
 }
 
@@ -97,12 +98,12 @@ func NewFixture(t testing.TB) *Fixture {
 	if snapshotErr != nil {
 		t.Fatal(snapshotErr)
 	}
-	c := demo.NewCluster()
+	c := fakeapi.NewCluster()
 	c.SetClock(func() time.Time { return Now.Add(-time.Hour) })
 	if err := restore(c, snapshot); err != nil {
 		t.Fatal(err)
 	}
-	return &Fixture{t: t, Cluster: c, Client: kube.New(c.Clientset(), c.Metadata(), kube.DiscardKubeClients, Config())}
+	return &Fixture{t: t, Cluster: c, Client: kube.New(c.Clientset(), c.Metadata(), demo.DiscardKubeClients, Config())}
 }
 
 // T is the test the fixture was made for.
@@ -142,8 +143,8 @@ func buildSnapshot() (out []corev1.Secret, err error) {
 
 // restore writes the snapshot's Secrets onto c: indexes first, so that the
 // chunks' ownerReferences can point at the indexes' new UIDs.
-func restore(c *demo.Cluster, secrets []corev1.Secret) error {
-	if err := c.Add(demo.Namespace("shop")); err != nil {
+func restore(c *fakeapi.Cluster, secrets []corev1.Secret) error {
+	if err := c.Add(fakeapi.Namespace("shop")); err != nil {
 		return err
 	}
 	uids := map[types.UID]types.UID{}
@@ -213,14 +214,14 @@ func (r *fatalRecorder) Fatalf(format string, args ...any) {
 
 // buildFixture writes the samples through the chunked driver.
 func buildFixture(t testing.TB) *Fixture {
-	c := demo.NewCluster()
+	c := fakeapi.NewCluster()
 	c.SetClock(func() time.Time { return Now.Add(-time.Hour) })
-	if err := c.Add(demo.Namespace("shop")); err != nil {
+	if err := c.Add(fakeapi.Namespace("shop")); err != nil {
 		t.Fatal(err)
 	}
 	f := &Fixture{Cluster: c}
 	write := func(ns string, rls ...*release.Release) {
-		drv := storage.NewDriver(c.Clientset().CoreV1().Secrets(ns), kube.DefaultOwner, storage.ChunkedSecretsConfig{ChunkSize: ChunkSize})
+		drv := storage.NewDriver(c.Clientset().CoreV1().Secrets(ns), storage.HelmOwner, storage.ChunkedSecretsConfig{ChunkSize: ChunkSize})
 		for _, r := range rls {
 			if err := drv.Create(storage.RecordKey(r.Name, r.Version), r); err != nil {
 				t.Fatalf("write %s v%d: %v", r.Name, r.Version, err)
@@ -257,7 +258,7 @@ func buildFixture(t testing.TB) *Fixture {
 	write("shop", SimpleRelease("cache", "shop", 1, release.StatusDeployed, 35<<10, Now.Add(-2*24*time.Hour)))
 	f.CorruptChunk(t, "shop", storage.RecordKey("cache", 1))
 
-	f.Client = kube.New(c.Clientset(), c.Metadata(), kube.DiscardKubeClients, Config())
+	f.Client = kube.New(c.Clientset(), c.Metadata(), demo.DiscardKubeClients, Config())
 	return f
 }
 
@@ -445,7 +446,7 @@ func (f *Fixture) AddOrphan(t testing.TB, ns, key string) {
 		ObjectMeta: metav1.ObjectMeta{
 			Name: storage.ChunkName(key, data),
 			Labels: map[string]string{
-				storage.LabelOwner: kube.DefaultOwner, storage.LabelKey: key, storage.LabelType: storage.TypeChunk,
+				storage.LabelOwner: storage.HelmOwner, storage.LabelKey: key, storage.LabelType: storage.TypeChunk,
 				storage.LabelCreatedAt: strconv.FormatInt(Now.Add(-time.Hour).Unix(), 10),
 			},
 		},
@@ -476,7 +477,7 @@ func (f *Fixture) StripAnnotations(t testing.TB, ns, key string, created time.Ti
 // MoveWeb is another writer storing revision 5 of web behind the screens' back.
 func (f *Fixture) MoveWeb(t testing.TB) {
 	t.Helper()
-	d := storage.NewDriver(f.Cluster.Clientset().CoreV1().Secrets("default"), kube.DefaultOwner, storage.ChunkedSecretsConfig{ChunkSize: ChunkSize})
+	d := storage.NewDriver(f.Cluster.Clientset().CoreV1().Secrets("default"), storage.HelmOwner, storage.ChunkedSecretsConfig{ChunkSize: ChunkSize})
 	if err := d.Create(storage.RecordKey("web", 5), WebRelease(5, release.StatusDeployed)); err != nil {
 		t.Fatal(err)
 	}
@@ -487,14 +488,14 @@ func (f *Fixture) MoveWeb(t testing.TB) {
 func (f *Fixture) ReadOnly() *kube.Client {
 	cfg := Config()
 	cfg.ReadOnly = true
-	return kube.New(f.Cluster.Clientset(), f.Cluster.Metadata(), kube.DiscardKubeClients, cfg)
+	return kube.New(f.Cluster.Clientset(), f.Cluster.Metadata(), demo.DiscardKubeClients, cfg)
 }
 
 // DemoClient seeds the demo's samples on a cluster of its own and returns it with
 // a client over every namespace and store, its config adjusted by adjust.
-func DemoClient(t *testing.T, adjust func(*kube.Config)) (*demo.Cluster, *kube.Client) {
+func DemoClient(t *testing.T, adjust func(*kube.Config)) (*fakeapi.Cluster, *kube.Client) {
 	t.Helper()
-	c := demo.NewCluster()
+	c := fakeapi.NewCluster()
 	if _, err := demo.Seed(t.Context(), c, demo.SeedOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -504,5 +505,5 @@ func DemoClient(t *testing.T, adjust func(*kube.Config)) (*demo.Cluster, *kube.C
 	if adjust != nil {
 		adjust(&cfg)
 	}
-	return c, kube.New(c.Clientset(), c.Metadata(), kube.DiscardKubeClients, cfg)
+	return c, kube.New(c.Clientset(), c.Metadata(), demo.DiscardKubeClients, cfg)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/kube/ops"
+	"github.com/chunkview/chunkview/kube/owner"
 	"github.com/chunkview/chunkview/ui/common"
 )
 
@@ -17,7 +18,7 @@ type LoadedMsg struct {
 	Err      error
 }
 
-func loadHistory(ctx context.Context, c *kube.Client, ns, name string) tea.Cmd {
+func loadHistory(ctx context.Context, c client, ns, name string) tea.Cmd {
 	return func() tea.Msg {
 		rows, err := c.History(ctx, ns, name)
 		return LoadedMsg{Ns: ns, Name: name, Rows: rows, Err: err}
@@ -32,9 +33,9 @@ type ExtensionMsg struct {
 }
 
 // loadExtension reads ClusterExtension ext, which owns release ns/name.
-func loadExtension(ctx context.Context, c *kube.Client, ns, name, ext string) tea.Cmd {
+func loadExtension(ctx context.Context, c client, ns, name, ext string) tea.Cmd {
 	return func() tea.Msg {
-		return ExtensionMsg{Ns: ns, Name: name, Ext: c.ClusterExtension(ctx, ext)}
+		return ExtensionMsg{Ns: ns, Name: name, Ext: owner.Extension(ctx, c, ext)}
 	}
 }
 
@@ -47,9 +48,9 @@ type ControllerMsg struct {
 
 // loadController reads the controller of the release whose latest revision is
 // row.
-func loadController(ctx context.Context, c *kube.Client, ns, name string, row kube.RevisionRow) tea.Cmd {
+func loadController(ctx context.Context, c client, ns, name string, row kube.RevisionRow) tea.Cmd {
 	return func() tea.Msg {
-		ctl, _ := c.ControllerOf(ctx, row)
+		ctl, _ := owner.Of(ctx, c, row)
 		return ControllerMsg{Ns: ns, Name: name, Ctl: ctl}
 	}
 }
@@ -67,7 +68,7 @@ type permissionsMsg struct {
 // off the actions that would be refused, with the reason.
 func loadPermissions(ctx context.Context, c *kube.Client, ns string) tea.Cmd {
 	return func() tea.Msg {
-		p, err := c.Can(ctx, ns)
+		p, err := ops.Can(ctx, c, ns)
 		return permissionsMsg{Ns: ns, Perms: p, Err: err}
 	}
 }

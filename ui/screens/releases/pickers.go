@@ -31,7 +31,7 @@ type namesMsg struct {
 
 // loadNamespaces lists the cluster's namespaces for the picker. A user who may
 // not list namespaces can still type one.
-func loadNamespaces(ctx context.Context, c *kube.Client) tea.Cmd {
+func loadNamespaces(ctx context.Context, c client) tea.Cmd {
 	return func() tea.Msg {
 		names, err := c.Namespaces(ctx)
 		return namesMsg{kind: pickNamespace, names: names, err: err}

@@ -8,7 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/chunkview/chunkview/internal/human"
-	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/live"
 	"github.com/chunkview/chunkview/ui/common"
 	"github.com/chunkview/chunkview/ui/components/table"
 	"github.com/chunkview/chunkview/ui/components/viewer"
@@ -17,7 +17,7 @@ import (
 // The resources view: how the objects of one revision run (kstatus), the last
 // run of its hooks and its Warning events, read as `chunkview status` reads
 // them, then followed live with one watch per kind of object and namespace
-// (kube.WatchStatus), read every few seconds where the server refuses to watch.
+// (live.WatchStatus), read every few seconds where the server refuses to watch.
 // Its updates arrive through the program's Send, like the live view's.
 
 // Screen shows the resources view of one revision of a release.
@@ -30,7 +30,7 @@ type Screen struct {
 	gen     int
 	loading bool
 	err     error
-	st      *kube.ReleaseStatus
+	st      *live.ReleaseStatus
 	// live is set while the watch runs; polling, with pollNote, once some
 	// kind is read every few seconds instead.
 	live     bool
@@ -72,15 +72,16 @@ func (s *Screen) Close() {
 }
 
 // follow starts watching st, the status read for load gen.
-func (s *Screen) follow(st *kube.ReleaseStatus) tea.Cmd {
+func (s *Screen) follow(st *live.ReleaseStatus) tea.Cmd {
 	if s.send == nil {
 		return nil
 	}
 	ctx, cancel := context.WithCancel(s.Ctx)
 	s.stop, s.live = cancel, true
-	c, send, ns, name, gen := s.Client, s.send, s.ns, s.name, s.gen
+	var c client = s.Client
+	send, ns, name, gen := s.send, s.ns, s.name, s.gen
 	return func() tea.Msg {
-		ch := c.WatchStatus(ctx, st, kube.StatusWatchOptions{})
+		ch := live.WatchStatus(ctx, c, st, live.StatusWatchOptions{})
 		go func() {
 			for upd := range ch {
 				send(LiveMsg{Ns: ns, Name: name, Gen: gen, Upd: upd})

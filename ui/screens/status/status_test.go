@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/live"
 	"github.com/chunkview/chunkview/ui/common"
 	"github.com/chunkview/chunkview/ui/internal/screentest"
 )
@@ -20,7 +20,7 @@ func open(t testing.TB, rev int, w, h int) (*Screen, *screentest.Harness) {
 }
 
 // answer hands the screen st as the answer of its current read.
-func answer(h *screentest.Harness, s *Screen, st *kube.ReleaseStatus) {
+func answer(h *screentest.Harness, s *Screen, st *live.ReleaseStatus) {
 	h.Send(LoadedMsg{Ns: s.ns, Name: s.name, Gen: s.gen, St: st})
 }
 
@@ -28,10 +28,10 @@ func answer(h *screentest.Harness, s *Screen, st *kube.ReleaseStatus) {
 // objects), a status read, a live update, polling, scrolled, and an older
 // revision than the one deployed.
 func TestGolden(t *testing.T) {
-	live := func(h *screentest.Harness, s *Screen) {
+	changed := func(h *screentest.Harness, s *Screen) {
 		st := screentest.FakeStatus("default")
-		st.Resources[2].Status, st.Resources[2].Message = kube.StatusCurrent, "Deployment is available. Replicas: 2"
-		h.Send(LiveMsg{Ns: s.ns, Name: s.name, Gen: s.gen, Upd: kube.StatusUpdate{Status: st, Changed: []string{"Deployment/default/web"}}})
+		st.Resources[2].Status, st.Resources[2].Message = live.StatusCurrent, "Deployment is available. Replicas: 2"
+		h.Send(LiveMsg{Ns: s.ns, Name: s.name, Gen: s.gen, Upd: live.StatusUpdate{Status: st, Changed: []string{"Deployment/default/web"}}})
 	}
 	for _, c := range []struct {
 		name  string
@@ -40,10 +40,10 @@ func TestGolden(t *testing.T) {
 	}{
 		{"demo", 0, func(*screentest.Harness, *Screen) {}},
 		{"read", 0, func(h *screentest.Harness, s *Screen) { answer(h, s, screentest.FakeStatus("default")) }},
-		{"changed", 0, func(h *screentest.Harness, s *Screen) { answer(h, s, screentest.FakeStatus("default")); live(h, s) }},
+		{"changed", 0, func(h *screentest.Harness, s *Screen) { answer(h, s, screentest.FakeStatus("default")); changed(h, s) }},
 		{"polling", 0, func(h *screentest.Harness, s *Screen) {
 			answer(h, s, screentest.FakeStatus("default"))
-			h.Send(LiveMsg{Ns: s.ns, Name: s.name, Gen: s.gen, Upd: kube.StatusUpdate{Status: screentest.FakeStatus("default"), Polling: true,
+			h.Send(LiveMsg{Ns: s.ns, Name: s.name, Gen: s.gen, Upd: live.StatusUpdate{Status: screentest.FakeStatus("default"), Polling: true,
 				Note: "watching deployments in default was refused (403 Forbidden): reading them every 5s instead"}})
 		}},
 		{"scrolled", 0, func(h *screentest.Harness, s *Screen) {
@@ -85,10 +85,10 @@ func TestFollowsLive(t *testing.T) {
 	}
 	gen := s.gen
 	st := screentest.FakeStatus("default")
-	st.Resources[2].Status, st.Resources[2].Message = kube.StatusCurrent, "Deployment is available. Replicas: 2"
-	h.Send(LiveMsg{Ns: "default", Name: "web", Gen: gen - 1, Upd: kube.StatusUpdate{Status: st}})
+	st.Resources[2].Status, st.Resources[2].Message = live.StatusCurrent, "Deployment is available. Replicas: 2"
+	h.Send(LiveMsg{Ns: "default", Name: "web", Gen: gen - 1, Upd: live.StatusUpdate{Status: st}})
 	h.Contains("Available: 1/2").Lacks("Replicas: 2")
-	h.Send(LiveMsg{Ns: "default", Name: "web", Gen: gen, Upd: kube.StatusUpdate{Status: st, Changed: []string{"Deployment/default/web"}}})
+	h.Send(LiveMsg{Ns: "default", Name: "web", Gen: gen, Upd: live.StatusUpdate{Status: st, Changed: []string{"Deployment/default/web"}}})
 	h.Contains("4 of 5 Current (1 NotFound)", "Deployment is available. Replicas: 2", "1 change seen").Lacks("Available: 1/2")
 
 	// The demo's watch of objects it does not hold ends by itself.

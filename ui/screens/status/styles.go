@@ -4,17 +4,18 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/live"
 	"github.com/chunkview/chunkview/ui/theme"
 )
 
 // statusStyle is the style a kstatus word is drawn in.
 func statusStyle(s *theme.Styles, st string) *lipgloss.Style {
 	switch st {
-	case kube.StatusCurrent:
+	case live.StatusCurrent:
 		return &s.StatusDeployed
-	case kube.StatusInProgress, kube.StatusTerminating:
+	case live.StatusInProgress, live.StatusTerminating:
 		return &s.StatusPending
-	case kube.StatusFailed, kube.StatusNotFound:
+	case live.StatusFailed, live.StatusNotFound:
 		return &s.StatusFailed
 	}
 	return &s.StatusSuperseded

@@ -1,0 +1,223 @@
+package live
+
+import (
+	"context"
+	"regexp"
+	"slices"
+	"sort"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/internal/paging"
+)
+
+// WarningEvent is one Warning event of an object of the release, or of a Pod or
+// ReplicaSet one of them runs.
+type WarningEvent struct {
+	Namespace string `json:"namespace"`
+	// Object is the object the event is about: "Kind/name".
+	Object string `json:"object"`
+	// For names the release's object that runs Object, when Object is not one
+	// of the release's own ("Deployment/web" for its Pods).
+	For      string    `json:"for,omitempty"`
+	Reason   string    `json:"reason"`
+	Message  string    `json:"message"`
+	Count    int32     `json:"count"`
+	LastSeen time.Time `json:"lastSeen,omitzero"`
+
+	uid string
+}
+
+// MaxStatusEvents bounds the events Status keeps: the newest.
+const MaxStatusEvents = 50
+
+// warningSelector selects Warning events, which every API server's events
+// field selectors support.
+const warningSelector = "type=" + corev1.EventTypeWarning
+
+// eventMatcher tells which events concern the release: those of its objects and
+// hook Jobs, and those of the Pods and ReplicaSets their controllers create,
+// recognised by the names the controllers give them (a Deployment's ReplicaSet
+// NAME-HASH and Pods NAME-HASH-XXXXX, a StatefulSet's Pods NAME-N, a DaemonSet's
+// or a Job's Pods NAME-XXXXX, a CronJob's Jobs NAME-N and their Pods). Reading
+// each controller's Pods would cost a list per object; names cost nothing.
+type eventMatcher struct {
+	exact map[string]string // "Kind/ns/name" → its own key
+	owned []ownedName
+}
+
+type ownedName struct {
+	ns, kind string
+	re       *regexp.Regexp
+	owner    string
+}
+
+func newEventMatcher() *eventMatcher { return &eventMatcher{exact: map[string]string{}} }
+
+// add makes the events of kind ns/name, and of what it runs, concern the
+// release.
+func (m *eventMatcher) add(kind, ns, name string) {
+	self := kind + "/" + name
+	m.exact[kind+"/"+ns+"/"+name] = self
+	q := regexp.QuoteMeta(name)
+	own := func(k, pattern string) {
+		m.owned = append(m.owned, ownedName{ns: ns, kind: k, re: regexp.MustCompile("^" + q + pattern + "$"), owner: self})
+	}
+	const hash, suffix = `-[a-z0-9]+`, `-[a-z0-9]{5}`
+	switch kind {
+	case "Deployment":
+		own("ReplicaSet", hash)
+		own("Pod", hash+suffix)
+	case "StatefulSet":
+		own("Pod", `-[0-9]+`)
+	case "DaemonSet", "Job":
+		own("Pod", suffix)
+	case "ReplicaSet":
+		own("Pod", suffix)
+	case "CronJob":
+		own("Job", `-[0-9]+`)
+		own("Pod", `-[0-9]+`+suffix)
+	}
+}
+
+// match returns the object an event about kind ns/name concerns ("" for the
+// object itself), and whether it concerns the release at all.
+func (m *eventMatcher) match(kind, ns, name string) (forKey string, ok bool) {
+	if _, ok := m.exact[kind+"/"+ns+"/"+name]; ok {
+		return "", true
+	}
+	for _, o := range m.owned {
+		if o.kind == kind && o.ns == ns && o.re.MatchString(name) {
+			return o.owner, true
+		}
+	}
+	return "", false
+}
+
+// wantPods makes the events of a hook Job's Pods concern the release.
+func (s *ReleaseStatus) wantPods(ns string, job *batchv1.Job) {
+	if s.wanted == nil {
+		s.wanted = newEventMatcher()
+	}
+	s.wanted.add("Job", ns, job.Name)
+}
+
+// readEvents lists the Warning events of each namespace the objects and hooks
+// live in (one list each, paged) and keeps those that concern the release.
+// Events of cluster-scoped objects, which Kubernetes records in namespace
+// default, are not looked for.
+func readEvents(ctx context.Context, c Source, st *ReleaseStatus) error {
+	if st.wanted == nil {
+		st.wanted = newEventMatcher()
+	}
+	var namespaces []string
+	for _, r := range st.Resources {
+		if r.Namespace != "" {
+			st.wanted.add(r.Kind, r.Namespace, r.Name)
+			namespaces = append(namespaces, r.Namespace)
+		}
+	}
+	for _, h := range st.Hooks {
+		st.wanted.add(h.Kind, h.Namespace, h.Name)
+		namespaces = append(namespaces, h.Namespace)
+	}
+	slices.Sort(namespaces)
+	namespaces = slices.Compact(namespaces)
+	st.eventsRV = map[string]string{}
+	var all []WarningEvent
+	for _, ns := range namespaces {
+		var rv string
+		items, err := paging.All(ctx, func(ctx context.Context, cont string) ([]corev1.Event, string, error) {
+			l, err := c.Clientset().CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: warningSelector, Limit: 500, Continue: cont})
+			if err != nil {
+				return nil, "", err
+			}
+			rv = l.ResourceVersion
+			return l.Items, l.Continue, nil
+		})
+		if apierrors.IsForbidden(err) {
+			st.Notes = append(st.Notes, cannotThen("list", corev1.SchemeGroupVersion.WithResource("events").GroupResource(), ns, "its Warning events are not shown"))
+			continue
+		}
+		if err != nil {
+			return kube.Explain(err, "list", "events", ns)
+		}
+		st.eventsRV[ns] = rv
+		for i := range items {
+			if ev, ok := st.warning(&items[i]); ok {
+				all = append(all, ev)
+			}
+		}
+	}
+	st.setEvents(all)
+	return nil
+}
+
+// warning returns e as the release's warning, if it concerns the release.
+func (s *ReleaseStatus) warning(e *corev1.Event) (WarningEvent, bool) {
+	io := e.InvolvedObject
+	ns := io.Namespace
+	if ns == "" {
+		ns = e.Namespace
+	}
+	if s.wanted == nil || s.scrub == nil {
+		return WarningEvent{}, false // not read by StatusOf: nothing to match with
+	}
+	forKey, ok := s.wanted.match(io.Kind, ns, io.Name)
+	if !ok || e.Type != corev1.EventTypeWarning {
+		return WarningEvent{}, false
+	}
+	w := WarningEvent{Namespace: ns, Object: io.Kind + "/" + io.Name, For: forKey, Reason: e.Reason,
+		Message: s.scrub(e.Message), Count: max(e.Count, 1), LastSeen: lastSeen(e), uid: string(e.UID)}
+	if e.Series != nil && e.Series.Count > w.Count {
+		w.Count = e.Series.Count
+	}
+	return w, true
+}
+
+// lastSeen is when an event last happened, whichever way its writer said it.
+func lastSeen(e *corev1.Event) time.Time {
+	switch {
+	case e.Series != nil && !e.Series.LastObservedTime.IsZero():
+		return e.Series.LastObservedTime.Time
+	case !e.LastTimestamp.IsZero():
+		return e.LastTimestamp.Time
+	case !e.EventTime.IsZero():
+		return e.EventTime.Time
+	}
+	return e.CreationTimestamp.Time
+}
+
+// setEvents keeps the newest MaxStatusEvents of evs, newest first.
+func (s *ReleaseStatus) setEvents(evs []WarningEvent) {
+	sort.SliceStable(evs, func(i, j int) bool { return evs[i].LastSeen.After(evs[j].LastSeen) })
+	s.EventsOmitted = max(len(evs)-MaxStatusEvents, 0)
+	s.Events = evs[:min(len(evs), MaxStatusEvents)]
+}
+
+// upsertEvent adds or replaces one event (a watch's), and reports whether the
+// release's warnings changed.
+func (s *ReleaseStatus) upsertEvent(e *corev1.Event) bool {
+	w, ok := s.warning(e)
+	if !ok {
+		return false
+	}
+	evs := slices.Clone(s.Events)
+	for i := range evs {
+		if evs[i].uid == w.uid {
+			if evs[i] == w {
+				return false
+			}
+			evs[i] = w
+			s.setEvents(evs)
+			return true
+		}
+	}
+	s.setEvents(append(evs, w))
+	return true
+}

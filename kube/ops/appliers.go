@@ -1,0 +1,70 @@
+package ops
+
+import (
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+
+	helmkube "helm.sh/helm/v3/pkg/kube"
+	kube4 "helm.sh/helm/v4/pkg/kube"
+
+	"github.com/chunkview/chunkview/kube"
+)
+
+// HelmFieldManager is the field manager Helm's CLIs write managed fields under
+// (both set their kube package's ManagedFieldsManager to it). Resources chunkview
+// applies through Helm's actions carry the same manager, so that a server-side
+// apply neither conflicts with the CLI's own fields nor takes them over.
+const HelmFieldManager = "helm"
+
+func init() {
+	// Left empty, Helm's kube clients name the manager after the binary
+	// ("chunkview"): a server-side rollback would then conflict with "helm" on
+	// every field it applies.
+	helmkube.ManagedFieldsManager = HelmFieldManager
+	kube4.ManagedFieldsManager = HelmFieldManager
+}
+
+// Appliers builds the Helm kube clients that apply and delete the resources of a
+// release whose resources live in namespace ns: one for Helm 3's actions and one
+// for Helm 4's. An operation uses the one of the Helm that runs it.
+type Appliers interface {
+	Helm3(ns string) (helmkube.Interface, error)
+	Helm4(ns string) (kube4.Interface, error)
+}
+
+// restAppliers builds Helm's kube clients from the connection flags, as helm's
+// CLIs do: every client they make gets chunkview's wrappers (see
+// kube.Options.Connect).
+type restAppliers struct {
+	getter genericclioptions.RESTClientGetter
+}
+
+func (a restAppliers) Helm3(ns string) (helmkube.Interface, error) {
+	kc := helmkube.New(a.getter)
+	kc.Namespace = ns
+	return kc, nil
+}
+
+func (a restAppliers) Helm4(ns string) (kube4.Interface, error) {
+	kc := kube4.New(a.getter)
+	kc.Namespace = ns
+	// Helm 4's client logs through slog's default handler unless told
+	// otherwise; the operation that uses it sets its own.
+	return kc, nil
+}
+
+// NewAppliers returns the Appliers that build Helm's kube clients from getter, as
+// the operations do over a connection kube.Options.Connect made.
+func NewAppliers(getter genericclioptions.RESTClientGetter) Appliers { return restAppliers{getter} }
+
+// appliersOf returns the Appliers of connection c: those c carries (the
+// demo's), else Helm's clients built from c's connection flags; nil when c can
+// do neither.
+func appliersOf(c *kube.Client) Appliers {
+	switch a := c.ApplySource().(type) {
+	case Appliers:
+		return a
+	case genericclioptions.RESTClientGetter:
+		return NewAppliers(a)
+	}
+	return nil
+}
