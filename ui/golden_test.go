@@ -104,9 +104,9 @@ var goldenCases = []goldenCase{
 	{name: "context_dialog_uninstall", contexts: true, steps: func(h *harness) { h.press("down", "down", "enter", "U").typeText("we") }},
 	{name: "context_rollback_plan", contexts: true, steps: keys("down", "down", "enter", "up", "R")},
 
-	{name: "history_olmv1", before: func(f *fixture) { markOLMv1(f, "web") }, steps: keys("down", "down", "enter")},
-	{name: "history_olmv1_extension", before: func(f *fixture) { markOLMv1(f, "web") }, steps: func(h *harness) {
-		h.press("down", "down", "enter").send(history.ExtensionMsg{Ns: "default", Name: "web", Ext: olmExtension})
+	{name: "history_olmv1", before: func(f *fixture) { f.MarkOLMv1("web") }, steps: keys("down", "down", "enter")},
+	{name: "history_olmv1_extension", before: func(f *fixture) { f.MarkOLMv1("web") }, steps: func(h *harness) {
+		h.press("down", "down", "enter").send(history.ExtensionMsg{Ns: "default", Name: "web", Ext: screentest.OLMExtension})
 	}},
 }
 

@@ -12,7 +12,6 @@ import (
 	"github.com/chunkview/chunkview/ui/common"
 	"github.com/chunkview/chunkview/ui/components/dialog"
 	"github.com/chunkview/chunkview/ui/components/table"
-	"github.com/chunkview/chunkview/ui/screens/history"
 	"github.com/chunkview/chunkview/ui/screens/releases"
 )
 
@@ -118,25 +117,6 @@ func TestSmallHelpOverlayKeepsWayOut(t *testing.T) {
 	}
 }
 
-// TestDialogsKeepTheirButtons: a dialog never loses its bottom border or its
-// question, however little room there is: its text gives way, marked with "…",
-// and follows the selected choice.
-func TestDialogsKeepTheirButtons(t *testing.T) {
-	f := newFixture(t)
-	for _, sz := range [][2]int{{60, 12}, {60, 15}, {80, 24}} {
-		h := newHarness(t, f.Client, Options{}, sz[0], sz[1])
-		h.press("G", "enter", "F")
-		h.contains("Proceed? y: yes · esc: cancel", "╰", "1. Mark revision")
-		if sz[1] < 24 {
-			h.contains("…")
-		}
-		h.press("down").contains("▶ 2. Delete revision", "Proceed? y: yes · esc: cancel", "╰")
-
-		h = newHarness(t, f.Client, Options{}, sz[0], sz[1])
-		h.press("down", "down", "enter", "U").contains("Type the release name (web) to confirm:", "╰")
-	}
-}
-
 // TestBreadcrumbKeepsTheScreen: when the header is short of room, the
 // breadcrumb gives up its first parts, never the release or screen shown.
 func TestBreadcrumbKeepsTheScreen(t *testing.T) {
@@ -219,12 +199,6 @@ func TestStorageNamespaceColumnOnlyWhenApart(t *testing.T) {
 		}
 		if strings.Contains(got, "LARGEST") && !strings.Contains(got, "APP") {
 			t.Errorf("at %d, the bar outlived the app version: %s", w, got)
-		}
-	}
-	for w := 120; w >= 40; w-- {
-		got := titles(table.FitColumns(history.Columns, w))
-		if strings.Contains(got, "GROWTH") && !strings.Contains(got, "APP") {
-			t.Errorf("history at %d, the bar outlived the app version: %s", w, got)
 		}
 	}
 }

@@ -1,8 +1,6 @@
 package ui
 
 import (
-	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -12,7 +10,6 @@ import (
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/storage"
 	"github.com/chunkview/chunkview/ui/common"
-	"github.com/chunkview/chunkview/ui/screens/history"
 	"github.com/chunkview/chunkview/ui/screens/releases"
 )
 
@@ -134,42 +131,6 @@ func TestLiveFedEvents(t *testing.T) {
 	h.contains("● LIVE")
 	if n := reloads(h); n != 1 {
 		t.Errorf("switching the live view on listed %d times, want 1 (after the watch's list)", n)
-	}
-}
-
-// TestLiveHistory: the open history takes a new revision and a status change
-// of its release from the watch.
-func TestLiveHistory(t *testing.T) {
-	f := newFixture(t)
-	h := newHarness(t, f.Client, Options{Watch: true}, 120, 40)
-	h.press("down", "down", "enter")
-	hs, ok := h.top().(*history.Screen)
-	if !ok || hs.Name != "web" {
-		t.Fatalf("top %T", h.top())
-	}
-	drv := storage.NewDriver(f.Cluster.Clientset().CoreV1().Secrets("default"), storage.HelmOwner, storage.ChunkedSecretsConfig{ChunkSize: fixtureChunkSize})
-	rel := webRelease(5, release.StatusPendingUpgrade)
-	if err := drv.Create(storage.RecordKey("web", 5), rel); err != nil {
-		t.Fatal(err)
-	}
-	revs := func() []int {
-		var out []int
-		for _, r := range hs.Rows {
-			out = append(out, r.Revision)
-		}
-		return out
-	}
-	h.waitLive("history revision 5", func() bool { return slices.Contains(revs(), 5) })
-	if l := hs.Latest(); l.Status != "pending-upgrade" || hs.Selected().Revision != 5 {
-		t.Errorf("latest %d %s, selected %d", l.Revision, l.Status, hs.Selected().Revision)
-	}
-	rel.Info.Status = release.StatusDeployed
-	if err := drv.Update(storage.RecordKey("web", 5), rel); err != nil {
-		t.Fatal(err)
-	}
-	h.waitLive("history revision 5 deployed", func() bool { return hs.Latest().Status == "deployed" })
-	if !strings.Contains(h.screen(), "deployed") {
-		t.Error(h.screen())
 	}
 }
 

@@ -33,6 +33,7 @@ var (
 	lokiHistory   = screentest.LokiHistory
 	lokiLayout    = screentest.LokiLayout
 	fakeStatus    = screentest.FakeStatus
+	allowSecrets  = screentest.AllowSecrets
 )
 
 const fixtureChunkSize = screentest.ChunkSize

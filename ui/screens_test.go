@@ -19,9 +19,7 @@ import (
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/storage"
 	"github.com/chunkview/chunkview/ui/common"
-	"github.com/chunkview/chunkview/ui/components/dialog"
 	"github.com/chunkview/chunkview/ui/internal/rowcheck"
-	"github.com/chunkview/chunkview/ui/screens/history"
 	"github.com/chunkview/chunkview/ui/screens/releases"
 )
 
@@ -162,103 +160,6 @@ func TestReleasesVerifyFindsCorruptChunk(t *testing.T) {
 	h.press("V").contains("✗ BROKEN", "cache revision 1 cannot be read: corrupt release record")
 }
 
-func TestHistoryKeys(t *testing.T) {
-	f := newFixture(t)
-	h := newHarness(t, f.Client, Options{}, 120, 40)
-	h.press("down", "down", "enter")
-	hs := h.top().(*history.Screen)
-	if got := hs.Selected().Revision; got != 4 {
-		t.Fatalf("history opens on revision %d, want the latest (4)", got)
-	}
-	// R on the latest revision applies it again, as `helm rollback web 4`
-	// does: the way to undo drift.
-	h.press("R").contains("Apply revision 4 of web again?", "undoing any drift", "writes revision 5")
-	if got := h.top().Title(); got != "roll back to 4" {
-		t.Fatalf("R on the latest revision opened %q, want the rollback plan of a re-apply", got)
-	}
-	h.press("esc")
-
-	h.press("d")
-	if got := h.top().Title(); got != "diff 3→4" {
-		t.Fatalf("d opened %q, want the one before (diff 3→4)", got)
-	}
-	h.press("esc", "home", "space", "end", "d")
-	if got := h.top().Title(); got != "diff 1→4" {
-		t.Fatalf("with revision 1 marked, d opened %q, want diff 1→4", got)
-	}
-	h.press("esc", "home", "d").contains("nothing before it")
-}
-
-func TestHistoryIgnoresOtherReleases(t *testing.T) {
-	f := newFixture(t)
-	s := history.New(testCommon(f), "default", "web")
-	s.Init()
-	s.Update(history.LoadedMsg{Ns: "default", Name: "worker", Rows: []kube.RevisionRow{{Name: "worker", Revision: 9}}})
-	if s.Loaded {
-		t.Fatal("the history of another release was taken")
-	}
-	s.Update(history.LoadedMsg{Ns: "default", Name: "web", Err: kube.Explain(errors.New("nope"), "list", "secrets", "default")})
-	if s.Loaded || s.Err == nil || !strings.Contains(ansi.Strip(s.View()), "nope") {
-		t.Fatalf("the error was not shown:\n%s", s.View())
-	}
-}
-
-func TestReadOnlyHidesActions(t *testing.T) {
-	f := newFixture(t)
-	h := newHarness(t, readOnlyClient(f), Options{}, 120, 40)
-	h.contains("READ-ONLY")
-	h.press("G", "enter") // worker, stuck
-	h.lacks("R roll back", "X delete", "U uninstall", "F fix stuck")
-	h.press("F", "X", "U", "up", "R")
-	if hs, ok := h.top().(*history.Screen); !ok || hs.Dialog != nil {
-		t.Fatalf("an action key did something in read-only mode: top %T", h.top())
-	}
-	if n := f.Cluster.Writes(); n != 0 {
-		t.Fatalf("read-only mode wrote %d times", n)
-	}
-}
-
-func TestTypedConfirmation(t *testing.T) {
-	f := newFixture(t)
-	h := newHarness(t, f.Client, Options{}, 120, 40)
-	h.press("down", "down", "enter", "U").typeText("wbe").press("enter")
-	h.contains(`Type "web" exactly to confirm`)
-	if n := f.Cluster.Writes(); n != 0 {
-		t.Fatalf("a wrong name went ahead: %d writes", n)
-	}
-	// Letters go to the field while it is open: q does not quit.
-	h.typeText("q")
-	if h.quit {
-		t.Fatal("q typed into the dialog quit the program")
-	}
-	h.press("esc")
-	if hs := h.top().(*history.Screen); hs.Dialog != nil {
-		t.Fatal("esc did not close the dialog")
-	}
-	h.press("U").typeText("web").press("enter").contains("✓ Uninstalled web")
-	h.press("enter")
-	if _, ok := h.top().(*releases.Screen); !ok {
-		t.Fatalf("after uninstalling, top is %T, want the release list", h.top())
-	}
-	h.contains("Uninstalled web.").lacks("web-1.4.0")
-}
-
-func TestActionErrorShownInPlace(t *testing.T) {
-	f := newFixture(t)
-	h := newHarness(t, f.Client, Options{}, 120, 40)
-	h.press("G", "enter", "F")
-	f.Cluster.FailRequest("", 1, kube.ErrReadOnly)
-	h.press("y").contains("✗ Read-only")
-	hs := h.top().(*history.Screen)
-	if hs.Dialog == nil || hs.Dialog.State() != dialog.Done {
-		t.Fatal("the failed fix did not stay in its dialog")
-	}
-	h.press("enter")
-	if _, ok := h.top().(*history.Screen); !ok {
-		t.Fatal("closing a failed dialog left the history")
-	}
-}
-
 // TestEverySizeFits checks, for every screen, that the view fills the terminal
 // exactly: no line wider than it, no more lines than it has.
 func TestEverySizeFits(t *testing.T) {
@@ -367,8 +268,8 @@ func TestRunStopsWithContext(t *testing.T) {
 
 // TestPendingInProgressIsNotStuck: a revision pending for less than the stuck
 // threshold (here 4h, worker's has been pending 3h) is an operation in progress:
-// the list and the history say so and do not offer the fixes yet; F still opens
-// them, warning that the operation is probably running.
+// the list says so and does not offer the fixes yet (the history's side is
+// ui/screens/history's test of the same name).
 func TestPendingInProgressIsNotStuck(t *testing.T) {
 	f := newFixture(t)
 	cfg := testConfig()
@@ -376,50 +277,10 @@ func TestPendingInProgressIsNotStuck(t *testing.T) {
 	client := kube.New(f.Cluster.Clientset(), f.Cluster.Metadata(), demo.DiscardKubeClients, cfg)
 	h := newHarness(t, client, Options{}, 120, 40)
 	h.press("G").contains("worker has been pending-upgrade for 3h: an operation is in progress", "stuck after 4h").lacks("F to fix")
-	h.press("enter").contains("pending-upgrade for 3h: an operation is in progress").lacks("F: ways out")
-	h.press("F").contains("less than 4h", "probably still running")
 
 	// With the default threshold (5 minutes), the same revision is stuck.
 	h = newHarness(t, f.Client, Options{}, 120, 40)
 	h.press("G").contains("if no Helm operation is running, it is stuck", "F to fix")
-}
-
-// TestHistoryShowsHelmRelease: a release a Flux HelmRelease manages says so above
-// the history, with its Ready condition and whether it is suspended; while it is
-// not, that the operations are refused and how to suspend it.
-func TestHistoryShowsHelmRelease(t *testing.T) {
-	f := newFixture(t)
-	h := newHarness(t, f.Client, Options{}, 120, 40)
-	h.press("down", "down", "enter")
-	hs := h.top().(*history.Screen)
-	ctl := &kube.Controller{Kind: kube.KindHelmRelease, Namespace: "flux-apps", Name: "web", Ready: "True", LastAttempted: "1.4.0"}
-	h.send(history.ControllerMsg{Ns: hs.Ns, Name: hs.Name, Ctl: ctl})
-	h.contains("Managed by HelmRelease/flux-apps/web · Ready True · not suspended · last attempted 1.4.0",
-		"R, X, U and F are refused while Flux reconciles it: flux suspend helmrelease web -n flux-apps")
-	suspended := *ctl
-	suspended.Suspended = true
-	h.send(history.ControllerMsg{Ns: hs.Ns, Name: hs.Name, Ctl: &suspended})
-	h.contains("Ready True · suspended").lacks("are refused while Flux")
-}
-
-// TestPruneDialog: P in the history offers to keep the newest revisions, each
-// choice saying what goes and the bytes freed; the release's name typed, the
-// records of the oldest go and the history shows the rest.
-func TestPruneDialog(t *testing.T) {
-	f := newFixture(t)
-	h := newHarness(t, f.Client, Options{}, 120, 40)
-	h.press("down", "down", "enter")
-	hs := h.top().(*history.Screen)
-	if len(hs.Rows) != 4 {
-		t.Fatalf("web has %d revisions, want 4", len(hs.Rows))
-	}
-	h.press("P").contains("Prune web", "Keep the newest 3 (delete 1)", "Keep the newest 1 (delete 3)", "freeing", "Type the release name (web) to confirm:")
-	h.press("down").contains("▶ 2. Keep the newest 1 (delete 3)", "keeps 4.")
-	h.typeText("web").press("enter").contains("Pruned web: deleted 3 revision records, kept 1.")
-	h.press("enter")
-	if got := len(hs.Rows); got != 1 || hs.Rows[0].Revision != 4 {
-		t.Fatalf("history after the prune: %d rows (%+v)", got, hs.Rows)
-	}
 }
 
 // TestHelpClosesOnQ: as in less and k9s, q and esc close the help; they do not

@@ -136,7 +136,8 @@ func TestSameNameInTwoStoresOpensItsOwn(t *testing.T) {
 		t.Fatalf("redis is on %d rows, want 2 (one per store)", len(redis))
 	}
 	for _, i := range redis {
-		want := common.StoreOf(rs.Items[rs.Shown[i]].Row.Latest.Driver)
+		row := rs.Items[rs.Shown[i]].Row.Latest
+		want := common.StoreOf(row.Driver)
 		h.selectRow(i)
 		h.press("enter")
 		hs, ok := h.top().(*history.Screen)
@@ -146,14 +147,14 @@ func TestSameNameInTwoStoresOpensItsOwn(t *testing.T) {
 		if got := hs.Client.Config().Drivers; !slices.Equal(got, []string{want}) {
 			t.Errorf("redis (%s): the history loads through a client reading %v", want, got)
 		}
-		if hs.Err != nil && strings.Contains(hs.Err.Error(), kube.ErrAmbiguous.Error()) {
-			t.Errorf("redis (%s): history refused as ambiguous: %v", want, hs.Err)
+		if scr := h.screen(); strings.Contains(scr, kube.ErrAmbiguous.Error()) {
+			t.Errorf("redis (%s): history refused as ambiguous:\n%s", want, scr)
 		}
 		if want == kube.DriverSecret && hs.Title() != "redis (secret)" {
 			t.Errorf("title %q does not name the store", hs.Title())
 		}
 		// Screens opened from the history inherit the narrowed client.
-		h.send(history.LoadedMsg{Ns: hs.Ns, Name: hs.Name, Rows: []kube.RevisionRow{storeRow(want, "redis", 1, 0.1)}})
+		h.send(history.LoadedMsg{Ns: row.StorageNamespace, Name: row.Name, Rows: []kube.RevisionRow{storeRow(want, "redis", 1, 0.1)}})
 		h.press("c")
 		if cs, ok := h.top().(*chunks.Screen); !ok || !slices.Equal(cs.Client.Config().Drivers, []string{want}) {
 			t.Errorf("redis (%s): c opened %T reading another store", want, h.top())

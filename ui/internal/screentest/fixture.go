@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -489,6 +490,17 @@ func (f *Fixture) ReadOnly() *kube.Client {
 	cfg := Config()
 	cfg.ReadOnly = true
 	return kube.New(f.Cluster.Clientset(), f.Cluster.Metadata(), demo.DiscardKubeClients, cfg)
+}
+
+// AllowSecrets returns an authorizer that allows the given verbs on secrets in
+// namespace ns and nothing else, as a Role bound in that namespace would.
+func AllowSecrets(ns string, verbs ...string) fakeapi.Authorizer {
+	return func(gotNS, verb, resource string) (bool, string) {
+		if resource == "secrets" && gotNS == ns && slices.Contains(verbs, verb) {
+			return true, ""
+		}
+		return false, ""
+	}
 }
 
 // DemoClient seeds the demo's samples on a cluster of its own and returns it with

@@ -16,7 +16,7 @@ import (
 // all their sizes. Revisions with a summary get the cheap chunk check.
 func (s *Screen) fill() tea.Cmd {
 	var cmds []tea.Cmd
-	for _, r := range s.Rows {
+	for _, r := range s.rows {
 		id := common.RowID(r)
 		if s.inflight[id] || s.checked[id] || r.Broken || (r.Known && r.Summary.Chunks <= 1) {
 			continue
@@ -30,8 +30,8 @@ func (s *Screen) fill() tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// TakeRow takes the answer of FillRow or VerifyRow into its row.
-func (s *Screen) TakeRow(msg rowcheck.RowDetailsMsg) tea.Cmd {
+// takeRow takes the answer of FillRow or VerifyRow into its row.
+func (s *Screen) takeRow(msg rowcheck.RowDetailsMsg) tea.Cmd {
 	var cmds []tea.Cmd
 	// A V run counts every answer it asked for, even one whose row was read
 	// again meanwhile, so that it always ends with its result line.
@@ -42,8 +42,8 @@ func (s *Screen) TakeRow(msg rowcheck.RowDetailsMsg) tea.Cmd {
 			s.verify = nil
 		}
 	}
-	for i := range s.Rows {
-		r := &s.Rows[i]
+	for i := range s.rows {
+		r := &s.rows[i]
 		if !msg.Matches(*r) {
 			continue
 		}
@@ -66,7 +66,7 @@ func (s *Screen) TakeRow(msg rowcheck.RowDetailsMsg) tea.Cmd {
 
 // recheck checks again a row another writer was storing.
 func (s *Screen) recheck(msg rowcheck.RecheckMsg) tea.Cmd {
-	for _, r := range s.Rows {
+	for _, r := range s.rows {
 		if msg.Matches(r) && r.Writing && !s.inflight[common.RowID(r)] {
 			s.inflight[common.RowID(r)] = true
 			return rowcheck.FillRow(s.Ctx, s.Client, r, false)
@@ -75,12 +75,12 @@ func (s *Screen) recheck(msg rowcheck.RecheckMsg) tea.Cmd {
 	return nil
 }
 
-// VerifyAll decodes every revision, which reads all their chunks, and ends with a
+// verifyAll decodes every revision, which reads all their chunks, and ends with a
 // result line once all have answered.
-func (s *Screen) VerifyAll() tea.Cmd {
+func (s *Screen) verifyAll() tea.Cmd {
 	s.verify = rowcheck.NewVerifyRun("revision")
 	var cmds []tea.Cmd
-	for _, r := range s.Rows {
+	for _, r := range s.rows {
 		if r.Broken {
 			s.verify.Already(table.Itoa(r.Revision))
 			continue

@@ -18,16 +18,16 @@ import (
 // is something to compare with.
 func (s *Screen) detailLines() []string {
 	st := s.Styles
-	r := s.Selected()
+	r := s.selected()
 	var first, second, third string
-	if s.Err != nil {
-		first = st.Error.Render(table.Line1(s.Width, "✗ Refresh failed, showing the last history: "+common.ShortError(s.Err)))
+	if s.err != nil {
+		first = st.Error.Render(table.Line1(s.Width, "✗ Refresh failed, showing the last history: "+common.ShortError(s.err)))
 	}
 	if r == nil {
 		return []string{first, second, third}
 	}
 	ro := s.ReadOnly()
-	latest := s.Latest() != nil && s.Latest().Revision == r.Revision
+	latest := s.latest() != nil && s.latest().Revision == r.Revision
 	diff := "d: diff with the one before"
 	switch {
 	case s.mark != 0 && s.mark != r.Revision:
@@ -100,14 +100,14 @@ func hints(parts ...string) string {
 // deniedLine names the actions the user may not run here and the permissions they
 // lack; "" when every action may run or it is not known yet.
 func (s *Screen) deniedLine() string {
-	if s.Perms == nil {
+	if s.perms == nil {
 		return ""
 	}
 	var keys []string
 	seen := map[string]bool{}
 	var verbs []string
 	for _, a := range s.historyOps() {
-		missing := s.Perms.Missing(a.op)
+		missing := s.perms.Missing(a.op)
 		if len(missing) == 0 {
 			continue
 		}
@@ -123,9 +123,9 @@ func (s *Screen) deniedLine() string {
 		return ""
 	}
 	long := fmt.Sprintf("⊘ %s off: you may not %s secrets in %s (press one for details)",
-		strings.Join(keys, " "), strings.Join(verbs, ", "), s.Perms.Namespace)
+		strings.Join(keys, " "), strings.Join(verbs, ", "), s.perms.Namespace)
 	if ansi.StringWidth(long) <= s.Width {
 		return long
 	}
-	return fmt.Sprintf("⊘ %s off: your rights on secrets in %s fall short; press one for why", strings.Join(keys, " "), s.Perms.Namespace)
+	return fmt.Sprintf("⊘ %s off: your rights on secrets in %s fall short; press one for why", strings.Join(keys, " "), s.perms.Namespace)
 }

@@ -24,14 +24,14 @@ import (
 // operations on it.
 type Screen struct {
 	common.Common
-	Ns, Name string
+	ns, name string
 
 	loading bool
-	Loaded  bool
-	Err     error
+	loaded  bool
+	err     error
 	gone    string // set once the release was uninstalled
 
-	Rows     []kube.RevisionRow
+	rows     []kube.RevisionRow
 	rowErr   map[string]error // by key@rv
 	inflight map[string]bool
 	// checked holds the records whose details or chunk check came back, so a
@@ -41,12 +41,12 @@ type Screen struct {
 	list table.Model
 	// mark is the revision marked as the other side of a diff; 0 when none.
 	mark int
-	// Dialog, when open, asks about op, an operation on the release.
-	Dialog *dialog.Model
-	op     *pendingOp
-	// Perms is what the user may do here, once the API server has said; nil
+	// confirm, when open, asks about op, an operation on the release.
+	confirm *dialog.Model
+	op      *pendingOp
+	// perms is what the user may do here, once the API server has said; nil
 	// until then, or when it could not say (the server then decides each action).
-	Perms *kube.Permissions
+	perms *kube.Permissions
 	// verify follows the last V until every revision has answered.
 	verify *rowcheck.VerifyRun
 	// ext is what OLMv1 says of the ClusterExtension that owns the release,
@@ -67,7 +67,7 @@ type Screen struct {
 func New(c common.Common, ns, name string) *Screen {
 	list := table.New()
 	list.KeyMap = c.Keys.List
-	return &Screen{Common: c, Ns: ns, Name: name, rowErr: map[string]error{}, inflight: map[string]bool{}, checked: map[string]bool{}, list: list}
+	return &Screen{Common: c, ns: ns, name: name, rowErr: map[string]error{}, inflight: map[string]bool{}, checked: map[string]bool{}, list: list}
 }
 
 // Init starts the first loads.
@@ -75,16 +75,16 @@ func (s *Screen) Init() tea.Cmd {
 	if s.ReadOnly() {
 		return s.reload()
 	}
-	return tea.Batch(s.reload(), loadPermissions(s.Ctx, s.Client, s.Ns))
+	return tea.Batch(s.reload(), loadPermissions(s.Ctx, s.Client, s.ns))
 }
 
 // denied returns why the user may not run op here, or "" when they may or it is
 // not known yet.
 func (s *Screen) denied(op string) string {
-	if s.Perms == nil {
+	if s.perms == nil {
 		return ""
 	}
-	return s.Perms.Disabled()[op]
+	return s.perms.Disabled()[op]
 }
 
 // actionOp is an action key and the operation it runs.
@@ -114,42 +114,42 @@ func (s *Screen) reload() tea.Cmd {
 		return nil
 	}
 	s.loading = true
-	return loadHistory(s.Ctx, s.Client, s.Ns, s.Name)
+	return loadHistory(s.Ctx, s.Client, s.ns, s.name)
 }
 
 // Title names the release, and its store when that is one of Helm's: the same
 // name may be held by chunked storage too.
 func (s *Screen) Title() string {
 	if d := s.store(); common.IsHelmStore(d) {
-		return s.Name + " (" + kube.DriverLabel(d) + ")"
+		return s.name + " (" + kube.DriverLabel(d) + ")"
 	}
-	return s.Name
+	return s.name
 }
 
 // Busy reports whether it waits on the cluster, for the spinner.
 func (s *Screen) Busy() bool {
-	return s.loading || len(s.inflight) > 0 || (s.Dialog != nil && s.Dialog.Busy())
+	return s.loading || len(s.inflight) > 0 || (s.confirm != nil && s.confirm.Busy())
 }
 
 // Capturing reports whether it takes typed text, so that q and ? reach it.
-func (s *Screen) Capturing() bool { return s.Dialog != nil && s.Dialog.Capturing() }
+func (s *Screen) Capturing() bool { return s.confirm != nil && s.confirm.Capturing() }
 
 // HandlesBack reports whether esc closes something inside it rather than the screen.
-func (s *Screen) HandlesBack() bool { return s.Dialog != nil }
+func (s *Screen) HandlesBack() bool { return s.confirm != nil }
 
 // SetSize sets the size it draws in.
 func (s *Screen) SetSize(w, h int) {
 	s.Common.SetSize(w, h)
-	if s.Dialog != nil {
-		s.Dialog.SetSize(w, h)
+	if s.confirm != nil {
+		s.confirm.SetSize(w, h)
 	}
 	s.clamp()
 }
 
 // Help returns its keys for the help line and the overlay.
 func (s *Screen) Help() common.HelpKeys {
-	if s.Dialog != nil {
-		b := s.Dialog.Bindings()
+	if s.confirm != nil {
+		b := s.confirm.Bindings()
 		return common.HelpKeys{Short: b, Full: [][]key.Binding{b}}
 	}
 	k := s.Keys.History
@@ -157,7 +157,7 @@ func (s *Screen) Help() common.HelpKeys {
 	uninstall, fix := s.actionKey(k.Uninstall, kube.OpUninstall), s.actionKey(k.FixStuck, kube.OpFixStuck)
 	prune := s.actionKey(k.Prune, kube.OpPrune)
 	diff, chunks := k.Diff, common.LayoutKey(k.Chunks, s.store())
-	if sel := s.Selected(); sel != nil && s.previous() == nil && (s.mark == 0 || s.mark == sel.Revision) {
+	if sel := s.selected(); sel != nil && s.previous() == nil && (s.mark == 0 || s.mark == sel.Revision) {
 		diff.SetEnabled(false) // the first revision: nothing to compare it with yet
 	}
 	return common.HelpKeys{
@@ -177,22 +177,22 @@ func (s *Screen) tableHeight() int { return max(s.Height-4-len(s.headLines()), 1
 // headLines are the lines above the table: the owner, then the size trend.
 func (s *Screen) headLines() []string { return append(s.ownerLines(), s.trendLines()...) }
 
-func (s *Screen) clamp() { s.list.Fit(len(s.Rows), s.tableHeight()) }
+func (s *Screen) clamp() { s.list.Fit(len(s.rows), s.tableHeight()) }
 
-// Selected is the revision under the cursor, or nil.
-func (s *Screen) Selected() *kube.RevisionRow {
+// selected is the revision under the cursor, or nil.
+func (s *Screen) selected() *kube.RevisionRow {
 	c := s.list.Cursor()
-	if c < 0 || c >= len(s.Rows) {
+	if c < 0 || c >= len(s.rows) {
 		return nil
 	}
-	return &s.Rows[c]
+	return &s.rows[c]
 }
 
 // Update takes a message: a key, or an answer to one of its requests.
 func (s *Screen) Update(msg tea.Msg) tea.Cmd {
 	// A dialog sees every message but keys only when open; the screen itself keeps
 	// loading underneath it.
-	if _, isKey := msg.(tea.KeyPressMsg); !isKey && s.Dialog != nil {
+	if _, isKey := msg.(tea.KeyPressMsg); !isKey && s.confirm != nil {
 		return tea.Batch(s.takeOpMsg(msg), s.updateDialog(msg), s.updateSelf(msg))
 	}
 	return s.updateSelf(msg)
@@ -201,41 +201,41 @@ func (s *Screen) Update(msg tea.Msg) tea.Cmd {
 func (s *Screen) updateSelf(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case LoadedMsg:
-		if msg.Ns != s.Ns || msg.Name != s.Name {
+		if msg.Ns != s.ns || msg.Name != s.name {
 			return nil
 		}
 		s.loading = false
 		if msg.Err != nil {
-			s.Err = msg.Err
+			s.err = msg.Err
 			return nil
 		}
-		s.Err = nil
-		s.Loaded = true
-		s.SetRows(msg.Rows)
+		s.err = nil
+		s.loaded = true
+		s.setRows(msg.Rows)
 		return tea.Batch(s.fill(), s.askExtension(), s.askController(), s.prefetch())
 
 	case ControllerMsg:
-		if msg.Ns == s.Ns && msg.Name == s.Name {
+		if msg.Ns == s.ns && msg.Name == s.name {
 			s.ctl = msg.Ctl
 			s.clamp()
 		}
 		return nil
 
 	case ExtensionMsg:
-		if msg.Ns == s.Ns && msg.Name == s.Name {
+		if msg.Ns == s.ns && msg.Name == s.name {
 			s.ext = msg.Ext
 			s.clamp()
 		}
 		return nil
 
 	case rowcheck.RowDetailsMsg:
-		return s.TakeRow(msg)
+		return s.takeRow(msg)
 
 	case rowcheck.RecheckMsg:
 		return s.recheck(msg)
 
 	case common.ReleaseChangedMsg:
-		if msg.Ns == s.Ns && msg.Name == s.Name {
+		if msg.Ns == s.ns && msg.Name == s.name {
 			return s.reload()
 		}
 		return nil
@@ -244,19 +244,19 @@ func (s *Screen) updateSelf(msg tea.Msg) tea.Cmd {
 		return s.applyLive(msg.Ev)
 
 	case permissionsMsg:
-		if msg.Ns == s.Ns && msg.Err == nil {
-			s.Perms = msg.Perms
+		if msg.Ns == s.ns && msg.Err == nil {
+			s.perms = msg.Perms
 		}
 		return nil
 
 	case common.ActionDoneMsg:
-		if msg.Kind == common.ActionUninstall && msg.Err == nil && msg.Ns == s.Ns && msg.Name == s.Name {
+		if msg.Kind == common.ActionUninstall && msg.Err == nil && msg.Ns == s.ns && msg.Name == s.name {
 			s.gone = msg.Text
 		}
 		return nil
 
 	case tea.KeyPressMsg:
-		if s.Dialog != nil {
+		if s.confirm != nil {
 			return s.updateDialog(msg)
 		}
 		return s.handleKey(msg)
@@ -264,15 +264,15 @@ func (s *Screen) updateSelf(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-// SetRows replaces the revisions, newest selected on first load, keeping the
+// setRows replaces the revisions, newest selected on first load, keeping the
 // selection and what was decoded of records that did not change.
-func (s *Screen) SetRows(rows []kube.RevisionRow) {
+func (s *Screen) setRows(rows []kube.RevisionRow) {
 	var keep int
-	if r := s.Selected(); r != nil {
+	if r := s.selected(); r != nil {
 		keep = r.Revision
 	}
 	old := map[string]kube.RevisionRow{}
-	for _, r := range s.Rows {
+	for _, r := range s.rows {
 		old[common.RowID(r)] = r
 	}
 	for i, r := range rows {
@@ -280,7 +280,7 @@ func (s *Screen) SetRows(rows []kube.RevisionRow) {
 			rows[i] = o
 		}
 	}
-	s.Rows = rows
+	s.rows = rows
 	s.list.SetCursor(len(rows) - 1)
 	for i, r := range rows {
 		if r.Revision == keep {
@@ -290,12 +290,12 @@ func (s *Screen) SetRows(rows []kube.RevisionRow) {
 	s.clamp()
 }
 
-// Latest is the newest revision listed, or nil.
-func (s *Screen) Latest() *kube.RevisionRow {
-	if len(s.Rows) == 0 {
+// latest is the newest revision listed, or nil.
+func (s *Screen) latest() *kube.RevisionRow {
+	if len(s.rows) == 0 {
 		return nil
 	}
-	return &s.Rows[len(s.Rows)-1]
+	return &s.rows[len(s.rows)-1]
 }
 
 // previous returns the revision listed before the selected one.
@@ -304,7 +304,7 @@ func (s *Screen) previous() *kube.RevisionRow {
 	if c <= 0 {
 		return nil
 	}
-	return &s.Rows[c-1]
+	return &s.rows[c-1]
 }
 
 func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
@@ -317,7 +317,7 @@ func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	for _, a := range s.historyOps() {
 		if key.Matches(msg, *a.key) {
 			if s.denied(a.op) != "" {
-				return s.deniedDialog(a.op, s.Perms.Allows(a.op))
+				return s.deniedDialog(a.op, s.perms.Allows(a.op))
 			}
 		}
 	}
@@ -328,21 +328,21 @@ func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			return s.reload()
 		}
 		// Rights may have changed too (a new RoleBinding): ask again.
-		return tea.Batch(s.reload(), loadPermissions(s.Ctx, s.Client, s.Ns))
+		return tea.Batch(s.reload(), loadPermissions(s.Ctx, s.Client, s.ns))
 	}
 	if key.Matches(msg, k.Verify) {
-		return s.VerifyAll()
+		return s.verifyAll()
 	}
-	if key.Matches(msg, k.Uninstall) && len(s.Rows) > 0 {
+	if key.Matches(msg, k.Uninstall) && len(s.rows) > 0 {
 		p, err := s.plan()
 		if err != nil {
 			return common.Status(common.ShortError(err), true)
 		}
 		return s.uninstallDialog(p)
 	}
-	if key.Matches(msg, k.Prune) && len(s.Rows) > 0 {
-		if len(s.Rows) < 2 {
-			return common.Status(s.Name+" has one revision: there is nothing to prune.", true)
+	if key.Matches(msg, k.Prune) && len(s.rows) > 0 {
+		if len(s.rows) < 2 {
+			return common.Status(s.name+" has one revision: there is nothing to prune.", true)
 		}
 		p, err := s.plan()
 		if err != nil {
@@ -351,9 +351,9 @@ func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return s.pruneDialog(p)
 	}
 	if key.Matches(msg, k.FixStuck) {
-		l := s.Latest()
+		l := s.latest()
 		if l == nil || !ops.Stuckable(l.Status) {
-			return common.Status(s.Name+" is not pending or uninstalling: there is nothing stuck to fix.", true)
+			return common.Status(s.name+" is not pending or uninstalling: there is nothing stuck to fix.", true)
 		}
 		p, err := s.plan()
 		if err != nil {
@@ -361,7 +361,7 @@ func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return s.fixStuckDialog(p)
 	}
-	sel := s.Selected()
+	sel := s.selected()
 	if sel == nil {
 		return nil
 	}
@@ -388,17 +388,17 @@ func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		default:
 			return common.Status(fmt.Sprintf("Revision %d is the first stored: nothing before it to compare with. Mark another with space.", sel.Revision), true)
 		}
-		return common.Push(diff.New(s.Common, s.Ns, s.Name, from, to))
+		return common.Push(diff.New(s.Common, s.ns, s.name, from, to))
 	case key.Matches(msg, k.Status):
 		if sel.Broken {
 			return common.Status(fmt.Sprintf("Revision %d cannot be read, so its objects are not known.", sel.Revision), true)
 		}
-		return common.Push(status.New(s.Common, s.Ns, s.Name, sel.Revision))
+		return common.Push(status.New(s.Common, s.ns, s.name, sel.Revision))
 	case key.Matches(msg, k.Live):
 		if sel.Broken {
 			return common.Status(fmt.Sprintf("Revision %d cannot be read, so it cannot be compared with the cluster.", sel.Revision), true)
 		}
-		return common.Push(diff.NewLive(s.Common, s.Ns, s.Name, sel.Revision))
+		return common.Push(diff.NewLive(s.Common, s.ns, s.name, sel.Revision))
 	case key.Matches(msg, k.Rollback):
 		if sel.Broken {
 			return common.Status(fmt.Sprintf("Revision %d cannot be read, so it cannot be rolled back to.", sel.Revision), true)
@@ -408,7 +408,7 @@ func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			return common.Status(common.ShortError(err), true)
 		}
 		rs := rollback.New(s.Common, p, sel.Revision)
-		if l := s.Latest(); l != nil && kube.Pending(l.Status) {
+		if l := s.latest(); l != nil && kube.Pending(l.Status) {
 			rs.LeftPending = fmt.Sprintf("Revision %d stays %s under the new one: F in the history fixes it first.", l.Revision, l.Status)
 		}
 		return common.Push(rs)
@@ -424,19 +424,19 @@ func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 
 // plan is the release as the screen shows it, for an operation's dialog to hold:
 // the operation applies to exactly that, and is refused if the release moved on.
-func (s *Screen) plan() (*ops.Plan, error) { return ops.NewPlan(s.Ns, s.Rows) }
+func (s *Screen) plan() (*ops.Plan, error) { return ops.NewPlan(s.ns, s.rows) }
 
 // View draws it in exactly its size.
 func (s *Screen) View() string {
 	body := s.tableView()
-	if s.Dialog != nil {
-		s.Dialog.SetSize(s.Width, s.Height)
-		return dialog.Overlay(body, s.Dialog.View(), s.Width, s.Height)
+	if s.confirm != nil {
+		s.confirm.SetSize(s.Width, s.Height)
+		return dialog.Overlay(body, s.confirm.View(), s.Width, s.Height)
 	}
 	return body
 }
 
 // HasTypedInput reports whether a dialog holds text the person typed, which ctrl+c asks before losing.
 func (s *Screen) HasTypedInput() bool {
-	return s.Dialog != nil && s.Dialog.HasTypedInput()
+	return s.confirm != nil && s.confirm.HasTypedInput()
 }

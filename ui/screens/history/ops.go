@@ -32,22 +32,22 @@ type pendingOp struct {
 // plan, d asks or says no at once).
 func (s *Screen) openDialog(d dialog.Model, op *pendingOp, plan tea.Cmd) tea.Cmd {
 	d.SetSize(s.Width, s.Height)
-	s.Dialog, s.op = &d, op
+	s.confirm, s.op = &d, op
 	if plan != nil {
-		*s.Dialog = s.Dialog.Planning()
+		*s.confirm = s.confirm.Planning()
 	}
-	return tea.Batch(plan, s.Dialog.Init())
+	return tea.Batch(plan, s.confirm.Init())
 }
 
 // updateDialog gives msg to the dialog, and closes it once it is done with.
 func (s *Screen) updateDialog(msg tea.Msg) tea.Cmd {
 	var cmd tea.Cmd
-	*s.Dialog, cmd = s.Dialog.Update(msg)
-	if !s.Dialog.Closed() {
+	*s.confirm, cmd = s.confirm.Update(msg)
+	if !s.confirm.Closed() {
 		return cmd
 	}
-	ok, op := s.Dialog.Succeeded(), s.op
-	s.Dialog, s.op = nil, nil
+	ok, op := s.confirm.Succeeded(), s.op
+	s.confirm, s.op = nil, nil
 	if ok && op != nil && op.after != nil {
 		return tea.Batch(cmd, op.after())
 	}
@@ -57,7 +57,7 @@ func (s *Screen) updateDialog(msg tea.Msg) tea.Cmd {
 // takeOpMsg takes the plan of the operation its dialog asks about, and its
 // outcome.
 func (s *Screen) takeOpMsg(msg tea.Msg) tea.Cmd {
-	d, op := s.Dialog, s.op
+	d, op := s.confirm, s.op
 	if d == nil || op == nil {
 		return nil
 	}
@@ -94,13 +94,13 @@ func runOp(c common.Common, kind common.ActionKind, rev int, op ops.Operation, d
 
 // newDialog is the dialog of an operation on the release.
 func (s *Screen) newDialog(heading, body string) dialog.Model {
-	return s.NewDialog(heading, s.Ns, body)
+	return s.NewDialog(heading, s.ns, body)
 }
 
 // deniedDialog says why the user may not run op (why wraps kube.ErrForbidden),
 // in place of the operation's dialog: nothing is asked and nothing is sent.
 func (s *Screen) deniedDialog(op string, why error) tea.Cmd {
-	d := s.newDialog(fmt.Sprintf("%s %s: not permitted", op, s.Name),
+	d := s.newDialog(fmt.Sprintf("%s %s: not permitted", op, s.name),
 		"Your credentials do not allow this, so chunkview did not try it: nothing was sent to the cluster.")
 	d.Fail(common.ShortError(why))
 	return s.openDialog(d, nil, nil)
@@ -130,12 +130,12 @@ func (s *Screen) uninstallDialog(p *ops.Plan) tea.Cmd {
 		return checked[*ops.Uninstall](c)(ops.NewRunner(c.Client).PlanUninstall(c.Ctx, p, false))
 	})
 	op := &pendingOp{kind: common.ActionUninstall, ns: p.Namespace, name: p.Release, after: func() tea.Cmd {
-		return common.Pop("Uninstalled " + s.Name + ".")
+		return common.Pop("Uninstalled " + s.name + ".")
 	}}
 	op.planned = func(o ops.Operation) {
 		u := o.(*ops.Uninstall)
-		s.Dialog.Ask(u.Describe()+objectList("Deletes", u.Deletes, 6)+objectList("Keeps", u.Keeps, 3), nil)
-		s.Dialog.OnConfirm = func(int) tea.Cmd {
+		s.confirm.Ask(u.Describe()+objectList("Deletes", u.Deletes, 6)+objectList("Keeps", u.Keeps, 3), nil)
+		s.confirm.OnConfirm = func(int) tea.Cmd {
 			return runOp(c, common.ActionUninstall, 0, u, func() string {
 				return fmt.Sprintf("Uninstalled %s: its resources and all its revision records were deleted.", p.Release)
 			})
@@ -183,8 +183,8 @@ func (s *Screen) pruneDialog(p *ops.Plan) tea.Cmd {
 		for _, pr := range plans {
 			choices = append(choices, dialog.Choice{Label: fmt.Sprintf("Keep the newest %d (delete %d)", pr.Keep, len(pr.Removed)), Warning: pr.Describe()})
 		}
-		s.Dialog.Ask(fmt.Sprintf("Deletes the records of old revisions of %s, oldest first, with all their Secrets. The release's resources stay as they are.", p.Release), choices)
-		s.Dialog.OnConfirm = func(i int) tea.Cmd {
+		s.confirm.Ask(fmt.Sprintf("Deletes the records of old revisions of %s, oldest first, with all their Secrets. The release's resources stay as they are.", p.Release), choices)
+		s.confirm.OnConfirm = func(i int) tea.Cmd {
 			pr := plans[i]
 			return runOp(c, common.ActionPrune, 0, pr, func() string {
 				return fmt.Sprintf("Pruned %s: deleted %d revision records, kept %d.", pr.Release, pr.Done, len(pr.Kept))
@@ -224,9 +224,9 @@ func (s *Screen) deleteDialog(p *ops.Plan, row kube.RevisionRow) tea.Cmd {
 	op := &pendingOp{kind: common.ActionDelete, ns: p.Namespace, name: row.Name}
 	op.planned = func(o ops.Operation) {
 		del := o.(*ops.DeleteRevision)
-		s.Dialog.Ask(fmt.Sprintf("Deletes the record of revision %d of %s: its %s. ", row.Revision, row.Name, common.ObjectNoun(row.Driver))+
+		s.confirm.Ask(fmt.Sprintf("Deletes the record of revision %d of %s: its %s. ", row.Revision, row.Name, common.ObjectNoun(row.Driver))+
 			strings.TrimPrefix(del.Describe(), fmt.Sprintf("Deletes the record of revision %d of %s. ", row.Revision, row.Name)), nil)
-		s.Dialog.OnConfirm = func(int) tea.Cmd {
+		s.confirm.OnConfirm = func(int) tea.Cmd {
 			return runOp(c, common.ActionDelete, row.Revision, del, func() string {
 				return fmt.Sprintf("Deleted the record of revision %d of %s (its %s).", row.Revision, row.Name, common.ObjectNoun(row.Driver))
 			})
@@ -252,16 +252,16 @@ func (s *Screen) fixStuckDialog(p *ops.Plan) tea.Cmd {
 	op.planned = func(o ops.Operation) {
 		fs := o.(*ops.FixStuck)
 		if fs.Stuck == nil {
-			s.Dialog.Fail(common.ShortError(fmt.Errorf("%s is not stuck: there is nothing to fix", row.Name)))
+			s.confirm.Fail(common.ShortError(fmt.Errorf("%s is not stuck: there is nothing to fix", row.Name)))
 			return
 		}
 		state := fmt.Sprintf("has been %s for %s", row.Status, human.Span(fs.Stuck.For))
 		if fs.Stuck.InProgress {
 			state += fmt.Sprintf(", less than %s: the operation that wrote it is probably still running. Fix it only if you know it was interrupted", human.Span(c.Client.StuckAfter()))
 		}
-		s.Dialog.Ask(fmt.Sprintf("Revision %d of %s %s. Helm refuses to upgrade a release while a revision is pending (a rollback runs, but leaves the pending revision behind). If the operation that wrote it is gone (a killed helm, a restarted operator), pick a way out (through Helm %d):",
+		s.confirm.Ask(fmt.Sprintf("Revision %d of %s %s. Helm refuses to upgrade a release while a revision is pending (a rollback runs, but leaves the pending revision behind). If the operation that wrote it is gone (a killed helm, a restarted operator), pick a way out (through Helm %d):",
 			row.Revision, row.Name, state, fs.Major), nil)
-		s.Dialog.OnConfirm = func(i int) tea.Cmd {
+		s.confirm.OnConfirm = func(i int) tea.Cmd {
 			fs.Fix = fixes[i]
 			return runOp(c, common.ActionFixStuck, row.Revision, fs, func() string {
 				if fixes[i] == ops.FixMarkFailed {

@@ -13,7 +13,7 @@ import (
 // askExtension asks, once per extension, what OLMv1 says of the one that owns the
 // release, when its latest revision names one.
 func (s *Screen) askExtension() tea.Cmd {
-	l := s.Latest()
+	l := s.latest()
 	if l == nil {
 		return nil
 	}
@@ -22,18 +22,18 @@ func (s *Screen) askExtension() tea.Cmd {
 		return nil
 	}
 	s.extAsked = name
-	return loadExtension(s.Ctx, s.Client, s.Ns, s.Name, name)
+	return loadExtension(s.Ctx, s.Client, s.ns, s.name, name)
 }
 
 // askController asks, once, whether a Flux HelmRelease manages the release (an
 // OLMv1 extension is asked by askExtension).
 func (s *Screen) askController() tea.Cmd {
-	l := s.Latest()
+	l := s.latest()
 	if l == nil || s.ctlAsked || kube.ExtensionName(*l) != "" {
 		return nil
 	}
 	s.ctlAsked = true
-	return loadController(s.Ctx, s.Client, s.Ns, s.Name, *l)
+	return loadController(s.Ctx, s.Client, s.ns, s.name, *l)
 }
 
 // controllerLines say which HelmRelease manages the release and, while it is
@@ -67,7 +67,7 @@ const OlmBundleLabel = "olm.operatorframework.io/bundle-name"
 // the Helm records are history once ClusterObjectSets hold the revisions.
 func (s *Screen) ownerLines() []string {
 	st := s.Styles
-	l := s.Latest()
+	l := s.latest()
 	if l == nil {
 		return nil
 	}

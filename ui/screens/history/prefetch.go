@@ -17,11 +17,11 @@ import (
 // Leaving the history (close) cancels it. Its errors are not shown here: d
 // reads again, and shows what failed.
 func (s *Screen) prefetch() tea.Cmd {
-	n := len(s.Rows)
+	n := len(s.rows)
 	if n < 2 {
 		return nil
 	}
-	pair := s.Rows[n-2:]
+	pair := s.rows[n-2:]
 	if pair[0].Broken || pair[1].Broken {
 		return nil // a diff of it fails without reading its payload
 	}

@@ -8,9 +8,9 @@ import (
 	"github.com/chunkview/chunkview/ui/components/table"
 )
 
-// Columns are the history's columns: the growth bar goes first when room
-// runs short, then the app version and the chart.
-var Columns = []table.Column{
+// chunkedColumns are the history's columns for a chunked release: the growth
+// bar goes first when room runs short, then the app version and the chart.
+var chunkedColumns = []table.Column{
 	{Title: "REV", Width: 4, Right: true},
 	{Title: "STATUS", Width: 17},
 	{Title: "CHART", Width: 14, Flex: 1, Prio: 3},
@@ -26,7 +26,7 @@ var Columns = []table.Column{
 // stores: each revision is one object, so in place of its chunk count, its share
 // of the object's 1 MiB.
 var helmHistoryColumns = func() []table.Column {
-	cols := append([]table.Column(nil), Columns...)
+	cols := append([]table.Column(nil), chunkedColumns...)
 	for i, c := range cols {
 		if c.Title == "CHUNKS" {
 			cols[i] = table.Column{Title: "FILL", Width: 10, Prio: c.Prio}
@@ -40,7 +40,7 @@ func (s *Screen) columns() []table.Column {
 	if common.IsHelmStore(s.store()) {
 		return helmHistoryColumns
 	}
-	return Columns
+	return chunkedColumns
 }
 
 // tableView draws the trend, the revisions and the selected one's detail.
@@ -49,10 +49,10 @@ func (s *Screen) tableView() string {
 	switch {
 	case s.gone != "":
 		return st.OK.Render(table.Wrap("✓ "+s.gone, s.Width)) + "\n\n" + st.Dim.Render("esc: back to the release list")
-	case !s.Loaded && s.Err != nil:
-		return common.RenderError(st, s.Err, s.Width) + "\n\n" + st.Dim.Render("r: retry · esc: back")
-	case !s.Loaded:
-		return st.Dim.Render("Reading the history of " + s.Name + "…")
+	case !s.loaded && s.err != nil:
+		return common.RenderError(st, s.err, s.Width) + "\n\n" + st.Dim.Render("r: retry · esc: back")
+	case !s.loaded:
+		return st.Dim.Render("Reading the history of " + s.name + "…")
 	}
 	var lines []string
 	trend := s.headLines()
@@ -60,13 +60,13 @@ func (s *Screen) tableView() string {
 	cols := table.FitColumns(s.columns(), s.Width)
 	lines = append(lines, table.RenderHeader(cols, &st.TableHeader))
 	var top int64
-	for _, r := range s.Rows {
+	for _, r := range s.rows {
 		top = max(top, r.Summary.StoredBytes)
 	}
 	growthWidth, fillWidth := table.ColWidth(cols, "GROWTH"), table.ColWidth(cols, "FILL")
-	end := min(s.list.Offset()+s.tableHeight(), len(s.Rows))
+	end := min(s.list.Offset()+s.tableHeight(), len(s.rows))
 	for i := s.list.Offset(); i < end; i++ {
-		r := s.Rows[i]
+		r := s.rows[i]
 		status := common.StatusCell(st, r)
 		if _, failed := s.rowErr[common.RowID(r)]; failed && !r.Broken {
 			status = table.Styled("! "+r.Status, &st.Error)

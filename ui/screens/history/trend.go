@@ -26,7 +26,7 @@ func (s *Screen) trendLines() []string {
 	var values []int64
 	var points []fit.SizePoint
 	var chartPoints []sizechart.Point
-	for _, r := range s.Rows {
+	for _, r := range s.rows {
 		if r.Known && r.Summary.StoredBytes > 0 {
 			values = append(values, r.Summary.StoredBytes)
 			points = append(points, fit.SizePoint{Revision: r.Revision, Bytes: r.Summary.StoredBytes})
@@ -59,7 +59,7 @@ func (s *Screen) trendLines() []string {
 			f.FailsAt = 0
 		}
 		m.SetData(chartPoints, g.Limit, s.limitName(g.Limit), f)
-		if sel := s.Selected(); sel != nil {
+		if sel := s.selected(); sel != nil {
 			m.Select(sel.Revision)
 		}
 		chart = strings.Split(m.View(), "\n")
@@ -154,7 +154,7 @@ func (s *Screen) helmLimitLine(g fit.Growth) string {
 // limit is the most one revision of the release may take in its store: from its
 // rows, else from the settings the rows were read with.
 func (s *Screen) limit() int64 {
-	if l := s.Latest(); l != nil && l.LimitBytes > 0 {
+	if l := s.latest(); l != nil && l.LimitBytes > 0 {
 		return l.LimitBytes
 	}
 	if common.IsHelmStore(s.store()) {
@@ -165,8 +165,8 @@ func (s *Screen) limit() int64 {
 
 // store is the store the screen reads: its rows', else its client's.
 func (s *Screen) store() string {
-	if len(s.Rows) > 0 {
-		return common.StoreOf(s.Rows[0].Driver)
+	if len(s.rows) > 0 {
+		return common.StoreOf(s.rows[0].Driver)
 	}
 	if ds := s.Client.Config().Drivers; len(ds) == 1 {
 		return common.StoreOf(ds[0])
