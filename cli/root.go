@@ -212,6 +212,7 @@ func (a *App) Command(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command 
 		r.deleteRevisionCommand(),
 		r.pruneCommand(),
 		r.fixStuckCommand(),
+		r.fixAPIsCommand(),
 		r.versionCommand(),
 	)
 	r.addCompletion(root)

@@ -38,6 +38,9 @@ type liveClients struct {
 	dyn    dynamic.Interface
 	md     metadata.Interface
 	mapper meta.RESTMapper
+	// disc is the memory-cached discovery the mapper reads, which
+	// ServedAPIs reads too: one discovery pass serves both.
+	disc discovery.CachedDiscoveryInterface
 }
 
 // liveSource builds the live clients once, on first use: commands that never
@@ -66,8 +69,8 @@ func liveFromConfig(rc *rest.Config, md metadata.Interface) *liveSource {
 		if err != nil {
 			return nil, fmt.Errorf("build discovery client: %w", err)
 		}
-		mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))
-		return &liveClients{dyn: dyn, md: md, mapper: mapper}, nil
+		disc := memory.NewMemCacheClient(dc)
+		return &liveClients{dyn: dyn, md: md, mapper: restmapper.NewDeferredDiscoveryRESTMapper(disc), disc: disc}, nil
 	}}
 }
 

@@ -7,20 +7,32 @@ import (
 
 	"golang.org/x/sync/errgroup"
 	"helm.sh/helm/v3/pkg/release"
+	"k8s.io/client-go/discovery"
 
 	"github.com/chunkview/chunkview/kube/apis"
 )
 
 // ServedAPIs reads what the cluster serves, in one discovery pass: the
 // server's version, then its groups and their resources (two aggregated
-// documents on a server that serves them, as every supported one does). A
-// group version discovery could not read (an aggregated API whose backend is
-// down) is kept as unknown: nothing in it is reported removed.
+// documents on a server that serves them, as every supported one does),
+// through the connection's cached discovery, which the live views' RESTMapper
+// shares: status pays one request more for it, the version. On a connection
+// without live objects (the demo's) it fails with ErrNoLive. A group version
+// discovery could not read (an aggregated API whose backend is down) is kept
+// as unknown: nothing in it is reported removed.
 func (c *Client) ServedAPIs(ctx context.Context) (*apis.Served, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	dc := c.cs.Discovery()
+	if c.live == nil {
+		// The demo's in-memory cluster serves release records only: its
+		// discovery would call every object's API unserved.
+		return nil, ErrNoLive
+	}
+	var dc discovery.DiscoveryInterface = c.cs.Discovery()
+	if lc, err := c.live.get(); err == nil {
+		dc = lc.disc
+	}
 	v, err := dc.ServerVersion()
 	if err != nil {
 		return nil, Explain(fmt.Errorf("read the server's version: %w", err), "get", "version", "")
@@ -84,4 +96,16 @@ func (c *Client) CheckAPIsOf(ctx context.Context, rows []*RevisionRow, served *a
 		})
 	}
 	return out, g.Wait()
+}
+
+// InvalidateDiscovery forgets what discovery said, for the live views'
+// RESTMapper and ServedAPIs alike: a session that lasts (the TUI) calls it
+// when it reads again, so that a CRD that dropped a version since is seen.
+func (c *Client) InvalidateDiscovery() {
+	if c.live == nil {
+		return
+	}
+	if lc, err := c.live.get(); err == nil {
+		lc.disc.Invalidate()
+	}
 }

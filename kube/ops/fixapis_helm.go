@@ -52,7 +52,7 @@ func (h *helm4) fixAPIs(f fixRevision) error {
 	if err != nil {
 		return err
 	}
-	cp := *rls
+	cp := *rls // every field of Helm 4's record: apply_method, rollback_revision, ...
 	var info release4.Info
 	if rls.Info != nil {
 		info = *rls.Info

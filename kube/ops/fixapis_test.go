@@ -1,6 +1,7 @@
 package ops_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"helm.sh/helm/v3/pkg/storage/driver"
 	driver4 "helm.sh/helm/v4/pkg/storage/driver"
 
+	"github.com/chunkview/chunkview/internal/kubetest"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/kube/apis"
 	"github.com/chunkview/chunkview/kube/ops"
@@ -48,7 +50,10 @@ var fixAPIsCases = []fixAPIsCase{
 // revision before the fix warns.
 func TestFixAPIs(t *testing.T) {
 	admin := connect(t, adminKubeconfig(t, "default"), nil, nil)
-	installWidgetCRD(t, admin.Client)
+	kubetest.InstallWidgetCRD(t, cluster.Config, func(ctx context.Context) (*apis.Served, error) {
+		admin.InvalidateDiscovery()
+		return admin.ServedAPIs(ctx)
+	})
 	for _, tc := range fixAPIsCases {
 		t.Run(tc.name, func(t *testing.T) { testFixAPIs(t, tc) })
 	}
@@ -87,8 +92,7 @@ func (r *fixAPIsRelease) install(t *testing.T) {
 		staleRecord4(t, r.d4, r.name)
 		return
 	}
-	install3(t, helmConfig(t, r.kc, r.ns, r.d3), r.ns, r.name)
-	staleRecord3(t, r.d3, r.name)
+	kubetest.InstallLegacy3(t, helmConfig(t, r.kc, r.ns, r.d3), r.d3, r.ns, r.name, true)
 }
 
 // upgrade runs Helm's own upgrade, of the Helm that wrote the release.
@@ -96,7 +100,7 @@ func (r *fixAPIsRelease) upgrade(t *testing.T, version string) error {
 	if r.d4 != nil {
 		return upgradeLegacy4(config4(t, r.kc, r.ns, r.tc.store, r.d4), r.ns, r.name, version)
 	}
-	return upgrade3(helmConfig(t, r.kc, r.ns, r.d3), r.ns, r.name, version)
+	return kubetest.UpgradeLegacy3(helmConfig(t, r.kc, r.ns, r.d3), r.ns, r.name, version, true)
 }
 
 // histories are the release's history as each Helm reads it, over each
@@ -143,7 +147,7 @@ func testFixAPIs(t *testing.T, tc fixAPIsCase) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, gvk := range [][2]string{{"policy/v1beta1", "PodDisruptionBudget"}, {"autoscaling/v2beta2", "HorizontalPodAutoscaler"}, {"batch/v1beta1", "CronJob"}, {"storage.k8s.io/v1beta1", "VolumeAttributesClass"}, {widgetGroup + "/v1alpha1", "Widget"}} {
+	for _, gvk := range [][2]string{{"policy/v1beta1", "PodDisruptionBudget"}, {"autoscaling/v2beta2", "HorizontalPodAutoscaler"}, {"batch/v1beta1", "CronJob"}, {"storage.k8s.io/v1beta1", "VolumeAttributesClass"}, {kubetest.WidgetGroup + "/v1alpha1", "Widget"}} {
 		if s := served.Serves(gvk[0], gvk[1]); s != apis.NotServed {
 			t.Fatalf("discovery says %v of %s %s; the test needs a server that does not serve it", s, gvk[0], gvk[1])
 		}
@@ -162,7 +166,7 @@ func testFixAPIs(t *testing.T, tc fixAPIsCase) {
 	for _, f := range rep.With(apis.Unserved) {
 		got = append(got, f.Ref()+" ("+f.APIVersion+")")
 	}
-	if want := legacyRefs(r.name, r.ns); !slices.Equal(got, want) {
+	if want := kubetest.LegacyRefs(r.name, r.ns, true); !slices.Equal(got, want) {
 		t.Fatalf("unserved objects found:\n%v\nwant\n%v", got, want)
 	}
 
@@ -220,7 +224,7 @@ func checkFixPlan(t *testing.T, r *fixAPIsRelease, fix *ops.FixAPIs) {
 		"PodDisruptionBudget/legacy → policy/v1",
 		"HorizontalPodAutoscaler/legacy → autoscaling/v2",
 		"VolumeAttributesClass/" + r.ns + "-legacy → storage.k8s.io/v1",
-		"Widget/legacy → " + widgetGroup + "/v1",
+		"Widget/legacy → " + kubetest.WidgetGroup + "/v1",
 		"CronJob/legacy-report → batch/v1",
 	}
 	if !slices.Equal(moved, want) || len(fix.Dropped) != 1 || fix.Dropped[0].Kind != "PodSecurityPolicy" {

@@ -48,8 +48,8 @@ func (r *Runner) RollbackAPIs(ctx context.Context, o *Rollback, served *apis.Ser
 }
 
 // Warnings say what a person should know before confirming the rollback,
-// with the command that fixes the latest revision (suggest builds it, with
-// the flags that found the release).
+// with the command that fixes the latest revision (suggest builds it for the
+// release, with the flags that found it, as kube.Client.SuggestFor does).
 func (a RollbackAPIs) Warnings(release string, suggest func(verb string, args ...string) string) []string {
 	var out []string
 	if len(a.Target) > 0 {
@@ -58,7 +58,7 @@ func (a RollbackAPIs) Warnings(release string, suggest func(verb string, args ..
 	}
 	if len(a.Current) > 0 {
 		out = append(out, fmt.Sprintf("%s %s: revision %d, which the rollback reads first, uses APIs the cluster no longer serves (%s), so the rollback fails too; `%s` writes a revision on served APIs first",
-			apis.CannotUpgrade, release, a.From, refs(a.Current), suggest("fix-apis", release)))
+			apis.CannotUpgrade, release, a.From, refs(a.Current), suggest("fix-apis")))
 	}
 	return out
 }
