@@ -7,7 +7,7 @@ BIN := $(CURDIR)/bin
 # envtest finds kube-apiserver and etcd here.
 export KUBEBUILDER_ASSETS := $(BIN)
 
-.PHONY: all build demo test test-go test-race test-tmux test-plugins plugins plugintools bench bench-large fuzz mutants testbin vet clean
+.PHONY: all build demo test test-go test-race test-tmux test-plugins plugins plugintools bench bench-large bench-reconcile fuzz mutants testbin vet clean
 
 all: build
 
@@ -124,6 +124,15 @@ bench: testbin
 bench-large: testbin
 	$(GO) run ./hack/bench -fleet large
 
+# bench-reconcile measures OLMv1's steady-state reconcile (History, Get, a server
+# dry-run Upgrade, through helm-operator-plugins' ActionClientGetter) over an
+# OLMv1-shaped fleet of 40 extensions, at 5 and 10 revisions, for each read path
+# side by side (the original driver and chunkview's, live, over controller-runtime's
+# cache, and with the cached read path at three bounds), and writes its section of
+# BENCHMARKS.md. It takes one to two hours on 2 shared CPUs.
+bench-reconcile: testbin
+	$(GO) run ./hack/bench -reconcile
+
 # fuzz runs every fuzz target for FUZZTIME each; none needs the test cluster
 # (-run '^$$' keeps storage's TestMain from starting one). Go minimizes each new
 # input that widens coverage for up to a minute, with a pass quadratic in its
@@ -140,9 +149,12 @@ fuzz:
 
 # mutants applies each one-line sabotage of hack/mutants/table.go (through
 # go test -overlay: the tree is never written) and runs the tests that must
-# catch it; TESTING.md keeps the table and the last score.
+# catch it; TESTING.md keeps the table and the last score. MUTANTS_FLAGS goes
+# to hack/mutants: -packages runs each mutant against every test of its
+# targets' packages, -run REGEXP some mutants, -o FILE writes the report.
+MUTANTS_FLAGS ?=
 mutants: testbin
-	HELM_DRIVER= $(GO) run ./hack/mutants
+	HELM_DRIVER= $(GO) run ./hack/mutants $(MUTANTS_FLAGS)
 
 vet:
 	$(GO) vet $(ALL_PKGS)

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/chunkview/chunkview/demo"
+	"github.com/chunkview/chunkview/internal/fakeapi"
 	"github.com/chunkview/chunkview/kube"
 )
 
@@ -88,7 +89,7 @@ func (r *run) demoContext(ctx context.Context, name string) (*kube.Client, error
 		seed.Only = only
 		operate = operate && r.demoRelease == demo.OperatorRelease
 	}
-	cluster := demo.NewCluster()
+	cluster := fakeapi.NewCluster()
 	if r.demoLazy {
 		// The view opens at once on the quick samples; the rest follow
 		// through its live watch.
@@ -107,7 +108,7 @@ func (r *run) demoContext(ctx context.Context, name string) (*kube.Client, error
 	if name != DemoContext {
 		cfg.Context = name
 	}
-	return kube.New(cluster.Clientset(), cluster.Metadata(), kube.DiscardKubeClients, cfg), nil
+	return kube.New(cluster.Clientset(), cluster.Metadata(), demo.DiscardKubeClients, cfg), nil
 }
 
 // demoContexts are the demo's two clusters, for the view to switch between. Each

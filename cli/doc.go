@@ -1,6 +1,7 @@
 // Package cli is chunkview's non-interactive front end: the cobra command tree with
-// one subcommand per release operation (ls, history, get, inspect, diff, drift, fit, verify, gc,
-// rollback, uninstall, delete-revision, fix-stuck, fix-apis), plus version and completion.
+// one subcommand per release operation (ls, history, get, inspect, status, diff, drift, fit,
+// verify, gc, rollback, uninstall, delete-revision, prune, fix-stuck, fix-apis), plus version
+// and completion.
 // It calls kube and prints tables, JSON or YAML; it never exits the process. main
 // builds an App, calls Run and exits with the code Run returns. Read-only commands
 // have kubectl's shape: an options struct with Complete, Validate and Run.
@@ -27,21 +28,23 @@
 // could not be read; 8 for any failure other commands report with 1). fit
 // exits the same way: 0 the chart fits every store checked, 1 it does not fit
 // some, 8 any other failure; so does diff --exit-code: 0 the same, 1 they
-// differ.
+// differ. status exits 0 when every object of the release is Current, 1 when
+// any is not, 3 when there is no such release or revision, and 6 when the
+// status could not be read (see ExitNotCurrent).
 //
 // # Output
 //
 // Every subcommand takes -o table|json|yaml; ls and history also take -o wide and
 // -o name (the index Secrets, as kubectl names them). Tables are for people. JSON and YAML
 // come from the same structs (Releases, History, Inspection, VerifyResult, GCResult,
-// RollbackResult, UninstallResult, DeleteRevisionResult, StuckResult, FixAPIsResult, and for diff
-// revdiff.Result, for drift revdiff.Drift); their field names are part of chunkview's interface and change
+// RollbackResult, UninstallResult, DeleteRevisionResult, PruneResult, StuckResult, FixAPIsResult,
+// for status live.ReleaseStatus, for diff revdiff.Result, for drift revdiff.Drift); their field names are part of chunkview's interface and change
 // only by addition. Prompts, warnings and errors go to stderr, so stdout stays
 // parseable.
 //
 // # Confirmation
 //
-// Commands that change the cluster ask first on a terminal: rollback, gc,
-// fix-stuck and fix-apis want "y", uninstall and delete-revision want the release's name typed
-// out. When stdin is not a terminal they refuse (exit 5) unless --yes is given.
+// Commands that change the cluster ask first on a terminal: rollback, gc, fix-stuck
+// and fix-apis want "y", uninstall, delete-revision and prune want the release's name
+// typed out. When stdin is not a terminal they refuse (exit 5) unless --yes is given.
 package cli

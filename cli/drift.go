@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/live"
 )
 
 // Exit codes of `drift`, which follow `kubectl diff`: 0 no drift, 1 drift
@@ -67,7 +67,7 @@ func (o *driftOptions) run(ctx context.Context, r *run) error {
 	if err != nil {
 		return err
 	}
-	d, err := c.Drift(ctx, ns, o.name, o.revision, kube.DriftOptions{Reveal: o.reveal})
+	d, err := live.Drift(ctx, c, ns, o.name, o.revision, live.DriftOptions{Reveal: o.reveal})
 	if err != nil {
 		return err
 	}

@@ -117,8 +117,8 @@ func TestFitSmallChartMatchesHelm(t *testing.T) {
 			e := newEnv(t)
 			d, _, _ := strings.Cut(tc.driver, " ")
 			out := e.fitJSON(cli.ExitOK, dir, "--name", "small", "-f", vf, "--set", "image.tag=1.28", "--set", "greeting=set wins",
-				"--driver", d, "--chunk-size", itoa(testChunkSize))
-			if out.Revision != 1 || out.Action != "install" || out.Namespace != e.ns || !out.Fits {
+				"--driver", d, "--chunk-size", itoa(testChunkSize), "--helm", "3")
+			if out.Revision != 1 || out.Action != "install" || out.Namespace != e.ns || !out.Fits || out.Helm != 3 {
 				t.Fatalf("fit: want a fitting install of revision 1 in %s, got %+v", e.ns, out)
 			}
 			pred := storeOf(t, out, d)
@@ -197,7 +197,7 @@ func TestFitTooLargeForSecretsFitsChunked(t *testing.T) {
 		t.Fatalf("helm install through the chunked driver: %v", err)
 	}
 	// The prediction for the name installed.
-	pred := storeOf(t, e.fitJSON(cli.ExitOK, dir, "--name", "gw2", "--driver", "chunked", "--max-write-chunks", "11"), kube.DriverChunked)
+	pred := storeOf(t, e.fitJSON(cli.ExitOK, dir, "--name", "gw2", "--driver", "chunked", "--max-write-chunks", "11", "--helm", "3"), kube.DriverChunked)
 	stored, objects := e.chunkedBytes("gw2", 1)
 	within(t, "chunked", pred.StoredBytes, stored, 2)
 	if objects != pred.Objects {
@@ -219,7 +219,7 @@ func TestFitValuesAndSet(t *testing.T) {
 	writeFile(t, small, "big: false\n")
 	secretBytes := func(code int, args ...string) int64 {
 		t.Helper()
-		out := e.fitJSON(code, append([]string{dir, "--name", "v", "--driver", "secret"}, args...)...)
+		out := e.fitJSON(code, append([]string{dir, "--name", "v", "--driver", "secret", "--helm", "3"}, args...)...)
 		return storeOf(t, out, kube.DriverSecret).StoredBytes
 	}
 	plain := secretBytes(cli.ExitOK)
@@ -289,7 +289,7 @@ func TestFitUpgradeOfRelease(t *testing.T) {
 				t.Errorf("fit sent %d requests that could change the cluster: %v", stats.Mutating(), stats.Requests())
 			}
 			cur := out.Current
-			if out.Action != "upgrade" || out.Revision != 4 || cur == nil || cur.Revision != 3 || cur.Driver != tc.driver {
+			if out.Action != "upgrade" || out.Revision != 4 || cur == nil || cur.Revision != 3 || cur.Driver != tc.driver || out.Helm != 3 {
 				t.Fatalf("want an upgrade to revision 4 of revision 3 in %s, got %+v (current %+v)", tc.driver, out, cur)
 			}
 			if cur.StoredBytes != tc.stored(e, 3) {
@@ -351,6 +351,7 @@ func TestFitExitCodes(t *testing.T) {
 		{"a template that fails", []string{"fit", broken}, cli.ExitFitError, "this chart refuses to render"},
 		{"--name and --release differ", []string{"fit", dir, "--name", "a", "--release", "b"}, cli.ExitUsage, "--name"},
 		{"--reuse-values without --release", []string{"fit", dir, "--reuse-values"}, cli.ExitUsage, "--release"},
+		{"--helm 2", []string{"fit", dir, "--helm", "2"}, cli.ExitUsage, "--helm 2"},
 		{"no chart", []string{"fit"}, cli.ExitUsage, "CHART"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -25,8 +25,8 @@ func (r *run) printFit(out *FitResult) error {
 	if out.Action == "upgrade" {
 		what = "an upgrade of"
 	}
-	title := fmt.Sprintf("%s as %s %q (namespace %s), revision %d: %s of JSON",
-		out.Chart, what, out.Release, out.Namespace, out.Revision, human.Bytes(int64(out.JSONBytes)))
+	title := fmt.Sprintf("%s as %s %q (namespace %s), revision %d, as Helm %d stores it: %s of JSON",
+		out.Chart, what, out.Release, out.Namespace, out.Revision, out.Helm, human.Bytes(int64(out.JSONBytes)))
 	fmt.Fprint(w, wrapText(title, fitWidth, "  "))
 	fmt.Fprintln(w)
 	tw := newTable(w)
@@ -119,7 +119,7 @@ func objectsText(s fit.Store) string {
 }
 
 // revisionsLeft says how many revisions after this one fit at the growth.
-func revisionsLeft(g *kube.Growth) string {
+func revisionsLeft(g *fit.Growth) string {
 	switch {
 	case g == nil:
 		return "-"

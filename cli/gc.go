@@ -9,6 +9,7 @@ import (
 
 	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/ops"
 	"github.com/chunkview/chunkview/storage"
 )
 
@@ -80,7 +81,7 @@ func (o *gcOptions) Run(ctx context.Context, r *run) error {
 			return nil
 		}
 		checked[ns] = true
-		if err := c.CheckAllowed(ctx, ns, kube.OpGC); err != nil {
+		if err := ops.CheckAllowed(ctx, c, ns, kube.OpGC); err != nil {
 			return fmt.Errorf("%w; %s", err, r.gcHint())
 		}
 		return nil

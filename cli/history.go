@@ -7,8 +7,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/chunkview/chunkview/fit"
 	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/owner"
 )
 
 // History is the output of `history`.
@@ -20,7 +22,7 @@ type History struct {
 	LimitBytes int64 `json:"limitBytes"`
 	// Forecast is where the stored size is heading: at which revision, at the
 	// recent growth, the release will not fit its store.
-	Forecast kube.Growth `json:"forecast"`
+	Forecast fit.Growth `json:"forecast"`
 	// StorageNamespace holds the release's index and chunk Secrets.
 	StorageNamespace string `json:"storageNamespace"`
 	// Controller is what reconciles the release, when something does: a Flux
@@ -139,16 +141,24 @@ func (o *historyOptions) Run(ctx context.Context, r *run) error {
 	if err := c.FillDetails(ctx, ptrs); err != nil {
 		fmt.Fprintf(r.stderr, "Warning: some revisions could not be decoded: %s\n", message(err))
 	}
+	if o.format == FormatWide {
+		// APPLY METHOD: chunked records keep it at their end, out of their
+		// index's summary, so each is decoded. -o json keeps to the
+		// listing's two requests and has it where the listing read it.
+		if err := c.FillApplyMethods(ctx, ptrs); err != nil {
+			fmt.Fprintf(r.stderr, "Warning: the apply method of some revisions could not be read: %s\n", message(err))
+		}
+	}
 	if err := c.CheckHealth(ctx, ptrs); err != nil {
 		fmt.Fprintf(r.stderr, "Warning: the chunk Secrets of some revisions could not be checked (marked unchecked): %s\n", message(err))
 	}
 	latest := rows[len(rows)-1]
 	out := History{Release: o.name, Driver: rows[0].Driver, StorageNamespace: rows[0].StorageNamespace, LimitBytes: rows[0].LimitBytes,
-		Forecast: kube.ForecastRows(rows), Revisions: make([]RevisionItem, 0, len(rows)),
+		Forecast: fit.ForecastRows(rows), Revisions: make([]RevisionItem, 0, len(rows)),
 		ControlledBy: latest.ControlledBy, Labels: latest.Labels}
 	if o.format != FormatName {
-		out.ClusterExtension = c.ClusterExtension(ctx, kube.ExtensionName(latest))
-		if ctls, err := c.ReadControllers(ctx, latest.StorageNamespace); err == nil {
+		out.ClusterExtension = owner.Extension(ctx, c, kube.ExtensionName(latest))
+		if ctls, err := owner.Read(ctx, c, latest.StorageNamespace); err == nil {
 			ctls.Attach([]*kube.RevisionRow{&latest})
 			out.Controller, out.ControlledBy = latest.Controller, latest.ControlledBy
 			if ctl, why := ctls.Of(latest); ctl == nil && why != "" {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/kube/apis"
+	"github.com/chunkview/chunkview/kube/owner"
 	"github.com/chunkview/chunkview/storage"
 )
 
@@ -196,7 +197,7 @@ func (o *lsOptions) Run(ctx context.Context, r *run) error {
 	// What reconciles each release; an OLMv1 extension's also tells its release's
 	// namespace, package and bundle, so that its rows need no read of their
 	// records' data (one cluster-scoped list of ClusterExtensions).
-	if ctls, err := c.ReadControllers(ctx, cfg.Namespace); err != nil {
+	if ctls, err := owner.Read(ctx, c, cfg.Namespace); err != nil {
 		fmt.Fprintf(r.stderr, "Warning: the controllers of the releases (Flux HelmReleases, OLMv1 ClusterExtensions) could not be read: %s\n", message(err))
 	} else {
 		ctls.Attach(todo)

@@ -44,8 +44,8 @@ type mutation interface {
 }
 
 // mutate is the one step every mutating command runs: refuse under --read-only,
-// connect, locate the release, check the permissions, plan from the revisions the
-// locating listing read, show the plan, confirm, apply. The refusals come before
+// connect, locate the release, check the permissions and the controller, plan
+// from the revisions the locating listing read, show the plan, confirm, apply. The refusals come before
 // anything is asked of the cluster that a refusal would waste, and the question
 // before anything changes. What was shown and confirmed is what runs: Apply
 // refuses a plan the release moved on from (exit code 7), with one more listing
@@ -68,7 +68,7 @@ func (r *run) mutate(ctx context.Context, m mutation) error {
 		return err
 	}
 	if in.what != "" {
-		if err := c.CheckAllowed(ctx, l.ns, in.op); err != nil {
+		if err := ops.CheckAllowed(ctx, c, l.ns, in.op); err != nil {
 			return refuse(err)
 		}
 	}
@@ -84,12 +84,16 @@ func (r *run) mutate(ctx context.Context, m mutation) error {
 	}
 	rn := ops.NewRunner(c)
 	p.IgnoreController = in.ignoreController
+	if in.what != "" {
+		// A controller that would undo the change refuses it before the
+		// plan is shown (a rollback's diff may run to megabytes) and before
+		// the question. Apply checks again.
+		if err := rn.CheckControllerOf(ctx, p, in.op); err != nil {
+			return err
+		}
+	}
 	op, ask, err := m.plan(ctx, r, rn, p)
 	if err != nil || op == nil {
-		return err
-	}
-	// A controller that would undo the change refuses it before the question.
-	if err := rn.CheckController(ctx, op); err != nil {
 		return err
 	}
 	ask.where = r.where(ctx, c, rn, p)

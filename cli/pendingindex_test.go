@@ -212,3 +212,35 @@ func TestPendingIndexAlone(t *testing.T) {
 		t.Errorf("ls:\n%s", r)
 	}
 }
+
+// TestRetryBesideInterruptedCreate: a rollback retried within
+// storage.PendingLease of a create cut off halfway (its pending index left
+// behind) is refused as a release that changed (exit 7), and the message says
+// why: the unfinished write of that revision, naming its pending index Secret,
+// and when it can be retried. The machine may be slow enough for the lease to
+// pass before the retry: then the rollback takes the pending index over and
+// succeeds, and the case is tried again, up to three times.
+func TestRetryBesideInterruptedCreate(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	for try := range 3 {
+		name := "retry" + itoa(try)
+		e.install(byChunkview, name, 2)
+		rev, created := e.interruptCreate(name)
+		r := e.run("rollback", name, "1", "--yes")
+		if r.code == cli.ExitOK && time.Since(created) > storage.PendingLease {
+			t.Logf("try %d: the retry came %s after the interrupted create, past the lease: it took the pending index over", try, time.Since(created).Round(time.Second))
+			continue
+		}
+		mustCode(t, r, cli.ExitChanged)
+		t.Logf("the refusal: %s", r.stderr)
+		key := storage.RecordKey(name, rev)
+		for _, want := range []string{"pending index Secret " + e.ns + "/" + key, "unfinished", "retry", "15s"} {
+			if !strings.Contains(r.stderr, want) {
+				t.Errorf("the refusal does not say %q: %s", want, r)
+			}
+		}
+		return
+	}
+	t.Fatal("every retry came after the pending index's lease: the machine was too slow to show the case")
+}

@@ -237,6 +237,8 @@ func TestReadOnlyZeroMutatingCLI(t *testing.T) {
 		{[]string{"gc", "--yes", "--min-age", "0"}, cli.ExitRefused},
 		{[]string{"fix-stuck", "app", "--mark-failed", "--yes"}, cli.ExitRefused},
 		{[]string{"fix-stuck", "app", "--delete-pending", "--yes"}, cli.ExitRefused},
+		{[]string{"prune", "app", "--keep", "1", "--dry-run"}, cli.ExitOK},
+		{[]string{"prune", "app", "--keep", "1", "--yes"}, cli.ExitRefused},
 	} {
 		r := pe.run(append(tc.args, "--read-only")...)
 		mustCode(t, r, tc.code)

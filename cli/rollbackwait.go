@@ -13,6 +13,7 @@ import (
 
 	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/live"
 )
 
 // defaultWaitTimeout is rollback --wait's --timeout: Helm's.
@@ -25,7 +26,7 @@ type RollbackWait struct {
 	Timeout string `json:"timeout"`
 	// Resources are the objects rolled back to, as they were when the wait
 	// ended.
-	Resources []kube.ResourceStatus `json:"resources"`
+	Resources []live.ResourceStatus `json:"resources"`
 }
 
 // waitCurrent waits until every object of revision rev (of rows, the release's
@@ -34,10 +35,10 @@ type RollbackWait struct {
 // `status`, and follows them with the same watches as the TUI: one per kind and
 // namespace. It returns the status as the wait left it; the error says what is
 // not Current when time ran out.
-func (r *run) waitCurrent(ctx context.Context, c *kube.Client, rows []kube.RevisionRow, rev int, label string, timeout time.Duration) (*kube.ReleaseStatus, error) {
+func (r *run) waitCurrent(ctx context.Context, c *kube.Client, rows []kube.RevisionRow, rev int, label string, timeout time.Duration) (*live.ReleaseStatus, error) {
 	wctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	st, err := c.StatusOf(wctx, rows, rev, kube.StatusOptions{ObjectsOnly: true})
+	st, err := live.StatusOf(wctx, c, rows, rev, live.StatusOptions{ObjectsOnly: true})
 	if err != nil {
 		return nil, err
 	}
@@ -48,7 +49,7 @@ func (r *run) waitCurrent(ctx context.Context, c *kube.Client, rows []kube.Revis
 		p.done()
 		return st, nil
 	}
-	for upd := range c.WatchStatus(wctx, st, kube.StatusWatchOptions{}) {
+	for upd := range live.WatchStatus(wctx, c, st, live.StatusWatchOptions{}) {
 		st = upd.Status
 		if upd.Polling && !p.polling {
 			p.polling = true
@@ -71,7 +72,7 @@ func (r *run) waitCurrent(ctx context.Context, c *kube.Client, rows []kube.Revis
 var errWaitTimeout = errors.New("timed out")
 
 // notCurrent lists the objects of st that are not Current, with why.
-func notCurrent(st *kube.ReleaseStatus) string {
+func notCurrent(st *live.ReleaseStatus) string {
 	var parts []string
 	for _, o := range st.NotReady() {
 		parts = append(parts, fmt.Sprintf("%s %s (%s)", o.Key(), o.Status, o.Message))
@@ -94,8 +95,8 @@ type waitProgress struct {
 // the narrowest terminal (a wrapped line cannot be redrawn).
 const maxProgressWidth = 79
 
-func (p *waitProgress) show(st *kube.ReleaseStatus, changed []string) {
-	cur := st.Count(kube.StatusCurrent)
+func (p *waitProgress) show(st *live.ReleaseStatus, changed []string) {
+	cur := st.Count(live.StatusCurrent)
 	if p.tty {
 		line := fmt.Sprintf("%d/%d Current", cur, p.total)
 		if nr := st.NotReady(); len(nr) > 0 {

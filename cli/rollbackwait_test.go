@@ -5,16 +5,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/live"
 )
 
 // progressStatus is a status of three objects, n of them Current.
-func progressStatus(n int) *kube.ReleaseStatus {
-	st := &kube.ReleaseStatus{}
+func progressStatus(n int) *live.ReleaseStatus {
+	st := &live.ReleaseStatus{}
 	for i, name := range []string{"a", "b", "web"} {
-		r := kube.ResourceStatus{Kind: "Deployment", Namespace: "shop", Name: name, Status: kube.StatusCurrent, Message: "Deployment is available. Replicas: 2"}
+		r := live.ResourceStatus{Kind: "Deployment", Namespace: "shop", Name: name, Status: live.StatusCurrent, Message: "Deployment is available. Replicas: 2"}
 		if i >= n {
-			r.Status, r.Message = kube.StatusInProgress, "Available: 1/2, and a message long enough to pass the end of an eighty-column terminal line"
+			r.Status, r.Message = live.StatusInProgress, "Available: 1/2, and a message long enough to pass the end of an eighty-column terminal line"
 		}
 		st.Resources = append(st.Resources, r)
 	}

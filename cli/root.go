@@ -152,16 +152,7 @@ func (a *App) Command(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command 
 		Long:          rootLong + exitCodesHelp,
 		SilenceErrors: true,
 		SilenceUsage:  true,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return nil
-			}
-			msg := fmt.Sprintf("unknown command %q for chunkview", args[0])
-			if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
-				msg += fmt.Sprintf("; did you mean %q?", s[0])
-			}
-			return usageErrorf("%s", msg)
-		},
+		Args:          unknownCommand,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
 			r.ctx = cmd.Context()
 			if err := r.applyPluginEnv(); err != nil {
@@ -169,20 +160,7 @@ func (a *App) Command(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command 
 			}
 			return checkReleaseArgs(cmd.Root(), cmd, args)
 		},
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if a.TUI == nil {
-				return usageErrorf("the interactive view is not part of this build: run a command such as `chunkview ls` (see --help)")
-			}
-			if !a.canOpenTUI(stdin, stdout) {
-				return noTerminalError()
-			}
-			r.demoLazy = true
-			c, err := r.connect(cmd.Context())
-			if err != nil {
-				return err
-			}
-			return a.TUI(cmd.Context(), c, r.session(cmd.Context(), c))
-		},
+		RunE: r.openTUI,
 	}
 	root.Version = currentVersion().String()
 	root.SetVersionTemplate("{{.Version}}\n")
@@ -196,6 +174,43 @@ func (a *App) Command(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command 
 	r.flags = pf
 	pf.BoolVar(&r.demo, "demo", false, "use an in-memory demo cluster with sample releases instead of a kubeconfig")
 
+	r.addSubcommands(root)
+	return root
+}
+
+// unknownCommand refuses an argument to chunkview itself, which takes none: a
+// mistyped command, with the nearest one.
+func unknownCommand(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("unknown command %q for chunkview", args[0])
+	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+		msg += fmt.Sprintf("; did you mean %q?", s[0])
+	}
+	return usageErrorf("%s", msg)
+}
+
+// openTUI is chunkview without a command: the interactive view, on a terminal.
+func (r *run) openTUI(cmd *cobra.Command, _ []string) error {
+	a := r.app
+	if a.TUI == nil {
+		return usageErrorf("the interactive view is not part of this build: run a command such as `chunkview ls` (see --help)")
+	}
+	if !a.canOpenTUI(r.stdin, r.stdout) {
+		return noTerminalError()
+	}
+	r.demoLazy = true
+	c, err := r.connect(cmd.Context())
+	if err != nil {
+		return err
+	}
+	return a.TUI(cmd.Context(), c, r.session(cmd.Context(), c))
+}
+
+// addSubcommands adds chunkview's commands to root, with completion and the
+// plugin name it runs under; each reports its own errors, without usage.
+func (r *run) addSubcommands(root *cobra.Command) {
 	root.AddCommand(
 		r.lsCommand(),
 		r.historyCommand(),
@@ -224,7 +239,6 @@ func (a *App) Command(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command 
 	for _, c := range root.Commands() {
 		c.SilenceErrors, c.SilenceUsage = true, true
 	}
-	return root
 }
 
 // Session describes what the interactive view is opened on.

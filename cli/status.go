@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/live"
 )
 
 // Exit codes of `status`: 0 when every object is Current, ExitNotCurrent when
@@ -71,7 +71,7 @@ func (o *statusOptions) run(ctx context.Context, r *run) error {
 			return err
 		}
 	}
-	st, err := c.StatusOf(ctx, rows, o.revision, kube.StatusOptions{Reveal: o.reveal})
+	st, err := live.StatusOf(ctx, c, rows, o.revision, live.StatusOptions{Reveal: o.reveal})
 	if err != nil {
 		return err
 	}

@@ -6,13 +6,14 @@ import (
 
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/kube/apis"
+	"github.com/chunkview/chunkview/kube/live"
 )
 
 // statusJSON is status's -o json: the release's status and, when some of the
 // revision's objects use an API the cluster no longer serves (or one that is
 // deprecated), those objects.
 type statusJSON struct {
-	*kube.ReleaseStatus
+	*live.ReleaseStatus
 	RemovedAPIs []apis.Finding `json:"removedAPIs,omitempty"`
 }
 
@@ -21,7 +22,7 @@ type statusJSON struct {
 // notes what Helm can no longer do and the objects deprecated for removal.
 // A check that cannot be made is a note too: status reports how objects run,
 // and this does not change its exit code.
-func checkStatusAPIs(ctx context.Context, c *kube.Client, rows []kube.RevisionRow, st *kube.ReleaseStatus) []apis.Finding {
+func checkStatusAPIs(ctx context.Context, c *kube.Client, rows []kube.RevisionRow, st *live.ReleaseStatus) []apis.Finding {
 	var row *kube.RevisionRow
 	for i := range rows {
 		if rows[i].Revision == st.Revision {

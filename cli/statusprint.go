@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/chunkview/chunkview/internal/human"
-	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/live"
 )
 
 // statusWidth is the width `status` lays its tables out in: the narrowest
@@ -19,7 +19,7 @@ const statusWidth = 80
 const maxEventsShown = 10
 
 // printStatus writes st as `status` shows it, in width columns.
-func printStatus(w io.Writer, st *kube.ReleaseStatus, now time.Time, width int) error {
+func printStatus(w io.Writer, st *live.ReleaseStatus, now time.Time, width int) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Release %q (namespace %s), revision %d: %s, in the %s store\n", st.Release, st.Namespace, st.Revision, human.OrUnknown(st.ReleaseStatus), st.Store)
 	if !st.LastDeployed.IsZero() || st.Description != "" {
@@ -81,7 +81,7 @@ func printStatus(w io.Writer, st *kube.ReleaseStatus, now time.Time, width int) 
 			}
 			b.WriteString(fitTable([]string{"LAST SEEN", "OBJECT", "REASON", "MESSAGE"}, erows, width))
 			if more := len(st.Events) - maxEventsShown + st.EventsOmitted; more > 0 {
-				fmt.Fprintf(&b, "... and %d older (-o json lists up to %d).\n", more, kube.MaxStatusEvents)
+				fmt.Fprintf(&b, "... and %d older (-o json lists up to %d).\n", more, live.MaxStatusEvents)
 			}
 		}
 	}
@@ -91,7 +91,7 @@ func printStatus(w io.Writer, st *kube.ReleaseStatus, now time.Time, width int) 
 
 // eventMessage is an event's message, with its count when it happened more than
 // once.
-func eventMessage(e kube.WarningEvent) string {
+func eventMessage(e live.WarningEvent) string {
 	if e.Count > 1 {
 		return fmt.Sprintf("%s (x%d)", e.Message, e.Count)
 	}
@@ -99,7 +99,7 @@ func eventMessage(e kube.WarningEvent) string {
 }
 
 // lastRun says how a hook's last run went: "Failed 2m ago, after 12s".
-func lastRun(h kube.HookStatus, now time.Time) string {
+func lastRun(h live.HookStatus, now time.Time) string {
 	switch {
 	case h.Phase == "":
 		return "never run"
@@ -113,7 +113,7 @@ func lastRun(h kube.HookStatus, now time.Time) string {
 
 // writeHookJob writes what the cluster says of a hook Job: its status, its Pods
 // and the end of the failed container's log.
-func writeHookJob(b *strings.Builder, h kube.HookStatus, width int) {
+func writeHookJob(b *strings.Builder, h live.HookStatus, width int) {
 	j := h.Job
 	b.WriteString(wrapText(fmt.Sprintf("  Job %s: %s: %s", h.Name, j.Status, j.Message), width, "    "))
 	for _, n := range j.Notes {
@@ -154,7 +154,7 @@ func writeHookJob(b *strings.Builder, h kube.HookStatus, width int) {
 }
 
 // containerLine says what state a container is in.
-func containerLine(c kube.ContainerState) string {
+func containerLine(c live.ContainerState) string {
 	s := c.Name
 	if c.Init {
 		s += " (init)"

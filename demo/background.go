@@ -3,6 +3,8 @@ package demo
 import (
 	"context"
 	"slices"
+
+	"github.com/chunkview/chunkview/internal/fakeapi"
 )
 
 // QuickSamples are the samples SeedInBackground writes before it returns, so
@@ -40,7 +42,7 @@ func (s *Seeding) Wait() (*Fleet, error) {
 // others as they land: a live view takes them from its watch, which the
 // compaction sends back to list once (410 Gone). The background writes stop when
 // ctx ends.
-func SeedInBackground(ctx context.Context, c *Cluster, opts SeedOptions) (*Seeding, error) {
+func SeedInBackground(ctx context.Context, c *fakeapi.Cluster, opts SeedOptions) (*Seeding, error) {
 	sd, err := newSeeding(ctx, c, opts)
 	if err != nil {
 		return nil, err

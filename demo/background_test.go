@@ -7,11 +7,13 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/chunkview/chunkview/internal/fakeapi"
 )
 
 // records lists every release record of c, in every namespace: by namespace and
 // name, the labels the stores read and the data.
-func records(t *testing.T, c *Cluster) map[string]any {
+func records(t *testing.T, c *fakeapi.Cluster) map[string]any {
 	t.Helper()
 	ctx := context.Background()
 	out := map[string]any{}
@@ -49,7 +51,7 @@ func without(m map[string]string, drop ...string) map[string]string {
 // records, damage included) and the same fleet.
 func TestSeedInBackground(t *testing.T) {
 	ctx := context.Background()
-	bg := NewCluster()
+	bg := fakeapi.NewCluster()
 	s, err := SeedInBackground(ctx, bg, SeedOptions{Now: seedNow})
 	if err != nil {
 		t.Fatal(err)
@@ -66,7 +68,7 @@ func TestSeedInBackground(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fg := NewCluster()
+	fg := fakeapi.NewCluster()
 	want, err := Seed(ctx, fg, SeedOptions{Now: seedNow})
 	if err != nil {
 		t.Fatal(err)
@@ -99,7 +101,7 @@ func TestSeedInBackground(t *testing.T) {
 // Intact, and nothing for an empty list.
 func TestSeedOnly(t *testing.T) {
 	ctx := context.Background()
-	c := NewCluster()
+	c := fakeapi.NewCluster()
 	f, err := Seed(ctx, c, SeedOptions{Now: seedNow, Only: []string{"ledger"}})
 	if err != nil {
 		t.Fatal(err)
@@ -107,15 +109,15 @@ func TestSeedOnly(t *testing.T) {
 	if len(f.Releases) != 1 || f.Releases[0].Name != "ledger" || f.Releases[0].Latest().Damage != MissingChunk {
 		t.Errorf("Only ledger: %+v", f.Releases)
 	}
-	f, err = Seed(ctx, NewCluster(), SeedOptions{Now: seedNow, Only: []string{"ledger"}, Intact: true})
+	f, err = Seed(ctx, fakeapi.NewCluster(), SeedOptions{Now: seedNow, Only: []string{"ledger"}, Intact: true})
 	if err != nil || f.Releases[0].Latest().Damage != Undamaged {
 		t.Errorf("Only ledger, intact: %v", err)
 	}
-	f, err = Seed(ctx, NewCluster(), SeedOptions{Now: seedNow, Only: []string{"cert-manager"}})
+	f, err = Seed(ctx, fakeapi.NewCluster(), SeedOptions{Now: seedNow, Only: []string{"cert-manager"}})
 	if err != nil || len(f.Orphans) != 1 {
 		t.Errorf("Only cert-manager: orphans %v, %v", f.Orphans, err)
 	}
-	empty := NewCluster()
+	empty := fakeapi.NewCluster()
 	if f, err = Seed(ctx, empty, SeedOptions{Now: seedNow, Only: []string{}}); err != nil || len(f.Releases) != 0 {
 		t.Errorf("Only none: %d releases, %v", len(f.Releases), err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"helm.sh/helm/v3/pkg/storage/driver"
 
+	"github.com/chunkview/chunkview/internal/fakeapi"
 	"github.com/chunkview/chunkview/storage"
 )
 
@@ -77,7 +78,7 @@ const LokiStackLatestShare = 0.90
 
 // HelmStoreSample is a sample release that Seed writes through one of Helm's own
 // drivers rather than the chunked one. Its records are in Namespace, which is also
-// the release's namespace, and are labelled owner=helm (DefaultOwner).
+// the release's namespace, and are labelled owner=helm (storage.HelmOwner).
 type HelmStoreSample struct {
 	Namespace, Name string
 	Store           Store
@@ -101,7 +102,7 @@ func HelmStoreSamples() []HelmStoreSample {
 func helmStoreSamples() []sample {
 	return []sample{
 		{
-			name: RedisRelease, storageNamespace: WebNamespace, namespace: WebNamespace, owner: DefaultOwner, store: StoreSecrets,
+			name: RedisRelease, storageNamespace: WebNamespace, namespace: WebNamespace, owner: storage.HelmOwner, store: StoreSecrets,
 			labels: map[string]string{"team": "web"},
 			chart:  redisChart,
 			steps: []step{
@@ -112,7 +113,7 @@ func helmStoreSamples() []sample {
 			},
 		},
 		{
-			name: IngressNginxRelease, storageNamespace: IngressNamespace, namespace: IngressNamespace, owner: DefaultOwner, store: StoreConfigMaps,
+			name: IngressNginxRelease, storageNamespace: IngressNamespace, namespace: IngressNamespace, owner: storage.HelmOwner, store: StoreConfigMaps,
 			chart: ingressNginxChart,
 			steps: []step{
 				{op: opInstall, ago: 70 * day, took: 1*minute + 22*time.Second, chart: "4.10.1", values: ingressValues(2, false)},
@@ -121,7 +122,7 @@ func helmStoreSamples() []sample {
 			},
 		},
 		{
-			name: LokiStackRelease, storageNamespace: LoggingNamespace, namespace: LoggingNamespace, owner: DefaultOwner, store: StoreSecrets,
+			name: LokiStackRelease, storageNamespace: LoggingNamespace, namespace: LoggingNamespace, owner: storage.HelmOwner, store: StoreSecrets,
 			labels: map[string]string{"team": "sre"},
 			chart:  lokiStackChart,
 			steps: []step{
@@ -137,7 +138,7 @@ func helmStoreSamples() []sample {
 
 // sampleDriver returns the driver s is written with. Helm's own drivers send
 // their requests with a context of their own, as they do in Helm.
-func sampleDriver(ctx context.Context, c *Cluster, cfg storage.ChunkedSecretsConfig, s sample) driver.Driver {
+func sampleDriver(ctx context.Context, c *fakeapi.Cluster, cfg storage.ChunkedSecretsConfig, s sample) driver.Driver {
 	switch s.store {
 	case StoreSecrets:
 		return driver.NewSecrets(c.Clientset().CoreV1().Secrets(s.storageNamespace))
@@ -150,7 +151,7 @@ func sampleDriver(ctx context.Context, c *Cluster, cfg storage.ChunkedSecretsCon
 
 // readBackSize reads the stored record key of s and returns how many objects it
 // spans and how many bytes it holds against the size limit.
-func readBackSize(ctx context.Context, c *Cluster, s sample, key string) (objects int, stored int64, err error) {
+func readBackSize(ctx context.Context, c *fakeapi.Cluster, s sample, key string) (objects int, stored int64, err error) {
 	core := c.Clientset().CoreV1()
 	switch s.store {
 	case StoreSecrets:

@@ -16,6 +16,7 @@ import (
 	helmstorage "helm.sh/helm/v3/pkg/storage"
 	"helm.sh/helm/v3/pkg/storage/driver"
 
+	"github.com/chunkview/chunkview/internal/fakeapi"
 	"github.com/chunkview/chunkview/storage"
 )
 
@@ -28,7 +29,7 @@ type record struct {
 
 // helmRecords lists what Helm's driver would list for name in ns: owner=helm and
 // name=name, in key order.
-func helmRecords(t *testing.T, c *Cluster, s HelmStoreSample) []record {
+func helmRecords(t *testing.T, c *fakeapi.Cluster, s HelmStoreSample) []record {
 	t.Helper()
 	ctx := context.Background()
 	opts := metav1.ListOptions{LabelSelector: "owner=helm,name=" + s.Name}
@@ -59,7 +60,7 @@ func helmRecords(t *testing.T, c *Cluster, s HelmStoreSample) []record {
 	return out
 }
 
-func helmDriver(c *Cluster, s HelmStoreSample) driver.Driver {
+func helmDriver(c *fakeapi.Cluster, s HelmStoreSample) driver.Driver {
 	if s.Store == StoreConfigMaps {
 		return driver.NewConfigMaps(c.Clientset().CoreV1().ConfigMaps(s.Namespace))
 	}
@@ -80,7 +81,7 @@ func TestHelmStoreSamples(t *testing.T) {
 	for _, hs := range got {
 		t.Run(hs.Name, func(t *testing.T) {
 			r := mustRelease(t, f, hs.Namespace, hs.Name)
-			if r.Store != hs.Store || r.Owner != DefaultOwner || len(r.Revisions) != hs.Revisions {
+			if r.Store != hs.Store || r.Owner != storage.HelmOwner || len(r.Revisions) != hs.Revisions {
 				t.Fatalf("fleet has store %q owner %q and %d revisions", r.Store, r.Owner, len(r.Revisions))
 			}
 			recs := helmRecords(t, c, hs)

@@ -10,6 +10,7 @@ import (
 	"helm.sh/helm/v3/pkg/release"
 	helmtime "helm.sh/helm/v3/pkg/time"
 
+	"github.com/chunkview/chunkview/internal/fakeapi"
 	"github.com/chunkview/chunkview/storage"
 )
 
@@ -55,8 +56,8 @@ func ParseOperatorEnv(v string) (opts OperatorOptions, ok bool, err error) {
 // pending-upgrade, marks the one before superseded, and a moment later marks the
 // new one deployed, as Helm's upgrade action does. It lets the live view be seen
 // without a cluster. Errors (the release was uninstalled, say) skip a round.
-func RunOperator(ctx context.Context, c *Cluster, opts OperatorOptions) {
-	drv := storage.NewDriver(c.Clientset().CoreV1().Secrets(OperatorNamespace), DefaultOwner, DriverConfig())
+func RunOperator(ctx context.Context, c *fakeapi.Cluster, opts OperatorOptions) {
+	drv := storage.NewDriver(c.Clientset().CoreV1().Secrets(OperatorNamespace), storage.HelmOwner, DriverConfig())
 	for {
 		every := opts.Every
 		if every <= 0 {
@@ -85,7 +86,7 @@ func RunOperator(ctx context.Context, c *Cluster, opts OperatorOptions) {
 // upgradeOnce stores the next revision of podinfo, pending-upgrade, and
 // supersedes the deployed one.
 func upgradeOnce(drv *storage.ChunkedSecrets) (*release.Release, error) {
-	rels, err := drv.Query(map[string]string{"name": OperatorRelease, "owner": DefaultOwner})
+	rels, err := drv.Query(map[string]string{"name": OperatorRelease, "owner": storage.HelmOwner})
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"helm.sh/helm/v3/pkg/release"
 
 	"github.com/chunkview/chunkview/demo"
+	"github.com/chunkview/chunkview/internal/fakeapi"
 	"github.com/chunkview/chunkview/storage"
 )
 
@@ -30,12 +31,12 @@ func TestParseOperatorEnv(t *testing.T) {
 func TestOperator(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	c := demo.NewCluster()
+	c := fakeapi.NewCluster()
 	if _, err := demo.Seed(ctx, c, demo.SeedOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	drv := storage.NewDriver(c.Clientset().CoreV1().Secrets(demo.OperatorNamespace), demo.DefaultOwner, demo.DriverConfig())
-	before, err := drv.Query(map[string]string{"name": demo.OperatorRelease, "owner": demo.DefaultOwner})
+	drv := storage.NewDriver(c.Clientset().CoreV1().Secrets(demo.OperatorNamespace), storage.HelmOwner, demo.DriverConfig())
+	before, err := drv.Query(map[string]string{"name": demo.OperatorRelease, "owner": storage.HelmOwner})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,16 +71,16 @@ func TestOperator(t *testing.T) {
 func TestOperatorKeepsTenRevisions(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	c := demo.NewCluster()
+	c := fakeapi.NewCluster()
 	if _, err := demo.Seed(ctx, c, demo.SeedOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	drv := storage.NewDriver(c.Clientset().CoreV1().Secrets(demo.OperatorNamespace), demo.DefaultOwner, demo.DriverConfig())
+	drv := storage.NewDriver(c.Clientset().CoreV1().Secrets(demo.OperatorNamespace), storage.HelmOwner, demo.DriverConfig())
 	go demo.RunOperator(ctx, c, demo.OperatorOptions{Every: 5 * time.Millisecond, Pending: 5 * time.Millisecond})
 	want := demo.OperatorMaxHistory + 4
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		rels, err := drv.Query(map[string]string{"name": demo.OperatorRelease, "owner": demo.DefaultOwner})
+		rels, err := drv.Query(map[string]string{"name": demo.OperatorRelease, "owner": storage.HelmOwner})
 		if err == nil {
 			latest, oldest := 0, 1<<30
 			for _, r := range rels {

@@ -8,6 +8,9 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/chunkview/chunkview/internal/fakeapi"
+	"github.com/chunkview/chunkview/storage"
 )
 
 // op is what a Helm command did to a release.
@@ -71,7 +74,7 @@ func samples() []sample {
 func chunkedSamples() []sample {
 	out := []sample{
 		{
-			name: "podinfo", storageNamespace: "demo", namespace: "demo", owner: DefaultOwner,
+			name: "podinfo", storageNamespace: "demo", namespace: "demo", owner: storage.HelmOwner,
 			labels: map[string]string{"team": "web"},
 			chart:  podinfoChart,
 			steps: []step{
@@ -84,7 +87,7 @@ func chunkedSamples() []sample {
 			},
 		},
 		{
-			name: "web-frontend", storageNamespace: "demo", namespace: "demo", owner: DefaultOwner,
+			name: "web-frontend", storageNamespace: "demo", namespace: "demo", owner: storage.HelmOwner,
 			labels: map[string]string{"team": "web", "tier": "frontend"},
 			chart:  webFrontendChart,
 			steps: []step{
@@ -94,7 +97,7 @@ func chunkedSamples() []sample {
 			},
 		},
 		{
-			name: "grafana-dashboards", storageNamespace: "demo", namespace: "monitoring", owner: DefaultOwner,
+			name: "grafana-dashboards", storageNamespace: "demo", namespace: "monitoring", owner: storage.HelmOwner,
 			labels: map[string]string{"team": "sre"},
 			chart:  dashboardsChart,
 			steps: []step{
@@ -103,7 +106,7 @@ func chunkedSamples() []sample {
 			},
 		},
 		{
-			name: "payments-api", storageNamespace: "payments", namespace: "payments", owner: DefaultOwner,
+			name: "payments-api", storageNamespace: "payments", namespace: "payments", owner: storage.HelmOwner,
 			labels: map[string]string{"team": "payments", "pci": "true"},
 			chart:  paymentsChart,
 			steps: []step{
@@ -115,7 +118,7 @@ func chunkedSamples() []sample {
 			},
 		},
 		{
-			name: "ledger", storageNamespace: "payments", namespace: "payments", owner: DefaultOwner,
+			name: "ledger", storageNamespace: "payments", namespace: "payments", owner: storage.HelmOwner,
 			labels: map[string]string{"team": "payments"},
 			chart:  ledgerChart,
 			steps: []step{
@@ -125,7 +128,7 @@ func chunkedSamples() []sample {
 			},
 		},
 		{
-			name: "fraud-model", storageNamespace: "payments", namespace: "payments", owner: DefaultOwner,
+			name: "fraud-model", storageNamespace: "payments", namespace: "payments", owner: storage.HelmOwner,
 			labels: map[string]string{"team": "risk"},
 			chart:  fraudModelChart,
 			steps: []step{
@@ -386,7 +389,7 @@ func argocdChart(version string) chartSpec {
 // markOLMv1 gives the index Secret of an OLMv1 sample what operator-controller
 // puts on its own: a controller ownerReference to the ClusterExtension named after
 // the release, and the release's labels on the Secret too.
-func markOLMv1(ctx context.Context, c *Cluster, s sample, key, chartVersion string) error {
+func markOLMv1(ctx context.Context, c *fakeapi.Cluster, s sample, key, chartVersion string) error {
 	yes := true
 	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
 		"labels": olmLabels(s.name, s.name, chartVersion),

@@ -25,15 +25,14 @@ import (
 	"helm.sh/helm/v3/pkg/storage/driver"
 	helmtime "helm.sh/helm/v3/pkg/time"
 
+	"github.com/chunkview/chunkview/internal/fakeapi"
 	"github.com/chunkview/chunkview/storage"
 )
 
-// Where the sample releases are stored and under which owner label.
+// Where the sample releases are stored and under which owner label: outside
+// OLMNamespace, storage.HelmOwner (helm-operator-plugins' default, and the owner
+// label Helm's own drivers always write).
 const (
-	// DefaultOwner is the owner label of the samples outside OLMNamespace:
-	// helm-operator-plugins' default, the same as kube.DefaultOwner, and the owner
-	// label Helm's own drivers always write.
-	DefaultOwner = "helm"
 	// OLMOwner is operator-controller's owner label (kube's olmv1 profile).
 	OLMOwner = "operator-controller"
 	// OLMNamespace is OLMv1's system namespace, where its records live while the
@@ -168,7 +167,7 @@ func (r *SampleRelease) Latest() *SampleRevision { return &r.Revisions[len(r.Rev
 //	olmv1-system/cert-manager     superseded, superseded, deployed [4 3 3]
 //	olmv1-system/argocd-operator  superseded, deployed [1 1]
 //
-// The olmv1-system ones are owned by OLMOwner, the others by DefaultOwner. An
+// The olmv1-system ones are owned by OLMOwner, the others by storage.HelmOwner. An
 // orphan chunk is left in olmv1-system: key sh.helm.release.v1.cert-manager.v4, the
 // trace of an upgrade interrupted two days before Now.
 //
@@ -187,7 +186,7 @@ func (r *SampleRelease) Latest() *SampleRevision { return &r.Revisions[len(r.Rev
 // resourceVersion older than Seed's return gets 410 Gone. The releases depend only
 // on Now; the objects' uids, creationTimestamps and createdAt or modifiedAt labels
 // come from the clock at the time of writing.
-func Seed(ctx context.Context, c *Cluster, opts SeedOptions) (*Fleet, error) {
+func Seed(ctx context.Context, c *fakeapi.Cluster, opts SeedOptions) (*Fleet, error) {
 	sd, err := newSeeding(ctx, c, opts)
 	if err != nil {
 		return nil, err
@@ -204,7 +203,7 @@ func Seed(ctx context.Context, c *Cluster, opts SeedOptions) (*Fleet, error) {
 // seeding is one Seed: the samples to write, what was written so far.
 type seeding struct {
 	ctx     context.Context
-	c       *Cluster
+	c       *fakeapi.Cluster
 	opts    SeedOptions
 	cfg     storage.ChunkedSecretsConfig
 	samples []sample
@@ -216,7 +215,7 @@ type seeding struct {
 
 // newSeeding prepares a Seed: the driver configuration, the samples opts selects
 // and the namespaces they need, created.
-func newSeeding(ctx context.Context, c *Cluster, opts SeedOptions) (*seeding, error) {
+func newSeeding(ctx context.Context, c *fakeapi.Cluster, opts SeedOptions) (*seeding, error) {
 	if opts.Now.IsZero() {
 		opts.Now = time.Now()
 	}
@@ -239,7 +238,7 @@ func newSeeding(ctx context.Context, c *Cluster, opts SeedOptions) (*seeding, er
 		}
 	}
 	for _, ns := range nss {
-		_, err := c.Clientset().CoreV1().Namespaces().Create(ctx, Namespace(ns), metav1.CreateOptions{})
+		_, err := c.Clientset().CoreV1().Namespaces().Create(ctx, fakeapi.Namespace(ns), metav1.CreateOptions{})
 		if err != nil && !apierrors.IsAlreadyExists(err) {
 			return nil, fmt.Errorf("seed: create namespace %s: %w", ns, err)
 		}
@@ -307,7 +306,7 @@ type history struct {
 	revs   []*release.Release
 }
 
-func writeSample(ctx context.Context, c *Cluster, cfg storage.ChunkedSecretsConfig, now time.Time, s sample) (*SampleRelease, error) {
+func writeSample(ctx context.Context, c *fakeapi.Cluster, cfg storage.ChunkedSecretsConfig, now time.Time, s sample) (*SampleRelease, error) {
 	h := &history{
 		s:      s,
 		drv:    sampleDriver(ctx, c, cfg, s),
@@ -521,7 +520,7 @@ func renderChart(ch *chart.Chart, vals map[string]any, ro chartutil.ReleaseOptio
 // replaces one with a Secret of the same name, labels and owner whose bytes no
 // longer match the hash in the name (a chunk is immutable, so it is deleted and
 // created again, as a bad restore would do).
-func damage(ctx context.Context, c *Cluster, r *SampleRelease, revision int, d Damage) error {
+func damage(ctx context.Context, c *fakeapi.Cluster, r *SampleRelease, revision int, d Damage) error {
 	if revision < 1 || revision > len(r.Revisions) {
 		return fmt.Errorf("damage %s/%s revision %d: no such sample", r.Namespace, r.Name, revision)
 	}
@@ -587,7 +586,7 @@ var orphanKey = storage.RecordKey("cert-manager", 4)
 // Secret and nothing else, two days before now: the trace of an upgrade whose
 // index was never written. Its creationTimestamp is that old too, so verify counts
 // it a leftover rather than a write in flight.
-func leaveOrphan(ctx context.Context, c *Cluster, cfg storage.ChunkedSecretsConfig, now time.Time) (*Orphan, error) {
+func leaveOrphan(ctx context.Context, c *fakeapi.Cluster, cfg storage.ChunkedSecretsConfig, now time.Time) (*Orphan, error) {
 	s := samples()[slices.IndexFunc(samples(), func(s sample) bool { return s.name == "cert-manager" })]
 	h := &history{s: s, now: now, charts: map[string]*chart.Chart{}}
 	st := step{op: opUpgrade, chart: "1.16.0", values: "installCRDs: true\nreplicaCount: 2\n"}

@@ -19,6 +19,7 @@ import (
 	helmstorage "helm.sh/helm/v3/pkg/storage"
 	"helm.sh/helm/v3/pkg/storage/driver"
 
+	"github.com/chunkview/chunkview/internal/fakeapi"
 	"github.com/chunkview/chunkview/storage"
 )
 
@@ -26,17 +27,17 @@ var seedNow = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
 
 // seeded seeds one cluster for all the read-only tests below: Seed takes a second.
 var seeded = sync.OnceValues(func() (*seededCluster, error) {
-	c := NewCluster()
+	c := fakeapi.NewCluster()
 	f, err := Seed(context.Background(), c, SeedOptions{Now: seedNow})
 	return &seededCluster{c, f}, err
 })
 
 type seededCluster struct {
-	c *Cluster
+	c *fakeapi.Cluster
 	f *Fleet
 }
 
-func seed(t *testing.T) (*Cluster, *Fleet) {
+func seed(t *testing.T) (*fakeapi.Cluster, *Fleet) {
 	t.Helper()
 	s, err := seeded()
 	if err != nil {
@@ -47,7 +48,7 @@ func seed(t *testing.T) (*Cluster, *Fleet) {
 
 // driver returns a driver that reads r's records: the chunked one, or Helm's own
 // Secrets or ConfigMaps driver.
-func (f *Fleet) driver(c *Cluster, r *SampleRelease) driver.Driver {
+func (f *Fleet) driver(c *fakeapi.Cluster, r *SampleRelease) driver.Driver {
 	switch r.Store {
 	case StoreSecrets:
 		return driver.NewSecrets(c.Clientset().CoreV1().Secrets(r.Namespace))
@@ -76,17 +77,17 @@ func TestSeedWritesWhatItClaims(t *testing.T) {
 	}
 	sup, dep, fail, pend := release.StatusSuperseded, release.StatusDeployed, release.StatusFailed, release.StatusPendingUpgrade
 	wants := []want{
-		{"demo", "podinfo", "demo", DefaultOwner, []release.Status{sup, sup, fail, dep}, 1, StoreChunked},
-		{"demo", "web-frontend", "demo", DefaultOwner, []release.Status{sup, sup, dep}, 2, StoreChunked},
-		{"demo", "grafana-dashboards", "monitoring", DefaultOwner, []release.Status{sup, dep}, 3, StoreChunked},
-		{"payments", "payments-api", "payments", DefaultOwner, []release.Status{sup, sup, sup, dep, pend}, 1, StoreChunked},
-		{"payments", "ledger", "payments", DefaultOwner, []release.Status{sup, sup, dep}, 3, StoreChunked},
-		{"payments", "fraud-model", "payments", DefaultOwner, []release.Status{sup, dep}, 3, StoreChunked},
+		{"demo", "podinfo", "demo", storage.HelmOwner, []release.Status{sup, sup, fail, dep}, 1, StoreChunked},
+		{"demo", "web-frontend", "demo", storage.HelmOwner, []release.Status{sup, sup, dep}, 2, StoreChunked},
+		{"demo", "grafana-dashboards", "monitoring", storage.HelmOwner, []release.Status{sup, dep}, 3, StoreChunked},
+		{"payments", "payments-api", "payments", storage.HelmOwner, []release.Status{sup, sup, sup, dep, pend}, 1, StoreChunked},
+		{"payments", "ledger", "payments", storage.HelmOwner, []release.Status{sup, sup, dep}, 3, StoreChunked},
+		{"payments", "fraud-model", "payments", storage.HelmOwner, []release.Status{sup, dep}, 3, StoreChunked},
 		{OLMNamespace, "cert-manager", "cert-manager", OLMOwner, []release.Status{sup, sup, dep}, 3, StoreChunked},
 		{OLMNamespace, "argocd-operator", "argocd", OLMOwner, []release.Status{sup, dep}, 1, StoreChunked},
-		{WebNamespace, RedisRelease, WebNamespace, DefaultOwner, []release.Status{sup, sup, sup, dep}, 1, StoreSecrets},
-		{IngressNamespace, IngressNginxRelease, IngressNamespace, DefaultOwner, []release.Status{sup, sup, dep}, 1, StoreConfigMaps},
-		{LoggingNamespace, LokiStackRelease, LoggingNamespace, DefaultOwner, []release.Status{sup, sup, sup, sup, dep}, 1, StoreSecrets},
+		{WebNamespace, RedisRelease, WebNamespace, storage.HelmOwner, []release.Status{sup, sup, sup, dep}, 1, StoreSecrets},
+		{IngressNamespace, IngressNginxRelease, IngressNamespace, storage.HelmOwner, []release.Status{sup, sup, dep}, 1, StoreConfigMaps},
+		{LoggingNamespace, LokiStackRelease, LoggingNamespace, storage.HelmOwner, []release.Status{sup, sup, sup, sup, dep}, 1, StoreSecrets},
 	}
 	if len(f.Releases) != len(wants) {
 		t.Errorf("%d releases, want %d", len(f.Releases), len(wants))
@@ -165,12 +166,12 @@ func TestSeedVerify(t *testing.T) {
 		ns, owner string
 		want      []storage.ProblemKind
 	}{
-		{"demo", DefaultOwner, nil},
-		{"payments", DefaultOwner, []storage.ProblemKind{storage.ProblemHashMismatch, storage.ProblemMissingChunk}},
+		{"demo", storage.HelmOwner, nil},
+		{"payments", storage.HelmOwner, []storage.ProblemKind{storage.ProblemHashMismatch, storage.ProblemMissingChunk}},
 		{OLMNamespace, OLMOwner, []storage.ProblemKind{storage.ProblemOrphanChunk}},
 		// Helm's own Secrets are no concern of the chunked format's checks.
-		{WebNamespace, DefaultOwner, nil},
-		{LoggingNamespace, DefaultOwner, nil},
+		{WebNamespace, storage.HelmOwner, nil},
+		{LoggingNamespace, storage.HelmOwner, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.ns, func(t *testing.T) {
@@ -319,7 +320,7 @@ func TestSeedIndexLabels(t *testing.T) {
 
 func TestSeedDeterministic(t *testing.T) {
 	_, f := seed(t)
-	c2 := NewCluster()
+	c2 := fakeapi.NewCluster()
 	f2, err := Seed(context.Background(), c2, SeedOptions{Now: seedNow, Intact: true})
 	if err != nil {
 		t.Fatal(err)

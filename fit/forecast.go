@@ -2,8 +2,6 @@ package fit
 
 import (
 	"math"
-
-	"github.com/chunkview/chunkview/kube"
 )
 
 // Forecast sets the Growth of every store in m, for the upgrade to revision rev
@@ -11,25 +9,25 @@ import (
 // first, its latest last), and which would take ownBytes there.
 //
 // The growth is the history's, fitted as the history screen fits it
-// (kube.ProjectGrowth), with the upgrade as its newest point. Another store
+// (ProjectGrowth), with the upgrade as its newest point. Another store
 // encodes the same records at another ratio (base64 of the gzip stream, or the
 // stream alone): the history is scaled to it by the ratio of the upgrade's sizes
 // in the two stores.
-func Forecast(m *Measurement, ownBytes int64, history []kube.SizePoint, rev int) {
+func Forecast(m *Measurement, ownBytes int64, history []SizePoint, rev int) {
 	for i := range m.Stores {
 		s := &m.Stores[i]
 		ratio := 1.0
 		if ownBytes > 0 {
 			ratio = float64(s.StoredBytes) / float64(ownBytes)
 		}
-		points := make([]kube.SizePoint, 0, len(history)+1)
+		points := make([]SizePoint, 0, len(history)+1)
 		for _, p := range history {
 			if p.Revision < rev && p.Bytes > 0 {
-				points = append(points, kube.SizePoint{Revision: p.Revision, Bytes: int64(math.Round(float64(p.Bytes) * ratio))})
+				points = append(points, SizePoint{Revision: p.Revision, Bytes: int64(math.Round(float64(p.Bytes) * ratio))})
 			}
 		}
-		points = append(points, kube.SizePoint{Revision: rev, Bytes: s.StoredBytes})
-		g := kube.ProjectGrowth(points, s.LimitBytes)
+		points = append(points, SizePoint{Revision: rev, Bytes: s.StoredBytes})
+		g := ProjectGrowth(points, s.LimitBytes)
 		if !s.Fits && g.RevisionsLeft != 0 {
 			// Refused for a reason other than its size against the limit
 			// (the index's room, the read limit): nothing after it fits.

@@ -1,6 +1,8 @@
 package fit
 
 import (
+	"compress/gzip"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -62,7 +64,7 @@ type Store struct {
 	// revision, for an upgrade (see Forecast): its RevisionsLeft counts from
 	// this revision to the first that will not fit (1: the next one; 0: this
 	// one does not; -1: none in sight).
-	Growth *kube.Growth `json:"growth,omitempty"`
+	Growth *Growth `json:"growth,omitempty"`
 }
 
 // Measurement is a record encoded for every store asked for.
@@ -102,6 +104,26 @@ func Measure(rls *release.Release, drivers []string, s Settings) (*Measurement, 
 	if rls == nil {
 		return nil, fmt.Errorf("measure: no release")
 	}
+	return measure(record{
+		name: rls.Name, version: rls.Version,
+		json: func() ([]byte, error) { return json.Marshal(rls) },
+		payload: func() ([]byte, error) {
+			gz, _, err := storage.EncodePayload(rls)
+			return gz, err
+		},
+	}, drivers, s)
+}
+
+// record is one release record to measure, whichever Helm's types hold it: json
+// is the release's JSON as that Helm's drivers marshal it, payload the chunked
+// format's gzip stream of it.
+type record struct {
+	name          string
+	version       int
+	json, payload func() ([]byte, error)
+}
+
+func measure(rec record, drivers []string, s Settings) (*Measurement, error) {
 	if len(drivers) == 0 {
 		drivers = kube.AllDrivers
 	}
@@ -112,29 +134,26 @@ func Measure(rls *release.Release, drivers []string, s Settings) (*Measurement, 
 		jsonLen int
 		chunked Store
 	)
-	if want(kube.DriverSecret) || want(kube.DriverConfigMap) {
-		g.Go(func() error {
-			var err error
-			if helmLen, err = storage.HelmSecretBytes(rls); err != nil {
-				return fmt.Errorf("encode release %q as Helm's drivers do: %w", rls.Name, err)
-			}
-			return nil
-		})
-	}
 	g.Go(func() error {
-		// The JSON's length, as Helm's drivers encode it, costs a marshal
-		// without compression.
-		js, err := json.Marshal(rls)
+		js, err := rec.json()
 		if err != nil {
-			return fmt.Errorf("encode release %q as JSON: %w", rls.Name, err)
+			return fmt.Errorf("encode release %q as JSON: %w", rec.name, err)
 		}
 		jsonLen = len(js)
+		if want(kube.DriverSecret) || want(kube.DriverConfigMap) {
+			if helmLen, err = helmRecordBytes(js); err != nil {
+				return fmt.Errorf("encode release %q as Helm's drivers do: %w", rec.name, err)
+			}
+		}
 		return nil
 	})
 	if want(kube.DriverChunked) {
 		g.Go(func() error {
-			var err error
-			chunked, err = measureChunked(rls, s)
+			gz, err := rec.payload()
+			if err != nil {
+				return err
+			}
+			chunked, err = measureChunked(rec.name, rec.version, gz, s)
 			return err
 		})
 	}
@@ -154,6 +173,24 @@ func Measure(rls *release.Release, drivers []string, s Settings) (*Measurement, 
 	return m, nil
 }
 
+// helmRecordBytes is the length of data.release that Helm's Secrets and
+// ConfigMaps drivers (of either Helm: their encodeRelease is the same) store for
+// a release of JSON js: base64 of the gzip stream, at best compression.
+func helmRecordBytes(js []byte) (int, error) {
+	var cw countWriter
+	zw, err := gzip.NewWriterLevel(&cw, gzip.BestCompression)
+	if err != nil {
+		return 0, err
+	}
+	if _, err := zw.Write(js); err != nil {
+		return 0, err
+	}
+	if err := zw.Close(); err != nil {
+		return 0, err
+	}
+	return base64.StdEncoding.EncodedLen(cw.n), nil
+}
+
 // helmStore is the measurement of a record of n bytes of data.release in one of
 // Helm's drivers: one object, whose data the API server caps at 1 MiB.
 func helmStore(d string, n int64) Store {
@@ -166,16 +203,12 @@ func helmStore(d string, n int64) Store {
 	return st
 }
 
-// measureChunked encodes rls as the chunked format stores it: the payload's gzip
-// stream cut into slices of the chunk size, the first in the index Secret beside
-// the JSON list of the other slices' Secret names.
-func measureChunked(rls *release.Release, s Settings) (Store, error) {
-	gz, _, err := storage.EncodePayload(rls)
-	if err != nil {
-		return Store{}, err
-	}
+// measureChunked lays out the gzip stream gz of revision version of release name
+// as the chunked format stores it: cut into slices of the chunk size, the first
+// in the index Secret beside the JSON list of the other slices' Secret names.
+func measureChunked(name string, version int, gz []byte, s Settings) (Store, error) {
 	size := s.chunkSize()
-	key := storage.RecordKey(rls.Name, rls.Version)
+	key := storage.RecordKey(name, version)
 	parts := storage.Split(gz, size)
 	names := make([]string, 0, max(len(parts)-1, 0))
 	distinct := map[string]bool{}

@@ -235,7 +235,7 @@ func TestForecast(t *testing.T) {
 		{Driver: kube.DriverSecret, StoredBytes: 400_000, LimitBytes: storage.HelmRecordLimit, Fits: true},
 		{Driver: kube.DriverConfigMap, StoredBytes: 400_000, LimitBytes: storage.HelmRecordLimit, Fits: false, Reason: "x"},
 	}}
-	history := []kube.SizePoint{{Revision: 1, Bytes: 340_000}, {Revision: 2, Bytes: 360_000}, {Revision: 3, Bytes: 380_000}}
+	history := []fit.SizePoint{{Revision: 1, Bytes: 340_000}, {Revision: 2, Bytes: 360_000}, {Revision: 3, Bytes: 380_000}}
 	fit.Forecast(m, 400_000, history, 4)
 	sec, ch, cm := m.Stores[1].Growth, m.Stores[0].Growth, m.Stores[2].Growth
 	// Secret: +20,000 a revision from 400,000 to 1,048,576: floor(648,576/20,000)+1 = 33.

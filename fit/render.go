@@ -22,6 +22,7 @@ import (
 	helmstorage "helm.sh/helm/v3/pkg/storage"
 	"helm.sh/helm/v3/pkg/storage/driver"
 	helmtime "helm.sh/helm/v3/pkg/time"
+	release4 "helm.sh/helm/v4/pkg/release/v1"
 
 	"github.com/chunkview/chunkview/storage"
 )
@@ -55,6 +56,9 @@ type Request struct {
 
 	// Upgrade, when set, renders the upgrade of the release it describes.
 	Upgrade *Base
+	// Helm is the major whose action renders and stores the record: 3 or 4
+	// (0 means 3). Helm 4's record holds more than Helm 3's (see renderHelm4).
+	Helm int
 	// ReuseValues, ResetValues and ResetThenReuseValues are helm upgrade's
 	// flags of those names; none set applies Helm's default (the last
 	// release's values when none are given).
@@ -69,6 +73,9 @@ type Base struct {
 	// it is Last.
 	Deployed     *release.Release
 	Capabilities *chartutil.Capabilities
+	// ApplyMethod is Last's apply_method, which Helm 3's types drop: Helm 4's
+	// upgrade applies as the latest revision was applied.
+	ApplyMethod string
 }
 
 // Rendered is the record Helm's action would store for a request.
@@ -78,11 +85,17 @@ type Rendered struct {
 	Release *release.Release
 	// Upgrade reports whether it was rendered as an upgrade.
 	Upgrade bool
+	// Helm is the major whose action rendered it: 3 or 4.
+	Helm int
+	// Release4 is the record as Helm 4 stores it, when Helm is 4; Release is
+	// then the same record as Helm 3 reads it, for what takes the room.
+	Release4 *release4.Release
 }
 
-// Render renders req's chart with its values through Helm 3's install action
-// (client-only, as helm template does) or, with req.Upgrade, its upgrade action
-// (a dry run over the release given), and returns the record that action stores.
+// Render renders req's chart with its values through the install action of
+// req.Helm's Helm (client-only, as helm template does) or, with req.Upgrade, its
+// upgrade action (a dry run over the release given), and returns the record that
+// action stores.
 func Render(ctx context.Context, req Request) (*Rendered, error) {
 	ch, err := LoadChart(req.Chart)
 	if err != nil {
@@ -95,20 +108,31 @@ func Render(ctx context.Context, req Request) (*Rendered, error) {
 		}
 		return nil, fmt.Errorf("%w: %w", ErrValues, err)
 	}
+	if req.Helm == 4 {
+		rel4, err := renderHelm4(ctx, req, vals)
+		if err != nil {
+			return nil, err
+		}
+		rel, err := toHelm3(rel4)
+		if err != nil {
+			return nil, fmt.Errorf("read Helm 4's record of %s as Helm 3 does: %w", chartRef(ch), err)
+		}
+		return &Rendered{Release: rel, Release4: rel4, Upgrade: req.Upgrade != nil, Helm: 4}, nil
+	}
 	if req.Upgrade != nil {
 		rel, err := renderUpgrade(ctx, req, ch, vals)
 		if err != nil {
 			return nil, err
 		}
 		asStored(rel, "Upgrade complete", release.HookPreUpgrade, release.HookPostUpgrade)
-		return &Rendered{Release: rel, Upgrade: true}, nil
+		return &Rendered{Release: rel, Upgrade: true, Helm: 3}, nil
 	}
 	rel, err := renderInstall(ctx, req, ch, vals)
 	if err != nil {
 		return nil, err
 	}
 	asStored(rel, "Install complete", release.HookPreInstall, release.HookPostInstall)
-	return &Rendered{Release: rel}, nil
+	return &Rendered{Release: rel, Helm: 3}, nil
 }
 
 // LoadChart loads a chart directory or archive, refusing what helm install

@@ -17,6 +17,7 @@ import (
 
 	"github.com/chunkview/chunkview/internal/kubetest"
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/live"
 )
 
 // BenchmarkStatus reads the status of one 30-object release (6 Deployments, 6
@@ -48,7 +49,7 @@ func BenchmarkStatus(b *testing.B) {
 	b.Run("chunkview", func(b *testing.B) {
 		counter := &benchCounter{}
 		stats := &kube.Stats{}
-		run := func() *kube.ReleaseStatus {
+		run := func() *live.ReleaseStatus {
 			o := kubetest.ParseOptions(b, []string{"--kubeconfig", kc, "-n", ns, "--driver", "secret"})
 			o.Stats = stats
 			o.WrapConfig = func(rc *rest.Config) {
@@ -58,7 +59,7 @@ func BenchmarkStatus(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			st, err := c.Status(b.Context(), ns, "big", 0, kube.StatusOptions{})
+			st, err := live.Status(b.Context(), c, ns, "big", 0, live.StatusOptions{})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -1,6 +1,15 @@
-// Package kube reaches clusters the way kubectl does and runs chunkview's reads and
-// Helm's own release operations through the chunked driver. The CLI and the TUI both
-// call it; it calls storage.
+// Package kube connects to clusters the way kubectl does (kubeconfig, context,
+// namespace and storage flags: Options, Connect) and reads the release records of
+// every store Helm keeps them in: the chunked driver's Secrets and Helm's own
+// Secrets and ConfigMaps drivers. A Client lists releases and their history from
+// metadata, decodes revisions through a bounded cache (Details), inspects and
+// verifies how they are stored, finds and removes leftover chunks, and watches
+// the records for changes.
+//
+// It reads and never plans: the operations are kube/ops's, the objects a release
+// runs are read by kube/live, and its controllers by kube/owner; each takes the
+// Client through a small interface of its own. The CLI and the TUI call them all;
+// kube calls storage.
 package kube
 
 import (
@@ -23,71 +32,6 @@ import (
 	"github.com/chunkview/chunkview/storage"
 )
 
-// Config says where release records are stored and how to read them.
-type Config struct {
-	// Owner is the owner label of the records.
-	Owner string
-	// StorageNamespace, when set, is the one namespace that holds all records (OLMv1
-	// keeps them in its system namespace). When empty, records live in the namespace
-	// being looked at.
-	StorageNamespace string
-	// Namespace is the namespace looked at (kubectl's -n, or the context's): as in
-	// helm, the release namespace, where the resources live. Listings narrow to
-	// the releases whose resources live in it, unless AllNamespaces is set;
-	// without StorageNamespace their records are looked for in every namespace
-	// the user may list, else in Namespace itself. With StorageNamespace set,
-	// Connect sets AllNamespaces unless -n was given.
-	Namespace string
-	// AllNamespaces looks at every namespace (-A).
-	AllNamespaces bool
-	// FallbackNamespaces are looked at, besides Namespace, when AllNamespaces is set
-	// and listing across all namespaces is forbidden (--namespaces).
-	FallbackNamespaces []string
-	// Driver is the chunked driver's configuration.
-	Driver storage.ChunkedSecretsConfig
-	// Drivers are the stores read (DriverX values, see ParseDrivers). Nil reads
-	// the chunked store alone, as a library caller of the chunked driver expects;
-	// the CLI and the TUI read every store unless --driver or HELM_DRIVER narrow.
-	Drivers []string
-	// DriversFrom says what narrowed Drivers to fewer than every store
-	// ("--driver", "HELM_DRIVER=secret", "--owner"), for messages; "" when
-	// nothing did.
-	DriversFrom string
-	// ReadOnly refuses every mutating operation. The connection enforces it too; see
-	// ReadOnlyTransport.
-	ReadOnly bool
-	// DetailsCacheBytes bounds the decoded revisions kept for reuse, by decoded
-	// size: DefaultDetailsCacheBytes when zero, none when negative.
-	DetailsCacheBytes int64
-	// Now returns the current time; nil means time.Now. Ages are measured from it:
-	// which unreferenced chunks are old enough to be leftovers, and how long a
-	// release has been stuck.
-	Now func() time.Time
-	// StuckAfter is how long a revision may stay pending (or uninstalling)
-	// before it counts as stuck rather than in progress: DefaultStuckAfter when
-	// zero. A rollback over a latest revision pending for less is refused as an
-	// operation in flight.
-	StuckAfter time.Duration
-
-	// Context is the kube context given with --context, when it is not the
-	// kubeconfig's current one; Profile the --profile in use. Commands the tool
-	// suggests carry them (see Suggest).
-	Context string
-	Profile string
-	// Demo is set on the demo's in-memory clusters: suggested commands carry
-	// --demo.
-	Demo bool
-	// RequestTimeout is --request-timeout: how long one read waits for the API
-	// server (DefaultRequestTimeout unless given; 0 for no limit). Connect puts
-	// it on the connection; it is here for the messages that name it.
-	RequestTimeout time.Duration
-	// Server is the API server's address ("" on the demo's clusters).
-	Server string
-}
-
-// DefaultStuckAfter is Config.StuckAfter's default.
-const DefaultStuckAfter = 5 * time.Minute
-
 // Stuck reports whether the revision r, in flight (see InFlight), has been so
 // for StuckAfter or longer (stuck: no operation is likely to finish it), or for
 // less (inProgress: one probably runs). Both are false for any other status.
@@ -109,10 +53,6 @@ func (c *Client) StuckAfter() time.Duration {
 	return DefaultStuckAfter
 }
 
-// DefaultOwner is the owner label helm-operator-plugins' chunked driver uses by
-// default in operators built with it.
-const DefaultOwner = "helm"
-
 // secretsGVR is the resource the metadata client lists.
 var secretsGVR = corev1.SchemeGroupVersion.WithResource("secrets")
 
@@ -121,31 +61,38 @@ type Client struct {
 	cfg Config
 	cs  kubernetes.Interface
 	md  metadata.Interface
-	// appliers builds the Helm kube clients operations apply resources with;
-	// nil on a connection that cannot.
-	appliers Appliers
+	// apply is what kube/ops builds the Helm kube clients of an operation from
+	// (see ApplySource); nil on a connection that cannot apply.
+	apply ApplySource
 	// dyn reads OLMv1's ClusterExtensions; nil leaves them unread.
 	dyn dynamic.Interface
 
 	// reader decodes revisions and keeps them; copies of the client share it.
 	reader *reader
-	// live reads release objects as they are in the cluster (Drift); nil on a
+	// live reads release objects as they are in the cluster (see Live); nil on a
 	// connection that cannot, such as the demo's.
 	live *liveSource
 }
 
-// New returns a Client over the given clients. appliers builds the Helm kube
-// clients that apply and delete release resources; nil disables the operations
-// that need them.
-func New(cs kubernetes.Interface, md metadata.Interface, appliers Appliers, cfg Config) *Client {
+// ApplySource is what kube/ops builds the Helm kube clients that apply and delete
+// a release's resources from: a genericclioptions.RESTClientGetter (the
+// connection flags, as Connect passes them), or a value of kube/ops's Appliers
+// (the demo's, which apply nothing). kube only carries it, so that reading a
+// cluster needs none of Helm's kube clients.
+type ApplySource any
+
+// New returns a Client over the given clients. apply is handed to the operations
+// (see ApplySource); nil disables the operations that apply or delete release
+// resources.
+func New(cs kubernetes.Interface, md metadata.Interface, apply ApplySource, cfg Config) *Client {
 	if cfg.Owner == "" {
-		cfg.Owner = DefaultOwner
+		cfg.Owner = storage.HelmOwner
 	}
 	size := cfg.DetailsCacheBytes
 	if size == 0 {
 		size = DefaultDetailsCacheBytes
 	}
-	return &Client{cfg: cfg, cs: cs, md: md, appliers: appliers, reader: &reader{cache: newDetailsCache(size)}}
+	return &Client{cfg: cfg, cs: cs, md: md, apply: apply, reader: &reader{cache: newDetailsCache(size)}}
 }
 
 // Now returns the current time as the configuration tells it (Config.Now).
@@ -156,7 +103,9 @@ func (c *Client) Now() time.Time {
 	return time.Now()
 }
 
-func (c *Client) now() time.Time { return c.Now() }
+// ApplySource returns what the client was made with to apply release resources
+// (see New); nil for a connection that cannot.
+func (c *Client) ApplySource() ApplySource { return c.apply }
 
 // Config returns the client's configuration.
 func (c *Client) Config() Config { return c.cfg }
@@ -166,6 +115,13 @@ func (c *Client) ReadOnly() bool { return c.cfg.ReadOnly }
 
 // Clientset returns the typed clientset.
 func (c *Client) Clientset() kubernetes.Interface { return c.cs }
+
+// Dynamic returns the dynamic client that reads the controllers' objects
+// (kube/owner); nil on a connection without one, such as the demo's.
+func (c *Client) Dynamic() dynamic.Interface { return c.dyn }
+
+// Metadata returns the metadata client; nil on a connection without one.
+func (c *Client) Metadata() metadata.Interface { return c.md }
 
 // WithNamespace returns a copy of c looking at namespace ns ("" with all set: every
 // namespace). The details cache is shared.
@@ -183,66 +139,14 @@ func (c *Client) withDynamic(dyn dynamic.Interface) *Client {
 	return &cp
 }
 
-// listNamespace returns the namespace to list index Secrets in: the storage
-// namespace, or the one looked at, or "" for all.
-func (c *Client) listNamespace() string {
-	switch {
-	case c.cfg.StorageNamespace != "":
-		return c.cfg.StorageNamespace
-	case c.cfg.AllNamespaces:
-		return metav1.NamespaceAll
-	default:
-		return c.cfg.Namespace
-	}
-}
-
-// storageNamespaceFor returns where the records of a release looked up in namespace
-// ns live.
-func (c *Client) storageNamespaceFor(ns string) string {
-	if c.cfg.StorageNamespace != "" {
-		return c.cfg.StorageNamespace
-	}
-	if ns == "" {
-		return c.cfg.Namespace
-	}
-	return ns
-}
-
-// Driver returns the chunked driver over the records in storage namespace ns.
-func (c *Client) Driver(ns string) *storage.ChunkedSecrets {
-	sns := c.storageNamespaceFor(ns)
-	return storage.NewDriver(c.cs.CoreV1().Secrets(sns), c.cfg.Owner, c.ChunkedConfig(sns))
-}
-
-// ChunkedConfig returns the chunked driver's configuration for the records in
-// storage namespace sns, whichever Helm's driver type it builds.
-func (c *Client) ChunkedConfig(sns string) storage.ChunkedSecretsConfig {
-	cfg := c.cfg.Driver
-	if c.md != nil && cfg.Metadata == nil {
-		// The driver reads the versions of chunks it deletes from metadata alone.
-		cfg.Metadata = c.md.Resource(secretsGVR).Namespace(sns)
-	}
-	return cfg
-}
-
 // StorageNamespaceFor returns where store d keeps the records of a release looked
 // up in namespace ns.
-func (c *Client) StorageNamespaceFor(d, ns string) string { return c.storeNamespaceFor(d, ns) }
+func (c *Client) StorageNamespaceFor(d, ns string) string { return c.cfg.storeNamespaceFor(d, ns) }
 
 // listIndexMeta lists index Secret metadata matching extra labels through the
 // metadata API (see listMeta): no Secret data crosses the wire.
 func (c *Client) listIndexMeta(ctx context.Context, ns string, extra labels.Set) ([]metav1.PartialObjectMetadata, error) {
-	return c.listMeta(ctx, ns, c.indexSelector(extra))
-}
-
-// indexSelector selects the index Secrets of the configured owner that carry
-// the extra labels too.
-func (c *Client) indexSelector(extra labels.Set) labels.Selector {
-	sel := labels.Set{storage.LabelOwner: c.cfg.Owner, storage.LabelType: storage.TypeIndex}
-	for k, v := range extra {
-		sel[k] = v
-	}
-	return labels.SelectorFromSet(sel)
+	return c.listMeta(ctx, ns, c.cfg.indexSelector(extra))
 }
 
 // rowOf reads a revision row off index metadata.
@@ -296,7 +200,7 @@ func nameAndRevision(m metav1.Object) (string, int) {
 // with a *PartialError that says what was left out. A store the user may not read
 // at all is skipped when others were read, with a *StoreSkipError.
 func (c *Client) Releases(ctx context.Context) ([]ReleaseRow, error) {
-	return c.releases(ctx, "", false, c.inView)
+	return c.releases(ctx, "", false, c.cfg.inView)
 }
 
 // ReleasesNamed finds, as Releases lists, the releases called name: one row for
@@ -305,7 +209,7 @@ func (c *Client) Releases(ctx context.Context) ([]ReleaseRow, error) {
 // cluster holds. Rows of Helm's stores are not summarized. A record without its
 // name label (written by hand) is not found here; History still finds it.
 func (c *Client) ReleasesNamed(ctx context.Context, name string) ([]ReleaseRow, error) {
-	return c.releases(ctx, name, true, c.inView)
+	return c.releases(ctx, name, true, c.cfg.inView)
 }
 
 // releases lists the releases as Releases does; with -n it keeps those whose
@@ -339,7 +243,7 @@ func (c *Client) releases(ctx context.Context, name string, light bool, keep fun
 		all = append(all, rows...)
 	}
 	if read == 0 {
-		for _, d := range c.drivers() {
+		for _, d := range c.cfg.drivers() {
 			if err := skipped[d]; err != nil {
 				return nil, err
 			}
@@ -376,16 +280,6 @@ func (c *Client) releases(ctx context.Context, name string, light bool, keep fun
 	return out, errors.Join(partials...)
 }
 
-// inView reports whether a release whose latest revision is r belongs to the
-// namespace looked at. One whose release namespace is not known yet belongs to the
-// namespace that holds its records, or, with a storage namespace, to any.
-func (c *Client) inView(r RevisionRow) bool {
-	if ns := r.Summary.Namespace; r.Known && ns != "" {
-		return ns == c.cfg.Namespace
-	}
-	return c.cfg.StorageNamespace != "" || r.StorageNamespace == c.cfg.Namespace
-}
-
 // History lists the revisions of one release, oldest first, from the store that
 // holds it. A release held by more than one of the stores read is refused with
 // ErrAmbiguous: --driver (WithDrivers) picks one.
@@ -411,10 +305,10 @@ func (c *Client) history(ctx context.Context, ns, name string, light bool) ([]Re
 		answered int
 	)
 	for _, s := range c.stores() {
-		sns := c.storeNamespaceFor(s.name(), ns)
+		sns := c.cfg.storeNamespaceFor(s.name(), ns)
 		rows, err := s.history(ctx, sns, name, light)
 		if err != nil {
-			if errors.Is(err, ErrForbidden) && len(c.drivers()) > 1 {
+			if errors.Is(err, ErrForbidden) && len(c.cfg.drivers()) > 1 {
 				refused = err
 				continue
 			}
@@ -432,27 +326,15 @@ func (c *Client) history(ctx context.Context, ns, name string, light bool) ([]Re
 	case len(holders) == 0 && refused != nil && answered == 0:
 		return nil, refused
 	case len(holders) == 0 && refused != nil:
-		return nil, fmt.Errorf("%w (and a store could not be read: %v)", c.notFound(name, c.storageNamespaceFor(ns)), refused)
+		return nil, fmt.Errorf("%w (and a store could not be read: %v)", c.notFound(name, c.cfg.storageNamespaceFor(ns)), refused)
 	case len(holders) == 0:
-		return nil, c.notFound(name, c.storageNamespaceFor(ns))
+		return nil, c.notFound(name, c.cfg.storageNamespaceFor(ns))
 	}
 	for i := range found {
 		c.reader.applyCached(&found[i])
 	}
 	sort.Slice(found, func(i, j int) bool { return found[i].Revision < found[j].Revision })
 	return found, nil
-}
-
-// storeNamespaceFor returns where store d keeps the records of a release looked
-// up in namespace ns: Helm's own drivers always keep them beside the release.
-func (c *Client) storeNamespaceFor(d, ns string) string {
-	if d == DriverChunked {
-		return c.storageNamespaceFor(ns)
-	}
-	if ns == "" {
-		return c.cfg.Namespace
-	}
-	return ns
 }
 
 func (c *Client) notFound(name, ns string) error {
@@ -472,11 +354,11 @@ func (c *Client) notFound(name, ns string) error {
 // HELM_DRIVER, which were read and how to read them all; "" otherwise. A release
 // not found may be in a store that was not read.
 func (c *Client) NarrowedNote() string {
-	if c.cfg.DriversFrom == "" || len(c.drivers()) == len(AllDrivers) {
+	if c.cfg.DriversFrom == "" || len(c.cfg.drivers()) == len(AllDrivers) {
 		return ""
 	}
 	return fmt.Sprintf("only the %s store%s read, as %s says; --driver %s reads them all",
-		strings.Join(c.drivers(), " and "), map[bool]string{true: " was", false: "s were"}[len(c.drivers()) == 1],
+		strings.Join(c.cfg.drivers(), " and "), map[bool]string{true: " was", false: "s were"}[len(c.cfg.drivers()) == 1],
 		c.cfg.DriversFrom, strings.Join(AllDrivers, ","))
 }
 
@@ -486,12 +368,12 @@ func (c *Client) Revision(ctx context.Context, ns, name string, rev int) (Revisi
 	if err != nil {
 		return RevisionRow{}, err
 	}
-	return pickRevision(rows, name, rev)
+	return PickRevision(rows, name, rev)
 }
 
-// pickRevision returns revision rev of rows, the history of release name; rev 0
+// PickRevision returns revision rev of rows, the history of release name; rev 0
 // means the latest.
-func pickRevision(rows []RevisionRow, name string, rev int) (RevisionRow, error) {
+func PickRevision(rows []RevisionRow, name string, rev int) (RevisionRow, error) {
 	if rev == 0 {
 		return rows[len(rows)-1], nil
 	}
@@ -539,4 +421,25 @@ func (c *Client) MeasureLayout(ctx context.Context, row RevisionRow, l *storage.
 		return l, nil
 	}
 	return chunkedStore{c}.measure(ctx, row, l)
+}
+
+// writtenAt returns when a record was last written: its modifiedAt label, else its
+// createdAt label, else the Secret's creation time.
+func writtenAt(m metav1.Object) time.Time {
+	for _, l := range []string{storage.LabelModifiedAt, storage.LabelCreatedAt} {
+		if sec, err := strconv.ParseInt(m.GetLabels()[l], 10, 64); err == nil && sec > 0 {
+			return time.Unix(sec, 0)
+		}
+	}
+	return m.GetCreationTimestamp().Time
+}
+
+// Live returns the clients that read release objects as they are in the
+// cluster, built on first use (discovery); ErrNoLive on a connection that
+// cannot, such as the demo's.
+func (c *Client) Live() (*LiveClients, error) {
+	if c.live == nil {
+		return nil, ErrNoLive
+	}
+	return c.live.get()
 }

@@ -29,7 +29,7 @@ type Profile struct {
 // Profiles are the deployments chunkview knows. The default suits a plain
 // helm-operator-plugins setup: owner helm, records beside the release.
 var Profiles = map[string]Profile{
-	"default": {Name: "default", Owner: DefaultOwner, ChunkSize: storage.DefaultChunkSize},
+	"default": {Name: "default", Owner: storage.HelmOwner, ChunkSize: storage.DefaultChunkSize},
 	"olmv1": {Name: "olmv1", Owner: "operator-controller", StorageNamespace: "olmv1-system",
 		ChunkSize: storage.DefaultChunkSize, MaxReadChunks: 11, MaxWriteChunks: 11},
 }
@@ -224,7 +224,7 @@ func (o *Options) Connect() (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("build dynamic client: %w", err)
 	}
-	c := New(cs, md, restAppliers{o.Flags}, cfg).withDynamic(dyn)
+	c := New(cs, md, o.Flags, cfg).withDynamic(dyn)
 	c.live = liveFromConfig(rc, md)
 	return c, nil
 }
@@ -271,14 +271,15 @@ func (o *Options) checkKubeconfig() error {
 	return &noKubeconfigError{files: files, from: from}
 }
 
-// wrap returns a copy of rc with chunkview's wrappers: the test hook nearest the
-// wire, then the request timeout, the request counter and, outermost, the
+// wrap returns a copy of rc with chunkview's User-Agent and wrappers: the test
+// hook nearest the wire, then the request timeout, the request counter and, outermost, the
 // read-only guard. The request timeout bounds every read, of chunkview and of
 // Helm's clients alike; writes only when --request-timeout is given, since a
 // write cut short may still be applied.
 func (o *Options) wrap(rc *rest.Config) *rest.Config {
 	rc = rest.CopyConfig(rc)
 	rc.QPS, rc.Burst = 50, 100
+	rc.UserAgent = UserAgent()
 	if o.WrapConfig != nil {
 		o.WrapConfig(rc)
 	}

@@ -87,7 +87,7 @@ func TestBadInputThroughKube(t *testing.T) {
 			}
 			mustReadOwnKey(t, wire.Requests(), c.Key())
 
-			_, err = cl.Release(ctx, ns, c.Name, hist[0].Revision)
+			_, err = decode(ctx, cl, ns, c.Name, hist[0].Revision)
 			if (err == nil) != c.Readable {
 				t.Errorf("Release: %v", err)
 			}

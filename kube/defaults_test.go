@@ -102,7 +102,9 @@ func TestDefaultReadRetryRidesOutAWrite(t *testing.T) {
 			}
 			return det.Release, nil
 		}},
-		{"the operations' driver", func() (*release.Release, error) { return c.Driver(ns).Get(key) }},
+		{"the operations' driver", func() (*release.Release, error) {
+			return storage.NewDriver(c.Clientset().CoreV1().Secrets(ns), c.Config().Owner, kube.ChunkedConfig(c.Config().Driver, c.Metadata(), ns)).Get(key)
+		}},
 	} {
 		mu.Lock()
 		missing = takeChunk(t, ns, key)

@@ -16,7 +16,9 @@ import (
 	"helm.sh/helm/v3/pkg/storage/driver"
 
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/live"
 	"github.com/chunkview/chunkview/revdiff"
+	"github.com/chunkview/chunkview/storage"
 )
 
 // kitchenChart deploys one of most kinds a chart holds, each with the fields
@@ -228,13 +230,13 @@ func drifted(d *revdiff.Drift) map[string]string {
 func TestDriftKitchen(t *testing.T) {
 	ctx := t.Context()
 	ns := cluster.Namespace(t)
-	installKitchen(t, ns, "k", chunkviewDriver(ns, kube.DefaultOwner, 0))
+	installKitchen(t, ns, "k", chunkviewDriver(ns, storage.HelmOwner, 0))
 	var wire wireLog
 	c := connect(t, adminKubeconfig(t, ns), nil, func(o *kube.Options) { o.WrapConfig = wire.install })
-	check := func(want map[string]string, opts kube.DriftOptions) *revdiff.Drift {
+	check := func(want map[string]string, opts live.DriftOptions) *revdiff.Drift {
 		t.Helper()
 		wire.Reset()
-		d, err := c.Drift(ctx, ns, "k", 0, opts)
+		d, err := live.Drift(ctx, c, ns, "k", 0, opts)
 		if err != nil {
 			t.Fatalf("Drift: %v", err)
 		}
@@ -249,7 +251,7 @@ func TestDriftKitchen(t *testing.T) {
 		}
 		return d
 	}
-	d := check(nil, kube.DriftOptions{})
+	d := check(nil, live.DriftOptions{})
 	if d.Revision != 1 || d.Count(revdiff.InSync) != 11 {
 		t.Fatalf("untouched install: revision %d, %d in sync:\n%s", d.Revision, d.Count(revdiff.InSync), d.Text())
 	}
@@ -268,7 +270,7 @@ func TestDriftKitchen(t *testing.T) {
 	if cm, err = cs.CoreV1().ConfigMaps(ns).Update(ctx, cm, byKubectl); err != nil {
 		t.Fatal(err)
 	}
-	d = check(map[string]string{key("ConfigMap", "k-config"): "changed data.color"}, kube.DriftOptions{})
+	d = check(map[string]string{key("ConfigMap", "k-config"): "changed data.color"}, live.DriftOptions{})
 	if f := d.Objects[0].Fields[0]; f.Manifest != "blue" || f.Live != "red" || strings.Join(f.ChangedBy, ",") != "kubectl-edit (Update)" {
 		t.Errorf("color drift: %+v", f)
 	}
@@ -277,7 +279,7 @@ func TestDriftKitchen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	check(nil, kube.DriftOptions{})
+	check(nil, live.DriftOptions{})
 
 	// Scaled replicas, through the scale subresource as kubectl scale does.
 	scale := func(n int32) {
@@ -292,23 +294,23 @@ func TestDriftKitchen(t *testing.T) {
 		}
 	}
 	scale(5)
-	d = check(map[string]string{key("Deployment", "k-web"): "changed spec.replicas"}, kube.DriftOptions{})
+	d = check(map[string]string{key("Deployment", "k-web"): "changed spec.replicas"}, live.DriftOptions{})
 	if f := d.Objects[0].Fields[0]; f.Manifest != "2" || f.Live != "5" || !strings.HasPrefix(strings.Join(f.ChangedBy, ","), "kubectl (Update") {
 		t.Errorf("replicas drift: %+v", f)
 	}
 	scale(2)
-	check(nil, kube.DriftOptions{})
+	check(nil, live.DriftOptions{})
 
 	// A rotated Secret value: masked unless revealed.
 	patch := `{"data":{"password":"` + b64("hunter2-rotated") + `"}}`
 	if _, err := cs.CoreV1().Secrets(ns).Patch(ctx, "k-db", types.MergePatchType, []byte(patch), metav1.PatchOptions{FieldManager: "kubectl-patch"}); err != nil {
 		t.Fatal(err)
 	}
-	d = check(map[string]string{key("Secret", "k-db"): "changed data.password"}, kube.DriftOptions{})
+	d = check(map[string]string{key("Secret", "k-db"): "changed data.password"}, live.DriftOptions{})
 	if text := d.Text(); strings.Contains(text, "hunter2") || !strings.Contains(text, revdiff.MaskPrefix) {
 		t.Errorf("masked drift shows the secret or no token:\n%s", text)
 	}
-	d = check(map[string]string{key("Secret", "k-db"): "changed data.password"}, kube.DriftOptions{Reveal: true})
+	d = check(map[string]string{key("Secret", "k-db"): "changed data.password"}, live.DriftOptions{Reveal: true})
 	if f := d.Objects[0].Fields[0]; f.Manifest != "hunter2-original" || f.Live != "hunter2-rotated" {
 		t.Errorf("revealed drift: %+v", f)
 	}
@@ -327,7 +329,7 @@ func TestDriftKitchen(t *testing.T) {
 	if _, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, stray, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	check(map[string]string{key("Service", "k-nodeport"): "missing ", key("ConfigMap", "k-stray"): "extra "}, kube.DriftOptions{})
+	check(map[string]string{key("Service", "k-nodeport"): "missing ", key("ConfigMap", "k-stray"): "extra "}, live.DriftOptions{})
 }
 
 func b64(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
@@ -349,7 +351,7 @@ func TestDriftUnreadable(t *testing.T) {
 	}
 	grant(t, ns, "drift-no-secrets", "drift-no-secrets", rules...)
 	c := connect(t, writeKubeconfig(t, user.Config(), ns), []string{"--driver", "configmap"}, nil)
-	d, err := c.Drift(ctx, ns, "k", 0, kube.DriftOptions{})
+	d, err := live.Drift(ctx, c, ns, "k", 0, live.DriftOptions{})
 	if err != nil {
 		t.Fatalf("Drift as a user who may not read Secrets: %v", err)
 	}

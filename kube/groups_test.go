@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/chunkview/chunkview/kube/internal/paging"
 )
 
 // TestReleaseGroupsPageByPage: grouping revisions page by page as they arrive,
@@ -50,7 +52,7 @@ func TestReleaseGroupsPageByPage(t *testing.T) {
 				return pages[i], next, nil
 			}
 			var g releaseGroups
-			err := eachPage(context.Background(), page, func() { g = releaseGroups{} }, func(rows []RevisionRow) {
+			err := paging.Each(context.Background(), page, func() { g = releaseGroups{} }, func(rows []RevisionRow) {
 				for _, r := range rows {
 					g.add(r)
 				}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
 
+	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/storage"
 )
 
@@ -28,17 +28,6 @@ const WritingWindow = 5 * time.Second
 // request.
 var maxSelectorKeys = 500
 
-// writtenAt returns when a record was last written: its modifiedAt label, else its
-// createdAt label, else the Secret's creation time.
-func writtenAt(m metav1.Object) time.Time {
-	for _, l := range []string{storage.LabelModifiedAt, storage.LabelCreatedAt} {
-		if sec, err := strconv.ParseInt(m.GetLabels()[l], 10, 64); err == nil && sec > 0 {
-			return time.Unix(sec, 0)
-		}
-	}
-	return m.GetCreationTimestamp().Time
-}
-
 // beingWritten reports whether a record written at t may still be being written.
 // A time ahead of the clock by more than the window (a skewed or bogus label) does
 // not count, so that a broken record is always reported in the end.
@@ -46,7 +35,7 @@ func (c *Client) beingWritten(t time.Time) bool {
 	if t.IsZero() {
 		return false
 	}
-	d := c.now().Sub(t)
+	d := c.Now().Sub(t)
 	return d < WritingWindow && d > -WritingWindow
 }
 
@@ -86,7 +75,7 @@ func (c *Client) CheckHealth(ctx context.Context, rows []*RevisionRow) error {
 	if len(writing) == 0 {
 		return err
 	}
-	if wait := min(until.Sub(c.now()), WritingWindow); wait > 0 {
+	if wait := min(until.Sub(c.Now()), WritingWindow); wait > 0 {
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
@@ -134,7 +123,7 @@ func (c *Client) judge(r *RevisionRow) {
 	}
 	r.Broken, r.Writing, r.Checked = false, true, false
 	r.Unchecked = fmt.Sprintf("a chunk Secret is missing, but its index was written %s ago: another writer may be storing it; checking again shortly",
-		c.now().Sub(r.Written).Round(time.Second))
+		c.Now().Sub(r.Written).Round(time.Second))
 	r.Problem = ""
 }
 
@@ -151,7 +140,7 @@ func (c *Client) checkPresence(ctx context.Context, rows []*RevisionRow, wait bo
 			// decoded again now.
 			v, err := c.VerifyRow(ctx, *r)
 			if err != nil {
-				r.Unchecked = "it could not be decoded: " + firstLine(err.Error(), 200)
+				r.Unchecked = "it could not be decoded: " + human.FirstLine(err.Error(), 200)
 				errs = append(errs, err)
 				continue
 			}
@@ -174,47 +163,25 @@ func (c *Client) checkPresence(ctx context.Context, rows []*RevisionRow, wait bo
 	have, err := c.chunkSecrets(ctx, need)
 	if err != nil {
 		for _, r := range need {
-			r.Unchecked = "its chunk Secrets could not be listed: " + firstLine(err.Error(), 200)
+			r.Unchecked = "its chunk Secrets could not be listed: " + human.FirstLine(err.Error(), 200)
 		}
 		return errors.Join(append(errs, err)...)
 	}
 	for _, r := range need {
-		present := have[r.StorageNamespace+"/"+r.Key]
-		found, want := len(present), r.Summary.Chunks-1
-		var missing string
-		switch {
-		case r.chunkNamesKnown:
-			// The index records its chunks' names: look for each.
-			gone := 0
-			for _, n := range uniq(r.chunkNames) {
-				if !present[n] {
-					gone++
-				}
-			}
-			if gone == 0 {
-				r.Checked, r.Unchecked = true, ""
-				continue
-			}
-			missing = fmt.Sprintf("%d of %d chunk Secrets missing", gone, len(uniq(r.chunkNames)))
-		case found == want:
+		missing := missingChunks(r, have[r.StorageNamespace+"/"+r.Key])
+		if missing == "" {
 			r.Checked, r.Unchecked = true, ""
 			continue
-		case found > want:
-			// Leftovers of an interrupted write may stand beside a missing one.
-			missing = fmt.Sprintf("%d chunk Secrets carry its key where its index names %d", found, want)
-		default:
-			// Identical slices share a Secret: the decode decides.
-			missing = fmt.Sprintf("%d of %d chunk Secrets missing", want-found, want)
 		}
 		if wait && c.beingWritten(r.Written) {
 			r.Writing = true
-			r.Unchecked = fmt.Sprintf("%s, but its index was written %s ago: another writer may be storing it; checking again shortly", missing, c.now().Sub(r.Written).Round(time.Second))
+			r.Unchecked = fmt.Sprintf("%s, but its index was written %s ago: another writer may be storing it; checking again shortly", missing, c.Now().Sub(r.Written).Round(time.Second))
 			continue
 		}
 		v, err := c.VerifyRow(ctx, *r)
 		switch {
 		case err != nil:
-			r.Unchecked = missing + " and it could not be decoded to be sure: " + firstLine(err.Error(), 200)
+			r.Unchecked = missing + " and it could not be decoded to be sure: " + human.FirstLine(err.Error(), 200)
 			errs = append(errs, err)
 		case v.Broken && strings.Contains(v.Problem, storage.ErrChunkMissing.Error()):
 			// Which one is missing, as the decode found it.
@@ -229,6 +196,37 @@ func (c *Client) checkPresence(ctx context.Context, rows []*RevisionRow, wait bo
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// missingChunks says which of row r's chunk Secrets present (their names) lacks,
+// "" when none: by name when its index records its chunks' names, else by count.
+// A count that does not add up is not yet a missing chunk (identical slices
+// share a Secret; leftovers of an interrupted write may stand beside a missing
+// one): the caller's decode decides.
+func missingChunks(r *RevisionRow, present map[string]bool) string {
+	found, want := len(present), r.Summary.Chunks-1
+	switch {
+	case r.chunkNamesKnown:
+		// The index records its chunks' names: look for each.
+		gone := 0
+		for _, n := range uniq(r.chunkNames) {
+			if !present[n] {
+				gone++
+			}
+		}
+		if gone == 0 {
+			return ""
+		}
+		return fmt.Sprintf("%d of %d chunk Secrets missing", gone, len(uniq(r.chunkNames)))
+	case found == want:
+		return ""
+	case found > want:
+		// Leftovers of an interrupted write may stand beside a missing one.
+		return fmt.Sprintf("%d chunk Secrets carry its key where its index names %d", found, want)
+	default:
+		// Identical slices share a Secret: the decode decides.
+		return fmt.Sprintf("%d of %d chunk Secrets missing", want-found, want)
+	}
 }
 
 // chunkSecrets lists, in one request, the chunk Secrets of the rows' keys, and

@@ -21,7 +21,7 @@ func (c *Client) FindLeftovers(ctx context.Context, minAge time.Duration) ([]Nam
 // RemoveLeftovers deletes the leftovers of reports found by FindLeftovers, each only
 // if it is still the same object and still unreferenced. It returns how many went.
 func (c *Client) RemoveLeftovers(ctx context.Context, reps []NamespaceReport) (int, error) {
-	if err := c.checkWritable("gc"); err != nil {
+	if err := c.cfg.checkWritable("gc"); err != nil {
 		return 0, err
 	}
 	removed := 0

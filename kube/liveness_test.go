@@ -12,6 +12,7 @@ import (
 	"github.com/chunkview/chunkview/internal/faultproxy"
 	"github.com/chunkview/chunkview/internal/kubetest"
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/storage"
 )
 
 // isHealth accepts the WatchHealth event of state st.
@@ -61,7 +62,7 @@ func TestWatchHealthFollowsTheConnection(t *testing.T) {
 	contact := ev.LastContact
 
 	// Written while the watch cannot see it.
-	seed(t, chunkviewDriver(ns, kube.DefaultOwner, 16<<10), makeRelease("late", ns, 1, release.StatusDeployed, 0))
+	seed(t, chunkviewDriver(ns, storage.HelmOwner, 16<<10), makeRelease("late", ns, 1, release.StatusDeployed, 0))
 
 	// The proxy accepts again, but every request gets a 500: the server is
 	// there and failing, so the watch retries.

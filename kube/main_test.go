@@ -20,6 +20,8 @@ var (
 	writeKubeconfig = kubetest.WriteKubeconfig
 	adminKubeconfig = kubetest.AdminKubeconfig
 	connect         = kubetest.Connect
+	decode          = kubetest.Decode
+	gc              = kubetest.GC
 	tryConnect      = kubetest.TryConnect
 	parseOptions    = kubetest.ParseOptions
 	noise           = kubetest.Noise

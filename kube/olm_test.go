@@ -14,6 +14,7 @@ import (
 
 	"github.com/chunkview/chunkview/internal/testcluster"
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/owner"
 	"github.com/chunkview/chunkview/storage"
 )
 
@@ -126,7 +127,7 @@ func TestOLMv1ClusterExtension(t *testing.T) {
 	c := connect(t, adminKubeconfig(t, ns), []string{"--owner", olmOwner}, nil)
 
 	// No OLMv1 on the cluster: nothing to say, and no error.
-	if e := c.ClusterExtension(ctx, "ext-a"); e != nil {
+	if e := owner.Extension(ctx, c, "ext-a"); e != nil {
 		t.Fatalf("without the CRD: %+v, want nil", e)
 	}
 
@@ -136,7 +137,7 @@ func TestOLMv1ClusterExtension(t *testing.T) {
 
 	stats := &kube.Stats{}
 	c = connect(t, adminKubeconfig(t, ns), []string{"--owner", olmOwner}, func(o *kube.Options) { o.Stats = stats })
-	e := c.ClusterExtension(ctx, "ext-a")
+	e := owner.Extension(ctx, c, "ext-a")
 	if e == nil || e.Unreadable != "" {
 		t.Fatalf("with the CRD: %+v", e)
 	}
@@ -159,7 +160,7 @@ func TestOLMv1ClusterExtension(t *testing.T) {
 	}
 
 	// A missing extension is said so, not an error.
-	if e := c.ClusterExtension(ctx, "nope"); e == nil || e.Unreadable != "not found" {
+	if e := owner.Extension(ctx, c, "nope"); e == nil || e.Unreadable != "not found" {
 		t.Errorf("missing extension: %+v", e)
 	}
 
@@ -183,7 +184,7 @@ func TestOLMv1ClusterExtension(t *testing.T) {
 	time.Sleep(1100 * time.Millisecond) // creation timestamps have a second's resolution
 	mkSet("ext-a-2", false, map[string]any{"olm.operatorframework.io/owner": "ext-a"})
 	mkSet("other-9", false, map[string]any{"olm.operatorframework.io/owner": "other"})
-	e = c.ClusterExtension(ctx, "ext-a")
+	e = owner.Extension(ctx, c, "ext-a")
 	if !e.Historical() || e.ObjectSet != "ext-a-2" || e.ObjectSets != 2 {
 		t.Errorf("with ClusterObjectSets: %+v, want the newest ext-a-2 of 2", e)
 	}
@@ -194,7 +195,7 @@ func TestOLMv1ClusterExtension(t *testing.T) {
 	grant(t, ns, user, "secret-reader", readSecrets)
 	rc := connect(t, kc, []string{"--owner", olmOwner}, nil)
 	waitAllowed(t, "list as the reader", func() error { _, err := rc.Releases(ctx); return err })
-	e = rc.ClusterExtension(ctx, "ext-a")
+	e = owner.Extension(ctx, rc, "ext-a")
 	if e == nil || e.Unreadable == "" {
 		t.Fatalf("as a reader: %+v, want not readable", e)
 	}

@@ -4,39 +4,9 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/selection"
 
 	"github.com/chunkview/chunkview/storage"
 )
-
-// PendingIndex is the pending index of a create that never completed: the
-// index Secret a create of several chunks writes first (labelled type=pending,
-// no data; see storage.IsPending), left behind when the create was cut short.
-// It holds no release, and until it is removed every create of that revision
-// fails as already existing, an operator's next upgrade included. verify
-// reports it and gc removes it once it is older than storage.PendingLease.
-type PendingIndex struct {
-	// Key is the record it would have been: sh.helm.release.v1.NAME.vN.
-	Key      string `json:"key"`
-	Revision int    `json:"revision"`
-	// Created is when it was written (its creationTimestamp).
-	Created time.Time `json:"created"`
-}
-
-// listingSelector selects, with the extra labels, the index Secrets of the
-// owner and their pending indexes: one list finds both.
-func (c *Client) listingSelector(extra labels.Set) labels.Selector {
-	set := labels.Set{storage.LabelOwner: c.cfg.Owner}
-	for k, v := range extra {
-		set[k] = v
-	}
-	sel := labels.SelectorFromSet(set)
-	if req, err := labels.NewRequirement(storage.LabelType, selection.In, []string{storage.TypeIndex, storage.TypePending}); err == nil {
-		sel = sel.Add(*req)
-	}
-	return sel
-}
 
 // pendingIndexes collects, while a listing groups index metadata by release,
 // the pending indexes of interrupted creates: those older than

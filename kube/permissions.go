@@ -1,16 +1,13 @@
 package kube
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"sort"
 	"strings"
-
-	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// The operations whose permissions Can checks, in the order a user meets them.
+// The operations whose permissions kube/ops's Can checks, in the order a user meets them.
 const (
 	OpRollback       = "rollback"
 	OpUninstall      = "uninstall"
@@ -24,8 +21,8 @@ const (
 // Operations are the operations that change release records.
 var Operations = []string{OpRollback, OpUninstall, OpDeleteRevision, OpGC, OpFixStuck, OpPrune, OpFixAPIs}
 
-// secretVerbs are the verbs on Secrets that Can asks about.
-var secretVerbs = []string{"get", "list", "create", "update", "patch", "delete", "deletecollection"}
+// SecretVerbs are the verbs on a store's records that kube/ops's Can asks about.
+var SecretVerbs = []string{"get", "list", "create", "update", "patch", "delete", "deletecollection"}
 
 // opVerbs are the verbs on Secrets in the storage namespace each operation needs:
 // reading the history (get, list), writing a revision (chunks created and
@@ -129,64 +126,6 @@ func quoteAll(vs []string) string {
 	return strings.Join(q, ", ")
 }
 
-// Can asks the API server what the connection's user may do with Secrets in the
-// storage namespace of namespace ns (the namespace looked at, as for History), one
-// SelfSubjectAccessReview per verb, concurrently. It sends POST requests, so it is
-// not available in read-only mode, where nothing may be changed anyway.
-//
-// It checks the store the client reads when it reads one (WithDrivers, --driver):
-// Helm's ConfigMaps driver keeps its records in configmaps. Reading several, it
-// checks the chunked store's Secrets.
-func (c *Client) Can(ctx context.Context, ns string) (*Permissions, error) {
-	d := c.drivers()[0]
-	res := c.store(d).resource()
-	sns := c.storeNamespaceFor(d, ns)
-	if c.cfg.ReadOnly {
-		p := &Permissions{Namespace: sns, Driver: d, Resource: res, Allowed: map[string]bool{}, Reasons: map[string]string{}}
-		for _, v := range secretVerbs {
-			p.Allowed[v] = v == "get" || v == "list"
-			if !p.Allowed[v] {
-				p.Reasons[v] = "started with --read-only"
-			}
-		}
-		return p, nil
-	}
-	need := make([]Access, 0, len(secretVerbs))
-	for _, verb := range secretVerbs {
-		need = append(need, Access{Verb: verb, Resource: schema.GroupResource{Resource: res}, Namespace: sns})
-	}
-	verdicts, err := c.Review(ctx, need)
-	if err != nil {
-		return nil, fmt.Errorf("check permissions in namespace %s: %w", sns, err)
-	}
-	p := &Permissions{Namespace: sns, Driver: d, Resource: res, Allowed: map[string]bool{}, Reasons: map[string]string{}}
-	for a, v := range verdicts {
-		p.Allowed[a.Verb] = v.Allowed
-		if !v.Allowed && v.Reason != "" {
-			p.Reasons[a.Verb] = v.Reason
-		}
-	}
-	return p, nil
-}
-
-// CheckAllowed refuses op up front, with the reason Allows gives, when the user may
-// not run it on the records of namespace ns. When the check itself cannot be made
-// (the server is unreachable, the review API refused), it returns nil: the
-// operation's own requests will meet the same answer, with their own error.
-func (c *Client) CheckAllowed(ctx context.Context, ns, op string) error {
-	if err := c.checkWritable(op); err != nil {
-		return err
-	}
-	if c.storeNamespaceFor(c.drivers()[0], ns) == "" {
-		return nil
-	}
-	p, err := c.Can(ctx, ns)
-	if err != nil {
-		return nil
-	}
-	return p.Allows(op)
-}
-
 // PartialError is the error of a listing across all namespaces that was forbidden
 // and fell back to the namespaces the user may read.
 type PartialError struct {
@@ -220,27 +159,12 @@ func (e *PartialError) Error() string {
 // Unwrap lets errors.Is find ErrPartial and the cause (ErrForbidden).
 func (e *PartialError) Unwrap() []error { return []error{ErrPartial, e.Cause} }
 
-// fallbackNamespaces are the namespaces a listing across all namespaces falls back
-// to when that is forbidden: the context's namespace and those given with
-// --namespaces, without repeats.
-func (c *Client) fallbackNamespaces() []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, ns := range append([]string{c.cfg.Namespace}, c.cfg.FallbackNamespaces...) {
-		if ns != "" && !seen[ns] {
-			seen[ns] = true
-			out = append(out, ns)
-		}
-	}
-	return out
-}
-
 // eachReadable runs list in each fallback namespace after a listing across all
 // namespaces failed with cause. It returns nil, cause when none could be read, and
 // a *PartialError otherwise.
 func (c *Client) eachReadable(cause error, list func(ns string) error) error {
 	pe := &PartialError{Skipped: map[string]string{}, Cause: cause}
-	for _, ns := range c.fallbackNamespaces() {
+	for _, ns := range c.cfg.fallbackNamespaces() {
 		if err := list(ns); err != nil {
 			if !errors.Is(err, ErrForbidden) {
 				return err

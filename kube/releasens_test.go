@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/chunkview/chunkview/demo"
+	"github.com/chunkview/chunkview/internal/fakeapi"
 	"github.com/chunkview/chunkview/kube"
 )
 
@@ -16,7 +17,7 @@ import (
 // narrowing alone, so the demo's in-memory cluster serves.
 func TestNamespaceIsTheReleaseNamespace(t *testing.T) {
 	ctx := t.Context()
-	cluster := demo.NewCluster()
+	cluster := fakeapi.NewCluster()
 	if _, err := demo.Seed(ctx, cluster, demo.SeedOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +35,7 @@ func TestNamespaceIsTheReleaseNamespace(t *testing.T) {
 		sort.Strings(out)
 		return out
 	}
-	base := kube.New(cluster.Clientset(), cluster.Metadata(), kube.DiscardKubeClients, cfg)
+	base := kube.New(cluster.Clientset(), cluster.Metadata(), demo.DiscardKubeClients, cfg)
 	for ns, want := range map[string][]string{
 		"demo":       {"podinfo", "web-frontend"},
 		"monitoring": {"grafana-dashboards"},

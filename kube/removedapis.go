@@ -30,8 +30,8 @@ func (c *Client) ServedAPIs(ctx context.Context) (*apis.Served, error) {
 		return nil, ErrNoLive
 	}
 	var dc discovery.DiscoveryInterface = c.cs.Discovery()
-	if lc, err := c.live.get(); err == nil {
-		dc = lc.disc
+	if lc, err := c.live.get(); err == nil && lc.Discovery != nil {
+		dc = lc.Discovery
 	}
 	v, err := dc.ServerVersion()
 	if err != nil {
@@ -105,7 +105,7 @@ func (c *Client) InvalidateDiscovery() {
 	if c.live == nil {
 		return
 	}
-	if lc, err := c.live.get(); err == nil {
-		lc.disc.Invalidate()
+	if lc, err := c.live.get(); err == nil && lc.Discovery != nil {
+		lc.Discovery.Invalidate()
 	}
 }

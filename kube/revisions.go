@@ -21,17 +21,17 @@ func (c *Client) Diff(ctx context.Context, ns, name string, from, to int, opts D
 	}
 	var pair [2]RevisionRow
 	for i, rev := range []int{from, to} {
-		if pair[i], err = pickRevision(rows, name, rev); err != nil {
+		if pair[i], err = PickRevision(rows, name, rev); err != nil {
 			return nil, err
 		}
 	}
-	return c.DiffRows(ctx, pair[0], pair[1], opts)
+	return c.diffRows(ctx, pair[0], pair[1], opts)
 }
 
-// DiffRows compares two revisions already listed (rows of one History). Both are
+// diffRows compares two revisions already listed (rows of one History). Both are
 // read and decoded side by side: each is a few requests and a gunzip and JSON
 // decode that do not depend on the other.
-func (c *Client) DiffRows(ctx context.Context, from, to RevisionRow, opts DiffOptions) (*revdiff.Result, error) {
+func (c *Client) diffRows(ctx context.Context, from, to RevisionRow, opts DiffOptions) (*revdiff.Result, error) {
 	var (
 		rels [2]*release.Release
 		errs [2]error
@@ -47,15 +47,6 @@ func (c *Client) DiffRows(ctx context.Context, from, to RevisionRow, opts DiffOp
 		}
 	}
 	return revdiff.Diff(rels[0], rels[1], opts)
-}
-
-// Release decodes one revision of a release; rev 0 means the latest.
-func (c *Client) Release(ctx context.Context, ns, name string, rev int) (*release.Release, error) {
-	row, err := c.Revision(ctx, ns, name, rev)
-	if err != nil {
-		return nil, err
-	}
-	return c.Decode(ctx, row)
 }
 
 // Decode decodes the revision row shows (through the details cache), failing

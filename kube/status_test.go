@@ -12,7 +12,9 @@ import (
 
 	"github.com/chunkview/chunkview/internal/kubetest"
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/live"
 	"github.com/chunkview/chunkview/revdiff"
+	"github.com/chunkview/chunkview/storage"
 )
 
 // shopPassword is the Secret value ShopChart's release holds: what must never
@@ -27,14 +29,14 @@ func installShop(t *testing.T, name string, vals map[string]interface{}, out kub
 	t.Helper()
 	ns := cluster.Namespace(t)
 	kc := adminKubeconfig(t, ns)
-	cfg := helmConfig(t, kc, ns, chunkviewDriver(ns, kube.DefaultOwner, 16<<10))
+	cfg := helmConfig(t, kc, ns, chunkviewDriver(ns, storage.HelmOwner, 16<<10))
 	_, err := kubetest.InstallShop(t, cfg, cluster.Client, ns, name, vals, out)
 	c := connect(t, kc, []string{"-n", ns}, func(o *kube.Options) { o.Stats = stats })
 	return ns, c, err
 }
 
 // statusLines renders the objects as "Kind/name Status: message", in order.
-func statusLines(st *kube.ReleaseStatus) []string {
+func statusLines(st *live.ReleaseStatus) []string {
 	var out []string
 	for _, r := range st.Resources {
 		out = append(out, fmt.Sprintf("%s/%s %s: %s", r.Kind, r.Name, r.Status, r.Message))
@@ -42,16 +44,16 @@ func statusLines(st *kube.ReleaseStatus) []string {
 	return out
 }
 
-func mustStatus(t *testing.T, c *kube.Client, ns, name string, opts kube.StatusOptions) *kube.ReleaseStatus {
+func mustStatus(t *testing.T, c *kube.Client, ns, name string, opts live.StatusOptions) *live.ReleaseStatus {
 	t.Helper()
-	st, err := c.Status(t.Context(), ns, name, 0, opts)
+	st, err := live.Status(t.Context(), c, ns, name, 0, opts)
 	if err != nil {
 		t.Fatalf("Status %s: %v", name, err)
 	}
 	return st
 }
 
-func wantLines(t *testing.T, st *kube.ReleaseStatus, want ...string) {
+func wantLines(t *testing.T, st *live.ReleaseStatus, want ...string) {
 	t.Helper()
 	if got := statusLines(st); !slices.Equal(got, want) {
 		t.Fatalf("objects:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -67,7 +69,7 @@ func TestStatusBecomesReady(t *testing.T) {
 	if err != nil {
 		t.Fatalf("install: %v", err)
 	}
-	st := mustStatus(t, c, ns, "shop", kube.StatusOptions{})
+	st := mustStatus(t, c, ns, "shop", live.StatusOptions{})
 	if st.Revision != 1 || st.ReleaseStatus != "deployed" || st.Store != kube.DriverChunked || st.Namespace != ns {
 		t.Fatalf("status of revision %d (%s) in store %s, namespace %s", st.Revision, st.ReleaseStatus, st.Store, st.Namespace)
 	}
@@ -94,21 +96,21 @@ func TestStatusBecomesReady(t *testing.T) {
 	}
 
 	kubetest.SetDeploymentStatus(t, cluster.Client, ns, "shop", 1)
-	st = mustStatus(t, c, ns, "shop", kube.StatusOptions{})
-	if r := st.Resources[2]; r.Status != kube.StatusInProgress || r.Message != "Available: 1/2" {
+	st = mustStatus(t, c, ns, "shop", live.StatusOptions{})
+	if r := st.Resources[2]; r.Status != live.StatusInProgress || r.Message != "Available: 1/2" {
 		t.Errorf("one replica of two available: %+v", r)
 	}
 	kubetest.SetDeploymentStatus(t, cluster.Client, ns, "shop", 2)
-	st = mustStatus(t, c, ns, "shop", kube.StatusOptions{})
-	if r := st.Resources[2]; r.Status != kube.StatusCurrent || r.Message != "Deployment is available. Replicas: 2" || !st.Ready() {
+	st = mustStatus(t, c, ns, "shop", live.StatusOptions{})
+	if r := st.Resources[2]; r.Status != live.StatusCurrent || r.Message != "Deployment is available. Replicas: 2" || !st.Ready() {
 		t.Errorf("both available: %+v, ready %v", r, st.Ready())
 	}
 
 	if err := cluster.Client.CoreV1().Services(ns).Delete(t.Context(), "shop", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	st = mustStatus(t, c, ns, "shop", kube.StatusOptions{})
-	if r := st.Resources[4]; r.Status != kube.StatusNotFound || r.Key() != "Service/"+ns+"/shop" || st.Ready() {
+	st = mustStatus(t, c, ns, "shop", live.StatusOptions{})
+	if r := st.Resources[4]; r.Status != live.StatusNotFound || r.Key() != "Service/"+ns+"/shop" || st.Ready() {
 		t.Errorf("deleted Service: %+v", r)
 	}
 }
@@ -136,7 +138,7 @@ func TestStatusFailedHook(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "shop-migrate failed") {
 		t.Fatalf("install with a failing hook: %v", err)
 	}
-	st := mustStatus(t, c, ns, "shop", kube.StatusOptions{})
+	st := mustStatus(t, c, ns, "shop", live.StatusOptions{})
 	if st.Revision != 1 || st.ReleaseStatus != "failed" || len(st.Notes) != 1 || !strings.Contains(st.Notes[0], "no revision of \"shop\" is deployed") {
 		t.Fatalf("revision %d (%s), notes %q", st.Revision, st.ReleaseStatus, st.Notes)
 	}
@@ -144,7 +146,7 @@ func TestStatusFailedHook(t *testing.T) {
 		t.Fatalf("hooks: %+v", st.Hooks)
 	}
 	j := st.Hooks[0].Job
-	if j.Status != kube.StatusFailed || j.Message != "Job Failed. failed: 1/1" || len(j.Pods) != 1 {
+	if j.Status != live.StatusFailed || j.Message != "Job Failed. failed: 1/1" || len(j.Pods) != 1 {
 		t.Fatalf("hook Job: %+v", j)
 	}
 	p := j.Pods[0]
@@ -172,7 +174,7 @@ func TestStatusFailedHook(t *testing.T) {
 	lines[27] = "connecting with password=" + shopPassword
 	lines[28] = "auth header: " + b64(shopPassword)
 	fl := &fakeLogs{log: strings.Join(lines, "\n") + "\n"}
-	st = mustStatus(t, c, ns, "shop", kube.StatusOptions{Logs: fl})
+	st = mustStatus(t, c, ns, "shop", live.StatusOptions{Logs: fl})
 	l := st.Hooks[0].Job.Log
 	if len(fl.asks) != 1 || fl.asks[0] != ns+"/shop-migrate-x7k2p/migrate previous=false lines=20" {
 		t.Fatalf("log asked as %q", fl.asks)
@@ -188,7 +190,7 @@ func TestStatusFailedHook(t *testing.T) {
 	if !strings.HasPrefix(l.Lines[17], "connecting with password="+revdiff.MaskPrefix) || !strings.HasPrefix(l.Lines[18], "auth header: "+revdiff.MaskPrefix) {
 		t.Errorf("masked lines: %q", l.Lines[17:19])
 	}
-	st = mustStatus(t, c, ns, "shop", kube.StatusOptions{Logs: &fakeLogs{log: fl.log}, Reveal: true, LogLines: 3})
+	st = mustStatus(t, c, ns, "shop", live.StatusOptions{Logs: &fakeLogs{log: fl.log}, Reveal: true, LogLines: 3})
 	if l := st.Hooks[0].Job.Log; !slices.Equal(l.Lines, []string{lines[27], lines[28], "step 30"}) || l.Masked {
 		t.Errorf("revealed, 3 lines: %+v", l)
 	}
@@ -212,7 +214,7 @@ func TestStatusEvents(t *testing.T) {
 	if _, err := cs.CoreV1().Events(ns).Create(t.Context(), normalEvent(ns, "shop"), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	st := mustStatus(t, c, ns, "shop", kube.StatusOptions{})
+	st := mustStatus(t, c, ns, "shop", live.StatusOptions{})
 	var got []string
 	for _, e := range st.Events {
 		got = append(got, e.Object+" for="+e.For+" "+e.Reason)
@@ -247,7 +249,7 @@ func TestStatusRequests(t *testing.T) {
 	if err != nil {
 		t.Fatalf("install: %v", err)
 	}
-	st := mustStatus(t, c, ns, "big", kube.StatusOptions{})
+	st := mustStatus(t, c, ns, "big", live.StatusOptions{})
 	if len(st.Resources) != 30 {
 		t.Fatalf("%d objects, want 30", len(st.Resources))
 	}

@@ -13,10 +13,11 @@ import (
 
 	"github.com/chunkview/chunkview/internal/kubetest"
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/live"
 )
 
 // nextUpdate waits for an update of ch that done accepts, and returns it.
-func nextUpdate(t *testing.T, ch <-chan kube.StatusUpdate, what string, done func(kube.StatusUpdate) bool) kube.StatusUpdate {
+func nextUpdate(t *testing.T, ch <-chan live.StatusUpdate, what string, done func(live.StatusUpdate) bool) live.StatusUpdate {
 	t.Helper()
 	deadline := time.After(30 * time.Second)
 	for {
@@ -34,13 +35,13 @@ func nextUpdate(t *testing.T, ch <-chan kube.StatusUpdate, what string, done fun
 	}
 }
 
-func resource(st *kube.ReleaseStatus, kind, name string) kube.ResourceStatus {
+func resource(st *live.ReleaseStatus, kind, name string) live.ResourceStatus {
 	for _, r := range st.Resources {
 		if r.Kind == kind && r.Name == name {
 			return r
 		}
 	}
-	return kube.ResourceStatus{}
+	return live.ResourceStatus{}
 }
 
 // TestWatchStatus: the live view follows a release with one watch per kind and
@@ -54,15 +55,15 @@ func TestWatchStatus(t *testing.T) {
 	if err != nil {
 		t.Fatalf("install: %v", err)
 	}
-	st := mustStatus(t, c, ns, "shop", kube.StatusOptions{})
+	st := mustStatus(t, c, ns, "shop", live.StatusOptions{})
 	read := len(stats.Calls())
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	ch := c.WatchStatus(ctx, st, kube.StatusWatchOptions{})
+	ch := live.WatchStatus(ctx, c, st, live.StatusWatchOptions{})
 
 	kubetest.SetDeploymentStatus(t, cluster.Client, ns, "shop", 2)
-	u := nextUpdate(t, ch, "Deployment Current", func(u kube.StatusUpdate) bool {
-		return resource(u.Status, "Deployment", "shop").Status == kube.StatusCurrent
+	u := nextUpdate(t, ch, "Deployment Current", func(u live.StatusUpdate) bool {
+		return resource(u.Status, "Deployment", "shop").Status == live.StatusCurrent
 	})
 	if !slices.Equal(u.Changed, []string{"Deployment/" + ns + "/shop"}) || u.Polling || !u.Status.Ready() {
 		t.Errorf("update: changed %v, polling %v, ready %v", u.Changed, u.Polling, u.Status.Ready())
@@ -70,15 +71,15 @@ func TestWatchStatus(t *testing.T) {
 	if err := cluster.Client.CoreV1().Services(ns).Delete(t.Context(), "shop", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	nextUpdate(t, ch, "Service NotFound", func(u kube.StatusUpdate) bool {
-		return resource(u.Status, "Service", "shop").Status == kube.StatusNotFound
+	nextUpdate(t, ch, "Service NotFound", func(u live.StatusUpdate) bool {
+		return resource(u.Status, "Service", "shop").Status == live.StatusNotFound
 	})
 	kubetest.WarningEvent(t, cluster.Client, ns, "Pod", "shop-7d9f8c-abcde", "BackOff", "Back-off restarting failed container web")
-	u = nextUpdate(t, ch, "warning", func(u kube.StatusUpdate) bool { return u.Events })
+	u = nextUpdate(t, ch, "warning", func(u live.StatusUpdate) bool { return u.Events })
 	if len(u.Status.Events) != 1 || u.Status.Events[0].For != "Deployment/shop" {
 		t.Errorf("events: %+v", u.Status.Events)
 	}
-	if st.Resources[2].Status != kube.StatusInProgress {
+	if st.Resources[2].Status != live.StatusInProgress {
 		t.Errorf("the status watched changed: %+v", st.Resources[2])
 	}
 
@@ -120,24 +121,24 @@ func TestWatchStatusPolls(t *testing.T) {
 	)
 	stats := &kube.Stats{}
 	c := connect(t, kc, []string{"-n", ns}, func(o *kube.Options) { o.Stats = stats })
-	var st *kube.ReleaseStatus
+	var st *live.ReleaseStatus
 	waitAllowed(t, "read the release's objects", func() (err error) {
-		st, err = c.Status(t.Context(), ns, "shop", 0, kube.StatusOptions{})
-		if err == nil && resource(st, "Deployment", "shop").Status != kube.StatusInProgress {
+		st, err = live.Status(t.Context(), c, ns, "shop", 0, live.StatusOptions{})
+		if err == nil && resource(st, "Deployment", "shop").Status != live.StatusInProgress {
 			err = fmt.Errorf("Deployment is %+v", resource(st, "Deployment", "shop"))
 		}
 		return err
 	})
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	ch := c.WatchStatus(ctx, st, kube.StatusWatchOptions{PollInterval: 100 * time.Millisecond})
-	u := nextUpdate(t, ch, "polling", func(u kube.StatusUpdate) bool { return u.Polling })
+	ch := live.WatchStatus(ctx, c, st, live.StatusWatchOptions{PollInterval: 100 * time.Millisecond})
+	u := nextUpdate(t, ch, "polling", func(u live.StatusUpdate) bool { return u.Polling })
 	if !strings.Contains(u.Note, "watching deployments in "+ns+" was refused (403 Forbidden): reading them every 100ms instead") {
 		t.Errorf("note: %q", u.Note)
 	}
 	kubetest.SetDeploymentStatus(t, cluster.Client, ns, "shop", 2)
-	u = nextUpdate(t, ch, "Deployment Current by polling", func(u kube.StatusUpdate) bool {
-		return resource(u.Status, "Deployment", "shop").Status == kube.StatusCurrent
+	u = nextUpdate(t, ch, "Deployment Current by polling", func(u live.StatusUpdate) bool {
+		return resource(u.Status, "Deployment", "shop").Status == live.StatusCurrent
 	})
 	if !u.Polling {
 		t.Errorf("update after polling began does not say so")

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/metadata"
 
 	"helm.sh/helm/v3/pkg/storage/driver"
 
@@ -25,6 +26,23 @@ var _ store = chunkedStore{}
 func (chunkedStore) name() string { return DriverChunked }
 
 func (chunkedStore) resource() string { return "secrets" }
+
+// driver returns the chunked driver over the records of release namespace ns's
+// storage namespace, as Helm would read them.
+func (s chunkedStore) driver(ns string) *storage.ChunkedSecrets {
+	sns := s.c.cfg.storageNamespaceFor(ns)
+	return storage.NewDriver(s.c.cs.CoreV1().Secrets(sns), s.c.cfg.Owner, ChunkedConfig(s.c.cfg.Driver, s.c.md, sns))
+}
+
+// ChunkedConfig returns the chunked driver's configuration cfg for the records
+// in storage namespace sns, reading through md (when set) the versions of the
+// chunks it deletes, from metadata alone; whichever Helm's driver type it builds.
+func ChunkedConfig(cfg storage.ChunkedSecretsConfig, md metadata.Interface, sns string) storage.ChunkedSecretsConfig {
+	if md != nil && cfg.Metadata == nil {
+		cfg.Metadata = md.Resource(secretsGVR).Namespace(sns)
+	}
+	return cfg
+}
 
 // limit is MaxWriteChunks × ChunkSize: 0 when no chunk limit is set.
 func (s chunkedStore) limit() int64 {
@@ -47,7 +65,7 @@ func (s chunkedStore) releases(ctx context.Context, name string, _ bool) ([]Rele
 	// records usually live in it, but may live elsewhere (an operator in one
 	// namespace installing into another): look everywhere and narrow later, or,
 	// when that is forbidden, where they usually are.
-	ns, across := c.listNamespace(), c.cfg.StorageNamespace == "" && !c.cfg.AllNamespaces && c.cfg.Namespace != ""
+	ns, across := c.cfg.listNamespace(), c.cfg.StorageNamespace == "" && !c.cfg.AllNamespaces && c.cfg.Namespace != ""
 	if across {
 		ns = metav1.NamespaceAll
 	}
@@ -93,11 +111,11 @@ func (s chunkedStore) releases(ctx context.Context, name string, _ bool) ([]Rele
 func (s chunkedStore) indexReleases(ctx context.Context, ns string, sel labels.Set, all bool) ([]ReleaseRow, error) {
 	var g releaseGroups
 	var pending pendingIndexes
-	selector := s.c.listingSelector(sel)
+	selector := s.c.cfg.listingSelector(sel)
 	if all {
-		selector = s.c.indexSelector(sel)
+		selector = s.c.cfg.indexSelector(sel)
 	}
-	limit, now := s.limit(), s.c.now()
+	limit, now := s.limit(), s.c.Now()
 	restart := func() { g = releaseGroups{all: all}; pending = pendingIndexes{} }
 	restart()
 	err := s.c.eachMeta(ctx, ns, selector, restart, func(page []metav1.PartialObjectMetadata) {
@@ -153,7 +171,7 @@ func (s chunkedStore) history(ctx context.Context, sns, name string, _ bool) ([]
 // index was written is not cached: another writer may be storing them now.
 func (s chunkedStore) details(ctx context.Context, row RevisionRow) (*Details, bool, error) {
 	c := s.c
-	drv := c.Driver(row.StorageNamespace).WithContext(ctx)
+	drv := chunkedStore{c}.driver(row.StorageNamespace).WithContext(ctx)
 	idx, err := drv.ReadIndex(ctx, row.Key)
 	if err != nil {
 		if errors.Is(err, driver.ErrReleaseNotFound) {
@@ -205,20 +223,20 @@ func (s chunkedStore) decode(ctx context.Context, drv *storage.ChunkedSecrets, r
 
 // layout inspects the index and chunk Secrets of one revision.
 func (s chunkedStore) layout(ctx context.Context, row RevisionRow) (*storage.Layout, error) {
-	l, err := s.c.Driver(row.StorageNamespace).Inspect(ctx, row.Key)
+	l, err := s.driver(row.StorageNamespace).Inspect(ctx, row.Key)
 	return l, layoutErr(row, err)
 }
 
 // layoutSecrets is layout without decoding the payload (storage's
 // InspectSecrets); measure completes it.
 func (s chunkedStore) layoutSecrets(ctx context.Context, row RevisionRow) (*storage.Layout, error) {
-	l, err := s.c.Driver(row.StorageNamespace).InspectSecrets(ctx, row.Key)
+	l, err := s.driver(row.StorageNamespace).InspectSecrets(ctx, row.Key)
 	return l, layoutErr(row, err)
 }
 
 // measure decodes the payload of a layout from layoutSecrets for its sizes.
 func (s chunkedStore) measure(ctx context.Context, row RevisionRow, l *storage.Layout) (*storage.Layout, error) {
-	out, err := s.c.Driver(row.StorageNamespace).Measure(ctx, l)
+	out, err := s.driver(row.StorageNamespace).Measure(ctx, l)
 	return out, layoutErr(row, err)
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"helm.sh/helm/v3/pkg/release"
 
+	"github.com/chunkview/chunkview/kube/internal/paging"
 	"github.com/chunkview/chunkview/storage"
 )
 
@@ -40,12 +41,7 @@ func (s *helmStore) name() string { return s.kind }
 // limit is the API server's limit on one object's data: Helm's record must fit.
 func (s *helmStore) limit() int64 { return storage.HelmRecordLimit }
 
-func (s *helmStore) resource() string {
-	if s.kind == DriverConfigMap {
-		return "configmaps"
-	}
-	return "secrets"
-}
+func (s *helmStore) resource() string { return StoreResource(s.kind) }
 
 func (s *helmStore) gvr() schema.GroupVersionResource {
 	return corev1.SchemeGroupVersion.WithResource(s.resource())
@@ -69,7 +65,7 @@ func helmSelector(extra labels.Set) string {
 // listMeta lists the metadata of the store's records in ns ("" for all) that
 // sel selects: no data crosses the wire.
 func (s *helmStore) listMeta(ctx context.Context, ns, sel string) ([]metav1.PartialObjectMetadata, error) {
-	items, err := listAll(ctx, func(ctx context.Context, cont string) ([]metav1.PartialObjectMetadata, string, error) {
+	items, err := paging.All(ctx, func(ctx context.Context, cont string) ([]metav1.PartialObjectMetadata, string, error) {
 		opts := metav1.ListOptions{LabelSelector: sel, FieldSelector: s.fieldSelector(), Limit: metadataPage, Continue: cont}
 		list, err := s.c.md.Resource(s.gvr()).Namespace(ns).List(ctx, opts)
 		if err != nil {
@@ -96,7 +92,7 @@ const helmPage = 250
 
 // listRecords lists whole records in ns that sel selects.
 func (s *helmStore) listRecords(ctx context.Context, ns, sel string) ([]helmObject, error) {
-	items, err := listAll(ctx, func(ctx context.Context, cont string) ([]helmObject, string, error) {
+	items, err := paging.All(ctx, func(ctx context.Context, cont string) ([]helmObject, string, error) {
 		return s.recordPage(ctx, ns, sel, cont)
 	})
 	if err != nil {
@@ -298,7 +294,7 @@ func (s *helmStore) releases(ctx context.Context, name string, light bool) ([]Re
 // their rows summarized from each page as it arrives, so that at most one page
 // of record data is held at a time.
 func (s *helmStore) listSummaries(ctx context.Context, ns, sel string) ([]RevisionRow, error) {
-	rows, err := listAll(ctx, func(ctx context.Context, cont string) ([]RevisionRow, string, error) {
+	rows, err := paging.All(ctx, func(ctx context.Context, cont string) ([]RevisionRow, string, error) {
 		recs, next, err := s.recordPage(ctx, ns, sel, cont)
 		if err != nil {
 			return nil, "", err

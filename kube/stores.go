@@ -109,12 +109,17 @@ type store interface {
 	resource() string
 }
 
-// drivers returns the stores the configuration reads.
-func (c *Client) drivers() []string {
-	if len(c.cfg.Drivers) == 0 {
-		return []string{DriverChunked}
+// Drivers returns the stores the client reads (Config.Drivers; the chunked
+// store alone when unset).
+func (c *Client) Drivers() []string { return c.cfg.drivers() }
+
+// StoreResource returns the API resource that store d keeps its records in:
+// configmaps for Helm's ConfigMaps driver, secrets otherwise.
+func StoreResource(d string) string {
+	if d == DriverConfigMap {
+		return "configmaps"
 	}
-	return c.cfg.Drivers
+	return "secrets"
 }
 
 // store returns the implementation of store d.
@@ -129,7 +134,7 @@ func (c *Client) store(d string) store {
 // stores returns the stores the configuration reads.
 func (c *Client) stores() []store {
 	out := make([]store, 0, 3)
-	for _, d := range c.drivers() {
+	for _, d := range c.cfg.drivers() {
 		out = append(out, c.store(d))
 	}
 	return out

@@ -3,6 +3,8 @@ package kube
 import (
 	"slices"
 	"strings"
+
+	"github.com/chunkview/chunkview/storage"
 )
 
 // Suggest returns the command line of a chunkview command the tool advises, for
@@ -32,7 +34,7 @@ func (c *Client) SuggestFor(row RevisionRow, verb string, args ...string) string
 		ns = ""
 	}
 	d := ""
-	if len(c.drivers()) > 1 {
+	if len(c.cfg.drivers()) > 1 {
 		d = row.driver()
 	}
 	return c.suggest(ns, d, verb, row.Name, args...)
@@ -80,7 +82,7 @@ func suggest(cfg Config, ns, driver, verb, name string, args ...string) string {
 	if cfg.StorageNamespace != "" && cfg.StorageNamespace != p.StorageNamespace {
 		parts = append(parts, "--storage-namespace", quoteArg(cfg.StorageNamespace))
 	}
-	if cfg.Owner != "" && cfg.Owner != p.Owner && !(p.Owner == "" && cfg.Owner == DefaultOwner) {
+	if cfg.Owner != "" && cfg.Owner != p.Owner && !(p.Owner == "" && cfg.Owner == storage.HelmOwner) {
 		parts = append(parts, "--owner", quoteArg(cfg.Owner))
 	}
 	switch {

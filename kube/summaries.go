@@ -110,7 +110,7 @@ func (s chunkedStore) readIndexes(ctx context.Context, rows []*RevisionRow) map[
 	for i, r := range rows {
 		keys[i] = r.Key
 	}
-	idx, err := s.c.Driver(rows[0].StorageNamespace).ReadIndexes(ctx, keys)
+	idx, err := s.driver(rows[0].StorageNamespace).ReadIndexes(ctx, keys)
 	if err != nil {
 		return nil
 	}
@@ -188,7 +188,7 @@ func filledFrom(row, d RevisionRow) RevisionRow {
 // summary reads one row's index Secret, one GET, and fills the row from it
 // (fromIndex).
 func (s chunkedStore) summary(ctx context.Context, row RevisionRow) (RevisionRow, error) {
-	idx, err := s.c.Driver(row.StorageNamespace).ReadIndex(ctx, row.Key)
+	idx, err := s.driver(row.StorageNamespace).ReadIndex(ctx, row.Key)
 	switch {
 	case errors.Is(err, driver.ErrReleaseNotFound):
 		return row, fmt.Errorf("%w: revision record %s/%s is gone; refresh", ErrNotFound, row.StorageNamespace, row.Key)
@@ -228,7 +228,7 @@ func (s chunkedStore) fromIndex(ctx context.Context, row RevisionRow, idx *corev
 		r.NamespaceUnknown = c.cfg.StorageNamespace != ""
 		return r, nil
 	}
-	drv := c.Driver(row.StorageNamespace).WithContext(ctx)
+	drv := chunkedStore{c}.driver(row.StorageNamespace).WithContext(ctx)
 	d, keep, err := s.decode(ctx, drv, row, idx)
 	if err != nil {
 		return row, err

@@ -280,7 +280,10 @@ func TestFillSummariesListForbidden(t *testing.T) {
 	grant(t, ns, user, "secret-getter", rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get"}})
 	wire := &wireLog{}
 	c := connect(t, kc, args, func(o *kube.Options) { o.WrapConfig = wire.install })
-	waitAllowed(t, "get as a getter", func() error { _, err := c.Driver(ns).ReadIndex(ctx, rows[0].Key); return err })
+	waitAllowed(t, "get as a getter", func() error {
+		_, err := storage.NewDriver(c.Clientset().CoreV1().Secrets(ns), c.Config().Owner, kube.ChunkedConfig(c.Config().Driver, c.Metadata(), ns)).ReadIndex(ctx, rows[0].Key)
+		return err
+	})
 
 	wire.Reset()
 	if err := c.FillSummaries(ctx, rows); err != nil {

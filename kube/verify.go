@@ -3,7 +3,6 @@ package kube
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sort"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -26,10 +25,10 @@ func (c *Client) Verify(ctx context.Context, name string, decode bool) ([]Namesp
 // VerifyRelease checks the records of release name, looked up in namespace ns (as
 // History looks it up): the namespace a caller located the release's records in.
 func (c *Client) VerifyRelease(ctx context.Context, ns, name string, decode bool) ([]NamespaceReport, error) {
-	return c.verifyStores(ctx, name, decode, []string{c.storeNamespaceFor(DriverSecret, ns)}, func() ([]NamespaceReport, error) {
-		sns := c.storageNamespaceFor(ns)
+	return c.verifyStores(ctx, name, decode, []string{c.cfg.storeNamespaceFor(DriverSecret, ns)}, func() ([]NamespaceReport, error) {
+		sns := c.cfg.storageNamespaceFor(ns)
 		rep, err := storage.Verify(ctx, c.cs.CoreV1().Secrets(sns), c.cfg.Owner,
-			storage.VerifyOptions{Release: name, Decode: decode, Config: c.cfg.Driver, Now: c.now()})
+			storage.VerifyOptions{Release: name, Decode: decode, Config: c.cfg.Driver, Now: c.Now()})
 		if err != nil {
 			return nil, Explain(err, "list", "secrets", sns)
 		}
@@ -41,7 +40,7 @@ func (c *Client) VerifyRelease(ctx context.Context, ns, name string, decode bool
 // -n, the namespace looked at is a release namespace, as in helm: the records of
 // the releases in it are checked wherever they are stored (see verifyInView).
 func (c *Client) verifyEach(ctx context.Context, opts storage.VerifyOptions) ([]NamespaceReport, error) {
-	opts.Config, opts.Now = c.cfg.Driver, c.now()
+	opts.Config, opts.Now = c.cfg.Driver, c.Now()
 	if !c.cfg.AllNamespaces && c.cfg.Namespace != "" {
 		return c.verifyInView(ctx, opts)
 	}
@@ -57,49 +56,6 @@ func (c *Client) verifyEach(ctx context.Context, opts storage.VerifyOptions) ([]
 	return out, err
 }
 
-// NamespaceReport is the verification of one storage namespace.
-type NamespaceReport struct {
-	Namespace string `json:"namespace"`
-	// Driver is the store checked.
-	Driver string `json:"driver"`
-	*storage.Report
-}
-
-// GC removes leftover chunk Secrets (or with dryRun only lists them) in every
-// storage namespace in view. It returns the leftovers found and how many went.
-func (c *Client) GC(ctx context.Context, dryRun bool) ([]NamespaceReport, int, error) {
-	if !dryRun {
-		if err := c.checkWritable("gc"); err != nil {
-			return nil, 0, err
-		}
-	}
-	// Leftover chunks are the chunked store's alone.
-	reps, err := c.WithDrivers(DriverChunked).Verify(ctx, "", false)
-	var partial error
-	if errors.Is(err, ErrPartial) {
-		partial, err = err, nil
-	}
-	if err != nil {
-		return reps, 0, err
-	}
-	if dryRun {
-		return reps, 0, partial
-	}
-	removed := 0
-	var errs []error
-	for _, r := range reps {
-		n, err := storage.RemoveLeftovers(ctx, c.cs.CoreV1().Secrets(r.Namespace), r.Leftovers)
-		removed += n
-		if err != nil {
-			errs = append(errs, Explain(err, "delete", "secrets", r.Namespace))
-		}
-	}
-	if len(errs) > 0 {
-		return reps, removed, fmt.Errorf("%w; what was removed is gone for good and the rest is untouched: retry gc (verify lists what is left)", errors.Join(errs...))
-	}
-	return reps, removed, partial
-}
-
 // eachStorageNamespace runs fn in each storage namespace in view, stopping at the
 // first error. When listing across all namespaces is forbidden, it runs fn in the
 // namespaces the user may read instead (the context's and --namespaces), skipping
@@ -107,7 +63,7 @@ func (c *Client) GC(ctx context.Context, dryRun bool) ([]NamespaceReport, int, e
 // out; it returns the cause when none could be read.
 func (c *Client) eachStorageNamespace(ctx context.Context, fn func(ns string) error) error {
 	nss, err := c.storageNamespaces(ctx)
-	if errors.Is(err, ErrForbidden) && c.listNamespace() == "" {
+	if errors.Is(err, ErrForbidden) && c.cfg.listNamespace() == "" {
 		return c.eachReadable(err, fn)
 	}
 	if err != nil {
@@ -127,7 +83,7 @@ func (c *Client) eachStorageNamespace(ctx context.Context, fn func(ns string) er
 // last release are all that is left of it. Listing across all namespaces may be
 // forbidden: the error then wraps ErrForbidden.
 func (c *Client) storageNamespaces(ctx context.Context) ([]string, error) {
-	ns := c.listNamespace()
+	ns := c.cfg.listNamespace()
 	if ns != "" {
 		return []string{ns}, nil
 	}
@@ -155,7 +111,7 @@ func (c *Client) storageNamespaces(ctx context.Context) ([]string, error) {
 // namespace's releases are checked.
 func (c *Client) verifyInView(ctx context.Context, opts storage.VerifyOptions) ([]NamespaceReport, error) {
 	home := ""
-	if c.storageNamespaceFor("") == c.cfg.Namespace {
+	if c.cfg.storageNamespaceFor("") == c.cfg.Namespace {
 		home = c.cfg.Namespace
 	}
 	byNS, err := c.releasesByStorage(ctx, opts.Release, home)
@@ -197,7 +153,7 @@ func (c *Client) verifyInView(ctx context.Context, opts storage.VerifyOptions) (
 // belongs where its records are, as in Releases.
 func (c *Client) releasesByStorage(ctx context.Context, name, home string) (map[string][]string, error) {
 	rows, err := c.releases(ctx, name, false, func(r RevisionRow) bool {
-		return r.StorageNamespace != home && (name == "" || r.Name == name) && (!r.Known || c.inView(r))
+		return r.StorageNamespace != home && (name == "" || r.Name == name) && (!r.Known || c.cfg.inView(r))
 	})
 	if err != nil && !errors.Is(err, ErrPartial) {
 		return nil, err
@@ -213,7 +169,7 @@ func (c *Client) releasesByStorage(ctx context.Context, name, home string) (map[
 	out := map[string][]string{}
 	for _, rr := range rows {
 		r := rr.Latest
-		if !c.inView(r) {
+		if !c.cfg.inView(r) {
 			continue
 		}
 		out[r.StorageNamespace] = append(out[r.StorageNamespace], r.Name)

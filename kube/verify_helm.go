@@ -90,7 +90,7 @@ func (c *Client) verifyStores(ctx context.Context, name string, decode bool, nss
 	var out []NamespaceReport
 	var partials []error
 	skipped := map[string]error{}
-	for _, d := range c.drivers() {
+	for _, d := range c.cfg.drivers() {
 		if d == DriverChunked {
 			reps, err := chunked()
 			if errors.Is(err, ErrPartial) {
@@ -120,7 +120,7 @@ func (c *Client) verifyStores(ctx context.Context, name string, decode bool, nss
 				partials, err = append(partials, err), nil
 			}
 		}
-		if err != nil && errors.Is(err, ErrForbidden) && len(c.drivers()) > 1 {
+		if err != nil && errors.Is(err, ErrForbidden) && len(c.cfg.drivers()) > 1 {
 			// A store the user may not read is skipped, and said so.
 			skipped[d] = err
 			continue

@@ -20,7 +20,7 @@ import (
 
 // directClient builds a Client straight from the test cluster's clients, without
 // flags, for tests that need a Config field no flag sets.
-func directClient(t *testing.T, kubes kube.Appliers, cfg kube.Config) *kube.Client {
+func directClient(t *testing.T, kubes kube.ApplySource, cfg kube.Config) *kube.Client {
 	t.Helper()
 	md, err := metadata.NewForConfig(cluster.Config)
 	if err != nil {
@@ -289,7 +289,7 @@ func TestLayoutVerifyGC(t *testing.T) {
 
 	t.Run("gc", func(t *testing.T) {
 		before := snapshot(t, ns, lonely)
-		reps, removed, err := c.GC(ctx, true)
+		reps, removed, err := gc(ctx, c, true)
 		if err != nil || removed != 0 || len(reps) != 1 || len(reps[0].Leftovers) != 2 {
 			t.Fatalf("GC --dry-run: %+v removed %d, %v", reps, removed, err)
 		}
@@ -297,7 +297,7 @@ func TestLayoutVerifyGC(t *testing.T) {
 			t.Fatalf("GC --dry-run changed the cluster")
 		}
 
-		reps, removed, err = c.GC(ctx, false)
+		reps, removed, err = gc(ctx, c, false)
 		if err != nil || removed != 2 {
 			t.Fatalf("GC: removed %d, %v (%+v)", removed, err, reps)
 		}
@@ -316,7 +316,7 @@ func TestLayoutVerifyGC(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, r := range hist {
-				if rls, err := c.Release(ctx, ns, name, r.Revision); err != nil || rls.Version != r.Revision {
+				if rls, err := decode(ctx, c, ns, name, r.Revision); err != nil || rls.Version != r.Revision {
 					t.Errorf("after GC, %s v%d does not read: %v", name, r.Revision, err)
 				}
 			}
@@ -333,7 +333,7 @@ func TestLayoutVerifyGC(t *testing.T) {
 
 		// -A collects the leftover in the namespace without indexes too.
 		all := directClient(t, nil, kube.Config{Owner: owner, AllNamespaces: true, Now: func() time.Time { return later }})
-		if _, removed, err := all.GC(ctx, false); err != nil || removed != 1 {
+		if _, removed, err := gc(ctx, all, false); err != nil || removed != 1 {
 			t.Errorf("GC -A: removed %d, %v; want the chunk left in %s", removed, err, lonely)
 		}
 		if got := secretsOfKey(t, lonely, owner, goneKey); len(got) != 0 {

@@ -120,7 +120,7 @@ func TestVerifyAndGCTakeTheReleaseNamespace(t *testing.T) {
 	if got, want := leftovers(found), sortedCopy([]string{ops + "/" + movedLeft, app + "/" + appStray}); !slices.Equal(got, want) {
 		t.Errorf("gc -n app found %v, want %v", got, want)
 	}
-	_, removed, err := client(app).GC(ctx, false)
+	_, removed, err := gc(ctx, client(app), false)
 	if err != nil || removed != 2 {
 		t.Fatalf("gc -n app: removed %d, %v", removed, err)
 	}
@@ -138,7 +138,7 @@ func TestVerifyAndGCTakeTheReleaseNamespace(t *testing.T) {
 		}
 	}
 	// moved's own chunks are all still there but the one deleted above.
-	if _, err := client(app).Release(ctx, ops, "moved", 1); err != nil {
+	if _, err := decode(ctx, client(app), ops, "moved", 1); err != nil {
 		t.Errorf("after gc -n app, moved v1 does not read: %v", err)
 	}
 }

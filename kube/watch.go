@@ -2,10 +2,8 @@ package kube
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
-	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -16,6 +14,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/chunkview/chunkview/internal/human"
+	"github.com/chunkview/chunkview/kube/internal/paging"
+	"github.com/chunkview/chunkview/kube/internal/watching"
 	"github.com/chunkview/chunkview/storage"
 )
 
@@ -116,10 +117,10 @@ func (c *Client) watchTargets(o WatchOptions) []watchTarget {
 		case chunkedStore:
 			sel := labels.Set{storage.LabelOwner: c.cfg.Owner, storage.LabelType: storage.TypeIndex}
 			maps.Copy(sel, named)
-			t := watchTarget{store: DriverChunked, gvr: secretsGVR, labels: labels.SelectorFromSet(sel).String(), ns: c.listNamespace()}
+			t := watchTarget{store: DriverChunked, gvr: secretsGVR, labels: labels.SelectorFromSet(sel).String(), ns: c.cfg.listNamespace()}
 			switch {
 			case o.Name != "":
-				t.ns = c.storageNamespaceFor(o.Namespace)
+				t.ns = c.cfg.storageNamespaceFor(o.Namespace)
 			case c.cfg.StorageNamespace == "" && !c.cfg.AllNamespaces && c.cfg.Namespace != "":
 				t.ns, t.fallbackNS = metav1.NamespaceAll, c.cfg.Namespace
 			}
@@ -133,7 +134,7 @@ func (c *Client) watchTargets(o WatchOptions) []watchTarget {
 		case *helmStore:
 			t := watchTarget{store: s.kind, gvr: s.gvr(), labels: helmSelector(named), fields: s.fieldSelector(), ns: s.listNamespace()}
 			if o.Name != "" {
-				t.ns = c.storeNamespaceFor(s.kind, o.Namespace)
+				t.ns = c.cfg.storeNamespaceFor(s.kind, o.Namespace)
 			}
 			t.rowOf = func(m *metav1.PartialObjectMetadata) RevisionRow { return s.rowOf(m) }
 			out = append(out, t)
@@ -250,7 +251,7 @@ type storeWatch struct {
 // good, or ctx is done. It returns why the store is not followed ("" when it
 // is, or ctx ended) and whether to follow it.
 func (w *storeWatch) firstList(ctx context.Context) (string, bool) {
-	backoff := watchBackoffMin
+	backoff := watching.BackoffMin
 	for {
 		err := w.list(ctx)
 		switch {
@@ -260,12 +261,12 @@ func (w *storeWatch) firstList(ctx context.Context) (string, bool) {
 			return "", false
 		case !transient(err):
 			w.health.drop(w.id)
-			return fmt.Sprintf("the %s store is not followed: %s", w.t.store, firstLine(err.Error(), 160)), false
+			return fmt.Sprintf("the %s store is not followed: %s", w.t.store, human.FirstLine(err.Error(), 160)), false
 		}
-		if !w.health.failed(w.id, Explain(err, "list", w.t.gvr.Resource, w.t.ns)) || !sleep(ctx, backoff) {
+		if !w.health.failed(w.id, Explain(err, "list", w.t.gvr.Resource, w.t.ns)) || !watching.Sleep(ctx, backoff) {
 			return "", false
 		}
-		backoff = min(backoff*2, watchBackoffMax)
+		backoff = min(backoff*2, watching.BackoffMax)
 	}
 }
 
@@ -289,7 +290,7 @@ func (w *storeWatch) list(ctx context.Context) error {
 
 func (w *storeWatch) listMeta(ctx context.Context, ns string) ([]metav1.PartialObjectMetadata, string, error) {
 	var rv string
-	items, err := listAll(ctx, func(ctx context.Context, cont string) ([]metav1.PartialObjectMetadata, string, error) {
+	items, err := paging.All(ctx, func(ctx context.Context, cont string) ([]metav1.PartialObjectMetadata, string, error) {
 		opts := metav1.ListOptions{LabelSelector: w.t.labels, FieldSelector: w.t.fields, Limit: metadataPage, Continue: cont}
 		list, err := w.c.md.Resource(w.t.gvr).Namespace(ns).List(ctx, opts)
 		if err != nil {
@@ -301,37 +302,31 @@ func (w *storeWatch) listMeta(ctx context.Context, ns string) ([]metav1.PartialO
 	return items, rv, err
 }
 
-// Backoff of a watch that keeps breaking.
-const (
-	watchBackoffMin = 500 * time.Millisecond
-	watchBackoffMax = 30 * time.Second
-)
-
 // run watches the store until ctx is done, or polls it once watch is refused.
 func (w *storeWatch) run(ctx context.Context) {
-	backoff := watchBackoffMin
+	backoff := watching.BackoffMin
 	for ctx.Err() == nil {
 		opened, err := w.watchOnce(ctx)
 		if opened {
-			backoff = watchBackoffMin // it ran: a break now is a new one
+			backoff = watching.BackoffMin // it ran: a break now is a new one
 		}
 		switch {
 		case ctx.Err() != nil:
 			return
 		case err == nil:
-			backoff = watchBackoffMin // the server ended a healthy watch: resume
+			backoff = watching.BackoffMin // the server ended a healthy watch: resume
 			continue
 		case apierrors.IsResourceExpired(err) || apierrors.IsGone(err):
 			if err = w.resync(ctx); err == nil {
-				backoff = watchBackoffMin
+				backoff = watching.BackoffMin
 				continue
 			}
 			if ctx.Err() != nil {
 				return
 			}
 			err = Explain(err, "list", w.t.gvr.Resource, w.t.ns)
-		case refused(err):
-			note := fmt.Sprintf("watching %s was refused (%s): listing them every %s instead", w.t.gvr.Resource, shortReason(err), w.poll)
+		case watching.Refused(err):
+			note := fmt.Sprintf("watching %s was refused (%s): listing them every %s instead", w.t.gvr.Resource, watching.ShortReason(err), w.poll)
 			if !w.health.heard(w.id) || !w.send(WatchEvent{Type: WatchMode, Polling: true, Note: note}) {
 				return
 			}
@@ -340,33 +335,11 @@ func (w *storeWatch) run(ctx context.Context) {
 		default:
 			err = Explain(err, "watch", w.t.gvr.Resource, w.t.ns)
 		}
-		if !w.health.failed(w.id, err) || !sleep(ctx, backoff) {
+		if !w.health.failed(w.id, err) || !watching.Sleep(ctx, backoff) {
 			return
 		}
-		backoff = min(backoff*2, watchBackoffMax)
+		backoff = min(backoff*2, watching.BackoffMax)
 	}
-}
-
-// refused reports whether the server will not serve the watch at all.
-func refused(err error) bool {
-	return apierrors.IsForbidden(err) || apierrors.IsMethodNotSupported(err) ||
-		apierrors.ReasonForError(err) == metav1.StatusReasonMethodNotAllowed ||
-		statusCode(err) == http.StatusMethodNotAllowed
-}
-
-func statusCode(err error) int32 {
-	var st apierrors.APIStatus
-	if errors.As(err, &st) {
-		return st.Status().Code
-	}
-	return 0
-}
-
-func shortReason(err error) string {
-	if st := statusCode(err); st != 0 {
-		return fmt.Sprintf("%d %s", st, apierrors.ReasonForError(err))
-	}
-	return err.Error()
 }
 
 // resync lists the store again after its watch fell behind, and says so.
@@ -443,7 +416,7 @@ func (w *storeWatch) report(deleted bool, m *metav1.PartialObjectMetadata) bool 
 	_, existed := w.known[k]
 	w.known[k] = m.ResourceVersion
 	w.c.reader.applyCached(&row)
-	if w.narrow && !w.c.inView(row) {
+	if w.narrow && !w.c.cfg.inView(row) {
 		return true
 	}
 	return w.send(WatchEvent{Type: WatchChanged, Row: row, New: !existed})
@@ -452,7 +425,7 @@ func (w *storeWatch) report(deleted bool, m *metav1.PartialObjectMetadata) bool 
 // pollLoop lists the store every w.poll and reports what changed since the last
 // list.
 func (w *storeWatch) pollLoop(ctx context.Context) {
-	for sleep(ctx, w.poll) {
+	for watching.Sleep(ctx, w.poll) {
 		items, _, err := w.listMeta(ctx, w.t.ns)
 		if err != nil {
 			if ctx.Err() != nil || !w.health.failed(w.id, Explain(err, "list", w.t.gvr.Resource, w.t.ns)) {
@@ -485,17 +458,5 @@ func (w *storeWatch) pollLoop(ctx context.Context) {
 				return
 			}
 		}
-	}
-}
-
-// sleep waits d, or until ctx is done; it reports whether the wait ended by time.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
 	}
 }

@@ -18,6 +18,7 @@ import (
 	hopstorage "github.com/operator-framework/helm-operator-plugins/pkg/storage"
 
 	"github.com/chunkview/chunkview/demo"
+	"github.com/chunkview/chunkview/internal/fakeapi"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/storage"
 )
@@ -173,17 +174,17 @@ func TestWatchRefusedPolls(t *testing.T) {
 func TestWatchResyncAndMethodNotAllowed(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	dc := demo.NewCluster()
+	dc := fakeapi.NewCluster()
 	if _, err := demo.Seed(ctx, dc, demo.SeedOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	cfg := kube.Config{AllNamespaces: true, Drivers: []string{kube.DriverChunked}, Driver: demo.DriverConfig()}
 	c := kube.New(dc.Clientset(), dc.Metadata(), nil, cfg)
-	dc.FailRequest(demo.VerbWatch, 1, apierrors.NewResourceExpired("too old resource version: 1 (2)"))
+	dc.FailRequest(fakeapi.VerbWatch, 1, apierrors.NewResourceExpired("too old resource version: 1 (2)"))
 	ch := c.Watch(ctx, kube.WatchOptions{PollInterval: 100 * time.Millisecond})
 	nextEvent(t, ch, "synced", func(ev kube.WatchEvent) bool { return ev.Type == kube.WatchSynced && ev.Initial })
 	nextEvent(t, ch, "resynced", func(ev kube.WatchEvent) bool { return ev.Type == kube.WatchSynced && !ev.Initial })
-	if n := dc.Requests()[demo.VerbList]; n != 2 {
+	if n := dc.Requests()[fakeapi.VerbList]; n != 2 {
 		t.Errorf("lists: %d, want 2 (the first, then the resync)", n)
 	}
 	cancel()
@@ -192,7 +193,7 @@ func TestWatchResyncAndMethodNotAllowed(t *testing.T) {
 
 	ctx2, cancel2 := context.WithCancel(t.Context())
 	defer cancel2()
-	dc.FailRequest(demo.VerbWatch, 1, apierrors.NewMethodNotSupported(schema.GroupResource{Resource: "secrets"}, "watch"))
+	dc.FailRequest(fakeapi.VerbWatch, 1, apierrors.NewMethodNotSupported(schema.GroupResource{Resource: "secrets"}, "watch"))
 	ch = c.Watch(ctx2, kube.WatchOptions{PollInterval: 100 * time.Millisecond})
 	ev := nextEvent(t, ch, "polling", func(ev kube.WatchEvent) bool { return ev.Type == kube.WatchMode })
 	if !ev.Polling || !strings.Contains(ev.Note, "405") {

@@ -31,6 +31,11 @@ type Options struct {
 	// Context is the number of unchanged lines shown around each change in a
 	// unified diff. Zero means DefaultContext; a negative value shows none.
 	Context int
+	// SummarizeOver, when above zero, shows every value of a resource, a hook
+	// or the values longer than that many bytes as its size and hash rather
+	// than its lines (see PlanSummarizeOver). A change to it still shows, as a
+	// changed summary.
+	SummarizeOver int
 }
 
 // ChangeKind tells how a resource differs between two revisions. It marshals as
@@ -123,6 +128,10 @@ type Result struct {
 	Notes          Section          `json:"notes"`
 	// Hooks are ordered like Resources.
 	Hooks []ResourceChange `json:"hooks"`
+	// Summarized counts the values shown as their size and hash, those longer
+	// than SummarizedOver bytes (Options.SummarizeOver).
+	Summarized     int `json:"summarized,omitempty"`
+	SummarizedOver int `json:"summarizedOver,omitempty"`
 }
 
 // Changed reports whether the two revisions differ in anything compared.
@@ -179,6 +188,10 @@ func (r *Result) Unified() string {
 	}
 	if !r.Changed() {
 		b.WriteString("No differences.\n")
+	}
+	if r.Summarized > 0 {
+		fmt.Fprintf(&b, "%d %s longer than %d bytes shown as size and hash; `chunkview diff` shows them whole\n",
+			r.Summarized, map[bool]string{true: "value", false: "values"}[r.Summarized == 1], r.SummarizedOver)
 	}
 	list := func(title string, cs []ResourceChange) {
 		a, rm, c, u := count(cs)
@@ -263,7 +276,7 @@ func Diff(from, to *release.Release, opts Options) (*Result, error) {
 		name = from.Name
 	}
 	res := &Result{Release: name, From: from.Version, To: to.Version, Revealed: opts.Reveal}
-	d := differ{from: from.Version, to: to.Version, ctx: ctx, r: r}
+	d := &differ{from: from.Version, to: to.Version, ctx: ctx, r: r, over: opts.SummarizeOver}
 	if res.Resources, err = d.items(a.resources, b.resources); err != nil {
 		return nil, err
 	}
@@ -288,9 +301,16 @@ func Diff(from, to *release.Release, opts Options) (*Result, error) {
 		{&res.Notes, "notes", a.notes, b.notes},
 	} {
 		*s.out = Section{Name: s.name}
-		if s.out.Diff, err = d.diff(s.name, scrub(r, s.old), scrub(r, s.new)); err != nil {
+		old, new := scrub(r, s.old), scrub(r, s.new)
+		if s.out == &res.Values || s.out == &res.ComputedValues {
+			old, new = d.summarize(old, new)
+		}
+		if s.out.Diff, err = d.diff(s.name, old, new); err != nil {
 			return nil, err
 		}
+	}
+	if d.summarized > 0 {
+		res.Summarized, res.SummarizedOver = d.summarized, d.over
 	}
 	return res, nil
 }
@@ -413,15 +433,18 @@ type differ struct {
 	from, to int
 	ctx      int
 	r        *strings.Replacer
+	// over is Options.SummarizeOver; summarized counts the values it
+	// summarised.
+	over, summarized int
 }
 
-func (d differ) values(v any) (string, error) {
+func (d *differ) values(v any) (string, error) {
 	vals, _ := v.(map[string]any)
 	scrubTree(d.r, vals)
 	return valuesYAML(vals)
 }
 
-func (d differ) diff(label, old, new string) (string, error) {
+func (d *differ) diff(label, old, new string) (string, error) {
 	if old == new {
 		return "", nil
 	}
@@ -436,7 +459,7 @@ func (d differ) diff(label, old, new string) (string, error) {
 }
 
 // items pairs resources (or hooks) by key and diffs each pair.
-func (d differ) items(old, new []item) ([]ResourceChange, error) {
+func (d *differ) items(old, new []item) ([]ResourceChange, error) {
 	byKey := map[string]*ResourceChange{}
 	texts := map[string][2]*string{}
 	var keys []string
@@ -473,6 +496,7 @@ func (d differ) items(old, new []item) ([]ResourceChange, error) {
 				c.Change = Changed
 			}
 		}
+		o, n = d.summarize(o, n)
 		var err error
 		if c.Diff, err = d.diff(k, o, n); err != nil {
 			return nil, err

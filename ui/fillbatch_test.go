@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 
+	"github.com/chunkview/chunkview/demo"
 	"github.com/chunkview/chunkview/internal/fakeapi"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/storage"
@@ -26,7 +27,7 @@ import (
 func operatorFixture(t *testing.T, n int) *fixture {
 	t.Helper()
 	f := newFixture(t)
-	drv := storage.NewDriver(f.cluster.Clientset().CoreV1().Secrets("default"), kube.DefaultOwner, testConfig().Driver)
+	drv := storage.NewDriver(f.cluster.Clientset().CoreV1().Secrets("default"), storage.HelmOwner, testConfig().Driver)
 	for i := range n {
 		rls := simpleRelease(fmt.Sprintf("op-%02d", i), "default", 1, release.StatusDeployed, 3*fixtureChunkSize, testNow.Add(-48*time.Hour))
 		if err := drv.Create(storage.RecordKey(rls.Name, 1), rls); err != nil {
@@ -124,7 +125,7 @@ func TestReleaseListBatchRecordGone(t *testing.T) {
 			})
 		}
 	}
-	f.client = kube.New(listHookClientset{f.cluster.Clientset(), hook}, f.cluster.Metadata(), kube.DiscardKubeClients, testConfig())
+	f.client = kube.New(listHookClientset{f.cluster.Clientset(), hook}, f.cluster.Metadata(), demo.DiscardKubeClients, testConfig())
 	h := newHarness(t, f.client, Options{}, 80, 24)
 	rs := h.top().(*releases.Screen)
 	found := false

@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/chunkview/chunkview/demo"
+	"github.com/chunkview/chunkview/internal/fakeapi"
 	"github.com/chunkview/chunkview/internal/kubetest"
 	"github.com/chunkview/chunkview/internal/testcluster"
 	"github.com/chunkview/chunkview/kube"
@@ -52,7 +53,7 @@ const fixtureChunkSize = 16 << 10
 // releases, owner helm, a write limit of 8 chunks.
 func testConfig() kube.Config {
 	return kube.Config{
-		Owner:     kube.DefaultOwner,
+		Owner:     storage.HelmOwner,
 		Namespace: "default",
 		// Nothing writes beside the tests, so a missing chunk is broken at once
 		// rather than waited for: the fixture's broken records would otherwise
@@ -71,7 +72,7 @@ func testConfig() kube.Config {
 // client over it.
 type fixture struct {
 	t       testing.TB
-	cluster *demo.Cluster
+	cluster *fakeapi.Cluster
 	client  *kube.Client
 }
 
@@ -92,12 +93,12 @@ func newFixture(t testing.TB) *fixture {
 	if snapshotErr != nil {
 		t.Fatal(snapshotErr)
 	}
-	c := demo.NewCluster()
+	c := fakeapi.NewCluster()
 	c.SetClock(func() time.Time { return testNow.Add(-time.Hour) })
 	if err := restore(c, snapshot); err != nil {
 		t.Fatal(err)
 	}
-	return &fixture{t: t, cluster: c, client: kube.New(c.Clientset(), c.Metadata(), kube.DiscardKubeClients, testConfig())}
+	return &fixture{t: t, cluster: c, client: kube.New(c.Clientset(), c.Metadata(), demo.DiscardKubeClients, testConfig())}
 }
 
 // Encoding the samples (gzip at best compression) is the slow part, so it is
@@ -134,8 +135,8 @@ func buildSnapshot() (out []corev1.Secret, err error) {
 
 // restore writes the snapshot's Secrets onto c: indexes first, so that the
 // chunks' ownerReferences can point at the indexes' new UIDs.
-func restore(c *demo.Cluster, secrets []corev1.Secret) error {
-	if err := c.Add(demo.Namespace("shop")); err != nil {
+func restore(c *fakeapi.Cluster, secrets []corev1.Secret) error {
+	if err := c.Add(fakeapi.Namespace("shop")); err != nil {
 		return err
 	}
 	uids := map[types.UID]types.UID{}
@@ -205,14 +206,14 @@ func (r *fatalRecorder) Fatalf(format string, args ...any) {
 
 // buildFixture writes the samples through the chunked driver.
 func buildFixture(t testing.TB) *fixture {
-	c := demo.NewCluster()
+	c := fakeapi.NewCluster()
 	c.SetClock(func() time.Time { return testNow.Add(-time.Hour) })
-	if err := c.Add(demo.Namespace("shop")); err != nil {
+	if err := c.Add(fakeapi.Namespace("shop")); err != nil {
 		t.Fatal(err)
 	}
 	f := &fixture{cluster: c}
 	write := func(ns string, rls ...*release.Release) {
-		drv := storage.NewDriver(c.Clientset().CoreV1().Secrets(ns), kube.DefaultOwner, storage.ChunkedSecretsConfig{ChunkSize: fixtureChunkSize})
+		drv := storage.NewDriver(c.Clientset().CoreV1().Secrets(ns), storage.HelmOwner, storage.ChunkedSecretsConfig{ChunkSize: fixtureChunkSize})
 		for _, r := range rls {
 			if err := drv.Create(storage.RecordKey(r.Name, r.Version), r); err != nil {
 				t.Fatalf("write %s v%d: %v", r.Name, r.Version, err)
@@ -249,7 +250,7 @@ func buildFixture(t testing.TB) *fixture {
 	write("shop", simpleRelease("cache", "shop", 1, release.StatusDeployed, 35<<10, testNow.Add(-2*24*time.Hour)))
 	f.corruptChunk(t, "shop", storage.RecordKey("cache", 1))
 
-	f.client = kube.New(c.Clientset(), c.Metadata(), kube.DiscardKubeClients, testConfig())
+	f.client = kube.New(c.Clientset(), c.Metadata(), demo.DiscardKubeClients, testConfig())
 	return f
 }
 
@@ -434,7 +435,7 @@ func (f *fixture) addOrphan(t testing.TB, ns, key string) {
 		ObjectMeta: metav1.ObjectMeta{
 			Name: storage.ChunkName(key, data),
 			Labels: map[string]string{
-				storage.LabelOwner: kube.DefaultOwner, storage.LabelKey: key, storage.LabelType: storage.TypeChunk,
+				storage.LabelOwner: storage.HelmOwner, storage.LabelKey: key, storage.LabelType: storage.TypeChunk,
 				storage.LabelCreatedAt: strconv.FormatInt(testNow.Add(-time.Hour).Unix(), 10),
 			},
 		},
@@ -464,9 +465,9 @@ func (f *fixture) stripAnnotations(t testing.TB, ns, key string, created time.Ti
 
 // demoClient seeds the demo's samples on a cluster of its own and returns it with
 // a client over every namespace and store, its config adjusted by adjust.
-func demoClient(t *testing.T, adjust func(*kube.Config)) (*demo.Cluster, *kube.Client) {
+func demoClient(t *testing.T, adjust func(*kube.Config)) (*fakeapi.Cluster, *kube.Client) {
 	t.Helper()
-	c := demo.NewCluster()
+	c := fakeapi.NewCluster()
 	if _, err := demo.Seed(t.Context(), c, demo.SeedOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -476,5 +477,5 @@ func demoClient(t *testing.T, adjust func(*kube.Config)) (*demo.Cluster, *kube.C
 	if adjust != nil {
 		adjust(&cfg)
 	}
-	return c, kube.New(c.Clientset(), c.Metadata(), kube.DiscardKubeClients, cfg)
+	return c, kube.New(c.Clientset(), c.Metadata(), demo.DiscardKubeClients, cfg)
 }

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/chunkview/chunkview/demo"
+	"github.com/chunkview/chunkview/internal/fakeapi"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/ui/common"
 	"github.com/chunkview/chunkview/ui/screens/history"
@@ -111,12 +112,12 @@ var goldenCases = []goldenCase{
 func readOnlyClient(f *fixture) *kube.Client {
 	cfg := testConfig()
 	cfg.ReadOnly = true
-	return kube.New(f.cluster.Clientset(), f.cluster.Metadata(), kube.DiscardKubeClients, cfg)
+	return kube.New(f.cluster.Clientset(), f.cluster.Metadata(), demo.DiscardKubeClients, cfg)
 }
 
 // failList makes the next list request fail with err.
 func failList(err error) func(f *fixture) {
-	return func(f *fixture) { f.cluster.FailRequest(demo.VerbList, 1, err) }
+	return func(f *fixture) { f.cluster.FailRequest(fakeapi.VerbList, 1, err) }
 }
 
 // TestGolden compares every screen, in the states that matter, with its golden

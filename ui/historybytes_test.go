@@ -8,7 +8,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/chunkview/chunkview/internal/human"
-	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/storage"
 )
 
@@ -41,7 +40,7 @@ func TestLiveHistoryBytes(t *testing.T) {
 	h.press("down", "down").contains("4 revisions holding " + human.Bytes(want))
 
 	h.trace = nil
-	drv := storage.NewDriver(secrets, kube.DefaultOwner, storage.ChunkedSecretsConfig{ChunkSize: fixtureChunkSize})
+	drv := storage.NewDriver(secrets, storage.HelmOwner, storage.ChunkedSecretsConfig{ChunkSize: fixtureChunkSize})
 	if err := drv.Create(storage.RecordKey("web", 5), webRelease(5, release.StatusDeployed)); err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 
+	"github.com/chunkview/chunkview/demo"
 	"github.com/chunkview/chunkview/internal/fakeapi"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/ui/screens/chunks"
@@ -119,7 +120,7 @@ func (s gatedSecrets) Get(ctx context.Context, name string, opts metav1.GetOptio
 func gatedFixture(t *testing.T) (*fixture, *getGate) {
 	f := newFixture(t)
 	g := newGetGate()
-	f.client = kube.New(gatedClientset{f.cluster.Clientset(), g}, f.cluster.Metadata(), kube.DiscardKubeClients, testConfig())
+	f.client = kube.New(gatedClientset{f.cluster.Clientset(), g}, f.cluster.Metadata(), demo.DiscardKubeClients, testConfig())
 	return f, g
 }
 

@@ -50,7 +50,7 @@ func TestLiveRowsFollowTheWatch(t *testing.T) {
 		t.Fatalf("web before: %+v", got)
 	}
 	h.trace = nil
-	drv := storage.NewDriver(f.cluster.Clientset().CoreV1().Secrets("default"), kube.DefaultOwner, storage.ChunkedSecretsConfig{ChunkSize: fixtureChunkSize})
+	drv := storage.NewDriver(f.cluster.Clientset().CoreV1().Secrets("default"), storage.HelmOwner, storage.ChunkedSecretsConfig{ChunkSize: fixtureChunkSize})
 	rel := webRelease(5, release.StatusPendingUpgrade)
 	if err := drv.Create(storage.RecordKey("web", 5), rel); err != nil {
 		t.Fatal(err)
@@ -147,7 +147,7 @@ func TestLiveHistory(t *testing.T) {
 	if !ok || hs.Name != "web" {
 		t.Fatalf("top %T", h.top())
 	}
-	drv := storage.NewDriver(f.cluster.Clientset().CoreV1().Secrets("default"), kube.DefaultOwner, storage.ChunkedSecretsConfig{ChunkSize: fixtureChunkSize})
+	drv := storage.NewDriver(f.cluster.Clientset().CoreV1().Secrets("default"), storage.HelmOwner, storage.ChunkedSecretsConfig{ChunkSize: fixtureChunkSize})
 	rel := webRelease(5, release.StatusPendingUpgrade)
 	if err := drv.Create(storage.RecordKey("web", 5), rel); err != nil {
 		t.Fatal(err)

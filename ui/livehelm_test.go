@@ -10,6 +10,7 @@ import (
 	"helm.sh/helm/v3/pkg/storage/driver"
 	helmtime "helm.sh/helm/v3/pkg/time"
 
+	"github.com/chunkview/chunkview/demo"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/storage"
 	"github.com/chunkview/chunkview/ui/screens/releases"
@@ -24,7 +25,7 @@ func TestLiveHelmRowsKeepTheirDeployTime(t *testing.T) {
 	f := newFixture(t)
 	cfg := testConfig()
 	cfg.Drivers = kube.AllDrivers
-	c := kube.New(f.cluster.Clientset(), f.cluster.Metadata(), kube.DiscardKubeClients, cfg)
+	c := kube.New(f.cluster.Clientset(), f.cluster.Metadata(), demo.DiscardKubeClients, cfg)
 	h := newHarness(t, c, Options{Watch: true}, 120, 40)
 	h.contains("● LIVE", "web")
 	d := driver.NewSecrets(f.cluster.Clientset().CoreV1().Secrets("default"))

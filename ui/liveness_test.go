@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/chunkview/chunkview/demo"
+	"github.com/chunkview/chunkview/internal/fakeapi"
 	"github.com/chunkview/chunkview/internal/kubetest"
 	"github.com/chunkview/chunkview/kube"
 )
@@ -33,7 +33,7 @@ func TestLiveHeaderFollowsTheConnection(t *testing.T) {
 	h.contains("OFFLINE · last contact 42s ago")
 
 	h.trace = nil
-	f.cluster.FailRequest(demo.VerbWatch, 1, nil)
+	f.cluster.FailRequest(fakeapi.VerbWatch, 1, nil)
 	f.cluster.SetReachable(true)
 	h.waitLive("retrying", func() bool { return h.m.liveState == kube.WatchRetrying })
 	h.contains("RETRYING · last contact 42s ago", "Retrying, the rows are as last read.", "the API server failed to watch secrets").lacks("● LIVE", "OFFLINE")

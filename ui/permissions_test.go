@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/chunkview/chunkview/demo"
+	"github.com/chunkview/chunkview/internal/fakeapi"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/ui/screens/history"
 	"github.com/chunkview/chunkview/ui/screens/releases"
@@ -14,7 +15,7 @@ import (
 
 // allowSecrets returns an authorizer that allows the given verbs on secrets in
 // namespace ns and nothing else, as a Role bound in that namespace would.
-func allowSecrets(ns string, verbs ...string) demo.Authorizer {
+func allowSecrets(ns string, verbs ...string) fakeapi.Authorizer {
 	return func(gotNS, verb, resource string) (bool, string) {
 		if resource == "secrets" && gotNS == ns && slices.Contains(verbs, verb) {
 			return true, ""
@@ -53,7 +54,7 @@ func TestPermissionsDisableActions(t *testing.T) {
 	if n := f.cluster.Writes(); n != 0 {
 		t.Fatalf("denied actions sent %d writes", n)
 	}
-	if n := f.cluster.Requests()[demo.VerbAccessReview]; n != 0 {
+	if n := f.cluster.Requests()[fakeapi.VerbAccessReview]; n != 0 {
 		t.Fatalf("pressing the keys asked the server %d more times; the answer is kept", n)
 	}
 
@@ -80,7 +81,7 @@ func TestPermissionsPartlyAllowed(t *testing.T) {
 func TestPermissionsUnknown(t *testing.T) {
 	f := newFixture(t)
 	for range len(kube.Operations) * 2 {
-		f.cluster.FailRequest(demo.VerbAccessReview, 1, errors.New("authorization webhook unavailable"))
+		f.cluster.FailRequest(fakeapi.VerbAccessReview, 1, errors.New("authorization webhook unavailable"))
 	}
 	h := newHarness(t, f.client, Options{}, 120, 40)
 	h.press("G", "enter")
@@ -97,7 +98,7 @@ func TestPartialListing(t *testing.T) {
 	f.cluster.Authorize(allowSecrets("default", "get", "list"))
 	cfg := testConfig()
 	cfg.AllNamespaces = true
-	client := kube.New(f.cluster.Clientset(), f.cluster.Metadata(), kube.DiscardKubeClients, cfg)
+	client := kube.New(f.cluster.Clientset(), f.cluster.Metadata(), demo.DiscardKubeClients, cfg)
 	h := newHarness(t, client, Options{}, 120, 40)
 	h.contains("web", "worker", "⚠ 4 releases, from default only: other namespaces may not be read (--namespaces names more)")
 	h.contains("only some namespaces could be read")

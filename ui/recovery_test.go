@@ -37,7 +37,7 @@ func TestLedgerRecovery(t *testing.T) {
 			h.press("y")
 			h.contains("✓").lacks("Rollback failed")
 
-			orig := hopstorage.NewChunkedSecrets(c.Clientset().CoreV1().Secrets("payments"), demo.DefaultOwner, hopstorage.ChunkedSecretsConfig{})
+			orig := hopstorage.NewChunkedSecrets(c.Clientset().CoreV1().Secrets("payments"), storage.HelmOwner, hopstorage.ChunkedSecretsConfig{})
 			want := map[int]release.Status{1: release.StatusSuperseded, 2: release.StatusSuperseded, 3: release.StatusDeployed}
 			for rev, st := range want {
 				r, err := orig.Get(storage.RecordKey("ledger", rev))

@@ -8,6 +8,7 @@ import (
 
 	"github.com/chunkview/chunkview/demo"
 	"github.com/chunkview/chunkview/internal/badinput"
+	"github.com/chunkview/chunkview/internal/fakeapi"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/ui/screens/history"
 	"github.com/chunkview/chunkview/ui/screens/releases"
@@ -19,7 +20,7 @@ import (
 // nothing panics, and no screen shows payload data. Opening a broken release's
 // history and revision says what is wrong instead of failing.
 func TestBadInputRows(t *testing.T) {
-	c := demo.NewCluster()
+	c := fakeapi.NewCluster()
 	c.SetClock(func() time.Time { return testNow.Add(-time.Hour) })
 	cases := badinput.Loaded()
 	for _, bc := range cases {
@@ -27,7 +28,7 @@ func TestBadInputRows(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	client := kube.New(c.Clientset(), c.Metadata(), kube.DiscardKubeClients, testConfig())
+	client := kube.New(c.Clientset(), c.Metadata(), demo.DiscardKubeClients, testConfig())
 	h := newHarness(t, client, Options{}, 160, 50)
 	scr := h.screen()
 	if strings.Contains(scr, badinput.PlantedSecret) || strings.Contains(scr, badinput.PlantedSecretBase64) {

@@ -16,6 +16,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/chunkview/chunkview/demo"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/storage"
 	"github.com/chunkview/chunkview/ui/common"
@@ -445,7 +446,7 @@ func TestPendingInProgressIsNotStuck(t *testing.T) {
 	f := newFixture(t)
 	cfg := testConfig()
 	cfg.StuckAfter = 4 * time.Hour
-	client := kube.New(f.cluster.Clientset(), f.cluster.Metadata(), kube.DiscardKubeClients, cfg)
+	client := kube.New(f.cluster.Clientset(), f.cluster.Metadata(), demo.DiscardKubeClients, cfg)
 	h := newHarness(t, client, Options{}, 120, 40)
 	h.press("G").contains("worker has been pending-upgrade for 3h: an operation is in progress", "stuck after 4h").lacks("F to fix")
 	h.press("enter").contains("pending-upgrade for 3h: an operation is in progress").lacks("F: ways out")

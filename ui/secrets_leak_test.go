@@ -12,6 +12,7 @@ import (
 	helmtime "helm.sh/helm/v3/pkg/time"
 
 	"github.com/chunkview/chunkview/demo"
+	"github.com/chunkview/chunkview/internal/fakeapi"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/storage"
 	"github.com/chunkview/chunkview/ui/components/diffview"
@@ -102,15 +103,15 @@ func leaks(text string) []string {
 // revisions and the rollback plan. No screen, and no full text behind a scrolling
 // view, shows a secret until it is revealed with v; once revealed, they show.
 func TestSecretsNeverShown(t *testing.T) {
-	c := demo.NewCluster()
+	c := fakeapi.NewCluster()
 	c.SetClock(func() time.Time { return testNow.Add(-time.Hour) })
-	drv := storage.NewDriver(c.Clientset().CoreV1().Secrets("default"), kube.DefaultOwner, storage.ChunkedSecretsConfig{ChunkSize: fixtureChunkSize})
+	drv := storage.NewDriver(c.Clientset().CoreV1().Secrets("default"), storage.HelmOwner, storage.ChunkedSecretsConfig{ChunkSize: fixtureChunkSize})
 	for rev, st := range map[int]release.Status{1: release.StatusSuperseded, 2: release.StatusDeployed} {
 		if err := drv.Create(storage.RecordKey("vault", rev), vaultRelease(rev, st)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	client := kube.New(c.Clientset(), c.Metadata(), kube.DiscardKubeClients, testConfig())
+	client := kube.New(c.Clientset(), c.Metadata(), demo.DiscardKubeClients, testConfig())
 	h := newHarness(t, client, Options{}, 120, 40)
 
 	views := 0

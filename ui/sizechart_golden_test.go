@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chunkview/chunkview/demo"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/storage"
 	"github.com/chunkview/chunkview/ui/common"
@@ -55,7 +56,7 @@ func TestGoldenSizeChart(t *testing.T) {
 	noLimit := func(f *fixture) *kube.Client {
 		cfg := testConfig()
 		cfg.Driver.MaxWriteChunks = 0
-		return kube.New(f.cluster.Clientset(), f.cluster.Metadata(), kube.DiscardKubeClients, cfg)
+		return kube.New(f.cluster.Clientset(), f.cluster.Metadata(), demo.DiscardKubeClients, cfg)
 	}
 	for _, c := range []struct {
 		name   string

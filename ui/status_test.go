@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/live"
 	"github.com/chunkview/chunkview/revdiff"
 	"github.com/chunkview/chunkview/ui/common"
 	"github.com/chunkview/chunkview/ui/screens/releases"
@@ -17,35 +18,35 @@ import (
 // rolling out, a deleted Service, a failed hook Job with its Pod and log, and
 // warnings. The demo's cluster holds no live objects, so the screen gets it as
 // a message, as the read would answer.
-func fakeStatus(ns string) *kube.ReleaseStatus {
+func fakeStatus(ns string) *live.ReleaseStatus {
 	code := int32(1)
-	return &kube.ReleaseStatus{
+	return &live.ReleaseStatus{
 		Release: "web", Namespace: ns, Revision: 4, ReleaseStatus: "deployed", Store: kube.DriverChunked, StorageNamespace: ns,
 		LastDeployed: testNow.Add(-24 * time.Hour),
-		Resources: []kube.ResourceStatus{
-			{Kind: "ConfigMap", Namespace: ns, Name: "web-assets", Status: kube.StatusCurrent, Message: "Resource is always ready"},
-			{Kind: "ConfigMap", Namespace: ns, Name: "web-flags", Status: kube.StatusCurrent, Message: "Resource is always ready"},
-			{Kind: "Deployment", Namespace: ns, Name: "web", Status: kube.StatusInProgress, Message: "Available: 1/2"},
-			{Kind: "Secret", Namespace: ns, Name: "web-db", Status: kube.StatusCurrent, Message: "Resource is always ready"},
-			{Kind: "Service", Namespace: ns, Name: "web", Status: kube.StatusNotFound, Message: "not in the cluster: deleted, or never created"},
+		Resources: []live.ResourceStatus{
+			{Kind: "ConfigMap", Namespace: ns, Name: "web-assets", Status: live.StatusCurrent, Message: "Resource is always ready"},
+			{Kind: "ConfigMap", Namespace: ns, Name: "web-flags", Status: live.StatusCurrent, Message: "Resource is always ready"},
+			{Kind: "Deployment", Namespace: ns, Name: "web", Status: live.StatusInProgress, Message: "Available: 1/2"},
+			{Kind: "Secret", Namespace: ns, Name: "web-db", Status: live.StatusCurrent, Message: "Resource is always ready"},
+			{Kind: "Service", Namespace: ns, Name: "web", Status: live.StatusNotFound, Message: "not in the cluster: deleted, or never created"},
 		},
-		Hooks: []kube.HookStatus{{
+		Hooks: []live.HookStatus{{
 			Kind: "Job", Name: "web-migrate", Namespace: ns, Events: []string{"pre-upgrade", "pre-install"}, Phase: "Failed",
 			Started: testNow.Add(-10 * time.Minute), Completed: testNow.Add(-10*time.Minute + 12*time.Second),
-			Job: &kube.HookJob{
-				Status: kube.StatusFailed, Message: "Job Failed. failed: 1/1",
-				Pods: []kube.PodState{{Name: "web-migrate-x7k2p", Phase: "Failed", Containers: []kube.ContainerState{{
+			Job: &live.HookJob{
+				Status: live.StatusFailed, Message: "Job Failed. failed: 1/1",
+				Pods: []live.PodState{{Name: "web-migrate-x7k2p", Phase: "Failed", Containers: []live.ContainerState{{
 					Name: "migrate", State: "terminated", Reason: "Error", ExitCode: &code,
 					Message: "migration 0042 failed: password " + revdiff.MaskPrefix + "1a2b3c4d> rejected",
 				}}}},
-				Log: &kube.ContainerLog{Pod: "web-migrate-x7k2p", Container: "migrate", Masked: true, Lines: []string{
+				Log: &live.ContainerLog{Pod: "web-migrate-x7k2p", Container: "migrate", Masked: true, Lines: []string{
 					"applying 0041_orders.sql", "applying 0042_refunds.sql",
 					"connecting to db.default.svc as web with password " + revdiff.MaskPrefix + "1a2b3c4d>",
 					"ERROR: password authentication failed for user \"web\"", "exit status 1",
 				}},
 			},
 		}},
-		Events: []kube.WarningEvent{
+		Events: []live.WarningEvent{
 			{Namespace: ns, Object: "Pod/web-7d9f8c-abcde", For: "Deployment/web", Reason: "BackOff", Message: "Back-off restarting failed container web in pod web-7d9f8c-abcde", Count: 14, LastSeen: testNow.Add(-time.Minute)},
 			{Namespace: ns, Object: "Pod/web-migrate-x7k2p", For: "Job/web-migrate", Reason: "Failed", Message: "Error: container migrate exited 1", Count: 1, LastSeen: testNow.Add(-10 * time.Minute)},
 		},
@@ -63,7 +64,7 @@ func statusOf(t testing.TB, h *harness) *status.Screen {
 }
 
 // answerStatus answers the resources view's read with st.
-func answerStatus(h *harness, st *kube.ReleaseStatus) {
+func answerStatus(h *harness, st *live.ReleaseStatus) {
 	s := statusOf(h.t, h)
 	h.send(status.LoadedMsg{Ns: s.Ns, Name: s.Name, Gen: s.Gen, St: st})
 }
@@ -75,11 +76,11 @@ var statusGoldenSizes = []struct{ w, h int }{{80, 24}, {160, 45}}
 // TestStatusGolden draws the resources view, reached from the list (s) and the
 // history (s on a revision), in its states, at 80x24 and 160x45.
 func TestStatusGolden(t *testing.T) {
-	live := func(h *harness) {
+	changed := func(h *harness) {
 		s := statusOf(h.t, h)
 		st := fakeStatus("default")
-		st.Resources[2].Status, st.Resources[2].Message = kube.StatusCurrent, "Deployment is available. Replicas: 2"
-		h.send(status.LiveMsg{Ns: s.Ns, Name: s.Name, Gen: s.Gen, Upd: kube.StatusUpdate{Status: st, Changed: []string{"Deployment/default/web"}}})
+		st.Resources[2].Status, st.Resources[2].Message = live.StatusCurrent, "Deployment is available. Replicas: 2"
+		h.send(status.LiveMsg{Ns: s.Ns, Name: s.Name, Gen: s.Gen, Upd: live.StatusUpdate{Status: st, Changed: []string{"Deployment/default/web"}}})
 	}
 	cases := []struct {
 		name  string
@@ -88,12 +89,12 @@ func TestStatusGolden(t *testing.T) {
 		// The demo's cluster has no live objects: the read says so.
 		{"status_demo", keys("down", "down", "s")},
 		{"status", func(h *harness) { h.press("down", "down", "s"); answerStatus(h, fakeStatus("default")) }},
-		{"status_changed", func(h *harness) { h.press("down", "down", "s"); answerStatus(h, fakeStatus("default")); live(h) }},
+		{"status_changed", func(h *harness) { h.press("down", "down", "s"); answerStatus(h, fakeStatus("default")); changed(h) }},
 		{"status_polling", func(h *harness) {
 			h.press("down", "down", "s")
 			answerStatus(h, fakeStatus("default"))
 			s := statusOf(h.t, h)
-			h.send(status.LiveMsg{Ns: s.Ns, Name: s.Name, Gen: s.Gen, Upd: kube.StatusUpdate{Status: fakeStatus("default"), Polling: true,
+			h.send(status.LiveMsg{Ns: s.Ns, Name: s.Name, Gen: s.Gen, Upd: live.StatusUpdate{Status: fakeStatus("default"), Polling: true,
 				Note: "watching deployments in default was refused (403 Forbidden): reading them every 5s instead"}})
 		}},
 		{"status_scrolled", func(h *harness) {
@@ -144,10 +145,10 @@ func TestStatusScreen(t *testing.T) {
 	}
 	gen := s.Gen
 	st := fakeStatus("default")
-	st.Resources[2].Status, st.Resources[2].Message = kube.StatusCurrent, "Deployment is available. Replicas: 2"
-	h.send(status.LiveMsg{Ns: "default", Name: "web", Gen: gen - 1, Upd: kube.StatusUpdate{Status: st}})
+	st.Resources[2].Status, st.Resources[2].Message = live.StatusCurrent, "Deployment is available. Replicas: 2"
+	h.send(status.LiveMsg{Ns: "default", Name: "web", Gen: gen - 1, Upd: live.StatusUpdate{Status: st}})
 	h.contains("Available: 1/2").lacks("Replicas: 2")
-	h.send(status.LiveMsg{Ns: "default", Name: "web", Gen: gen, Upd: kube.StatusUpdate{Status: st, Changed: []string{"Deployment/default/web"}}})
+	h.send(status.LiveMsg{Ns: "default", Name: "web", Gen: gen, Upd: live.StatusUpdate{Status: st, Changed: []string{"Deployment/default/web"}}})
 	h.contains("4 of 5 Current (1 NotFound)", "Deployment is available. Replicas: 2", "1 change seen").lacks("Available: 1/2")
 
 	// The fixture's client has no live objects, so the watch ends at once: its

@@ -11,6 +11,8 @@
 //
 //	go run ./hack/bench              # full scale (make bench); writes BENCHMARKS.md
 //	go run ./hack/bench -fleet large # ten times the revisions (make bench-large); writes its section of BENCHMARKS.md
+//	go run ./hack/bench -reconcile   # OLMv1's steady-state reconcile per read path (make bench-reconcile); writes its section
+//	go run ./hack/bench -reconcile -olm-fleet 2,1 -runs 1 -out -   # a small try, the tables printed only
 //	go run ./hack/bench -scale 0.1   # a tenth of the fleet, prints the tables only
 //	go run ./hack/bench -serve -kubeconfig-out /tmp/fleet.kubeconfig   # seed, then wait
 //	go run ./hack/bench -kubeconfig /tmp/fleet.kubeconfig              # reuse that cluster
@@ -43,6 +45,9 @@ type options struct {
 	kcOut      string
 	binary     string
 	skip       string
+	reconcile  bool
+	olmFleet   string
+	paths      string
 }
 
 func main() {
@@ -61,6 +66,9 @@ func main() {
 	fs.StringVar(&o.kcOut, "kubeconfig-out", "", "with -serve: where to write the kubeconfig")
 	fs.StringVar(&o.binary, "chunkview", "", "chunkview binary to measure (default: go build from the current module)")
 	fs.StringVar(&o.skip, "skip", "", "comma-separated sections to skip: list,helmlist,history,rw,storage,tui")
+	fs.BoolVar(&o.reconcile, "reconcile", false, "measure OLMv1's steady-state reconcile over an OLMv1-shaped fleet, per read path (make bench-reconcile); writes its section of BENCHMARKS.md")
+	fs.StringVar(&o.olmFleet, "olm-fleet", "30,10", "with -reconcile: the fleet's small (1 chunk) and large (3 to 6 chunks) extensions")
+	fs.StringVar(&o.paths, "paths", "", "with -reconcile: the read paths to measure, comma-separated (default all: original-live,chunkview-live,chunkview-cache,chunkview-releasecache,chunkview-releasecache-slices,chunkview-releasecache-all)")
 	fs.StringVar(&ca.Mode, "child", "", "internal: run one measured operation")
 	fs.StringVar(&ca.Kubeconfig, "child-kubeconfig", "", "internal")
 	fs.StringVar(&ca.Namespace, "child-namespace", "", "internal")
@@ -72,9 +80,17 @@ func main() {
 	fs.Int64Var(&ca.Page, "child-page", 0, "internal")
 	fs.IntVar(&ca.Down, "child-down", 0, "internal")
 	fs.BoolVar(&ca.Health, "child-health", false, "internal")
+	fs.StringVar(&ca.Fleet, "child-fleet", "", "internal")
 	_ = fs.Parse(os.Args[1:])
+	if ca.Mode == "reconcile" {
+		os.Exit(reconcileChild(ca))
+	}
 	if ca.Mode != "" {
 		os.Exit(runChild(ca))
+	}
+	run := run
+	if o.reconcile {
+		run = runReconcile
 	}
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)

@@ -50,8 +50,9 @@ type childArgs struct {
 	Expect     string // tui: a text only the history screen shows
 	Target     string // tui: the release to open, Down rows below the first
 	Down       int
-	Page       int64 // floor: the page size of the list (0: one request)
-	Health     bool  // floor: also list the chunk Secrets of each release's latest revision
+	Page       int64  // floor: the page size of the list (0: one request)
+	Health     bool   // floor: also list the chunk Secrets of each release's latest revision
+	Fleet      string // reconcile: the fleet file (see rcFleetFile)
 }
 
 // listOut is the output of the listing children: chunkview's `ls -o json` shape.

@@ -10,8 +10,14 @@
 // test selection runs once on the code as it is, and must pass: a failing test
 // kills every mutant, and proves nothing.
 //
+// With -packages, a mutant runs against the whole packages its targets are in
+// (every test of each, -failfast), not only the tests it names: that measures
+// what the whole suite guards, as an audit that does not trust the table's
+// names would, where the default measures whether the named tests do.
+//
 //	go run ./hack/mutants                 # every mutant (make mutants)
 //	go run ./hack/mutants -run 'watch|health' -o /tmp/mutants.md
+//	go run ./hack/mutants -packages       # against whole packages (make mutants MUTANTS_FLAGS=-packages)
 //	go run ./hack/mutants -list           # the table, without running it
 package main
 
@@ -56,13 +62,31 @@ type mutant struct {
 	Equivalent string
 }
 
-// target is one go test run: a package and a -run selection.
+// target is one go test run: a package and a -run selection; an empty Run runs
+// every test of the package.
 type target struct {
 	Pkg string
 	Run string
 }
 
-func (t target) String() string { return t.Pkg + " -run '" + t.Run + "'" }
+func (t target) String() string {
+	if t.Run == "" {
+		return t.Pkg + " (whole package)"
+	}
+	return t.Pkg + " -run '" + t.Run + "'"
+}
+
+// wholePackages returns one target per package of ts, each running every test of
+// its package, in the order the packages first appear.
+func wholePackages(ts []target) []target {
+	var out []target
+	for _, t := range ts {
+		if !slices.ContainsFunc(out, func(o target) bool { return o.Pkg == t.Pkg }) {
+			out = append(out, target{Pkg: t.Pkg})
+		}
+	}
+	return out
+}
 
 // outcome of a mutant.
 const (
@@ -90,15 +114,21 @@ func main() {
 		timeout = flag.Duration("timeout", 20*time.Minute, "go test -timeout for each run")
 		verbose = flag.Bool("v", false, "print each go test's output")
 		all     = flag.Bool("all", false, "run every target of a mutant, not only up to the first that kills it")
+		pkgs    = flag.Bool("packages", false, "run each mutant against every test of the packages its targets are in, not only the tests it names")
 	)
 	flag.Parse()
-	if err := run(*runPat, *out, *list, *all, *timeout, *verbose); err != nil {
+	if *pkgs && *timeout == 20*time.Minute {
+		// A whole package runs longer than a selection (cli and kube/ops take
+		// 5 to 8 minutes on 2 cores, longer under a mutant that slows them).
+		*timeout = 45 * time.Minute
+	}
+	if err := run(*runPat, *out, *list, *all, *pkgs, *timeout, *verbose); err != nil {
 		fmt.Fprintln(os.Stderr, "mutants:", err)
 		os.Exit(1)
 	}
 }
 
-func run(runPat, out string, list, all bool, timeout time.Duration, verbose bool) error {
+func run(runPat, out string, list, all, pkgs bool, timeout time.Duration, verbose bool) error {
 	sel, err := regexp.Compile(runPat)
 	if err != nil {
 		return fmt.Errorf("-run %q: %w", runPat, err)
@@ -132,8 +162,12 @@ func run(runPat, out string, list, all bool, timeout time.Duration, verbose bool
 	defer os.RemoveAll(scratch)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	r := &runner{root: root, scratch: scratch, timeout: timeout, verbose: verbose, all: all, baseline: map[string]error{}}
-	r.baselines(ctx, todo)
+	r := &runner{root: root, scratch: scratch, timeout: timeout, verbose: verbose, all: all, packages: pkgs, baseline: map[string]error{}}
+	if !pkgs {
+		// Whole packages have one baseline each already, run when a mutant
+		// first needs it.
+		r.baselines(ctx, todo)
+	}
 
 	var results []result
 	for i, m := range todo {
@@ -146,6 +180,9 @@ func run(runPat, out string, list, all bool, timeout time.Duration, verbose bool
 		results = append(results, res)
 	}
 	report := tableOf(todo, results)
+	if pkgs {
+		report = "Mode: -packages (every test of each target's package).\n\n" + report
+	}
 	fmt.Print(report)
 	if out != "" {
 		return os.WriteFile(out, []byte(report), 0o644)
@@ -158,6 +195,8 @@ type runner struct {
 	timeout       time.Duration
 	verbose       bool
 	all           bool
+	// packages runs every test of the targets' packages (-packages).
+	packages bool
 	// baseline holds, for each target, how it did on the code as it is.
 	baseline map[string]error
 }
@@ -197,7 +236,11 @@ func (r *runner) check(ctx context.Context, i int, m mutant) result {
 	}
 
 	anyKilled, allProven := false, true
-	for _, t := range m.Kill {
+	kill := m.Kill
+	if r.packages {
+		kill = wholePackages(kill)
+	}
+	for _, t := range kill {
 		if err := r.base(ctx, t); err != nil {
 			allProven = false
 			res.by = append(res.by, t.String()+": no baseline ("+err.Error()+")")
@@ -352,7 +395,13 @@ const (
 // group of its own, so that a test cluster the tests started goes with it when
 // the run is interrupted.
 func (r *runner) goTest(ctx context.Context, t target, overlay string) (verdict, error) {
-	args := []string{"test", "-count=1", "-timeout", r.timeout.String(), "-run", t.Run}
+	args := []string{"test", "-count=1", "-timeout", r.timeout.String()}
+	if t.Run != "" {
+		args = append(args, "-run", t.Run)
+	} else if overlay != "" {
+		// A whole package under a mutant: its first failure decides.
+		args = append(args, "-failfast")
+	}
 	if overlay != "" {
 		args = append(args, "-overlay", overlay)
 	}
@@ -378,7 +427,7 @@ func (r *runner) goTest(ctx context.Context, t target, overlay string) (verdict,
 		return interrupted, ctx.Err()
 	case strings.Contains(outText, "[build failed]") || strings.Contains(outText, "[setup failed]"):
 		return buildFailed, errors.New(outText)
-	case strings.Contains(outText, "no tests to run"):
+	case strings.Contains(outText, "no tests to run") || strings.Contains(outText, "[no test files]"):
 		return noTests, fmt.Errorf("-run %q matches no test in %s", t.Run, t.Pkg)
 	case err == nil:
 		return testsPassed, nil
@@ -407,67 +456,4 @@ func moduleRoot() (string, error) {
 		return "", errors.New("not inside the chunkview module")
 	}
 	return filepath.Dir(gomod), nil
-}
-
-// tableOf renders the mutants as markdown, with their results when given.
-func tableOf(ms []mutant, results []result) string {
-	var b strings.Builder
-	esc := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
-	if results == nil {
-		b.WriteString("| mutant | file | change | guarantee broken | killing tests |\n|---|---|---|---|---|\n")
-		for _, m := range ms {
-			fmt.Fprintf(&b, "| %s | %s | `%s` → `%s` | %s | %s |\n", m.Name, m.File, esc(m.Find), esc(m.Replace), esc(m.Guarantee), esc(targets(m.Kill)))
-		}
-		return b.String()
-	}
-	counts := map[string]int{}
-	b.WriteString("| mutant | file | guarantee broken | killing tests | result |\n|---|---|---|---|---|\n")
-	for _, r := range results {
-		counts[r.outcome]++
-		res := r.outcome
-		if len(r.by) > 0 {
-			res += ": " + strings.Join(r.by, "; ")
-		}
-		if r.detail != "" {
-			res += " (" + r.detail + ")"
-		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", r.m.Name, r.m.File, esc(r.m.Guarantee), esc(targets(r.m.Kill)), esc(res))
-	}
-	fmt.Fprintf(&b, "\nScore: %d of %d killed", counts[killed], len(results)-counts[equiv])
-	for _, o := range []string{survived, stale, invalid, unproven, equiv} {
-		if counts[o] > 0 {
-			fmt.Fprintf(&b, ", %d %s", counts[o], strings.ToLower(o))
-		}
-	}
-	b.WriteString(".\n\n| package mutated | killed | mutants |\n|---|---|---|\n")
-	var pkgs []string
-	perPkg := map[string][2]int{}
-	for _, r := range results {
-		if r.outcome == equiv {
-			continue
-		}
-		pkg := filepath.ToSlash(filepath.Dir(r.m.File))
-		n, ok := perPkg[pkg]
-		if !ok {
-			pkgs = append(pkgs, pkg)
-		}
-		if r.outcome == killed {
-			n[0]++
-		}
-		n[1]++
-		perPkg[pkg] = n
-	}
-	slices.Sort(pkgs)
-	for _, pkg := range pkgs {
-		fmt.Fprintf(&b, "| %s | %d | %d |\n", pkg, perPkg[pkg][0], perPkg[pkg][1])
-	}
-	return b.String()
-}
-
-func targets(ts []target) string {
-	var s []string
-	for _, t := range ts {
-		s = append(s, fmt.Sprintf("`%s` %s", t.Pkg, t.Run))
-	}
-	return strings.Join(s, ", ")
 }

@@ -87,7 +87,7 @@ var mutants = []mutant{
 	{
 		Name:      "watch-405-not-polled",
 		File:      "kube/watch.go",
-		Find:      "case refused(err):",
+		Find:      "case watching.Refused(err):",
 		Replace:   "case apierrors.IsForbidden(err):",
 		Guarantee: "a store whose watch a proxy refuses (405) is polled, and the header says POLL",
 		Kill:      []target{{"./kube", "TestWatchPollsOnTheRealServer405"}},
@@ -105,7 +105,7 @@ var mutants = []mutant{
 	{
 		Name:      "health-no-wait",
 		File:      "kube/health.go",
-		Find:      "if wait := min(until.Sub(c.now()), WritingWindow); wait > 0 {",
+		Find:      "if wait := min(until.Sub(c.Now()), WritingWindow); wait > 0 {",
 		Replace:   "if wait := time.Duration(0); wait > 0 {",
 		Guarantee: "a record seen mid-write is checked again once the writing window has passed, not before",
 		Kill:      []target{{"./kube", "TestHealthDuringAnotherWrite"}},
@@ -266,7 +266,7 @@ var mutants = []mutant{
 		Find:      `opts.Continue, opts.Limit = "", 0`,
 		Replace:   `opts.Continue = ""`,
 		Guarantee: "a list whose continue token the source does not support (controller-runtime's cache) is read as one page, whole (issue 28, item 1)",
-		Kill:      []target{{"./storage", "TestListAllSources|TestWorksOverControllerRuntimeCache"}},
+		Kill:      []target{{"./storage/chunked", "TestListAllSources"}, {"./storage", "TestWorksOverControllerRuntimeCache"}},
 	},
 	{
 		Name:      "list-refused-token-fails",
@@ -274,7 +274,7 @@ var mutants = []mutant{
 		Find:      `if opts.Continue != "" && !whole && refusedContinue(ctx, err) {`,
 		Replace:   "if false {",
 		Guarantee: "a source that refuses a continue token it handed out, whatever the token, is read as one page, whole (issue 28, item 1)",
-		Kill:      []target{{"./storage", "TestListAllSources|TestWorksOverControllerRuntimeCache"}},
+		Kill:      []target{{"./storage/chunked", "TestListAllSources"}, {"./storage", "TestWorksOverControllerRuntimeCache"}},
 	},
 	{
 		Name:      "list-server-error-read-whole",
@@ -282,7 +282,7 @@ var mutants = []mutant{
 		Find:      "return ctx.Err() == nil && !errors.As(err, &status) && !errors.As(err, &uerr) &&",
 		Replace:   "return ctx.Err() == nil && status == nil && uerr == nil &&",
 		Guarantee: "a continued list that the API server or the connection fails (other than 410) fails the listing: it is not read again whole, in one request of every item",
-		Kill:      []target{{"./storage", "TestListAllSources"}},
+		Kill:      []target{{"./storage/chunked", "TestListAllSources"}},
 	},
 
 	// The Helm 4 driver (storage/helm4, issue 20).

@@ -33,8 +33,9 @@ import (
 	"github.com/chunkview/chunkview/storage"
 )
 
-// Owner is the owner label of every record in the corpus: the CLI's default.
-const Owner = "helm"
+// Owner is the owner label of every record in the corpus: storage.HelmOwner,
+// the CLI's default. It is kept for storage's corpus test, which names it.
+const Owner = storage.HelmOwner
 
 // PlantedSecret is in every payload of the corpus; it must never appear in an error
 // message, a log line or (unless revealed) any output.
@@ -68,7 +69,7 @@ type Case struct {
 	// AtBound marks a bomb the ratio guard lets through: it is refused at the
 	// absolute bound on decompressed size, and costs about that bound.
 	AtBound bool
-	// Unlisted is true when the record is not an index of Owner by its labels, so
+	// Unlisted is true when the record is not an index of storage.HelmOwner by its labels, so
 	// listings do not show it at all.
 	Unlisted bool
 
@@ -130,7 +131,7 @@ func index(name string, first []byte, extra []byte) *corev1.Secret {
 	return &corev1.Secret{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
 		ObjectMeta: metav1.ObjectMeta{Name: key, Labels: map[string]string{
-			storage.LabelName: name, storage.LabelOwner: Owner, storage.LabelStatus: "deployed", storage.LabelVersion: "1",
+			storage.LabelName: name, storage.LabelOwner: storage.HelmOwner, storage.LabelStatus: "deployed", storage.LabelVersion: "1",
 			storage.LabelKey: key, storage.LabelType: storage.TypeIndex, storage.LabelCreatedAt: "1790000000",
 		}},
 		Type: storage.SecretTypeIndex,
@@ -144,7 +145,7 @@ func chunk(key, name string, data []byte) *corev1.Secret {
 	return &corev1.Secret{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{
-			storage.LabelOwner: Owner, storage.LabelKey: key, storage.LabelType: storage.TypeChunk, storage.LabelCreatedAt: "1790000000",
+			storage.LabelOwner: storage.HelmOwner, storage.LabelKey: key, storage.LabelType: storage.TypeChunk, storage.LabelCreatedAt: "1790000000",
 		}, OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "Secret", Name: key, UID: "filled-in-when-applied", Controller: new(true), BlockOwnerDeletion: new(false)}}},
 		Type:      storage.SecretTypeChunk,
 		Immutable: new(true),

@@ -122,6 +122,9 @@ type Request struct {
 	Fault Kind
 	// Forwarded tells whether the request was passed to the server.
 	Forwarded bool
+	// UserAgent is the request's User-Agent header, which the proxy passes on
+	// as it came: what an audit log records of the client.
+	UserAgent string
 }
 
 func (r Request) String() string {
@@ -373,7 +376,8 @@ func (p *Proxy) decide(r *http.Request) (Kind, Rule) {
 			p.fired++
 		}
 	}
-	p.reqs = append(p.reqs, Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Fault: kind, Forwarded: kind != Status500 && kind != Status429 && kind != Refuse && kind != Status && kind != ExpireWatch})
+	p.reqs = append(p.reqs, Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Fault: kind, Forwarded: kind != Status500 && kind != Status429 && kind != Refuse && kind != Status && kind != ExpireWatch,
+		UserAgent: r.UserAgent()})
 	return kind, rule
 }
 

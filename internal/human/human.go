@@ -153,3 +153,15 @@ func Cut(s string, width int) []string {
 	}
 	return append(out, s)
 }
+
+// FirstLine returns s up to its first newline, at most n bytes (then "..."):
+// an error's first line, short enough for a table cell.
+func FirstLine(s string, n int) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > n {
+		s = s[:n] + "..."
+	}
+	return s
+}

@@ -83,9 +83,15 @@ func lower(s string) string {
 // that the tests after it see a cluster without OLMv1.
 func (c *Cluster) InstallOLMv1(t testing.TB, objectSets bool) {
 	t.Helper()
+	c.installCRDs(t, OLMv1CRDs(objectSets)...)
+}
+
+// OLMv1CRDs are the minimal CRDs InstallOLMv1 installs: ClusterExtension and, with
+// objectSets, ClusterObjectSet. hack/bench installs them on its own cluster.
+func OLMv1CRDs(objectSets bool) []*apiextensionsv1.CustomResourceDefinition {
 	crds := []*apiextensionsv1.CustomResourceDefinition{olmCRD("ClusterExtension", "clusterextensions")}
 	if objectSets {
 		crds = append(crds, olmCRD("ClusterObjectSet", "clusterobjectsets"))
 	}
-	c.installCRDs(t, crds...)
+	return crds
 }

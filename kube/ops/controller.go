@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/owner"
 )
 
 // ErrControlled is wrapped by the refusal of an operation on a release whose
@@ -19,11 +20,17 @@ var ErrControlled = errors.New("the release's controller would undo this")
 // It reads the controller afresh: a HelmRelease suspended after the plan lets the
 // operation run. A controller that cannot be read does not stop the operation.
 func (r *Runner) CheckController(ctx context.Context, op Operation) error {
-	p := op.Base()
-	if p.IgnoreController || len(p.Rows) == 0 {
+	return r.CheckControllerOf(ctx, op.Base(), op.Verb())
+}
+
+// CheckControllerOf is CheckController for the operation verb (kube.OpRollback,
+// ...) on the release as p found it, before that operation is planned: a refusal
+// then comes before a plan is made and shown, whose diff may run to megabytes.
+func (r *Runner) CheckControllerOf(ctx context.Context, p *Plan, verb string) error {
+	if p == nil || p.IgnoreController || len(p.Rows) == 0 {
 		return nil
 	}
-	ctl, err := r.c.ControllerOf(ctx, p.latest())
+	ctl, err := owner.Of(ctx, r.c, p.latest())
 	if err != nil || !ctl.Active() {
 		return nil
 	}
@@ -32,5 +39,5 @@ func (r *Runner) CheckController(ctx context.Context, op Operation) error {
 		state = "not suspended"
 	}
 	return fmt.Errorf("%w: %s of %s refused: %s (%s) reconciles it and would undo the change; %s, or pass --ignore-controller to go ahead anyway. Nothing was changed",
-		ErrControlled, op.Verb(), p.Release, ctl.ID(), state, ctl.Pause())
+		ErrControlled, verb, p.Release, ctl.ID(), state, ctl.Pause())
 }

@@ -1,6 +1,7 @@
 // Package ops plans and applies chunkview's operations on a release: rollback,
-// uninstall, the deletion of one revision record, and the fixes of a stuck
-// release. The CLI and the TUI run them the same way:
+// uninstall, the deletion of one revision record, prune (the deletion of the
+// oldest ones), and the fixes of a stuck release. The CLI and the TUI run them
+// the same way:
 //
 //  1. read the release's revisions (kube.Client.History) and show them;
 //  2. make a Plan of exactly those rows (NewPlan), then the operation's own plan
@@ -14,6 +15,16 @@
 // to the plan's records (their resourceVersions): a change that lands while Helm
 // runs stops the operation at its next read or write of the records, and from
 // then on Helm's kube client refuses to change any resource.
+//
+// Before a plan, CheckAllowed (and Can, for a screen that greys out what the
+// user may not do) asks the API server whether the user may write the release's
+// records; a rollback or an uninstall, before it writes, also reviews the release's own
+// resources (Review). An operation refuses while a controller that would undo
+// it is active (kube/owner reads it).
+//
+// The Helm kube clients that apply and delete the release's resources come from
+// the connection (Appliers): built from its flags as helm's CLIs build them, or
+// the demo's, which apply nothing.
 //
 // # Helm 3 and Helm 4
 //

@@ -51,7 +51,9 @@ func (e helmEnv) configMaps(pn *pins) corev1client.ConfigMapInterface {
 // chunked returns the v3 chunked driver over the plan's storage namespace, held
 // to the plan when the operation is.
 func (e helmEnv) chunked() *storage.ChunkedSecrets {
-	d := e.r.c.Driver(e.p.StorageNamespace).WithContext(e.ctx)
+	c := e.r.c
+	sns := c.StorageNamespaceFor(kube.DriverChunked, e.p.StorageNamespace)
+	d := storage.NewDriver(c.Clientset().CoreV1().Secrets(sns), c.Config().Owner, kube.ChunkedConfig(c.Config().Driver, c.Metadata(), sns)).WithContext(e.ctx)
 	if e.pinned {
 		d = d.Expect(e.p.Release, maps.Clone(e.p.Records))
 	}
@@ -61,7 +63,7 @@ func (e helmEnv) chunked() *storage.ChunkedSecrets {
 // chunkedConfig returns the chunked driver's configuration for the plan's
 // storage namespace.
 func (e helmEnv) chunkedConfig() storage.ChunkedSecretsConfig {
-	return e.r.c.ChunkedConfig(e.p.StorageNamespace)
+	return kube.ChunkedConfig(e.r.c.Config().Driver, e.r.c.Metadata(), e.p.StorageNamespace)
 }
 
 // owner is the owner label of chunked records.

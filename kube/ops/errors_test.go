@@ -149,7 +149,7 @@ func TestErrorsSayWhatToDo(t *testing.T) {
 		_, err = c.History(ctx, ns, "ext")
 		mustContain(t, mustErrIs(t, err, kube.ErrNotFound), `no release "ext" with owner "helm" in namespace "`+ns+`"`, "--owner", "--profile olmv1")
 		t.Logf("not found: %v", err)
-		if _, err := c.Release(ctx, ns, "ext", 1); !errors.Is(err, kube.ErrNotFound) {
+		if _, err := decode(ctx, c.Client, ns, "ext", 1); !errors.Is(err, kube.ErrNotFound) {
 			t.Errorf("Release of a missing name: %v", err)
 		}
 		right := connect(t, adminKubeconfig(t, ns), []string{"--owner", "operator-controller"}, nil)

@@ -10,6 +10,7 @@ import (
 
 	"helm.sh/helm/v3/pkg/release"
 
+	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/kube/apis"
 	"github.com/chunkview/chunkview/revdiff"
@@ -143,7 +144,7 @@ func fixDescription(fix apis.Fix, from int) string {
 		parts = append(parts, "dropped "+strings.Join(refs, ", "))
 	}
 	return fmt.Sprintf("Removed Kubernetes APIs replaced by chunkview fix-apis (%s). Do not roll back past this revision: revision %d uses APIs the cluster no longer serves",
-		firstLine(strings.Join(parts, "; "), 300), from)
+		human.FirstLine(strings.Join(parts, "; "), 300), from)
 }
 
 // fixedRelease3 is rel as the fix writes it, in Helm 3's types: for the plan's

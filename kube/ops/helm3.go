@@ -53,7 +53,7 @@ func (h *helm3) kube() (helmkube.Interface, error) {
 	if h.kc != nil {
 		return h.kc, nil
 	}
-	a := h.env.r.c.Appliers()
+	a := appliersOf(h.env.r.c)
 	if a == nil {
 		return nil, errNoAppliers
 	}

@@ -67,7 +67,7 @@ func (h *helm4) kube() (kube4.Interface, error) {
 	if h.kc != nil {
 		return h.kc, nil
 	}
-	a := h.env.r.c.Appliers()
+	a := appliersOf(h.env.r.c)
 	if a == nil {
 		return nil, errNoAppliers
 	}

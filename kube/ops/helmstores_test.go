@@ -11,6 +11,7 @@ import (
 	"helm.sh/helm/v3/pkg/release"
 	"helm.sh/helm/v3/pkg/storage/driver"
 
+	"github.com/chunkview/chunkview/fit"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/kube/ops"
 	"github.com/chunkview/chunkview/storage"
@@ -218,7 +219,7 @@ func TestNearLimitHelmSecret(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := kube.ForecastRows(hist)
+	g := fit.ForecastRows(hist)
 	if !g.Warn() || g.FailsAt <= 4 || g.PerRevision < 30_000 {
 		t.Fatalf("forecast = %+v, want a warning about a revision after 4", g)
 	}

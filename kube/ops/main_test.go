@@ -4,6 +4,10 @@ import (
 	"context"
 	"testing"
 
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+
+	"github.com/chunkview/chunkview/storage"
+
 	"k8s.io/client-go/rest"
 
 	"github.com/chunkview/chunkview/internal/kubetest"
@@ -25,6 +29,8 @@ var (
 	noise           = kubetest.Noise
 	baseTime        = kubetest.BaseTime
 	makeRelease     = kubetest.MakeRelease
+	decode          = kubetest.Decode
+	gc              = kubetest.GC
 	history         = kubetest.History
 	secrets         = kubetest.Secrets
 	chunkviewDriver = kubetest.ChunkviewDriver
@@ -64,6 +70,21 @@ type wireRequest = kubetest.WireRequest
 // as a command does; PlanFrom plans from rows a screen showed.
 type client struct {
 	*kube.Client
+}
+
+// Driver is the chunked driver the operations write through, on the client's
+// connection, in storage namespace ns.
+func (c *client) Driver(ns string) *storage.ChunkedSecrets {
+	return storage.NewDriver(c.Clientset().CoreV1().Secrets(ns), c.Config().Owner, kube.ChunkedConfig(c.Config().Driver, c.Metadata(), ns))
+}
+
+// Appliers builds Helm's kube clients on the client's connection, as the
+// operations do.
+func (c *client) Appliers() ops.Appliers {
+	if a, ok := c.ApplySource().(ops.Appliers); ok {
+		return a
+	}
+	return ops.NewAppliers(c.ApplySource().(genericclioptions.RESTClientGetter))
 }
 
 // connect builds a client the way chunkview's main does (kubetest.Connect).
@@ -110,7 +131,7 @@ func (c *client) ApplyRollback(ctx context.Context, plan *ops.Rollback) (*ops.Ro
 
 // Rollback plans and applies a rollback.
 func (c *client) Rollback(ctx context.Context, ns, name string, rev int, opts kube.DiffOptions) (*ops.Rollback, error) {
-	if err := c.CheckWritable(kube.OpRollback); err != nil {
+	if err := c.checkWritable(kube.OpRollback); err != nil {
 		return nil, err
 	}
 	plan, err := c.PlanRollback(ctx, ns, name, rev, opts)
@@ -136,7 +157,7 @@ func (c *client) ApplyUninstall(ctx context.Context, plan *ops.Uninstall) (*ops.
 
 // Uninstall plans and applies an uninstall.
 func (c *client) Uninstall(ctx context.Context, ns, name string, keepHistory bool) (*ops.Uninstall, error) {
-	if err := c.CheckWritable(kube.OpUninstall); err != nil {
+	if err := c.checkWritable(kube.OpUninstall); err != nil {
 		return nil, err
 	}
 	plan, err := c.PlanUninstall(ctx, ns, name, keepHistory)
@@ -162,7 +183,7 @@ func (c *client) ApplyDeleteRevision(ctx context.Context, plan *ops.DeleteRevisi
 
 // DeleteRevision plans and applies the deletion of revision rev's record.
 func (c *client) DeleteRevision(ctx context.Context, ns, name string, rev int, force bool) error {
-	if err := c.CheckWritable(kube.OpDeleteRevision); err != nil {
+	if err := c.checkWritable(kube.OpDeleteRevision); err != nil {
 		return err
 	}
 	plan, err := c.PlanDeleteRevision(ctx, ns, name, rev, force)
@@ -189,7 +210,7 @@ func (c *client) ApplyFixStuck(ctx context.Context, plan *ops.FixStuck, fix ops.
 
 // FixStuck plans and applies fix.
 func (c *client) FixStuck(ctx context.Context, ns, name string, fix ops.StuckFix) error {
-	if err := c.CheckWritable(kube.OpFixStuck); err != nil {
+	if err := c.checkWritable(kube.OpFixStuck); err != nil {
 		return err
 	}
 	if err := fix.Valid(); err != nil {
@@ -217,4 +238,13 @@ func (c *client) WithDrivers(ds ...string) *client { return &client{c.Client.Wit
 // WithNamespace is kube.Client.WithNamespace, keeping the operations.
 func (c *client) WithNamespace(ns string, all bool) *client {
 	return &client{c.Client.WithNamespace(ns, all)}
+}
+
+// checkWritable refuses op, as Runner.Apply does, when the client is read-only:
+// the wrappers refuse before they plan, as the CLI does.
+func (c *client) checkWritable(op string) error {
+	if c.ReadOnly() {
+		return kube.ReadOnlyError(op)
+	}
+	return nil
 }

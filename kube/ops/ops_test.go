@@ -123,11 +123,11 @@ func TestRollbackAndUninstall(t *testing.T) {
 	if got, want := f.statuses(t, "web"), []string{"superseded", "superseded", "superseded", "deployed"}; strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("statuses after rollback %v, want %v", got, want)
 	}
-	v2, err := f.c.Release(ctx, f.ns, "web", 2)
+	v2, err := decode(ctx, f.c.Client, f.ns, "web", 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	v4, err := f.c.Release(ctx, f.ns, "web", 4)
+	v4, err := decode(ctx, f.c.Client, f.ns, "web", 4)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +210,7 @@ func TestDeleteRevision(t *testing.T) {
 		t.Fatalf("History after deleting revision 2: %+v, %v", rows, err)
 	}
 	for _, rev := range []int{1, 3} {
-		if _, err := f.c.Release(ctx, f.ns, "jobs", rev); err != nil {
+		if _, err := decode(ctx, f.c.Client, f.ns, "jobs", rev); err != nil {
 			t.Errorf("revision %d after deleting revision 2: %v", rev, err)
 		}
 	}
@@ -244,7 +244,7 @@ func TestDeleteRevision(t *testing.T) {
 	if got := f.statuses(t, "jobs"); len(got) != 1 || got[0] != "deployed" {
 		t.Errorf("jobs after the deletes: %v", got)
 	}
-	if _, err := f.c.Release(ctx, f.ns, "jobs", 3); err != nil {
+	if _, err := decode(ctx, f.c.Client, f.ns, "jobs", 3); err != nil {
 		t.Errorf("revision 3 after the deletes: %v", err)
 	}
 }
@@ -253,7 +253,7 @@ func TestDeleteRevision(t *testing.T) {
 // operator killed in the middle of an upgrade leaves it.
 func (f *opsFixture) makeStuck(t *testing.T, name string, ago time.Duration) int {
 	t.Helper()
-	last, err := f.c.Release(t.Context(), f.ns, name, 0)
+	last, err := decode(t.Context(), f.c.Client, f.ns, name, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -308,7 +308,7 @@ func TestFixStuck(t *testing.T) {
 	if got := f.statuses(t, "stuck"); len(got) != 3 || got[2] != "failed" {
 		t.Errorf("statuses after mark-failed: %v", got)
 	}
-	marked, err := f.c.Release(ctx, f.ns, "stuck", rev)
+	marked, err := decode(ctx, f.c.Client, f.ns, "stuck", rev)
 	if err != nil || marked.Info.Status != release.StatusFailed || !strings.Contains(marked.Info.Description, "Marked failed by chunkview") {
 		t.Errorf("revision %d after mark-failed: %+v, %v", rev, marked, err)
 	}
@@ -373,7 +373,7 @@ func TestRollbackToLatestUndoesDrift(t *testing.T) {
 	if got := f.statuses(t, "drifty"); strings.Join(got, " ") != "superseded superseded deployed" {
 		t.Errorf("statuses after the rollback to the latest: %v", got)
 	}
-	v3, err := f.c.Release(ctx, f.ns, "drifty", 3)
+	v3, err := decode(ctx, f.c.Client, f.ns, "drifty", 3)
 	if err != nil || v3.Info.Description != "Rollback to 2" {
 		t.Fatalf("revision 3: %v, %v", v3, err)
 	}

@@ -62,7 +62,7 @@ func TestRBACReadOnlyUser(t *testing.T) {
 		t.Errorf("verify: %v", err)
 	}
 
-	p, err := c.Can(ctx, ns)
+	p, err := ops.Can(ctx, c.Client, ns)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestRBACReadOnlyUser(t *testing.T) {
 	for _, op := range kube.Operations {
 		reason := disabled[op]
 		mustContain(t, reason, op+" needs permission to "+wantMissing[op]+" in namespace "+ns, "kubectl auth can-i", "-n "+ns)
-		err := c.CheckAllowed(ctx, ns, op)
+		err := ops.CheckAllowed(ctx, c.Client, ns, op)
 		mustErrIs(t, err, kube.ErrForbidden)
 		t.Logf("%s disabled: %s", op, reason)
 	}
@@ -110,7 +110,7 @@ func TestRBACReadOnlyUser(t *testing.T) {
 	// A writer's actions are all enabled.
 	grant(t, ns, user, "secret-writer", rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"*"}})
 	waitAllowed(t, "permissions after the grant", func() error {
-		p, err := c.Can(ctx, ns)
+		p, err := ops.Can(ctx, c.Client, ns)
 		if err != nil {
 			return err
 		}
@@ -142,7 +142,7 @@ func TestRBACNoAccess(t *testing.T) {
 	mustContain(t, msg, "may not list secrets in namespace "+ns, `Ask for a Role granting "list" on "secrets"`, "kubectl auth can-i list secrets -n "+ns)
 	_, err = c.History(ctx, ns, "app")
 	mustErrIs(t, err, kube.ErrForbidden)
-	p, err := c.Can(ctx, ns)
+	p, err := ops.Can(ctx, c.Client, ns)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +237,7 @@ func TestRBACAllNamespacesScoped(t *testing.T) {
 	if !errors.Is(err, kube.ErrPartial) || found != 2 {
 		t.Errorf("gc -A found %d leftovers in %d namespaces: %v", found, len(leftovers), err)
 	}
-	if _, _, err := c.GC(ctx, true); !errors.Is(err, kube.ErrPartial) {
+	if _, _, err := gc(ctx, c.Client, true); !errors.Is(err, kube.ErrPartial) {
 		t.Errorf("gc -A --dry-run: %v", err)
 	}
 
@@ -273,7 +273,6 @@ func TestRBACReadOnlyAdmin(t *testing.T) {
 		"rollback":        func() error { _, err := c.Rollback(ctx, ns, "app", 1, kube.DiffOptions{}); return err },
 		"uninstall":       func() error { _, err := c.Uninstall(ctx, ns, "app", false); return err },
 		"delete-revision": func() error { return c.DeleteRevision(ctx, ns, "app", 2, true) },
-		"gc":              func() error { _, _, err := c.GC(ctx, false); return err },
 		"remove leftovers": func() error {
 			reps, err := c.FindLeftovers(ctx, time.Nanosecond)
 			if err != nil {
@@ -283,12 +282,12 @@ func TestRBACReadOnlyAdmin(t *testing.T) {
 			return err
 		},
 		"fix-stuck":     func() error { return c.FixStuck(ctx, ns, "app", ops.FixMarkFailed) },
-		"check allowed": func() error { return c.CheckAllowed(ctx, ns, kube.OpRollback) },
+		"check allowed": func() error { return ops.CheckAllowed(ctx, c.Client, ns, kube.OpRollback) },
 	} {
 		mustErrIs(t, op(), kube.ErrReadOnly)
 		_ = name
 	}
-	perm, err := c.Can(ctx, ns)
+	perm, err := ops.Can(ctx, c.Client, ns)
 	if err != nil || !perm.ReadOnly() {
 		t.Errorf("Can under --read-only: %+v, %v", perm, err)
 	}
@@ -311,7 +310,7 @@ func TestRBACReleaseResources(t *testing.T) {
 	kc := rbacUser(t, user, ns)
 	grant(t, ns, user, "secret-writer", rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"*"}})
 	c := connect(t, kc, []string{"--owner", rbacOwner}, nil)
-	waitAllowed(t, "permissions after the grant", func() error { return c.CheckAllowed(ctx, ns, kube.OpRollback) })
+	waitAllowed(t, "permissions after the grant", func() error { return ops.CheckAllowed(ctx, c.Client, ns, kube.OpRollback) })
 
 	before := snapshot(t, ns)
 	_, err := c.Rollback(ctx, ns, "app", 1, kube.DiffOptions{})
@@ -396,11 +395,11 @@ func TestRBACStoreSkipped(t *testing.T) {
 	}
 	// Asking what the user may do with a Helm Secrets release asks about Secrets;
 	// with a ConfigMaps release, about ConfigMaps.
-	p, err := c.WithDrivers(kube.DriverConfigMap).Can(ctx, ns)
+	p, err := ops.Can(ctx, c.WithDrivers(kube.DriverConfigMap).Client, ns)
 	if err != nil || p.Resource != "configmaps" || p.Allowed["list"] {
 		t.Fatalf("configmap permissions %+v, %v", p, err)
 	}
-	p, err = c.WithDrivers(kube.DriverSecret).Can(ctx, ns)
+	p, err = ops.Can(ctx, c.WithDrivers(kube.DriverSecret).Client, ns)
 	if err != nil || p.Resource != "secrets" || !p.Allowed["list"] || p.Allowed["update"] {
 		t.Fatalf("secret permissions %+v, %v", p, err)
 	}

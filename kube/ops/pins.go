@@ -36,9 +36,6 @@ import (
 // Watch, Patch, Apply and DeleteCollection pass through unpinned: Helm's drivers
 // never call them.
 
-// helmOwner is the owner label value Helm's drivers give every record.
-const helmOwner = "helm"
-
 // pins holds a plan's records (key → resourceVersion) for one release, updated as
 // the operation writes, and remembers whether a conflict was met and what was
 // written.
@@ -167,7 +164,7 @@ func (p *pins) checkList(opts metav1.ListOptions, items []metav1.Object) error {
 				// Labels not seen yet: every Helm record carries these, so a
 				// selector that needs more (a status) cannot be judged, and is
 				// not held against the record.
-				have = map[string]string{"name": p.release, "owner": helmOwner}
+				have = map[string]string{"name": p.release, "owner": storage.HelmOwner}
 			}
 			if sel.Matches(labels.Set(have)) {
 				problems = append(problems, p.revision(key)+" was deleted or rewritten")

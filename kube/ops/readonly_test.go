@@ -53,7 +53,6 @@ func writeOps(t *testing.T, ns string) []writeOp {
 		{"delete-revision --force", func(c *client) error { return c.DeleteRevision(ctx, ns, "broken", 1, true) }},
 		{"fix-stuck mark-failed", func(c *client) error { return c.FixStuck(ctx, ns, "stuck", ops.FixMarkFailed) }},
 		{"fix-stuck delete-pending", func(c *client) error { return c.FixStuck(ctx, ns, "stuck", ops.FixDeletePending) }},
-		{"gc", func(c *client) error { _, _, err := c.GC(ctx, false); return err }},
 		{"gc (find, then remove)", func(c *client) error {
 			reps, err := c.FindLeftovers(ctx, time.Nanosecond)
 			if err != nil {
@@ -109,8 +108,8 @@ func TestReadOnly(t *testing.T) {
 	if st, err := c.StuckInfo(ctx, f.ns, "stuck"); err != nil || st == nil {
 		t.Errorf("StuckInfo with --read-only: %+v, %v", st, err)
 	}
-	if reps, removed, err := c.GC(ctx, true); err != nil || removed != 0 || len(reps) != 1 {
-		t.Errorf("GC --dry-run with --read-only: %+v %d %v", reps, removed, err)
+	if reps, removed, err := gc(ctx, c.Client, true); err != nil || removed != 0 || len(reps) != 1 {
+		t.Errorf("gc --dry-run with --read-only: %+v %d %v", reps, removed, err)
 	}
 	if _, err := c.Layout(ctx, f.ns, "broken", 1); err != nil {
 		t.Errorf("Layout with --read-only: %v", err)
@@ -153,7 +152,7 @@ func TestReadOnlyTransport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kubes := kube.NewAppliers(flags)
+	kubes := ops.NewAppliers(flags)
 	later := time.Now().Add(time.Hour)
 	c := &client{kube.New(cs, md, kubes, kube.Config{Owner: opsOwner, Namespace: f.ns, Driver: storage.ChunkedSecretsConfig{ChunkSize: 16 << 10}, Now: func() time.Time { return later }})}
 

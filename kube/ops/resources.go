@@ -51,14 +51,14 @@ func (r *Runner) checkResources(ctx context.Context, op string, h helm, from, to
 	if before == nil || after == nil {
 		return nil
 	}
-	need := map[kube.Access]bool{}
+	need := map[Access]bool{}
 	add := func(info *resource.Info, verbs ...string) {
 		ns := info.Namespace
 		if info.Mapping.Scope.Name() != meta.RESTScopeNameNamespace {
 			ns = ""
 		}
 		for _, v := range verbs {
-			need[kube.Access{Verb: v, Resource: info.Mapping.Resource.GroupResource(), Namespace: ns}] = true
+			need[Access{Verb: v, Resource: info.Mapping.Resource.GroupResource(), Namespace: ns}] = true
 		}
 	}
 	for id, info := range after {
@@ -78,11 +78,11 @@ func (r *Runner) checkResources(ctx context.Context, op string, h helm, from, to
 			}
 		}
 	}
-	verdicts, err := r.c.Review(ctx, slices.Collect(maps.Keys(need)))
+	verdicts, err := Review(ctx, r.c.Clientset(), slices.Collect(maps.Keys(need)))
 	if err != nil {
 		return nil
 	}
-	var denied []kube.Access
+	var denied []Access
 	for a, v := range verdicts {
 		if !v.Allowed {
 			denied = append(denied, a)
@@ -106,7 +106,7 @@ func infoID(info *resource.Info) string {
 
 // deniedError says which verbs op lacks on which resources, grouped by resource
 // and namespace, and how to check and ask for them.
-func deniedError(op string, denied []kube.Access) error {
+func deniedError(op string, denied []Access) error {
 	type where struct {
 		gr schema.GroupResource
 		ns string

@@ -10,6 +10,7 @@ import (
 	"helm.sh/helm/v3/pkg/storage/driver"
 	driver4 "helm.sh/helm/v4/pkg/storage/driver"
 
+	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/revdiff"
 	"github.com/chunkview/chunkview/storage"
@@ -68,11 +69,27 @@ func (o *Rollback) Base() *Plan { return &o.Plan }
 // Helm is the Helm that runs the rollback.
 func (o *Rollback) Helm() int { return o.Major }
 
+// diff compares revision from, decoded by then (through the details cache), with
+// revision to; from's error first, as kube.Client.Diff does.
+func (r *Runner) diff(ctx context.Context, from, to kube.RevisionRow, opts kube.DiffOptions) (*revdiff.Result, error) {
+	a, err := r.c.Decode(ctx, from)
+	if err != nil {
+		return nil, err
+	}
+	b, err := r.c.Decode(ctx, to)
+	if err != nil {
+		return nil, err
+	}
+	return revdiff.Diff(a, b, opts)
+}
+
 // PlanRollback returns what rolling the release of p back to revision rev (0: the
 // one before the latest) would do, without changing anything. rev may be the
 // latest revision: the rollback then applies it again. Revisions above rev whose
 // records cannot be read are deleted first (Drop), which the plan says; the
-// revision rolled back to must be readable. The revisions are decoded through the
+// revision rolled back to must be readable. Its diff summarises values longer than
+// opts.SummarizeOver (by default revdiff.PlanSummarizeOver; negative: none). The
+// revisions are decoded through the
 // details cache, so a plan made from the rows a screen shows reads no more than
 // their records.
 func (r *Runner) PlanRollback(ctx context.Context, p *Plan, rev int, opts kube.DiffOptions) (*Rollback, error) {
@@ -108,7 +125,12 @@ func (r *Runner) PlanRollback(ctx context.Context, p *Plan, rev int, opts kube.D
 		o.Drop = append(o.Drop, Dropped{Revision: row.Revision, Key: row.Key, Problem: d.Row.Problem})
 	}
 	o.From, o.Reapply = from.Revision, from.Revision == rev && len(o.Drop) == 0
-	o.Diff, err = r.c.DiffRows(ctx, from, toRow, opts)
+	if opts.SummarizeOver == 0 {
+		// A plan is read before a question: a value of megabytes shows as
+		// its size and hash (`chunkview diff` shows it whole).
+		opts.SummarizeOver = revdiff.PlanSummarizeOver
+	}
+	o.Diff, err = r.diff(ctx, from, toRow, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -243,7 +265,7 @@ func (r *Runner) markAbandoned(ctx context.Context, p *Plan, major, rev, to int,
 	if err != nil || st != "pending-rollback" || desc != fmt.Sprintf("Rollback to %d", to) {
 		return
 	}
-	_ = h.setStatus(key, "failed", "Rollback failed: "+firstLine(cause.Error(), 200), false)
+	_ = h.setStatus(key, "failed", "Rollback failed: "+human.FirstLine(cause.Error(), 200), false)
 }
 
 // supersedeOlder marks superseded every revision the plan saw deployed that the
@@ -273,15 +295,4 @@ func supersedeOlder(h helm, p *Plan, created string) error {
 		}
 	}
 	return nil
-}
-
-// firstLine returns s up to its first newline, at most n bytes.
-func firstLine(s string, n int) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	if len(s) > n {
-		s = s[:n] + "..."
-	}
-	return s
 }

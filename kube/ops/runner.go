@@ -46,7 +46,7 @@ func (r *Runner) Client() *kube.Client { return r.c }
 // the error says what had been done by then.
 func (r *Runner) Apply(ctx context.Context, op Operation) error {
 	verb := op.Verb()
-	if err := r.c.CheckWritable(verb); err != nil {
+	if err := checkWritable(r.c, verb); err != nil {
 		return err
 	}
 	p := op.Base()
@@ -64,6 +64,9 @@ func (r *Runner) Apply(ctx context.Context, op Operation) error {
 		return err
 	}
 	if err := op.run(ctx, r, h); err != nil {
+		if uerr := r.unfinishedWrite(ctx, verb, p, h, err); uerr != nil {
+			return uerr
+		}
 		return r.explain(verb, p, h, err)
 	}
 	return nil

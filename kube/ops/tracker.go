@@ -142,7 +142,7 @@ func (r *Runner) explain(op string, p *Plan, h helm, err error) error {
 	// applied. Every record is whole either way (the driver writes chunks before
 	// the index that names them), so what is left to check is where it stopped.
 	c, row := r.c, p.latest()
-	return fmt.Errorf("%s: %w; it may have been partly applied: check the release with `%s` and `%s`, remove leftover chunks with `%s`, then retry", op, kube.Explain(h.explain(err), "update", "secrets", p.StorageNamespace),
+	return fmt.Errorf("%s: %w; it may have been partly applied: check the release with `%s` and `%s`, remove leftover chunks with `%s`, then retry", op, lostServer(kube.Explain(h.explain(err), "update", "secrets", p.StorageNamespace), c.Config().Server),
 		c.SuggestFor(row, "history"), c.SuggestFor(row, "verify"), c.Suggest("gc", ""))
 }
 

@@ -30,7 +30,7 @@ type PermissionsMsg struct {
 // off the actions that would be refused, with the reason.
 func LoadPermissions(ctx context.Context, c *kube.Client, ns string) tea.Cmd {
 	return func() tea.Msg {
-		p, err := c.Can(ctx, ns)
+		p, err := ops.Can(ctx, c, ns)
 		return PermissionsMsg{Ns: ns, Perms: p, Err: err}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/live"
 	"github.com/chunkview/chunkview/storage"
 	"github.com/chunkview/chunkview/ui/components/table"
 )
@@ -40,11 +41,11 @@ func (s *Styles) GaugeStyle(share float64) *lipgloss.Style {
 // StatusStyle is the style a kstatus word is drawn in.
 func (s *Styles) StatusStyle(st string) *lipgloss.Style {
 	switch st {
-	case kube.StatusCurrent:
+	case live.StatusCurrent:
 		return &s.StatusDeployed
-	case kube.StatusInProgress, kube.StatusTerminating:
+	case live.StatusInProgress, live.StatusTerminating:
 		return &s.StatusPending
-	case kube.StatusFailed, kube.StatusNotFound:
+	case live.StatusFailed, live.StatusNotFound:
 		return &s.StatusFailed
 	}
 	return &s.StatusSuperseded

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/chunkview/chunkview/fit"
 	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/storage"
@@ -86,7 +87,7 @@ func RenderHelmLayout(st *common.Styles, l *storage.Layout, d string, width int)
 		add(fmt.Sprintf("  Decompressed (JSON)      %s (%.1f× the stored size)", human.Bytes(int64(l.DecodedBytes)), ratio))
 	}
 	if info.Share >= common.FillWarn {
-		add("", fillSt.Render(table.Wrap(fmt.Sprintf("%s This record takes %.0f%% of what one %s may hold. %s", mark, info.Share*100, obj, kube.Growth{}.Advice(common.StoreOf(d))), width)))
+		add("", fillSt.Render(table.Wrap(fmt.Sprintf("%s This record takes %.0f%% of what one %s may hold. %s", mark, info.Share*100, obj, fit.Growth{}.Advice(common.StoreOf(d))), width)))
 	}
 	if len(l.Parts) > 0 {
 		add("", st.Bold.Render("What takes the space"))

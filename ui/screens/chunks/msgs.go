@@ -20,7 +20,7 @@ type LayoutLoadedMsg struct {
 
 // loadLayout reads a revision's Secrets, with their hash checks; for a chunked
 // record, measureLayout then decodes its payload for the sizes.
-func loadLayout(ctx context.Context, c *kube.Client, ns, name string, rev int) tea.Cmd {
+func loadLayout(ctx context.Context, c client, ns, name string, rev int) tea.Cmd {
 	return func() tea.Msg {
 		l, row, err := c.LayoutSecrets(ctx, ns, name, rev)
 		return LayoutLoadedMsg{Ns: ns, Name: name, Rev: rev, Layout: l, row: row, err: err}
@@ -34,7 +34,7 @@ type layoutMeasuredMsg struct {
 	err    error
 }
 
-func measureLayout(ctx context.Context, c *kube.Client, row kube.RevisionRow, l *storage.Layout) tea.Cmd {
+func measureLayout(ctx context.Context, c client, row kube.RevisionRow, l *storage.Layout) tea.Cmd {
 	return func() tea.Msg {
 		out, err := c.MeasureLayout(ctx, row, l)
 		return layoutMeasuredMsg{from: l, layout: out, err: err}

@@ -5,7 +5,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/live"
 	"github.com/chunkview/chunkview/revdiff"
 	"github.com/chunkview/chunkview/ui/common"
 	"github.com/chunkview/chunkview/ui/components/diffview"
@@ -26,9 +26,9 @@ type LiveLoadedMsg struct {
 }
 
 // loadLiveDiff compares revision rev of a release with the live cluster.
-func loadLiveDiff(ctx context.Context, c *kube.Client, ns, name string, rev int, reveal bool) tea.Cmd {
+func loadLiveDiff(ctx context.Context, c client, ns, name string, rev int, reveal bool) tea.Cmd {
 	return func() tea.Msg {
-		d, err := c.Drift(ctx, ns, name, rev, kube.DriftOptions{Reveal: reveal})
+		d, err := live.Drift(ctx, c, ns, name, rev, live.DriftOptions{Reveal: reveal})
 		return LiveLoadedMsg{Ns: ns, Name: name, Rev: rev, Reveal: reveal, Drift: d, err: err}
 	}
 }

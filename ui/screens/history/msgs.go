@@ -6,6 +6,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/owner"
 )
 
 // LoadedMsg answers loadHistory.
@@ -15,7 +16,7 @@ type LoadedMsg struct {
 	Err      error
 }
 
-func loadHistory(ctx context.Context, c *kube.Client, ns, name string) tea.Cmd {
+func loadHistory(ctx context.Context, c client, ns, name string) tea.Cmd {
 	return func() tea.Msg {
 		rows, err := c.History(ctx, ns, name)
 		return LoadedMsg{Ns: ns, Name: name, Rows: rows, Err: err}
@@ -30,9 +31,9 @@ type ExtensionMsg struct {
 }
 
 // loadExtension reads ClusterExtension ext, which owns release ns/name.
-func loadExtension(ctx context.Context, c *kube.Client, ns, name, ext string) tea.Cmd {
+func loadExtension(ctx context.Context, c client, ns, name, ext string) tea.Cmd {
 	return func() tea.Msg {
-		return ExtensionMsg{Ns: ns, Name: name, Ext: c.ClusterExtension(ctx, ext)}
+		return ExtensionMsg{Ns: ns, Name: name, Ext: owner.Extension(ctx, c, ext)}
 	}
 }
 
@@ -45,9 +46,9 @@ type ControllerMsg struct {
 
 // loadController reads the controller of the release whose latest revision is
 // row.
-func loadController(ctx context.Context, c *kube.Client, ns, name string, row kube.RevisionRow) tea.Cmd {
+func loadController(ctx context.Context, c client, ns, name string, row kube.RevisionRow) tea.Cmd {
 	return func() tea.Msg {
-		ctl, _ := c.ControllerOf(ctx, row)
+		ctl, _ := owner.Of(ctx, c, row)
 		return ControllerMsg{Ns: ns, Name: name, Ctl: ctl}
 	}
 }

@@ -32,7 +32,8 @@ func (s *Screen) prefetch() tea.Cmd {
 	s.Close()
 	ctx, cancel := context.WithCancel(s.Ctx)
 	s.prefetched, s.stopPrefetch = id, cancel
-	c, rows := s.Client, []kube.RevisionRow{pair[0], pair[1]}
+	var c client = s.Client
+	rows := []kube.RevisionRow{pair[0], pair[1]}
 	return func() tea.Msg {
 		defer cancel()
 		_ = c.Prefetch(ctx, rows...)

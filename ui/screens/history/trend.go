@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/chunkview/chunkview/fit"
 	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/storage"
@@ -16,26 +17,26 @@ import (
 // is heading against the store's limit on one revision. The sizes are a chart
 // on an absolute scale up to the limit (sizechart), the forecast marked on it,
 // where the screen has room for it and the table's least rows; a sparkline on
-// a relative scale otherwise. When the limit is within kube.WarnWithin
+// a relative scale otherwise. When the limit is within fit.WarnWithin
 // revisions they say which revision will not fit and what to do about it: the
 // limit is per revision, so keeping fewer revisions does not help, and a person
 // who reads only "prune the history" would lose it for nothing.
 func (s *Screen) trendLines() []string {
 	st := s.Styles
 	var values []int64
-	var points []kube.SizePoint
+	var points []fit.SizePoint
 	var chartPoints []sizechart.Point
 	for _, r := range s.Rows {
 		if r.Known && r.Summary.StoredBytes > 0 {
 			values = append(values, r.Summary.StoredBytes)
-			points = append(points, kube.SizePoint{Revision: r.Revision, Bytes: r.Summary.StoredBytes})
+			points = append(points, fit.SizePoint{Revision: r.Revision, Bytes: r.Summary.StoredBytes})
 			chartPoints = append(chartPoints, sizechart.Point{Revision: r.Revision, Bytes: r.Summary.StoredBytes})
 		} else {
 			values = append(values, -1)
 			chartPoints = append(chartPoints, sizechart.Point{Revision: r.Revision})
 		}
 	}
-	g := kube.ProjectGrowth(points, s.limit())
+	g := fit.ProjectGrowth(points, s.limit())
 	first := "Size per revision"
 	if len(points) > 0 {
 		first = fmt.Sprintf("Size per revision: %s → %s", human.Bytes(points[0].Bytes), human.Bytes(points[len(points)-1].Bytes))
@@ -89,7 +90,7 @@ func (s *Screen) trendLines() []string {
 // to maxChartRows, from what is left once the caption, the limit line, one
 // line of advice and the table's least rows have theirs; 0 when that is fewer
 // than the chart's least.
-func (s *Screen) chartRows(g kube.Growth) int {
+func (s *Screen) chartRows(g fit.Growth) int {
 	fixed := 2 + len(s.ownerLines())
 	if g.Warn() {
 		fixed++
@@ -116,7 +117,7 @@ const minHistoryRows = 5
 
 // chunkedLimitLine is the write limit of the chunked driver, MaxWriteChunks
 // slices of the chunk size, and how near the release is to it.
-func (s *Screen) chunkedLimitLine(g kube.Growth) string {
+func (s *Screen) chunkedLimitLine(g fit.Growth) string {
 	st := s.Styles
 	cfg := s.Client.Config().Driver
 	chunkSize := int64(common.ChunkSizeOf(s.Client))
@@ -134,7 +135,7 @@ func (s *Screen) chunkedLimitLine(g kube.Growth) string {
 
 // helmLimitLine is the limit of Helm's own drivers, one object of at most 1 MiB
 // per revision, and how near the release is to it.
-func (s *Screen) helmLimitLine(g kube.Growth) string {
+func (s *Screen) helmLimitLine(g fit.Growth) string {
 	st := s.Styles
 	obj := common.ObjectNoun(s.store())
 	fill := float64(g.Last) * 100 / float64(max(g.Limit, 1))
@@ -189,12 +190,12 @@ func abs(f float64) float64 {
 	return f
 }
 
-// farOff says where a limit not within kube.WarnWithin revisions is: further
+// farOff says where a limit not within fit.WarnWithin revisions is: further
 // than that at the recent growth (the chart marks the revision), or not in
 // reach at all.
-func farOff(g kube.Growth) string {
+func farOff(g fit.Growth) string {
 	if g.FailsAt > 0 && g.RevisionsLeft <= forecastHorizon {
-		return fmt.Sprintf("more than %d upgrades away", kube.WarnWithin)
+		return fmt.Sprintf("more than %d upgrades away", fit.WarnWithin)
 	}
 	return "not in reach at the recent rate"
 }

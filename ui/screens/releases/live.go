@@ -127,7 +127,7 @@ type releaseReadMsg struct {
 
 // loadRelease reads again the release of row l, by name, from metadata (rows of
 // Helm's stores are then read one record each, as any unsummarized row).
-func loadRelease(ctx context.Context, c *kube.Client, view string, l kube.RevisionRow) tea.Cmd {
+func loadRelease(ctx context.Context, c client, view string, l kube.RevisionRow) tea.Cmd {
 	return func() tea.Msg {
 		msg := releaseReadMsg{view: view, id: releaseID(l)}
 		rows, err := c.ReleasesNamed(ctx, l.Name)

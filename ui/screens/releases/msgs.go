@@ -18,7 +18,7 @@ type LoadedMsg struct {
 	Err  error
 }
 
-func loadReleases(ctx context.Context, c *kube.Client, view string, gen int) tea.Cmd {
+func loadReleases(ctx context.Context, c client, view string, gen int) tea.Cmd {
 	return func() tea.Msg {
 		rows, err := c.Releases(ctx)
 		return LoadedMsg{View: view, Gen: gen, Rows: rows, Err: err}

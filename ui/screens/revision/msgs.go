@@ -15,7 +15,7 @@ type DetailsLoadedMsg struct {
 	err         error
 }
 
-func loadDetails(ctx context.Context, c *kube.Client, row kube.RevisionRow) tea.Cmd {
+func loadDetails(ctx context.Context, c client, row kube.RevisionRow) tea.Cmd {
 	return func() tea.Msg {
 		d, err := c.Details(ctx, row)
 		return DetailsLoadedMsg{Ns: row.StorageNamespace, Key: row.Key, Rv: row.ResourceVersion, Details: d, err: err}

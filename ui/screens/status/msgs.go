@@ -5,7 +5,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/live"
 )
 
 // LoadedMsg answers loadStatus; gen tells a reload's answer from an
@@ -13,7 +13,7 @@ import (
 type LoadedMsg struct {
 	Ns, Name string
 	Gen      int
-	St       *kube.ReleaseStatus
+	St       *live.ReleaseStatus
 	err      error
 }
 
@@ -21,16 +21,16 @@ type LoadedMsg struct {
 type LiveMsg struct {
 	Ns, Name string
 	Gen      int
-	Upd      kube.StatusUpdate
+	Upd      live.StatusUpdate
 	// ended is set, without an update, when the watch stopped by itself.
 	ended bool
 }
 
 // loadStatus reads the status of revision rev (0: the latest deployed) of a
 // release whose records are looked up in ns.
-func loadStatus(ctx context.Context, c *kube.Client, ns, name string, rev, gen int) tea.Cmd {
+func loadStatus(ctx context.Context, c client, ns, name string, rev, gen int) tea.Cmd {
 	return func() tea.Msg {
-		st, err := c.Status(ctx, ns, name, rev, kube.StatusOptions{})
+		st, err := live.Status(ctx, c, ns, name, rev, live.StatusOptions{})
 		return LoadedMsg{Ns: ns, Name: name, Gen: gen, St: st, err: err}
 	}
 }

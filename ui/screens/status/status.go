@@ -9,7 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/chunkview/chunkview/internal/human"
-	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/live"
 	"github.com/chunkview/chunkview/ui/common"
 	"github.com/chunkview/chunkview/ui/components/table"
 	"github.com/chunkview/chunkview/ui/components/viewer"
@@ -31,7 +31,7 @@ type Screen struct {
 	Gen     int
 	Loading bool
 	Err     error
-	St      *kube.ReleaseStatus
+	St      *live.ReleaseStatus
 	// Live is set while the watch runs; polling, with pollNote, once some
 	// kind is read every few seconds instead.
 	Live     bool
@@ -76,15 +76,16 @@ func (s *Screen) Close() {
 }
 
 // follow starts watching st, the status read for load gen.
-func (s *Screen) follow(st *kube.ReleaseStatus) tea.Cmd {
+func (s *Screen) follow(st *live.ReleaseStatus) tea.Cmd {
 	if s.Send == nil {
 		return nil
 	}
 	ctx, cancel := context.WithCancel(s.Ctx)
 	s.Stop, s.Live = cancel, true
-	c, send, ns, name, gen := s.Client, s.Send, s.Ns, s.Name, s.Gen
+	var c client = s.Client
+	send, ns, name, gen := s.Send, s.Ns, s.Name, s.Gen
 	return func() tea.Msg {
-		ch := c.WatchStatus(ctx, st, kube.StatusWatchOptions{})
+		ch := live.WatchStatus(ctx, c, st, live.StatusWatchOptions{})
 		go func() {
 			for upd := range ch {
 				send(LiveMsg{Ns: ns, Name: name, Gen: gen, Upd: upd})

@@ -9,7 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/chunkview/chunkview/internal/human"
-	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/live"
 	"github.com/chunkview/chunkview/ui/common"
 	"github.com/chunkview/chunkview/ui/components/table"
 )
@@ -17,7 +17,7 @@ import (
 // renderStatusHead draws the two lines above the resources view's scrolled
 // part: the revision and how many objects are Current, then live, how the view
 // follows the cluster. It is pure.
-func renderStatusHead(st *common.Styles, s *kube.ReleaseStatus, width int, live string) string {
+func renderStatusHead(st *common.Styles, s *live.ReleaseStatus, width int, live string) string {
 	sum := st.OK.Render(s.Summary())
 	if !s.Ready() {
 		sum = st.Warning.Render(s.Summary())
@@ -29,7 +29,7 @@ func renderStatusHead(st *common.Styles, s *kube.ReleaseStatus, width int, live 
 
 // renderStatusBody draws the objects, the hooks and the Warning events of a
 // status at the given width, measured against now. It is pure.
-func renderStatusBody(st *common.Styles, s *kube.ReleaseStatus, width int, now time.Time) string {
+func renderStatusBody(st *common.Styles, s *live.ReleaseStatus, width int, now time.Time) string {
 	var lines []string
 	add := func(xs ...string) {
 		for _, x := range xs {
@@ -108,7 +108,7 @@ func renderStatusBody(st *common.Styles, s *kube.ReleaseStatus, width int, now t
 
 // hookLines draws one hook, and for a Job that failed or runs, its Pods and
 // the end of the failed container's log.
-func hookLines(st *common.Styles, h kube.HookStatus, width int, now time.Time) []string {
+func hookLines(st *common.Styles, h live.HookStatus, width int, now time.Time) []string {
 	run := "never run"
 	switch {
 	case h.Phase == "Running":
@@ -170,7 +170,7 @@ func hookLines(st *common.Styles, h kube.HookStatus, width int, now time.Time) [
 }
 
 // containerText says what state a container is in.
-func containerText(c kube.ContainerState) string {
+func containerText(c live.ContainerState) string {
 	s := c.Name
 	if c.Init {
 		s += " (init)"

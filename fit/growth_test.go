@@ -1,8 +1,9 @@
-package kube
+package fit
 
 import (
 	"testing"
 
+	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/storage"
 )
 
@@ -62,9 +63,9 @@ func TestProjectGrowthGaps(t *testing.T) {
 }
 
 func TestForecastFailsAt(t *testing.T) {
-	rows := []RevisionRow{}
+	rows := []kube.RevisionRow{}
 	for i, kb := range []int64{700, 730, 760, 790} {
-		rows = append(rows, RevisionRow{Revision: i + 3, Known: true, LimitBytes: 1 << 20, Summary: storage.Summary{StoredBytes: kb << 10}})
+		rows = append(rows, kube.RevisionRow{Revision: i + 3, Known: true, LimitBytes: 1 << 20, Summary: storage.Summary{StoredBytes: kb << 10}})
 	}
 	g := ForecastRows(rows)
 	// 790 KiB + 30 KiB a revision passes 1024 KiB at the 8th revision after 6.

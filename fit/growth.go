@@ -1,8 +1,10 @@
-package kube
+package fit
 
 import (
 	"fmt"
 	"math"
+
+	"github.com/chunkview/chunkview/kube"
 )
 
 // SizePoint is the stored size of one revision.
@@ -83,7 +85,7 @@ func (g Growth) Warn() bool {
 
 // ForecastRows projects the growth of a release from its revision rows (oldest
 // first): the sizes known, against the store's limit.
-func ForecastRows(rows []RevisionRow) Growth {
+func ForecastRows(rows []kube.RevisionRow) Growth {
 	var points []SizePoint
 	var limit int64
 	for _, r := range rows {
@@ -98,8 +100,8 @@ func ForecastRows(rows []RevisionRow) Growth {
 // Advice says what to do about a release in store d heading for its limit. The
 // limit is per revision, so keeping fewer revisions does not help.
 func (g Growth) Advice(d string) string {
-	if d == DriverChunked || d == "" {
+	if d == kube.DriverChunked || d == "" {
 		return "Keeping fewer revisions does not help: the limit is per revision. Shrink the chart (large files, CRDs, bundled dependencies), or raise --max-write-chunks where the writer allows it."
 	}
-	return fmt.Sprintf("Keeping fewer revisions (--history-max) does not help: the limit is per revision, one %s of at most 1 MiB. Shrink the chart (large files, CRDs, bundled dependencies), or move the release to chunked storage (helm-operator-plugins' chunked driver).", map[string]string{DriverSecret: "Secret", DriverConfigMap: "ConfigMap"}[d])
+	return fmt.Sprintf("Keeping fewer revisions (--history-max) does not help: the limit is per revision, one %s of at most 1 MiB. Shrink the chart (large files, CRDs, bundled dependencies), or move the release to chunked storage (helm-operator-plugins' chunked driver).", map[string]string{kube.DriverSecret: "Secret", kube.DriverConfigMap: "ConfigMap"}[d])
 }

@@ -1,14 +1,12 @@
-package kube
+package ops
 
 import (
-	"io"
-
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
 	helmkube "helm.sh/helm/v3/pkg/kube"
-	kubefake "helm.sh/helm/v3/pkg/kube/fake"
 	kube4 "helm.sh/helm/v4/pkg/kube"
-	kubefake4 "helm.sh/helm/v4/pkg/kube/fake"
+
+	"github.com/chunkview/chunkview/kube"
 )
 
 // HelmFieldManager is the field manager Helm's CLIs write managed fields under
@@ -33,22 +31,9 @@ type Appliers interface {
 	Helm4(ns string) (kube4.Interface, error)
 }
 
-// DiscardKubeClients are Appliers whose clients apply nothing: the demo's, whose
-// in-memory cluster holds release records only.
-var DiscardKubeClients Appliers = discardAppliers{}
-
-type discardAppliers struct{}
-
-func (discardAppliers) Helm3(string) (helmkube.Interface, error) {
-	return &kubefake.PrintingKubeClient{Out: io.Discard}, nil
-}
-
-func (discardAppliers) Helm4(string) (kube4.Interface, error) {
-	return &kubefake4.PrintingKubeClient{Out: io.Discard, LogOutput: io.Discard}, nil
-}
-
 // restAppliers builds Helm's kube clients from the connection flags, as helm's
-// CLIs do: every client they make gets chunkview's wrappers (see Options.wrap).
+// CLIs do: every client they make gets chunkview's wrappers (see
+// kube.Options.Connect).
 type restAppliers struct {
 	getter genericclioptions.RESTClientGetter
 }
@@ -67,10 +52,19 @@ func (a restAppliers) Helm4(ns string) (kube4.Interface, error) {
 	return kc, nil
 }
 
-// Appliers returns the connection's builders of Helm kube clients; nil for a
-// connection that cannot apply release resources.
-func (c *Client) Appliers() Appliers { return c.appliers }
-
 // NewAppliers returns the Appliers that build Helm's kube clients from getter, as
-// Options.Connect does from the connection flags.
+// the operations do over a connection kube.Options.Connect made.
 func NewAppliers(getter genericclioptions.RESTClientGetter) Appliers { return restAppliers{getter} }
+
+// appliersOf returns the Appliers of connection c: those c carries (the
+// demo's), else Helm's clients built from c's connection flags; nil when c can
+// do neither.
+func appliersOf(c *kube.Client) Appliers {
+	switch a := c.ApplySource().(type) {
+	case Appliers:
+		return a
+	case genericclioptions.RESTClientGetter:
+		return NewAppliers(a)
+	}
+	return nil
+}

@@ -1,4 +1,4 @@
-package kube
+package live
 
 import (
 	"context"
@@ -11,6 +11,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/internal/paging"
 )
 
 // WarningEvent is one Warning event of an object of the release, or of a Pod or
@@ -108,7 +111,7 @@ func (s *ReleaseStatus) wantPods(ns string, job *batchv1.Job) {
 // live in (one list each, paged) and keeps those that concern the release.
 // Events of cluster-scoped objects, which Kubernetes records in namespace
 // default, are not looked for.
-func (c *Client) readEvents(ctx context.Context, st *ReleaseStatus) error {
+func readEvents(ctx context.Context, c Source, st *ReleaseStatus) error {
 	if st.wanted == nil {
 		st.wanted = newEventMatcher()
 	}
@@ -129,8 +132,8 @@ func (c *Client) readEvents(ctx context.Context, st *ReleaseStatus) error {
 	var all []WarningEvent
 	for _, ns := range namespaces {
 		var rv string
-		items, err := listAll(ctx, func(ctx context.Context, cont string) ([]corev1.Event, string, error) {
-			l, err := c.cs.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: warningSelector, Limit: 500, Continue: cont})
+		items, err := paging.All(ctx, func(ctx context.Context, cont string) ([]corev1.Event, string, error) {
+			l, err := c.Clientset().CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: warningSelector, Limit: 500, Continue: cont})
 			if err != nil {
 				return nil, "", err
 			}
@@ -142,7 +145,7 @@ func (c *Client) readEvents(ctx context.Context, st *ReleaseStatus) error {
 			continue
 		}
 		if err != nil {
-			return Explain(err, "list", "events", ns)
+			return kube.Explain(err, "list", "events", ns)
 		}
 		st.eventsRV[ns] = rv
 		for i := range items {

@@ -1,4 +1,4 @@
-package kube
+package paging
 
 import (
 	"context"
@@ -38,7 +38,7 @@ func (f *fakePages) page(_ context.Context, cont string) ([]string, string, erro
 	return f.pages[i], next, nil
 }
 
-func TestListAll(t *testing.T) {
+func TestAll(t *testing.T) {
 	three := [][]string{{"a", "b"}, {"c", "d"}, {"e"}}
 	forbidden := apierrors.NewForbidden(schema.GroupResource{Resource: "secrets"}, "", errors.New("no"))
 	for _, tc := range []struct {
@@ -63,7 +63,7 @@ func TestListAll(t *testing.T) {
 			for _, n := range tc.expire {
 				f.expire[n] = true
 			}
-			got, err := listAll(context.Background(), f.page)
+			got, err := All(context.Background(), f.page)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || got != nil {
 					t.Fatalf("got %v, %v; want error %q and nothing", got, err, tc.wantErr)

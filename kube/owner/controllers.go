@@ -1,9 +1,8 @@
-package kube
+package owner
 
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sort"
 	"strings"
 
@@ -11,79 +10,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/chunkview/chunkview/kube"
 )
-
-// The controllers that reconcile Helm releases and undo a fix made by hand: Flux's
-// helm-controller rolls a HelmRelease's release forward again minutes after a
-// manual rollback unless the HelmRelease is suspended; OLMv1's operator-controller
-// does the same to a ClusterExtension's.
-const (
-	// FluxHelmGroup is Flux's helm-controller API group.
-	FluxHelmGroup = "helm.toolkit.fluxcd.io"
-	// KindHelmRelease is Flux's kind.
-	KindHelmRelease = "HelmRelease"
-)
-
-// Controller is what reconciles a release: a Flux HelmRelease or an OLMv1
-// ClusterExtension, as it was read.
-type Controller struct {
-	// Kind is KindHelmRelease or KindClusterExtension; Namespace is empty for a
-	// ClusterExtension, which is cluster-scoped.
-	Kind      string `json:"kind"`
-	Namespace string `json:"namespace,omitempty"`
-	Name      string `json:"name"`
-	// Suspended is a HelmRelease's spec.suspend: its controller leaves the
-	// release alone.
-	Suspended bool `json:"suspended"`
-	// Ready is the status of its Ready condition ("True", "False", "Unknown"; ""
-	// without one), ReadyMessage the condition's message.
-	Ready        string `json:"ready,omitempty"`
-	ReadyMessage string `json:"readyMessage,omitempty"`
-	// LastAttempted is a HelmRelease's status.lastAttemptedRevision: the chart
-	// version it last tried.
-	LastAttempted string `json:"lastAttemptedRevision,omitempty"`
-	// Package, Bundle and BundleVersion are a ClusterExtension's
-	// spec.source.catalog.packageName and status.install.bundle.
-	Package       string `json:"package,omitempty"`
-	Bundle        string `json:"bundle,omitempty"`
-	BundleVersion string `json:"bundleVersion,omitempty"`
-	// InstallNamespace is a ClusterExtension's spec.namespace: where its
-	// release's resources live.
-	InstallNamespace string `json:"installNamespace,omitempty"`
-	// Unreadable says why the controller could not be read ("not readable:
-	// forbidden (...)"); the fields above are then empty.
-	Unreadable string `json:"unreadable,omitempty"`
-}
-
-// ID names the controller as "HelmRelease/NS/NAME" or "ClusterExtension/NAME".
-func (c *Controller) ID() string {
-	if c.Namespace == "" {
-		return c.Kind + "/" + c.Name
-	}
-	return c.Kind + "/" + c.Namespace + "/" + c.Name
-}
-
-// Active reports whether the controller reconciles the release now and would
-// undo a change made by hand: a HelmRelease that is not suspended, and any
-// ClusterExtension (OLMv1 has no way to suspend one).
-func (c *Controller) Active() bool {
-	if c == nil {
-		return false
-	}
-	return c.Kind == KindClusterExtension || !c.Suspended
-}
-
-// Pause says how to stop the controller from undoing a change, and how to let it
-// go on afterwards.
-func (c *Controller) Pause() string {
-	switch c.Kind {
-	case KindHelmRelease:
-		return fmt.Sprintf("suspend it first with `flux suspend helmrelease %s -n %s` (and `flux resume helmrelease %s -n %s` afterwards)", c.Name, c.Namespace, c.Name, c.Namespace)
-	case KindClusterExtension:
-		return fmt.Sprintf("operator-controller reconciles ClusterExtension %s and will roll the release to what the extension asks for; change the ClusterExtension itself (kubectl edit clusterextension %s), or scale operator-controller down while you repair", c.Name, c.Name)
-	}
-	return ""
-}
 
 // controllerAPIs are the controllers' resources discovery found served.
 type controllerAPIs struct {
@@ -93,9 +22,9 @@ type controllerAPIs struct {
 // discoverControllers asks discovery which of the controllers' APIs are served:
 // the group list, then the resources of Flux's and OLMv1's preferred versions.
 // A group that is absent costs nothing more.
-func (c *Client) discoverControllers() (controllerAPIs, error) {
+func discoverControllers(c Source) (controllerAPIs, error) {
 	var out controllerAPIs
-	groups, err := c.cs.Discovery().ServerGroups()
+	groups, err := c.Clientset().Discovery().ServerGroups()
 	if err != nil {
 		return out, err
 	}
@@ -103,10 +32,10 @@ func (c *Client) discoverControllers() (controllerAPIs, error) {
 		var kind string
 		var dst **schema.GroupVersionResource
 		switch g.Name {
-		case FluxHelmGroup:
-			kind, dst = KindHelmRelease, &out.helmReleases
-		case OLMGroup:
-			kind, dst = KindClusterExtension, &out.extensions
+		case kube.FluxHelmGroup:
+			kind, dst = kube.KindHelmRelease, &out.helmReleases
+		case kube.OLMGroup:
+			kind, dst = kube.KindClusterExtension, &out.extensions
 		default:
 			continue
 		}
@@ -116,7 +45,7 @@ func (c *Client) discoverControllers() (controllerAPIs, error) {
 			if *dst != nil {
 				break
 			}
-			list, err := c.cs.Discovery().ServerResourcesForGroupVersion(v.GroupVersion)
+			list, err := c.Clientset().Discovery().ServerResourcesForGroupVersion(v.GroupVersion)
 			if err != nil {
 				return out, err
 			}
@@ -136,43 +65,43 @@ func (c *Client) discoverControllers() (controllerAPIs, error) {
 type Controllers struct {
 	// byRelease maps "storageNamespace/releaseName" to the HelmRelease that
 	// manages it.
-	byRelease map[string]*Controller
+	byRelease map[string]*kube.Controller
 	// extensions maps a ClusterExtension's name to it.
-	extensions map[string]*Controller
+	extensions map[string]*kube.Controller
 	// unreadable, per kind, says why that kind could not be listed.
 	unreadable map[string]string
 }
 
-// ReadControllers lists the controllers that may manage the releases in view:
+// Read lists the controllers that may manage the releases in view:
 // with one list of HelmReleases (across namespaces, or in namespace ns when that
 // is all the connection looks at, or may list) and one cluster-scoped list of
 // ClusterExtensions, after a discovery of which are served. A kind whose API is
 // not served costs nothing past discovery and is not mentioned; one the user may
 // not read is noted as not readable. It fails only when discovery fails.
-func (c *Client) ReadControllers(ctx context.Context, ns string) (*Controllers, error) {
-	return c.readControllers(ctx, ns, c.cfg.AllNamespaces || ns == "")
+func Read(ctx context.Context, c Source, ns string) (*Controllers, error) {
+	return read(ctx, c, ns, c.Config().AllNamespaces || ns == "")
 }
 
-// readControllers is ReadControllers; across lists HelmReleases in every
+// read is Read; across lists HelmReleases in every
 // namespace first (falling back to ns when that is forbidden).
-func (c *Client) readControllers(ctx context.Context, ns string, across bool) (*Controllers, error) {
-	out := &Controllers{byRelease: map[string]*Controller{}, extensions: map[string]*Controller{}, unreadable: map[string]string{}}
-	if c.dyn == nil {
+func read(ctx context.Context, c Source, ns string, across bool) (*Controllers, error) {
+	out := &Controllers{byRelease: map[string]*kube.Controller{}, extensions: map[string]*kube.Controller{}, unreadable: map[string]string{}}
+	if c.Dynamic() == nil {
 		return out, nil
 	}
-	apis, err := c.discoverControllers()
+	apis, err := discoverControllers(c)
 	if err != nil {
 		if apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) {
-			out.unreadable[KindHelmRelease] = "not readable: " + unreadable(err, "list", "API groups")
-			out.unreadable[KindClusterExtension] = out.unreadable[KindHelmRelease]
+			out.unreadable[kube.KindHelmRelease] = "not readable: " + unreadable(err, "list", "API groups")
+			out.unreadable[kube.KindClusterExtension] = out.unreadable[kube.KindHelmRelease]
 			return out, nil
 		}
 		return nil, err
 	}
 	if apis.helmReleases != nil {
-		list, err := c.listHelmReleases(ctx, *apis.helmReleases, ns, across)
+		list, err := listHelmReleases(ctx, c, *apis.helmReleases, ns, across)
 		if err != nil {
-			out.unreadable[KindHelmRelease] = "not readable: " + unreadable(err, "list", apis.helmReleases.GroupResource().String())
+			out.unreadable[kube.KindHelmRelease] = "not readable: " + unreadable(err, "list", apis.helmReleases.GroupResource().String())
 		}
 		for i := range list {
 			hr := helmReleaseController(&list[i])
@@ -180,9 +109,9 @@ func (c *Client) readControllers(ctx context.Context, ns string, across bool) (*
 		}
 	}
 	if apis.extensions != nil {
-		list, err := c.dyn.Resource(*apis.extensions).List(ctx, metav1.ListOptions{})
+		list, err := c.Dynamic().Resource(*apis.extensions).List(ctx, metav1.ListOptions{})
 		if err != nil {
-			out.unreadable[KindClusterExtension] = "not readable: " + unreadable(err, "list", apis.extensions.GroupResource().String())
+			out.unreadable[kube.KindClusterExtension] = "not readable: " + unreadable(err, "list", apis.extensions.GroupResource().String())
 		} else {
 			for i := range list.Items {
 				e := extensionController(&list.Items[i])
@@ -195,17 +124,17 @@ func (c *Client) readControllers(ctx context.Context, ns string, across bool) (*
 
 // listHelmReleases lists HelmReleases across all namespaces, falling back to ns
 // when that is forbidden; in ns alone unless across.
-func (c *Client) listHelmReleases(ctx context.Context, gvr schema.GroupVersionResource, ns string, across bool) ([]unstructured.Unstructured, error) {
+func listHelmReleases(ctx context.Context, c Source, gvr schema.GroupVersionResource, ns string, across bool) ([]unstructured.Unstructured, error) {
 	if !across {
-		list, err := c.dyn.Resource(gvr).Namespace(ns).List(ctx, metav1.ListOptions{})
+		list, err := c.Dynamic().Resource(gvr).Namespace(ns).List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return nil, err
 		}
 		return list.Items, nil
 	}
-	list, err := c.dyn.Resource(gvr).List(ctx, metav1.ListOptions{})
+	list, err := c.Dynamic().Resource(gvr).List(ctx, metav1.ListOptions{})
 	if err != nil && apierrors.IsForbidden(err) && ns != "" {
-		list, err = c.dyn.Resource(gvr).Namespace(ns).List(ctx, metav1.ListOptions{})
+		list, err = c.Dynamic().Resource(gvr).Namespace(ns).List(ctx, metav1.ListOptions{})
 	}
 	if err != nil {
 		return nil, err
@@ -245,8 +174,8 @@ func helmReleaseKey(hr *unstructured.Unstructured) string {
 }
 
 // helmReleaseController reads what chunkview shows of a HelmRelease.
-func helmReleaseController(hr *unstructured.Unstructured) *Controller {
-	c := &Controller{Kind: KindHelmRelease, Namespace: hr.GetNamespace(), Name: hr.GetName()}
+func helmReleaseController(hr *unstructured.Unstructured) *kube.Controller {
+	c := &kube.Controller{Kind: kube.KindHelmRelease, Namespace: hr.GetNamespace(), Name: hr.GetName()}
 	c.Suspended, _, _ = unstructured.NestedBool(hr.Object, "spec", "suspend")
 	c.LastAttempted, _, _ = unstructured.NestedString(hr.Object, "status", "lastAttemptedRevision")
 	c.Ready, c.ReadyMessage = readyCondition(hr)
@@ -254,8 +183,8 @@ func helmReleaseController(hr *unstructured.Unstructured) *Controller {
 }
 
 // extensionController reads what chunkview shows of a ClusterExtension.
-func extensionController(ext *unstructured.Unstructured) *Controller {
-	c := &Controller{Kind: KindClusterExtension, Name: ext.GetName()}
+func extensionController(ext *unstructured.Unstructured) *kube.Controller {
+	c := &kube.Controller{Kind: kube.KindClusterExtension, Name: ext.GetName()}
 	c.InstallNamespace, _, _ = unstructured.NestedString(ext.Object, "spec", "namespace")
 	c.Package, _, _ = unstructured.NestedString(ext.Object, "spec", "source", "catalog", "packageName")
 	_, b := extensionStatus(ext)
@@ -282,13 +211,13 @@ func readyCondition(obj *unstructured.Unstructured) (string, string) {
 	return "", ""
 }
 
-func conditions(obj *unstructured.Unstructured) []ExtensionCondition {
+func conditions(obj *unstructured.Unstructured) []kube.ExtensionCondition {
 	conds, _ := extensionStatus(obj)
 	return conds
 }
 
-// Unreadable says, per kind of controller (KindHelmRelease,
-// KindClusterExtension), why it could not be read; empty when all could.
+// Unreadable says, per kind of controller (kube.KindHelmRelease,
+// kube.KindClusterExtension), why it could not be read; empty when all could.
 func (cs *Controllers) Unreadable() map[string]string {
 	if cs == nil {
 		return nil
@@ -299,16 +228,16 @@ func (cs *Controllers) Unreadable() map[string]string {
 // Of returns the controller of the release whose revision row is, nil when none
 // manages it, and whether a kind of controller could not be read (then that
 // nothing was found does not mean none manages it).
-func (cs *Controllers) Of(r RevisionRow) (*Controller, string) {
+func (cs *Controllers) Of(r kube.RevisionRow) (*kube.Controller, string) {
 	if cs == nil {
 		return nil, ""
 	}
-	if name := ExtensionName(r); name != "" {
+	if name := kube.ExtensionName(r); name != "" {
 		if e := cs.extensions[name]; e != nil {
 			return e, ""
 		}
-		if why := cs.unreadable[KindClusterExtension]; why != "" {
-			return &Controller{Kind: KindClusterExtension, Name: name, Unreadable: why}, why
+		if why := cs.unreadable[kube.KindClusterExtension]; why != "" {
+			return &kube.Controller{Kind: kube.KindClusterExtension, Name: name, Unreadable: why}, why
 		}
 		// The owner reference names an extension that is gone: nothing
 		// reconciles the release any more.
@@ -317,7 +246,7 @@ func (cs *Controllers) Of(r RevisionRow) (*Controller, string) {
 	if hr := cs.byRelease[r.StorageNamespace+"/"+r.Name]; hr != nil {
 		return hr, ""
 	}
-	return nil, cs.unreadable[KindHelmRelease]
+	return nil, cs.unreadable[kube.KindHelmRelease]
 }
 
 // OLMv1's labels on the index Secrets of an extension's release.
@@ -327,20 +256,20 @@ const (
 	olmBundleVersionLabel = "olm.operatorframework.io/bundle-version"
 )
 
-// Attach sets each row's Controller. For the release of an OLMv1 extension it
+// Attach sets each row's kube.Controller. For the release of an OLMv1 extension it
 // also fills, from the extension and the record's labels, what a listing shows
 // without reading the record's data: the namespace its resources live in (the
 // extension's spec.namespace), its package as the chart and its bundle's version
 // as the chart version. Such a row is Known and Peeked, its sizes and chunk count
-// not known (see RevisionRow.Peeked).
-func (cs *Controllers) Attach(rows []*RevisionRow) {
+// not known (see kube.RevisionRow.Peeked).
+func (cs *Controllers) Attach(rows []*kube.RevisionRow) {
 	for _, r := range rows {
 		ctl, _ := cs.Of(*r)
 		r.Controller = ctl
 		if ctl == nil {
 			continue
 		}
-		if ctl.Kind == KindHelmRelease {
+		if ctl.Kind == kube.KindHelmRelease {
 			r.ControlledBy = ctl.ID()
 			continue
 		}
@@ -369,11 +298,11 @@ func (cs *Controllers) Attach(rows []*RevisionRow) {
 	}
 }
 
-// ControllerOf reads the controller of one release, for an operation about to
-// change it: the same reads as ReadControllers, a HelmRelease looked for in every
+// Of reads the controller of one release, for an operation about to
+// change it: the same reads as Read, a HelmRelease looked for in every
 // namespace the user may list (it may keep its release's records elsewhere).
-func (c *Client) ControllerOf(ctx context.Context, r RevisionRow) (*Controller, error) {
-	cs, err := c.readControllers(ctx, r.StorageNamespace, true)
+func Of(ctx context.Context, c Source, r kube.RevisionRow) (*kube.Controller, error) {
+	cs, err := read(ctx, c, r.StorageNamespace, true)
 	if err != nil {
 		return nil, err
 	}

@@ -1,8 +1,7 @@
-package kube
+package live
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 
@@ -12,86 +11,33 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/discovery/cached/memory"
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/metadata"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/restmapper"
 	"sigs.k8s.io/yaml"
 
 	"helm.sh/helm/v3/pkg/release"
 
+	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/revdiff"
 )
 
-// ErrNoLive is returned by Drift on a connection that cannot read the objects
-// of releases, such as the demo's, whose in-memory cluster holds release records
-// only.
-var ErrNoLive = errors.New("live objects are not available on this connection: the demo's in-memory cluster holds release records only, not the objects they deploy")
-
 // DriftOptions says how to compare a revision with the cluster.
 type DriftOptions = revdiff.DriftOptions
-
-// liveClients read objects of any kind as they are in the cluster.
-type liveClients struct {
-	dyn    dynamic.Interface
-	md     metadata.Interface
-	mapper meta.RESTMapper
-	// disc is the memory-cached discovery the mapper reads, which
-	// ServedAPIs reads too: one discovery pass serves both.
-	disc discovery.CachedDiscoveryInterface
-}
-
-// liveSource builds the live clients once, on first use: commands that never
-// look at live objects pay no discovery.
-type liveSource struct {
-	once  sync.Once
-	build func() (*liveClients, error)
-	lc    *liveClients
-	err   error
-}
-
-func (s *liveSource) get() (*liveClients, error) {
-	s.once.Do(func() { s.lc, s.err = s.build() })
-	return s.lc, s.err
-}
-
-// liveFromConfig reads live objects through rc: a dynamic client, the metadata
-// client, and a RESTMapper over a memory-cached discovery client.
-func liveFromConfig(rc *rest.Config, md metadata.Interface) *liveSource {
-	return &liveSource{build: func() (*liveClients, error) {
-		dyn, err := dynamic.NewForConfig(rc)
-		if err != nil {
-			return nil, fmt.Errorf("build dynamic client: %w", err)
-		}
-		dc, err := discovery.NewDiscoveryClientForConfig(rc)
-		if err != nil {
-			return nil, fmt.Errorf("build discovery client: %w", err)
-		}
-		disc := memory.NewMemCacheClient(dc)
-		return &liveClients{dyn: dyn, md: md, mapper: restmapper.NewDeferredDiscoveryRESTMapper(disc), disc: disc}, nil
-	}}
-}
 
 // Drift compares revision rev of release name (0: the latest deployed) with the
 // objects live in the cluster. It reads one object per resource of the
 // manifest, and lists, by metadata, the objects of the same kinds labelled as
 // the release's, to find extra ones. An object the user may not read is
 // reported unreadable; it does not fail the rest.
-func (c *Client) Drift(ctx context.Context, ns, name string, rev int, opts DriftOptions) (*revdiff.Drift, error) {
-	if c.live == nil {
-		return nil, ErrNoLive
+func Drift(ctx context.Context, c Source, ns, name string, rev int, opts DriftOptions) (*revdiff.Drift, error) {
+	// A connection without live objects says so before reading any record.
+	lc, err := c.Live()
+	if err != nil {
+		return nil, err
 	}
-	row, err := c.driftRevision(ctx, ns, name, rev)
+	row, err := driftRevision(ctx, c, ns, name, rev)
 	if err != nil {
 		return nil, err
 	}
 	rel, err := c.Decode(ctx, row)
-	if err != nil {
-		return nil, err
-	}
-	lc, err := c.live.get()
 	if err != nil {
 		return nil, err
 	}
@@ -109,21 +55,21 @@ func (c *Client) Drift(ctx context.Context, ns, name string, rev int, opts Drift
 
 // driftRevision returns the row of revision rev, or with 0 of the latest
 // deployed one: what the cluster should be running.
-func (c *Client) driftRevision(ctx context.Context, ns, name string, rev int) (RevisionRow, error) {
+func driftRevision(ctx context.Context, c Source, ns, name string, rev int) (kube.RevisionRow, error) {
 	if rev != 0 {
 		return c.Revision(ctx, ns, name, rev)
 	}
 	rows, err := c.History(ctx, ns, name)
 	if err != nil {
-		return RevisionRow{}, err
+		return kube.RevisionRow{}, err
 	}
 	for i := len(rows) - 1; i >= 0; i-- {
 		if rows[i].Status == release.StatusDeployed.String() {
 			return rows[i], nil
 		}
 	}
-	return RevisionRow{}, fmt.Errorf("%w: release %q has no deployed revision (the latest, %d, is %s): pass --revision to compare one",
-		ErrNotFound, name, rows[len(rows)-1].Revision, rows[len(rows)-1].Status)
+	return kube.RevisionRow{}, fmt.Errorf("%w: release %q has no deployed revision (the latest, %d, is %s): pass --revision to compare one",
+		kube.ErrNotFound, name, rows[len(rows)-1].Revision, rows[len(rows)-1].Status)
 }
 
 // maxLiveReads bounds the object reads in flight.
@@ -140,7 +86,7 @@ type target struct {
 // readLive reads the live object of every resource of rel's manifest, and the
 // extra objects labelled as rel's, for revdiff.CompareLive. notes say what
 // could not be looked for.
-func readLive(ctx context.Context, lc *liveClients, rel *release.Release) ([]revdiff.LiveObject, []string, error) {
+func readLive(ctx context.Context, lc *kube.LiveClients, rel *release.Release) ([]revdiff.LiveObject, []string, error) {
 	objs, targets, err := readObjects(ctx, lc, revdiff.ReleaseResources(rel.Manifest, rel.Namespace), rel.Namespace, "not compared")
 	if err != nil {
 		return nil, nil, err
@@ -158,7 +104,7 @@ func readLive(ctx context.Context, lc *liveClients, rel *release.Release) ([]rev
 // may not read, or whose kind the cluster does not serve, is Unreadable, with the
 // reason (then says what that means for it), and does not fail the rest. targets[i] is the resource objs[i] was read
 // from (nil when its kind is not served).
-func readObjects(ctx context.Context, lc *liveClients, resources []revdiff.Resource, relNS, then string) ([]revdiff.LiveObject, []*target, error) {
+func readObjects(ctx context.Context, lc *kube.LiveClients, resources []revdiff.Resource, relNS, then string) ([]revdiff.LiveObject, []*target, error) {
 	objs := make([]revdiff.LiveObject, len(resources))
 	targets := make([]*target, len(resources))
 	for i, r := range resources {
@@ -169,13 +115,13 @@ func readObjects(ctx context.Context, lc *liveClients, resources []revdiff.Resou
 		_ = yaml.Unmarshal([]byte(r.Manifest), &head)
 		objs[i].APIVersion = head.APIVersion
 		gvk := schema.FromAPIVersionAndKind(head.APIVersion, r.Kind)
-		m, err := lc.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		m, err := lc.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 		if err != nil {
 			if meta.IsNoMatchError(err) {
 				objs[i].Unreadable = fmt.Sprintf("the cluster does not serve %s %s (is its CRD installed?)", head.APIVersion, r.Kind)
 				continue
 			}
-			return nil, nil, Explain(err, "discover", "API resources", "")
+			return nil, nil, kube.Explain(err, "discover", "API resources", "")
 		}
 		t := &target{res: r, version: head.APIVersion, mapping: m, ns: r.Namespace}
 		if m.Scope.Name() != meta.RESTScopeNameNamespace {
@@ -204,7 +150,7 @@ func readObjects(ctx context.Context, lc *liveClients, resources []revdiff.Resou
 				objs[i].Unreadable = reason
 				return nil
 			}
-			u, err := lc.dyn.Resource(t.mapping.Resource).Namespace(t.ns).Get(gctx, t.res.Name, metav1.GetOptions{})
+			u, err := lc.Dynamic.Resource(t.mapping.Resource).Namespace(t.ns).Get(gctx, t.res.Name, metav1.GetOptions{})
 			switch {
 			case apierrors.IsNotFound(err):
 				return nil
@@ -216,7 +162,7 @@ func readObjects(ctx context.Context, lc *liveClients, resources []revdiff.Resou
 				objs[i].Unreadable = reason
 				return nil
 			case err != nil:
-				return Explain(err, "get", t.mapping.Resource.Resource, t.ns)
+				return kube.Explain(err, "get", t.mapping.Resource.Resource, t.ns)
 			}
 			objs[i].Live = u.Object
 			return nil
@@ -254,7 +200,7 @@ const (
 // namespaces, that Helm's labels and annotations give to rel, and returns those
 // the manifest does not hold. Kinds the manifest does not hold are not looked
 // for.
-func readExtras(ctx context.Context, lc *liveClients, rel *release.Release, targets []*target) ([]revdiff.LiveObject, []string, error) {
+func readExtras(ctx context.Context, lc *kube.LiveClients, rel *release.Release, targets []*target) ([]revdiff.LiveObject, []string, error) {
 	type scope struct {
 		gvr schema.GroupVersionResource
 		ns  string
@@ -280,13 +226,13 @@ func readExtras(ctx context.Context, lc *liveClients, rel *release.Release, targ
 	)
 	for _, s := range scopes {
 		t := seen[s]
-		list, err := lc.md.Resource(s.gvr).Namespace(s.ns).List(ctx, metav1.ListOptions{LabelSelector: sel})
+		list, err := lc.Metadata.Resource(s.gvr).Namespace(s.ns).List(ctx, metav1.ListOptions{LabelSelector: sel})
 		if apierrors.IsForbidden(err) {
 			notes = append(notes, "extra objects not looked for: "+cannot("list", s.gvr.GroupResource(), s.ns))
 			continue
 		}
 		if err != nil {
-			return nil, nil, Explain(err, "list", s.gvr.Resource, s.ns)
+			return nil, nil, kube.Explain(err, "list", s.gvr.Resource, s.ns)
 		}
 		for _, m := range list.Items {
 			a := m.Annotations

@@ -1,4 +1,4 @@
-package kube
+package live
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"helm.sh/helm/v3/pkg/release"
 
+	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/revdiff"
 )
 
@@ -160,12 +161,12 @@ const DefaultLogLines = 20
 // else, with no revision deployed (a failed install, one still pending), the
 // latest. note says why when that is not the latest revision, or not a
 // deployed one.
-func StatusRevision(rows []RevisionRow, name string, rev int) (row RevisionRow, note string, err error) {
+func StatusRevision(rows []kube.RevisionRow, name string, rev int) (row kube.RevisionRow, note string, err error) {
 	if len(rows) == 0 {
-		return RevisionRow{}, "", fmt.Errorf("%w: release %q has no revisions", ErrNotFound, name)
+		return kube.RevisionRow{}, "", fmt.Errorf("%w: release %q has no revisions", kube.ErrNotFound, name)
 	}
 	if rev != 0 {
-		row, err := pickRevision(rows, name, rev)
+		row, err := kube.PickRevision(rows, name, rev)
 		return row, "", err
 	}
 	latest := rows[len(rows)-1]
@@ -180,15 +181,15 @@ func StatusRevision(rows []RevisionRow, name string, rev int) (row RevisionRow, 
 // Status reads how revision rev of release name (0: see StatusRevision) runs:
 // its revisions' metadata (one list), the record (decoded through the details
 // cache), then what StatusOf reads.
-func (c *Client) Status(ctx context.Context, ns, name string, rev int, opts StatusOptions) (*ReleaseStatus, error) {
-	if c.live == nil {
-		return nil, ErrNoLive
+func Status(ctx context.Context, c Source, ns, name string, rev int, opts StatusOptions) (*ReleaseStatus, error) {
+	if _, err := c.Live(); err != nil {
+		return nil, err
 	}
 	rows, err := c.Versions(ctx, ns, name)
 	if err != nil {
 		return nil, err
 	}
-	return c.StatusOf(ctx, rows, rev, opts)
+	return StatusOf(ctx, c, rows, rev, opts)
 }
 
 // StatusOf is Status over rows already read, the release's history (as a
@@ -198,9 +199,10 @@ func (c *Client) Status(ctx context.Context, ns, name string, rev int, opts Stat
 // type), and for each hook Job whose last run failed or is still running, the
 // Job, its Pods (one list) and the end of the failed container's log (one
 // request).
-func (c *Client) StatusOf(ctx context.Context, rows []RevisionRow, rev int, opts StatusOptions) (*ReleaseStatus, error) {
-	if c.live == nil {
-		return nil, ErrNoLive
+func StatusOf(ctx context.Context, c Source, rows []kube.RevisionRow, rev int, opts StatusOptions) (*ReleaseStatus, error) {
+	lc, err := c.Live()
+	if err != nil {
+		return nil, err
 	}
 	name := ""
 	if len(rows) > 0 {
@@ -219,13 +221,9 @@ func (c *Client) StatusOf(ctx context.Context, rows []RevisionRow, rev int, opts
 			ErrRecordUnreadable, row.Revision, row.Name, d.Row.Problem, c.Suggest("status", row.Name, "--revision", "N"))
 	}
 	rel := d.Release
-	lc, err := c.live.get()
-	if err != nil {
-		return nil, err
-	}
 	st := &ReleaseStatus{
 		Release: rel.Name, Namespace: rel.Namespace, Revision: rel.Version,
-		Store: row.driver(), StorageNamespace: row.StorageNamespace,
+		Store: storeOf(row), StorageNamespace: row.StorageNamespace,
 		Revealed: opts.Reveal, scrub: revdiff.Scrubber(rel, opts.Reveal),
 	}
 	if rel.Info != nil {
@@ -245,10 +243,10 @@ func (c *Client) StatusOf(ctx context.Context, rows []RevisionRow, rev int, opts
 	}
 	st.Hooks = []HookStatus{}
 	st.Events = []WarningEvent{}
-	if err := c.readHooks(ctx, st, rel, opts); err != nil {
+	if err := readHooks(ctx, c, st, rel, opts); err != nil {
 		return nil, err
 	}
-	if err := c.readEvents(ctx, st); err != nil {
+	if err := readEvents(ctx, c, st); err != nil {
 		return nil, err
 	}
 	return st, nil
@@ -264,7 +262,7 @@ type statusObject struct {
 
 // readObjects reads every object of rel's manifest (with drift's reading) and
 // judges each with kstatus.
-func (s *ReleaseStatus) readObjects(ctx context.Context, lc *liveClients, rel *release.Release) error {
+func (s *ReleaseStatus) readObjects(ctx context.Context, lc *kube.LiveClients, rel *release.Release) error {
 	resources := revdiff.ReleaseResources(rel.Manifest, rel.Namespace)
 	objs, targets, err := readObjects(ctx, lc, resources, rel.Namespace, "health unknown")
 	if err != nil {
@@ -332,4 +330,12 @@ func (s *ReleaseStatus) Summary() string {
 		out += " (" + strings.Join(rest, ", ") + ")"
 	}
 	return out
+}
+
+// storeOf returns the store of row, the chunked store when the row does not say.
+func storeOf(row kube.RevisionRow) string {
+	if row.Driver == "" {
+		return kube.DriverChunked
+	}
+	return row.Driver
 }

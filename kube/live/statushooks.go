@@ -1,4 +1,4 @@
-package kube
+package live
 
 import (
 	"context"
@@ -20,6 +20,8 @@ import (
 
 	"helm.sh/helm/v3/pkg/release"
 
+	"github.com/chunkview/chunkview/internal/human"
+	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/revdiff"
 )
 
@@ -139,7 +141,7 @@ func (p podLogs) TailLog(ctx context.Context, ns, pod, container string, previou
 
 // readHooks fills st.Hooks from the release's hooks and, for a Job hook whose
 // last run failed or is still running, from the cluster.
-func (c *Client) readHooks(ctx context.Context, st *ReleaseStatus, rel *release.Release, opts StatusOptions) error {
+func readHooks(ctx context.Context, c Source, st *ReleaseStatus, rel *release.Release, opts StatusOptions) error {
 	for _, h := range rel.Hooks {
 		if h == nil {
 			continue
@@ -156,7 +158,7 @@ func (c *Client) readHooks(ctx context.Context, st *ReleaseStatus, rel *release.
 			hs.DeletePolicies = append(hs.DeletePolicies, string(p))
 		}
 		if h.Kind == "Job" && (h.LastRun.Phase == release.HookPhaseFailed || h.LastRun.Phase == release.HookPhaseRunning) {
-			j, err := c.hookJob(ctx, st, hs, opts)
+			j, err := hookJob(ctx, c, st, hs, opts)
 			if err != nil {
 				return err
 			}
@@ -170,9 +172,9 @@ func (c *Client) readHooks(ctx context.Context, st *ReleaseStatus, rel *release.
 var jobsGR = schema.GroupResource{Group: "batch", Resource: "jobs"}
 
 // hookJob reads a hook Job, its Pods and the end of the failed container's log.
-func (c *Client) hookJob(ctx context.Context, st *ReleaseStatus, h HookStatus, opts StatusOptions) (*HookJob, error) {
+func hookJob(ctx context.Context, c Source, st *ReleaseStatus, h HookStatus, opts StatusOptions) (*HookJob, error) {
 	out := &HookJob{Pods: []PodState{}}
-	job, err := c.cs.BatchV1().Jobs(h.Namespace).Get(ctx, h.Name, metav1.GetOptions{})
+	job, err := c.Clientset().BatchV1().Jobs(h.Namespace).Get(ctx, h.Name, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
 		out.Status, out.Message = StatusNotFound, "the Job is gone: deleted by its hook-delete-policy, or by hand"
@@ -181,7 +183,7 @@ func (c *Client) hookJob(ctx context.Context, st *ReleaseStatus, h HookStatus, o
 		out.Status, out.Message = StatusUnknown, cannotThen("get", jobsGR, h.Namespace, "its state is unknown")
 		return out, nil
 	case err != nil:
-		return nil, Explain(err, "get", "jobs", h.Namespace)
+		return nil, kube.Explain(err, "get", "jobs", h.Namespace)
 	}
 	job.TypeMeta = metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"}
 	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(job)
@@ -195,13 +197,13 @@ func (c *Client) hookJob(ctx context.Context, st *ReleaseStatus, h HookStatus, o
 		out.Notes = append(out.Notes, "its Pods are not looked for: "+err.Error())
 		return out, nil
 	}
-	pods, err := c.cs.CoreV1().Pods(h.Namespace).List(ctx, metav1.ListOptions{LabelSelector: sel.String()})
+	pods, err := c.Clientset().CoreV1().Pods(h.Namespace).List(ctx, metav1.ListOptions{LabelSelector: sel.String()})
 	switch {
 	case apierrors.IsForbidden(err):
 		out.Notes = append(out.Notes, cannotThen("list", corev1.SchemeGroupVersion.WithResource("pods").GroupResource(), h.Namespace, "its Pods are not shown"))
 		return out, nil
 	case err != nil:
-		return nil, Explain(err, "list", "pods", h.Namespace)
+		return nil, kube.Explain(err, "list", "pods", h.Namespace)
 	}
 	items := pods.Items
 	// Newest first: the last attempt is the one to read.
@@ -224,7 +226,7 @@ func (c *Client) hookJob(ctx context.Context, st *ReleaseStatus, h HookStatus, o
 	}
 	logs := opts.Logs
 	if logs == nil {
-		logs = podLogs{c.cs}
+		logs = podLogs{c.Clientset()}
 	}
 	out.Log = tailLog(ctx, logs, h.Namespace, pod, node, ctr, previous, cmp0(opts.LogLines, DefaultLogLines), st)
 	return out, nil
@@ -331,7 +333,7 @@ func logUnavailable(err error, pod, node string) string {
 	case apierrors.IsNotFound(err):
 		return "the Pod is gone, and its log with it"
 	case errors.As(err, &se) && se.Status().Message != "":
-		return "the API server could not fetch it from node " + node + ": " + firstLine(se.Status().Message, 200)
+		return "the API server could not fetch it from node " + node + ": " + human.FirstLine(se.Status().Message, 200)
 	}
-	return "the API server could not fetch it from node " + node + ": " + firstLine(err.Error(), 200)
+	return "the API server could not fetch it from node " + node + ": " + human.FirstLine(err.Error(), 200)
 }

@@ -1,4 +1,4 @@
-package kube
+package live
 
 import (
 	"context"
@@ -17,6 +17,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/internal/watching"
 )
 
 // StatusUpdate is one change WatchStatus reports.
@@ -36,7 +39,7 @@ type StatusUpdate struct {
 // StatusWatchOptions say how WatchStatus follows a release.
 type StatusWatchOptions struct {
 	// PollInterval is how often the objects of a kind whose watch is refused
-	// are read again: DefaultPollInterval when zero.
+	// are read again: kube.DefaultPollInterval when zero.
 	PollInterval time.Duration
 }
 
@@ -109,16 +112,12 @@ func (s *ReleaseStatus) statusGroups() []*statusGroup {
 // server says fell behind (410 Gone) starts over. A kind the server refuses to
 // watch (403, 405) is read every PollInterval instead, one GET per object, and
 // an update with Polling says so. st is not changed.
-func (c *Client) WatchStatus(ctx context.Context, st *ReleaseStatus, o StatusWatchOptions) <-chan StatusUpdate {
+func WatchStatus(ctx context.Context, c Source, st *ReleaseStatus, o StatusWatchOptions) <-chan StatusUpdate {
 	if o.PollInterval <= 0 {
-		o.PollInterval = DefaultPollInterval
+		o.PollInterval = kube.DefaultPollInterval
 	}
 	out := make(chan StatusUpdate, 16)
-	if c.live == nil {
-		close(out)
-		return out
-	}
-	lc, err := c.live.get()
+	lc, err := c.Live()
 	if err != nil {
 		close(out)
 		return out
@@ -187,8 +186,8 @@ type statusChange struct {
 
 // statusWatch runs the watches of one WatchStatus.
 type statusWatch struct {
-	c       *Client
-	lc      *liveClients
+	c       Source
+	lc      *kube.LiveClients
 	changes chan<- statusChange
 	poll    time.Duration
 }
@@ -206,34 +205,34 @@ func (w *statusWatch) post(ctx context.Context, ch statusChange) bool {
 // refused.
 func (w *statusWatch) follow(ctx context.Context, g *statusGroup) {
 	rv := ""
-	backoff := watchBackoffMin
+	backoff := watching.BackoffMin
 	for ctx.Err() == nil {
 		err := w.watchGroup(ctx, g, &rv)
 		switch {
 		case ctx.Err() != nil:
 			return
 		case err == nil:
-			backoff = watchBackoffMin
+			backoff = watching.BackoffMin
 			continue
 		case apierrors.IsResourceExpired(err) || apierrors.IsGone(err):
 			rv = "" // start over: the watch sends every object again
 			continue
-		case refused(err):
+		case watching.Refused(err):
 			where := g.gvr.Resource
 			if g.ns != "" {
 				where += " in " + g.ns
 			}
-			note := fmt.Sprintf("watching %s was refused (%s): reading them every %s instead", where, shortReason(err), w.poll)
+			note := fmt.Sprintf("watching %s was refused (%s): reading them every %s instead", where, watching.ShortReason(err), w.poll)
 			if !w.post(ctx, statusChange{group: g.gvr.String() + "|" + g.ns, poll: note}) {
 				return
 			}
 			w.pollGroup(ctx, g)
 			return
 		}
-		if !sleep(ctx, backoff) {
+		if !watching.Sleep(ctx, backoff) {
 			return
 		}
-		backoff = min(backoff*2, watchBackoffMax)
+		backoff = min(backoff*2, watching.BackoffMax)
 	}
 }
 
@@ -246,9 +245,9 @@ func (w *statusWatch) watchGroup(ctx context.Context, g *statusGroup, rv *string
 		err error
 	)
 	if g.meta {
-		wi, err = w.lc.md.Resource(g.gvr).Namespace(g.ns).Watch(ctx, opts)
+		wi, err = w.lc.Metadata.Resource(g.gvr).Namespace(g.ns).Watch(ctx, opts)
 	} else {
-		wi, err = w.lc.dyn.Resource(g.gvr).Namespace(g.ns).Watch(ctx, opts)
+		wi, err = w.lc.Dynamic.Resource(g.gvr).Namespace(g.ns).Watch(ctx, opts)
 	}
 	if err != nil {
 		return err
@@ -310,16 +309,16 @@ func (g *statusGroup) object(o runtime.Object) (*unstructured.Unstructured, bool
 // pollGroup reads each object of g every w.poll until ctx is done.
 func (w *statusWatch) pollGroup(ctx context.Context, g *statusGroup) {
 	names := slices.Sorted(maps.Keys(g.names))
-	for sleep(ctx, w.poll) {
+	for watching.Sleep(ctx, w.poll) {
 		for _, n := range names {
 			var (
 				o   runtime.Object
 				err error
 			)
 			if g.meta {
-				o, err = w.lc.md.Resource(g.gvr).Namespace(g.ns).Get(ctx, n, metav1.GetOptions{})
+				o, err = w.lc.Metadata.Resource(g.gvr).Namespace(g.ns).Get(ctx, n, metav1.GetOptions{})
 			} else {
-				o, err = w.lc.dyn.Resource(g.gvr).Namespace(g.ns).Get(ctx, n, metav1.GetOptions{})
+				o, err = w.lc.Dynamic.Resource(g.gvr).Namespace(g.ns).Get(ctx, n, metav1.GetOptions{})
 			}
 			ch := statusChange{idx: g.names[n]}
 			switch {
@@ -344,35 +343,35 @@ func (w *statusWatch) pollGroup(ctx context.Context, g *statusGroup) {
 // followEvents watches the Warning events of namespace ns from resourceVersion
 // rv, or lists them every w.poll once the watch is refused.
 func (w *statusWatch) followEvents(ctx context.Context, ns, rv string) {
-	backoff := watchBackoffMin
+	backoff := watching.BackoffMin
 	for ctx.Err() == nil {
 		err := w.watchEvents(ctx, ns, &rv)
 		switch {
 		case ctx.Err() != nil:
 			return
 		case err == nil:
-			backoff = watchBackoffMin
+			backoff = watching.BackoffMin
 			continue
 		case apierrors.IsResourceExpired(err) || apierrors.IsGone(err):
 			rv = "" // the watch sends every Warning event again
 			continue
-		case refused(err):
-			note := fmt.Sprintf("watching events in %s was refused (%s): listing its Warning events every %s instead", ns, shortReason(err), w.poll)
+		case watching.Refused(err):
+			note := fmt.Sprintf("watching events in %s was refused (%s): listing its Warning events every %s instead", ns, watching.ShortReason(err), w.poll)
 			if !w.post(ctx, statusChange{group: "events|" + ns, poll: note}) {
 				return
 			}
 			w.pollEvents(ctx, ns)
 			return
 		}
-		if !sleep(ctx, backoff) {
+		if !watching.Sleep(ctx, backoff) {
 			return
 		}
-		backoff = min(backoff*2, watchBackoffMax)
+		backoff = min(backoff*2, watching.BackoffMax)
 	}
 }
 
 func (w *statusWatch) watchEvents(ctx context.Context, ns string, rv *string) error {
-	wi, err := w.c.cs.CoreV1().Events(ns).Watch(ctx, metav1.ListOptions{FieldSelector: warningSelector, ResourceVersion: *rv, AllowWatchBookmarks: true})
+	wi, err := w.c.Clientset().CoreV1().Events(ns).Watch(ctx, metav1.ListOptions{FieldSelector: warningSelector, ResourceVersion: *rv, AllowWatchBookmarks: true})
 	if err != nil {
 		return err
 	}
@@ -404,8 +403,8 @@ func (w *statusWatch) watchEvents(ctx context.Context, ns string, rv *string) er
 
 // pollEvents lists the Warning events of ns every w.poll.
 func (w *statusWatch) pollEvents(ctx context.Context, ns string) {
-	for sleep(ctx, w.poll) {
-		l, err := w.c.cs.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: warningSelector})
+	for watching.Sleep(ctx, w.poll) {
+		l, err := w.c.Clientset().CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: warningSelector})
 		if err != nil {
 			continue
 		}

@@ -1,0 +1,63 @@
+package kube
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/client-go/discovery"
+	memory "k8s.io/client-go/discovery/cached"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
+)
+
+// ErrNoLive is returned by Live (and kube/live's reads) on a connection that cannot read the objects
+// of releases, such as the demo's, whose in-memory cluster holds release records
+// only.
+var ErrNoLive = errors.New("live objects are not available on this connection: the demo's in-memory cluster holds release records only, not the objects they deploy")
+
+// LiveClients read objects of any kind as they are in the cluster: what
+// kube/live reads release objects, their status, events and logs through.
+type LiveClients struct {
+	Dynamic  dynamic.Interface
+	Metadata metadata.Interface
+	Mapper   meta.RESTMapper
+	// Discovery is the memory-cached discovery the mapper reads, which
+	// Client.ServedAPIs reads too: one discovery pass serves both. Nil when
+	// the connection has none of its own.
+	Discovery discovery.CachedDiscoveryInterface
+}
+
+// liveSource builds the live clients once, on first use: commands that never
+// look at live objects pay no discovery.
+type liveSource struct {
+	once  sync.Once
+	build func() (*LiveClients, error)
+	lc    *LiveClients
+	err   error
+}
+
+func (s *liveSource) get() (*LiveClients, error) {
+	s.once.Do(func() { s.lc, s.err = s.build() })
+	return s.lc, s.err
+}
+
+// liveFromConfig reads live objects through rc: a dynamic client, the metadata
+// client, and a RESTMapper over a memory-cached discovery client.
+func liveFromConfig(rc *rest.Config, md metadata.Interface) *liveSource {
+	return &liveSource{build: func() (*LiveClients, error) {
+		dyn, err := dynamic.NewForConfig(rc)
+		if err != nil {
+			return nil, fmt.Errorf("build dynamic client: %w", err)
+		}
+		dc, err := discovery.NewDiscoveryClientForConfig(rc)
+		if err != nil {
+			return nil, fmt.Errorf("build discovery client: %w", err)
+		}
+		disc := memory.NewMemCacheClient(dc)
+		return &LiveClients{Dynamic: dyn, Metadata: md, Mapper: restmapper.NewDeferredDiscoveryRESTMapper(disc), Discovery: disc}, nil
+	}}
+}

@@ -1,0 +1,128 @@
+package ops
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	authorizationv1 "k8s.io/api/authorization/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/chunkview/chunkview/kube"
+)
+
+// Access is one verb on one resource in one namespace ("" at the cluster scope).
+type Access struct {
+	Verb      string
+	Resource  schema.GroupResource
+	Namespace string
+}
+
+// Verdict is the authorizer's answer to one access review.
+type Verdict struct {
+	Allowed bool
+	Reason  string
+}
+
+// Review asks the API server whether the user of cs may do each of need, with
+// one SelfSubjectAccessReview per access, a few at a time. Reviews that fail
+// are missing from the answers, and their errors are joined in the error
+// returned.
+func Review(ctx context.Context, cs kubernetes.Interface, need []Access) (map[Access]Verdict, error) {
+	var (
+		mu   sync.Mutex
+		wg   sync.WaitGroup
+		out  = map[Access]Verdict{}
+		errs []error
+	)
+	sem := make(chan struct{}, 8)
+	for _, a := range need {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			review := &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{
+				ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: a.Namespace, Verb: a.Verb, Group: a.Resource.Group, Resource: a.Resource.Resource},
+			}}
+			got, err := cs.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				errs = append(errs, kube.Explain(err, "create", "selfsubjectaccessreviews", ""))
+				return
+			}
+			out[a] = Verdict{Allowed: got.Status.Allowed && !got.Status.Denied, Reason: got.Status.Reason}
+		})
+	}
+	wg.Wait()
+	return out, errors.Join(errs...)
+}
+
+// Can asks the API server what the user of connection c may do with the records
+// in the storage namespace of namespace ns (the namespace looked at, as for
+// History), one SelfSubjectAccessReview per verb, concurrently. It sends POST
+// requests, so it is not available in read-only mode, where nothing may be
+// changed anyway.
+//
+// It checks the store the client reads when it reads one (WithDrivers,
+// --driver): Helm's ConfigMaps driver keeps its records in configmaps. Reading
+// several, it checks the chunked store's Secrets.
+func Can(ctx context.Context, c *kube.Client, ns string) (*kube.Permissions, error) {
+	d := c.Drivers()[0]
+	res := kube.StoreResource(d)
+	sns := c.StorageNamespaceFor(d, ns)
+	p := &kube.Permissions{Namespace: sns, Driver: d, Resource: res, Allowed: map[string]bool{}, Reasons: map[string]string{}}
+	if c.ReadOnly() {
+		for _, v := range kube.SecretVerbs {
+			p.Allowed[v] = v == "get" || v == "list"
+			if !p.Allowed[v] {
+				p.Reasons[v] = "started with --read-only"
+			}
+		}
+		return p, nil
+	}
+	need := make([]Access, 0, len(kube.SecretVerbs))
+	for _, verb := range kube.SecretVerbs {
+		need = append(need, Access{Verb: verb, Resource: schema.GroupResource{Resource: res}, Namespace: sns})
+	}
+	verdicts, err := Review(ctx, c.Clientset(), need)
+	if err != nil {
+		return nil, fmt.Errorf("check permissions in namespace %s: %w", sns, err)
+	}
+	for a, v := range verdicts {
+		p.Allowed[a.Verb] = v.Allowed
+		if !v.Allowed && v.Reason != "" {
+			p.Reasons[a.Verb] = v.Reason
+		}
+	}
+	return p, nil
+}
+
+// CheckAllowed refuses op up front, with the reason Allows gives, when the user of
+// connection c may not run it on the records of namespace ns. When the check
+// itself cannot be made (the server is unreachable, the review API refused), it
+// returns nil: the operation's own requests will meet the same answer, with their
+// own error.
+func CheckAllowed(ctx context.Context, c *kube.Client, ns, op string) error {
+	if err := checkWritable(c, op); err != nil {
+		return err
+	}
+	if c.StorageNamespaceFor(c.Drivers()[0], ns) == "" {
+		return nil
+	}
+	p, err := Can(ctx, c, ns)
+	if err != nil {
+		return nil
+	}
+	return p.Allows(op)
+}
+
+// checkWritable refuses what, naming it, when connection c is read-only.
+func checkWritable(c *kube.Client, what string) error {
+	if c.ReadOnly() {
+		return kube.ReadOnlyError(what)
+	}
+	return nil
+}
