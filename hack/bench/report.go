@@ -262,6 +262,8 @@ func (r *report) markdown() string {
 			}
 			p("| %s | %.2fx | %.2fx–%.2fx | %d | %s |\n", pr.name, pr.s.Median, pr.s.Min, pr.s.Max, len(pr.rs), strings.Join(each, ", "))
 		}
+		p("\nWhere the time of Create and Update goes, and why they stay near the original's: \"Writes of 8 chunks,\n")
+		p("profiled\", in the part measured by hand.\n")
 		if c := rw.Get[0].CPU; c.apiserver > 0 {
 			h := rw.Get[1].CPU
 			p("\nCPU time per Get, all processes (the API server and etcd share the machine's %d CPUs with the\n", runtime.NumCPU())
