@@ -23,13 +23,13 @@ func printStatus(w io.Writer, st *live.ReleaseStatus, now time.Time, width int) 
 	var b strings.Builder
 	fmt.Fprintf(&b, "Release %q (namespace %s), revision %d: %s, in the %s store\n", st.Release, st.Namespace, st.Revision, human.OrUnknown(st.ReleaseStatus), st.Store)
 	if !st.LastDeployed.IsZero() || st.Description != "" {
-		b.WriteString(wrapText(fmt.Sprintf("Last deployed %s: %s", human.Timestamp(st.LastDeployed), human.OrUnknown(oneLine(st.Description))), width, "  "))
+		b.WriteString(human.WrapHanging(fmt.Sprintf("Last deployed %s: %s", human.Timestamp(st.LastDeployed), human.OrUnknown(oneLine(st.Description))), width, "  "))
 	}
 	if st.LatestRevision != 0 && st.LatestRevision != st.Revision {
 		fmt.Fprintf(&b, "The latest revision, %d, is %s; --revision %d shows its objects and hooks.\n", st.LatestRevision, st.LatestStatus, st.LatestRevision)
 	}
 	for _, n := range st.Notes {
-		b.WriteString(wrapText("Note: "+n, width, "  "))
+		b.WriteString(human.WrapHanging("Note: "+n, width, "  "))
 	}
 	fmt.Fprintf(&b, "Objects: %s\n\n", st.Summary())
 
@@ -115,18 +115,18 @@ func lastRun(h live.HookStatus, now time.Time) string {
 // and the end of the failed container's log.
 func writeHookJob(b *strings.Builder, h live.HookStatus, width int) {
 	j := h.Job
-	b.WriteString(wrapText(fmt.Sprintf("  Job %s: %s: %s", h.Name, j.Status, j.Message), width, "    "))
+	b.WriteString(human.WrapHanging(fmt.Sprintf("  Job %s: %s: %s", h.Name, j.Status, j.Message), width, "    "))
 	for _, n := range j.Notes {
-		b.WriteString(wrapText("    note: "+n, width, "      "))
+		b.WriteString(human.WrapHanging("    note: "+n, width, "      "))
 	}
 	for _, p := range j.Pods {
 		line := fmt.Sprintf("    Pod %s: %s", p.Name, p.Phase)
 		if p.Reason != "" || p.Message != "" {
 			line += " (" + strings.TrimSpace(p.Reason+" "+p.Message) + ")"
 		}
-		b.WriteString(wrapText(line, width, "      "))
+		b.WriteString(human.WrapHanging(line, width, "      "))
 		for _, c := range p.Containers {
-			b.WriteString(wrapText("      "+containerLine(c), width, "        "))
+			b.WriteString(human.WrapHanging("      "+containerLine(c), width, "        "))
 		}
 	}
 	if l := j.Log; l != nil {
@@ -139,14 +139,14 @@ func writeHookJob(b *strings.Builder, h live.HookStatus, width int) {
 			masked = ", the release's secrets masked"
 		}
 		if l.Unavailable != "" {
-			b.WriteString(wrapText(fmt.Sprintf("    The %s of %s/%s is not available: %s", which, l.Pod, l.Container, l.Unavailable), width, "      "))
+			b.WriteString(human.WrapHanging(fmt.Sprintf("    The %s of %s/%s is not available: %s", which, l.Pod, l.Container, l.Unavailable), width, "      "))
 			return
 		}
 		if len(l.Lines) == 0 {
 			fmt.Fprintf(b, "    The %s of %s/%s is empty.\n", which, l.Pod, l.Container)
 			return
 		}
-		b.WriteString(wrapText(fmt.Sprintf("    The %s of %s/%s, last %d lines%s:", which, l.Pod, l.Container, len(l.Lines), masked), width, "      "))
+		b.WriteString(human.WrapHanging(fmt.Sprintf("    The %s of %s/%s, last %d lines%s:", which, l.Pod, l.Container, len(l.Lines), masked), width, "      "))
 		for _, line := range l.Lines {
 			fmt.Fprintf(b, "      | %s\n", line)
 		}
@@ -251,21 +251,4 @@ func padCut(s string, w int) string {
 		return string([]rune(s)[:w-1]) + "…"
 	}
 	return s + strings.Repeat(" ", w-n)
-}
-
-// wrapText wraps one line of text at width, the lines after the first indented
-// by indent, and ends it with a newline.
-func wrapText(s string, width int, indent string) string {
-	lead := len(s) - len(strings.TrimLeft(s, " "))
-	words := strings.Join(strings.Fields(s), " ")
-	first := human.Wrap(words, width-lead)[0]
-	var b strings.Builder
-	b.WriteString(strings.Repeat(" ", lead) + first)
-	if rest := strings.TrimSpace(strings.TrimPrefix(words, first)); rest != "" {
-		for _, q := range human.Wrap(rest, width-len(indent)) {
-			b.WriteString("\n" + indent + q)
-		}
-	}
-	b.WriteByte('\n')
-	return b.String()
 }

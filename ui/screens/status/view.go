@@ -37,10 +37,10 @@ func renderStatusBody(st *theme.Styles, s *live.ReleaseStatus, width int, now ti
 		}
 	}
 	if s.LatestRevision != 0 && s.LatestRevision != s.Revision {
-		add(st.Warning.Render(table.Wrap(fmt.Sprintf("The latest revision, %d, is %s: s on it in the history shows its objects.", s.LatestRevision, s.LatestStatus), width)))
+		add(st.Warning.Render(human.WrapCells(fmt.Sprintf("The latest revision, %d, is %s: s on it in the history shows its objects.", s.LatestRevision, s.LatestStatus), width)))
 	}
 	for _, n := range s.Notes {
-		add(st.Dim.Render(table.Wrap("note: "+n, width)))
+		add(st.Dim.Render(human.WrapCells("note: "+n, width)))
 	}
 
 	nsCol := false
@@ -124,7 +124,7 @@ func hookLines(st *theme.Styles, h live.HookStatus, width int, now time.Time) []
 		return out
 	}
 	sub := func(indent, s string, style *lipgloss.Style) {
-		for _, l := range strings.Split(table.Wrap(s, max(width-len(indent), 10)), "\n") {
+		for _, l := range strings.Split(human.WrapCells(s, max(width-len(indent), 10)), "\n") {
 			if style != nil {
 				l = style.Render(l)
 			}
