@@ -177,6 +177,21 @@ func WrapCells(s string, width int) string {
 	return out
 }
 
+// FoldLines folds a message onto one line, its lines joined by "; ": API server
+// errors and Helm's descriptions sometimes span several.
+func FoldLines(s string) string {
+	s = strings.TrimSpace(s)
+	s = strings.ReplaceAll(s, "\r", "")
+	parts := strings.Split(s, "\n")
+	out := parts[:0]
+	for _, p := range parts {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
 // Cut is Wrap for a cell of a fixed width: a word longer than the line is cut
 // where the line ends.
 func Cut(s string, width int) []string {
