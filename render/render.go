@@ -151,17 +151,20 @@ func HookPhase(phase string) Meaning {
 }
 
 // ReleaseStatus is what Helm's status of a revision means: deployed is well,
-// failed is not, a pending one may be stuck, the rest is history.
+// failed is not, one pending or uninstalling is in flight and may be stuck,
+// superseded and uninstalled are history; another is not judged.
 func ReleaseStatus(status string) Meaning {
 	switch {
 	case status == "deployed":
 		return OK
 	case status == "failed":
 		return Failed
-	case kube.Pending(status):
+	case kube.InFlight(status):
 		return Warning
+	case status == "superseded" || status == "uninstalled":
+		return Muted
 	}
-	return Muted
+	return Plain
 }
 
 // OneLine joins the lines of s, its runs of spaces made one: a message from the

@@ -96,7 +96,7 @@ func TestStatusOfVariants(t *testing.T) {
 	if got := s.Resources.Head(); !slices.Equal(got, []string{"KIND", "NAME", "STATUS", "MESSAGE"}) {
 		t.Errorf("resource columns %v", got)
 	}
-	if s.Helm != (render.Cell{Text: "-", Meaning: render.Muted}) {
+	if s.Helm != (render.Cell{Text: "-", Meaning: render.Plain}) {
 		t.Errorf("unknown Helm status %+v", s.Helm)
 	}
 }
@@ -162,7 +162,10 @@ func TestMeanings(t *testing.T) {
 		{render.ReleaseStatus("deployed"), render.OK, "deployed"},
 		{render.ReleaseStatus("failed"), render.Failed, "failed"},
 		{render.ReleaseStatus("pending-upgrade"), render.Warning, "pending-upgrade"},
+		{render.ReleaseStatus("uninstalling"), render.Warning, "uninstalling"},
 		{render.ReleaseStatus("superseded"), render.Muted, "superseded"},
+		{render.ReleaseStatus("uninstalled"), render.Muted, "uninstalled"},
+		{render.ReleaseStatus("unknown"), render.Plain, "unknown"},
 	} {
 		if c.got != c.want {
 			t.Errorf("%s means %s, want %s", c.what, c.got, c.want)
