@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/kube/ops"
 	"github.com/chunkview/chunkview/storage"
@@ -124,21 +125,7 @@ func message(err error) string {
 	if errors.Is(err, storage.ErrConflict) && !strings.Contains(msg, "retry") {
 		msg += ": refresh and retry"
 	}
-	return oneLine(msg)
-}
-
-// oneLine folds a message onto one line: API server errors sometimes span several.
-func oneLine(s string) string {
-	s = strings.TrimSpace(s)
-	s = strings.ReplaceAll(s, "\r", "")
-	parts := strings.Split(s, "\n")
-	out := parts[:0]
-	for _, p := range parts {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return strings.Join(out, "; ")
+	return human.FoldLines(msg)
 }
 
 // warnPartial passes err through, except a *kube.PartialError (listing every

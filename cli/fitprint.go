@@ -27,7 +27,7 @@ func (r *run) printFit(out *FitResult) error {
 	}
 	title := fmt.Sprintf("%s as %s %q (namespace %s), revision %d, as Helm %d stores it: %s of JSON",
 		out.Chart, what, out.Release, out.Namespace, out.Revision, out.Helm, human.Bytes(int64(out.JSONBytes)))
-	fmt.Fprint(w, wrapText(title, fitWidth, "  "))
+	fmt.Fprint(w, human.WrapHanging(title, fitWidth, "  "))
 	fmt.Fprintln(w)
 	tw := newTable(w)
 	head := []any{"STORE", "STORED", "LIMIT", "FILL", "FITS", "OBJECTS"}
@@ -52,12 +52,12 @@ func (r *run) printFit(out *FitResult) error {
 	}
 	for _, s := range out.Stores {
 		if !s.Fits {
-			fmt.Fprint(w, wrapText(fmt.Sprintf("✗ %s: %s", kube.DriverLabel(s.Driver), s.Reason), fitWidth, "  "))
+			fmt.Fprint(w, human.WrapHanging(fmt.Sprintf("✗ %s: %s", kube.DriverLabel(s.Driver), s.Reason), fitWidth, "  "))
 		}
 	}
 	if cur := out.Current; cur != nil {
 		fmt.Fprintln(w)
-		fmt.Fprint(w, wrapText(currentLine(cur, out.Revision), fitWidth, ""))
+		fmt.Fprint(w, human.WrapHanging(currentLine(cur, out.Revision), fitWidth, ""))
 	}
 	r.printBreakdown(out.Breakdown)
 	return nil

@@ -9,6 +9,7 @@ import (
 
 	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube/live"
+	"github.com/chunkview/chunkview/render"
 )
 
 // statusWidth is the width `status` lays its tables out in: the narrowest
@@ -18,69 +19,41 @@ const statusWidth = 80
 // maxEventsShown bounds the events the table lists; -o json has them all.
 const maxEventsShown = 10
 
-// printStatus writes st as `status` shows it, in width columns.
+// printStatus writes st as `status` shows it, in width columns: render.StatusOf
+// printed plain.
 func printStatus(w io.Writer, st *live.ReleaseStatus, now time.Time, width int) error {
+	s := render.StatusOf(st, now)
 	var b strings.Builder
-	fmt.Fprintf(&b, "Release %q (namespace %s), revision %d: %s, in the %s store\n", st.Release, st.Namespace, st.Revision, human.OrUnknown(st.ReleaseStatus), st.Store)
-	if !st.LastDeployed.IsZero() || st.Description != "" {
-		b.WriteString(wrapText(fmt.Sprintf("Last deployed %s: %s", human.Timestamp(st.LastDeployed), human.OrUnknown(oneLine(st.Description))), width, "  "))
+	fmt.Fprintf(&b, "Release %q (namespace %s), revision %d: %s, in the %s store\n", s.Release, s.Namespace, s.Revision, s.Helm.Text, s.Store)
+	if s.Deployed != "" {
+		b.WriteString(human.WrapHanging(s.Deployed, width, "  "))
 	}
-	if st.LatestRevision != 0 && st.LatestRevision != st.Revision {
-		fmt.Fprintf(&b, "The latest revision, %d, is %s; --revision %d shows its objects and hooks.\n", st.LatestRevision, st.LatestStatus, st.LatestRevision)
+	if s.Latest != nil {
+		fmt.Fprintf(&b, "%s; --revision %d shows its objects and hooks.\n", s.Latest.Text, s.LatestRevision)
 	}
-	for _, n := range st.Notes {
-		b.WriteString(wrapText("Note: "+n, width, "  "))
+	for _, n := range s.Notes {
+		b.WriteString(human.WrapHanging("Note: "+n.Text, width, "  "))
 	}
-	fmt.Fprintf(&b, "Objects: %s\n\n", st.Summary())
+	fmt.Fprintf(&b, "Objects: %s\n\n", s.Objects.Text)
+	b.WriteString(fitTable(s.Resources.Head(), s.Resources.Texts(), width))
 
-	nsCol := false
-	for _, r := range st.Resources {
-		if r.Namespace != "" && r.Namespace != st.Namespace {
-			nsCol = true
-		}
-	}
-	head := []string{"KIND", "NAME", "STATUS", "MESSAGE"}
-	if nsCol {
-		head = []string{"KIND", "NAMESPACE", "NAME", "STATUS", "MESSAGE"}
-	}
-	var rows [][]string
-	for _, r := range st.Resources {
-		cells := []string{r.Kind, r.Name, r.Status, r.Message}
-		if nsCol {
-			cells = []string{r.Kind, human.OrUnknown(r.Namespace), r.Name, r.Status, r.Message}
-		}
-		rows = append(rows, cells)
-	}
-	b.WriteString(fitTable(head, rows, width))
-
-	if len(st.Hooks) > 0 {
+	if len(s.Hooks) > 0 {
 		b.WriteString("\nHooks (last run, as Helm recorded it):\n")
-		var hrows [][]string
-		for _, h := range st.Hooks {
-			hrows = append(hrows, []string{h.Kind, h.Name, strings.Join(h.Events, ","), lastRun(h, now)})
-		}
-		b.WriteString(fitTable([]string{"KIND", "NAME", "EVENTS", "LAST RUN"}, hrows, width))
-		for _, h := range st.Hooks {
-			if h.Job != nil {
-				writeHookJob(&b, h, width)
-			}
+		ht := s.HookTable()
+		b.WriteString(fitTable(ht.Head(), ht.Texts(), width))
+		for _, h := range s.Hooks {
+			writeHookJob(&b, h, width)
 		}
 	}
 
-	if st.Hooks != nil || st.Events != nil {
-		if len(st.Events) == 0 {
+	if s.HooksRead {
+		if len(s.Events.Rows) == 0 {
 			b.WriteString("\nNo Warning events.\n")
 		} else {
 			b.WriteString("\nWarning events, newest first:\n")
-			var erows [][]string
-			for i, e := range st.Events {
-				if i == maxEventsShown {
-					break
-				}
-				erows = append(erows, []string{human.Age(now, e.LastSeen), e.Object, e.Reason, eventMessage(e)})
-			}
-			b.WriteString(fitTable([]string{"LAST SEEN", "OBJECT", "REASON", "MESSAGE"}, erows, width))
-			if more := len(st.Events) - maxEventsShown + st.EventsOmitted; more > 0 {
+			rows := s.Events.Texts()
+			b.WriteString(fitTable(s.Events.Head(), rows[:min(len(rows), maxEventsShown)], width))
+			if more := len(rows) - maxEventsShown + s.EventsOmitted; more > 0 {
 				fmt.Fprintf(&b, "... and %d older (-o json lists up to %d).\n", more, live.MaxStatusEvents)
 			}
 		}
@@ -89,93 +62,23 @@ func printStatus(w io.Writer, st *live.ReleaseStatus, now time.Time, width int) 
 	return err
 }
 
-// eventMessage is an event's message, with its count when it happened more than
-// once.
-func eventMessage(e live.WarningEvent) string {
-	if e.Count > 1 {
-		return fmt.Sprintf("%s (x%d)", e.Message, e.Count)
-	}
-	return e.Message
-}
-
-// lastRun says how a hook's last run went: "Failed 2m ago, after 12s".
-func lastRun(h live.HookStatus, now time.Time) string {
-	switch {
-	case h.Phase == "":
-		return "never run"
-	case h.Phase == "Running":
-		return "Running since " + human.Age(now, h.Started)
-	case h.Completed.IsZero() || h.Started.IsZero():
-		return h.Phase
-	}
-	return fmt.Sprintf("%s %s ago, after %s", h.Phase, human.Age(now, h.Completed), human.Duration(h.Completed.Sub(h.Started)))
-}
+// statusIndent is how far the CLI sets a line of a hook's Job at each depth.
+var statusIndent = []string{"  ", "    ", "      "}
 
 // writeHookJob writes what the cluster says of a hook Job: its status, its Pods
-// and the end of the failed container's log.
-func writeHookJob(b *strings.Builder, h live.HookStatus, width int) {
-	j := h.Job
-	b.WriteString(wrapText(fmt.Sprintf("  Job %s: %s: %s", h.Name, j.Status, j.Message), width, "    "))
-	for _, n := range j.Notes {
-		b.WriteString(wrapText("    note: "+n, width, "      "))
+// and the end of the failed container's log; nothing for a hook without one.
+func writeHookJob(b *strings.Builder, h render.Hook, width int) {
+	if h.Job == nil {
+		return
 	}
-	for _, p := range j.Pods {
-		line := fmt.Sprintf("    Pod %s: %s", p.Name, p.Phase)
-		if p.Reason != "" || p.Message != "" {
-			line += " (" + strings.TrimSpace(p.Reason+" "+p.Message) + ")"
-		}
-		b.WriteString(wrapText(line, width, "      "))
-		for _, c := range p.Containers {
-			b.WriteString(wrapText("      "+containerLine(c), width, "        "))
-		}
+	b.WriteString(human.WrapHanging(fmt.Sprintf("  Job %s: %s", h.Name, h.Job.Text), width, "    "))
+	for _, l := range h.Details {
+		in := statusIndent[min(l.Depth, len(statusIndent)-1)]
+		b.WriteString(human.WrapHanging(in+l.Text, width, in+"  "))
 	}
-	if l := j.Log; l != nil {
-		which := "log"
-		if l.Previous {
-			which = "log of its previous run"
-		}
-		masked := ""
-		if l.Masked {
-			masked = ", the release's secrets masked"
-		}
-		if l.Unavailable != "" {
-			b.WriteString(wrapText(fmt.Sprintf("    The %s of %s/%s is not available: %s", which, l.Pod, l.Container, l.Unavailable), width, "      "))
-			return
-		}
-		if len(l.Lines) == 0 {
-			fmt.Fprintf(b, "    The %s of %s/%s is empty.\n", which, l.Pod, l.Container)
-			return
-		}
-		b.WriteString(wrapText(fmt.Sprintf("    The %s of %s/%s, last %d lines%s:", which, l.Pod, l.Container, len(l.Lines), masked), width, "      "))
-		for _, line := range l.Lines {
-			fmt.Fprintf(b, "      | %s\n", line)
-		}
+	for _, line := range h.Log {
+		fmt.Fprintf(b, "      | %s\n", line)
 	}
-}
-
-// containerLine says what state a container is in.
-func containerLine(c live.ContainerState) string {
-	s := c.Name
-	if c.Init {
-		s += " (init)"
-	}
-	s += ": " + c.State
-	if c.ExitCode != nil {
-		s += fmt.Sprintf(", exit code %d", *c.ExitCode)
-	}
-	if c.Reason != "" {
-		s += " (" + c.Reason + ")"
-	}
-	if c.Restarts > 0 {
-		s += fmt.Sprintf(", %s", human.Plural(int(c.Restarts), "restart", "restarts"))
-		if c.LastExitCode != nil {
-			s += fmt.Sprintf(", the last ended with exit code %d", *c.LastExitCode)
-		}
-	}
-	if c.Message != "" {
-		s += ": " + c.Message
-	}
-	return s
 }
 
 // fitTable lays rows out under head in width columns, as kubectl's tables (three
@@ -251,21 +154,4 @@ func padCut(s string, w int) string {
 		return string([]rune(s)[:w-1]) + "…"
 	}
 	return s + strings.Repeat(" ", w-n)
-}
-
-// wrapText wraps one line of text at width, the lines after the first indented
-// by indent, and ends it with a newline.
-func wrapText(s string, width int, indent string) string {
-	lead := len(s) - len(strings.TrimLeft(s, " "))
-	words := strings.Join(strings.Fields(s), " ")
-	first := human.Wrap(words, width-lead)[0]
-	var b strings.Builder
-	b.WriteString(strings.Repeat(" ", lead) + first)
-	if rest := strings.TrimSpace(strings.TrimPrefix(words, first)); rest != "" {
-		for _, q := range human.Wrap(rest, width-len(indent)) {
-			b.WriteString("\n" + indent + q)
-		}
-	}
-	b.WriteByte('\n')
-	return b.String()
 }

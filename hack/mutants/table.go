@@ -462,4 +462,30 @@ var mutants = []mutant{
 		Guarantee: "fix-apis drops an object no served version replaces only with --drop-unserved; without it the plan is refused naming the object",
 		Kill:      []target{{"./kube/apis", "TestPlanFix"}, {"./kube/ops", "TestFixAPIs"}},
 	},
+
+	// Rendering: both front ends print what package render yields.
+	{
+		Name:      "render-status-last-exit-code",
+		File:      "render/status.go",
+		Find:      `s += fmt.Sprintf(", the last ended with exit code %d", *c.LastExitCode)`,
+		Replace:   "_ = c.LastExitCode",
+		Guarantee: "a hook container that restarted says how its last run ended, in status and in the TUI's resources view (issue 31's drift)",
+		Kill:      []target{{"./render", "TestStatusOf|TestContainerLines"}},
+	},
+	{
+		Name:      "tui-status-drops-job-details",
+		File:      "ui/screens/status/view.go",
+		Find:      `sub(strings.Repeat("  ", l.Depth+1), l.Text, common.MeaningStyle(st, l.Meaning))`,
+		Replace:   "_ = l",
+		Guarantee: "the TUI's resources view shows every detail of a hook Job that render yields, as status does",
+		Kill:      []target{{"./ui/screens/status", "TestViewShowsWhatRenderYields"}},
+	},
+	{
+		Name:      "cli-status-drops-job-details",
+		File:      "cli/statusprint.go",
+		Find:      `b.WriteString(human.WrapHanging(in+l.Text, width, in+"  "))`,
+		Replace:   "_ = in",
+		Guarantee: "status prints every detail of a hook Job that render yields, as the TUI's resources view does",
+		Kill:      []target{{"./cli", "TestStatusPrintShowsWhatRenderYields"}},
+	},
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/dustin/go-humanize"
 	"k8s.io/apimachinery/pkg/util/duration"
 )
@@ -111,6 +112,13 @@ func OrUnknown(s string) string {
 	return s
 }
 
+// There are two ways to wrap text, and both are here so that no front end
+// writes a third: Wrap keeps every word whole, for what a person may copy (a
+// name, a command, a path), and is what the CLI prints; WrapCells breaks a long
+// path at its slashes (and a word with no break at all where the line ends), for
+// a screen of a fixed width that must not be pushed wider. WrapHanging is Wrap
+// with an indent for the lines after the first, as the CLI's paragraphs are set.
+
 // Wrap breaks s into lines of at most width runes at spaces, its runs of spaces
 // made one. A word longer than a line stays whole on a line of its own: a name
 // or a command cut in two could not be copied.
@@ -129,6 +137,59 @@ func Wrap(s string, width int) []string {
 		}
 	}
 	return append(lines, line)
+}
+
+// WrapHanging wraps one line of text at width, as Wrap does, keeping its leading
+// spaces on the first line and indenting the lines after it by indent; the
+// result ends with a newline.
+func WrapHanging(s string, width int, indent string) string {
+	lead := len(s) - len(strings.TrimLeft(s, " "))
+	words := strings.Join(strings.Fields(s), " ")
+	first := Wrap(words, width-lead)[0]
+	var b strings.Builder
+	b.WriteString(strings.Repeat(" ", lead) + first)
+	if rest := strings.TrimSpace(strings.TrimPrefix(words, first)); rest != "" {
+		for _, q := range Wrap(rest, width-len(indent)) {
+			b.WriteString("\n" + indent + q)
+		}
+	}
+	b.WriteByte('\n')
+	return b.String()
+}
+
+// WrapCells breaks s into lines of at most width terminal cells, joined by
+// newlines: at spaces, and after a comma, a semicolon, a slash or a hyphen, so
+// that a long path or list wraps where it divides; a word with none of these is
+// cut where the line ends. Escape codes in s are kept and take no cells. A width
+// of 0 or less leaves s as it is.
+func WrapCells(s string, width int) string {
+	if width <= 0 {
+		return s
+	}
+	out := ansi.Wrap(s, width, " ,;/")
+	for _, l := range strings.Split(out, "\n") {
+		if ansi.StringWidth(l) > width {
+			// ansi.Wrap can keep a breakpoint character past the width
+			// ("values," at 81 of 80): break at spaces only then.
+			return ansi.Wrap(s, width, " ")
+		}
+	}
+	return out
+}
+
+// FoldLines folds a message onto one line, its lines joined by "; ": API server
+// errors and Helm's descriptions sometimes span several.
+func FoldLines(s string) string {
+	s = strings.TrimSpace(s)
+	s = strings.ReplaceAll(s, "\r", "")
+	parts := strings.Split(s, "\n")
+	out := parts[:0]
+	for _, p := range parts {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, "; ")
 }
 
 // Cut is Wrap for a cell of a fixed width: a word longer than the line is cut

@@ -121,3 +121,36 @@ func TestSpan(t *testing.T) {
 		}
 	}
 }
+
+// TestWrapHanging: the first line keeps its leading spaces, the rest take the
+// indent, and each line fits the width.
+func TestWrapHanging(t *testing.T) {
+	got := WrapHanging("  Job migrate: Failed: BackoffLimitExceeded after three tries", 30, "    ")
+	want := "  Job migrate: Failed:\n    BackoffLimitExceeded after\n    three tries\n"
+	if got != want {
+		t.Errorf("WrapHanging = %q, want %q", got, want)
+	}
+	if got := WrapHanging("short", 30, "  "); got != "short\n" {
+		t.Errorf("a short line: %q", got)
+	}
+}
+
+// TestWrapCells: a long path breaks after a slash, a word with no break is cut
+// where the line ends, and no line is wider than the width; a width of 0 leaves
+// the text alone.
+func TestWrapCells(t *testing.T) {
+	if got := WrapCells("Get https://example.com/api/v1/namespaces/default/secrets now", 24); got != "Get https://example.com/\napi/v1/namespaces/\ndefault/secrets now" {
+		t.Errorf("a path: %q", got)
+	}
+	if got := WrapCells("abcdefghijklmnop", 6); got != "abcdef\nghijkl\nmnop" {
+		t.Errorf("a long word: %q", got)
+	}
+	for _, l := range strings.Split(WrapCells("values, values, values, values, values,", 8), "\n") {
+		if n := len([]rune(l)); n > 8 {
+			t.Errorf("line %q has %d cells", l, n)
+		}
+	}
+	if got := WrapCells("left alone", 0); got != "left alone" {
+		t.Errorf("width 0: %q", got)
+	}
+}

@@ -192,21 +192,8 @@ func Sparkline(values []int64) string {
 	return b.String()
 }
 
-// Wrap breaks s into lines of at most width cells.
-func Wrap(s string, width int) string {
-	if width <= 0 {
-		return s
-	}
-	out := ansi.Wrap(s, width, " ,;/")
-	for _, l := range strings.Split(out, "\n") {
-		if ansi.StringWidth(l) > width {
-			// ansi.Wrap can keep a breakpoint character past the width
-			// ("values," at 81 of 80): break at spaces only then.
-			return ansi.Wrap(s, width, " ")
-		}
-	}
-	return out
-}
+// Wrap is human.WrapCells, the screens' one way to wrap text.
+func Wrap(s string, width int) string { return human.WrapCells(s, width) }
 
 // PadLines pads or cuts s to exactly h lines, so a screen's body keeps its height
 // and the help line stays at the bottom.

@@ -152,7 +152,7 @@ func (s *Screen) rerender() {
 		case s.measureErr != nil:
 			text += "\n\n" + common.RenderError(st, s.measureErr, s.Width) + "\n" + st.Dim.Render("r: retry")
 		case !s.layout.Measured():
-			text += "\n\n" + st.Dim.Render(table.Wrap("Decoding the payload for its decompressed size and what takes the space…", s.Width))
+			text += "\n\n" + st.Dim.Render(human.WrapCells("Decoding the payload for its decompressed size and what takes the space…", s.Width))
 		}
 		s.view.SetContent(text)
 	}
@@ -195,7 +195,7 @@ func renderLayout(st *theme.Styles, l *storage.Layout, width int) string {
 		head += " · " + l.Status
 	}
 	add(st.Title.Render(table.Line1(width, head)))
-	add(st.Explainer.Render(table.Wrap(formatExplainer, width)))
+	add(st.Explainer.Render(human.WrapCells(formatExplainer, width)))
 	add("")
 
 	cols := table.FitColumns(layoutColumns, width)
@@ -253,12 +253,12 @@ func renderLayout(st *theme.Styles, l *storage.Layout, width int) string {
 	add("")
 
 	if l.Broken() {
-		add(st.ErrorBold.Render(table.Wrap("✗ This revision cannot be read: "+table.OneLine(l.DecodeError), width)))
+		add(st.ErrorBold.Render(human.WrapCells("✗ This revision cannot be read: "+table.OneLine(l.DecodeError), width)))
 	}
 	for _, p := range problems {
 		if k := stateProblem(p); k != "" {
 			state, stStyle := stateCell(st, p)
-			add(stStyle.Render(state.Text) + " " + table.Wrap(k.Explain(), max(width-lipglossWidth(state.Text)-1, 20)))
+			add(stStyle.Render(state.Text) + " " + human.WrapCells(k.Explain(), max(width-lipglossWidth(state.Text)-1, 20)))
 		}
 	}
 	if l.Broken() || len(problems) > 0 {
@@ -281,7 +281,7 @@ func renderLayout(st *theme.Styles, l *storage.Layout, width int) string {
 	}
 	if len(l.Parts) > 0 {
 		add("", st.Bold.Render("What takes the space"))
-		add(st.Dim.Render(table.Wrap("Each part compressed on its own, so they add up to more than the whole.", width)))
+		add(st.Dim.Render(human.WrapCells("Each part compressed on its own, so they add up to more than the whole.", width)))
 		add(renderParts(st, l.Parts, width)...)
 	}
 	return strings.Join(lines, "\n")

@@ -47,7 +47,7 @@ func renderHelmLayout(st *theme.Styles, l *storage.Layout, d string, width int) 
 		head += " · " + l.Status
 	}
 	add(st.Title.Render(table.Line1(width, head)))
-	add(st.Explainer.Render(table.Wrap(helmExplainer(d), width)))
+	add(st.Explainer.Render(human.WrapCells(helmExplainer(d), width)))
 	add("")
 
 	cols := table.FitColumns(helmLayoutColumns, width)
@@ -73,7 +73,7 @@ func renderHelmLayout(st *theme.Styles, l *storage.Layout, d string, width int) 
 	add("")
 
 	if l.Broken() {
-		add(st.ErrorBold.Render(table.Wrap("✗ This revision cannot be read: "+table.OneLine(l.DecodeError), width)), "")
+		add(st.ErrorBold.Render(human.WrapCells("✗ This revision cannot be read: "+table.OneLine(l.DecodeError), width)), "")
 	}
 
 	add(st.Bold.Render("Totals"))
@@ -88,11 +88,11 @@ func renderHelmLayout(st *theme.Styles, l *storage.Layout, d string, width int) 
 		add(fmt.Sprintf("  Decompressed (JSON)      %s (%.1f× the stored size)", human.Bytes(int64(l.DecodedBytes)), ratio))
 	}
 	if info.Share >= common.FillWarn {
-		add("", fillSt.Render(table.Wrap(fmt.Sprintf("%s This record takes %.0f%% of what one %s may hold. %s", mark, info.Share*100, obj, fit.Growth{}.Advice(common.StoreOf(d))), width)))
+		add("", fillSt.Render(human.WrapCells(fmt.Sprintf("%s This record takes %.0f%% of what one %s may hold. %s", mark, info.Share*100, obj, fit.Growth{}.Advice(common.StoreOf(d))), width)))
 	}
 	if len(l.Parts) > 0 {
 		add("", st.Bold.Render("What takes the space"))
-		add(st.Dim.Render(table.Wrap("Each part compressed on its own, so they add up to more than the whole.", width)))
+		add(st.Dim.Render(human.WrapCells("Each part compressed on its own, so they add up to more than the whole.", width)))
 		add(renderParts(st, l.Parts, width)...)
 	}
 	return strings.Join(lines, "\n")

@@ -48,7 +48,7 @@ func (s *Screen) tableView() string {
 	st := s.Styles
 	switch {
 	case s.gone != "":
-		return st.OK.Render(table.Wrap("✓ "+s.gone, s.Width)) + "\n\n" + st.Dim.Render("esc: back to the release list")
+		return st.OK.Render(human.WrapCells("✓ "+s.gone, s.Width)) + "\n\n" + st.Dim.Render("esc: back to the release list")
 	case !s.loaded && s.err != nil:
 		return common.RenderError(st, s.err, s.Width) + "\n\n" + st.Dim.Render("r: retry · esc: back")
 	case !s.loaded:

@@ -73,7 +73,7 @@ func (s *Screen) trendLines() []string {
 	lines := append([]string{table.CutLines(first, s.Width)}, chart...)
 	lines = append(lines, table.CutLines(second, s.Width))
 	if g.Warn() {
-		advice := strings.Split(table.Wrap(g.Advice(s.store()), s.Width), "\n")
+		advice := strings.Split(human.WrapCells(g.Advice(s.store()), s.Width), "\n")
 		if room := s.Height - 4 - len(s.ownerLines()) - len(lines) - minHistoryRows; len(advice) > max(room, 1) {
 			// A small terminal keeps its table: the advice's first words say
 			// what matters most (fewer revisions do not help).

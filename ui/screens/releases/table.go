@@ -289,7 +289,7 @@ func (s *Screen) tableView() string {
 	switch {
 	case !s.Loaded && s.Err != nil:
 		lines = append(lines, common.RenderError(st, s.Err, s.Width), "",
-			st.Dim.Render(table.Wrap("Press r to retry, or n to look in another namespace.", s.Width)))
+			st.Dim.Render(human.WrapCells("Press r to retry, or n to look in another namespace.", s.Width)))
 		return strings.Join(lines, "\n")
 	case !s.Loaded:
 		return st.Dim.Render("Listing release records in " + s.ViewName + "…")
@@ -317,7 +317,7 @@ func (s *Screen) tableView() string {
 		if s.Skipped != nil {
 			text += " Not read: " + common.SkipNote(s.Skipped) + "."
 		}
-		return st.Dim.Render(table.Wrap(text, s.Width))
+		return st.Dim.Render(human.WrapCells(text, s.Width))
 	}
 
 	cols := fitReleaseColumns(s.Items, common.ReadsSeveralStores(s.Client), s.Width)
