@@ -43,10 +43,13 @@ type helm interface {
 }
 
 // waitOptions say whether and how long an action waits for the resources it
-// applied to be ready.
+// applied to be ready, and, for Helm 4's server-side apply, under which field
+// manager it applies them ("": Helm's) and whether it forces conflicts.
 type waitOptions struct {
-	wait    bool
-	timeout time.Duration
+	wait           bool
+	timeout        time.Duration
+	manager        string
+	forceConflicts bool
 }
 
 // defaultTimeout is Helm's CLIs' --timeout: how long one Kubernetes operation
