@@ -435,4 +435,38 @@ var mutants = []mutant{
 		Guarantee: "the slices and decoded releases the release cache holds stay under their bounds, least recently used first",
 		Kill:      []target{{"./storage", "TestCacheBounds"}},
 	},
+
+	// Server-side apply as the release's writer did it (issue 32).
+	{
+		Name:      "ssa-manager-always-helm",
+		File:      "kube/ops/fieldmanager.go",
+		Find:      "ss.Manager, ss.Why = owningManager(live)",
+		Replace:   "ss.Manager, ss.Why = HelmFieldManager, managerDefault",
+		Guarantee: "a rollback of a release Helm 4 applied server-side applies under the field manager that owns its objects (a Helm 4 SDK program's, Flux's helm-controller), read from their managed fields",
+		Kill:      []target{{"./kube/ops", "TestRollbackAsOwningManager"}},
+	},
+	{
+		Name:      "ssa-manager-not-sent",
+		File:      "kube/ops/appliers.go",
+		Find:      "q.Set(\"fieldManager\", t.manager)",
+		Replace:   "return t.next.RoundTrip(req)",
+		Guarantee: "the objects are applied under the manager the plan names, not Helm's",
+		Kill:      []target{{"./kube/ops", "TestRollbackAsOwningManager"}},
+	},
+	{
+		Name:      "ssa-conflicts-not-planned",
+		File:      "kube/ops/fieldmanager.go",
+		Find:      "out = append(out, conflictsOf(info.Mapping.GroupVersionKind.Kind+\"/\"+info.Name, err)...)",
+		Replace:   "continue",
+		Guarantee: "a server-side apply conflict is reported in the plan, naming the field and its manager, and the rollback is refused over it, changing nothing",
+		Kill:      []target{{"./kube/ops", "TestRollbackConflictsWithDrift"}},
+	},
+	{
+		Name:      "ssa-force-conflicts-dropped",
+		File:      "kube/ops/helm4.go",
+		Find:      "rb.ForceConflicts = o.forceConflicts",
+		Replace:   "rb.ForceConflicts = false",
+		Guarantee: "--force-conflicts takes the conflicting fields over, as Helm 4's does: the rollback undoes kubectl's drift",
+		Kill:      []target{{"./kube/ops", "TestRollbackConflictsWithDrift"}},
+	},
 }
