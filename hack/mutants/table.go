@@ -469,4 +469,12 @@ var mutants = []mutant{
 		Guarantee: "--force-conflicts takes the conflicting fields over, as Helm 4's does: the rollback undoes kubectl's drift",
 		Kill:      []target{{"./kube/ops", "TestRollbackConflictsWithDrift"}},
 	},
+	{
+		Name:      "ssa-tui-force-not-set",
+		File:      "ui/screens/rollback/rollback.go",
+		Find:      "s.Plan.ForceConflicts = s.conflicts() != nil",
+		Replace:   "s.Plan.ForceConflicts = false",
+		Guarantee: "the TUI's rollback offers taking conflicting fields over as an explicit choice (f), which runs the plan with --force-conflicts",
+		Kill:      []target{{"./ui/screens/rollback", "TestConflictsAreAnExplicitChoice"}},
+	},
 }

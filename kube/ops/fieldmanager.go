@@ -60,13 +60,13 @@ func (s *ServerSide) Text() string {
 		fmt.Fprintf(&b, " Conflicts not checked: %s.", s.Unchecked)
 	case len(s.Conflicts) > 0:
 		fmt.Fprintf(&b, " %s owned by another manager: %s; --force-conflicts takes them over.",
-			human.Plural(len(s.Conflicts), "field is", "fields are"), s.conflictList())
+			human.Plural(len(s.Conflicts), "field is", "fields are"), s.ConflictList())
 	}
 	return b.String()
 }
 
-// conflictList lists the conflicts: "ConfigMap/app-config .data.color (kubectl-edit), ...".
-func (s *ServerSide) conflictList() string {
+// ConflictList lists the conflicts: "ConfigMap/app-config .data.color (kubectl-edit), ...".
+func (s *ServerSide) ConflictList() string {
 	out := make([]string, len(s.Conflicts))
 	for i, c := range s.Conflicts {
 		out[i] = fmt.Sprintf("%s %s (%s)", c.Object, c.Field, c.Manager)

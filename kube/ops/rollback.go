@@ -190,7 +190,7 @@ func (o *Rollback) run(ctx context.Context, r *Runner, h helm) error {
 	}
 	if ss := o.ServerSide; ss != nil && len(ss.Conflicts) > 0 && !o.ForceConflicts {
 		return refuse(fmt.Errorf("%w: rollback of %s refused: applied as field manager %q, it would change %s owned by another manager: %s. Nothing was changed: pass --force-conflicts to take them over, or --field-manager to apply as their manager",
-			ErrFieldConflicts, p.Release, ss.Manager, human.Plural(len(ss.Conflicts), "field", "fields"), ss.conflictList()))
+			ErrFieldConflicts, p.Release, ss.Manager, human.Plural(len(ss.Conflicts), "field", "fields"), ss.ConflictList()))
 	}
 	if err := r.refuseInFlight(ctx, fromRow); err != nil {
 		return refuse(err)
