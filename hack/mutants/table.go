@@ -477,4 +477,47 @@ var mutants = []mutant{
 		Guarantee: "the TUI's rollback offers taking conflicting fields over as an explicit choice (f), which runs the plan with --force-conflicts",
 		Kill:      []target{{"./ui/screens/rollback", "TestConflictsAreAnExplicitChoice"}},
 	},
+
+	// Every record chunkview writes keeps what other writers put on the records
+	// it continues, and the controller is judged from all of them (issue 32).
+	{
+		Name:      "carry-ownerrefs-dropped",
+		File:      "kube/ops/carry.go",
+		Find:      "out.OwnerReferences = append(out.OwnerReferences, ref)",
+		Replace:   "_ = ref",
+		Guarantee: "a revision an operation writes keeps the ClusterExtension's controller reference that helm-operator-plugins' OwnerRefSecretClient put on the record it continues",
+		Kill:      []target{{"./kube/ops", "TestForcedOperationKeepsTheController"}},
+	},
+	{
+		Name:      "carry-labels-dropped",
+		File:      "kube/ops/carry.go",
+		Find:      "out.Labels[k] = v",
+		Replace:   "_ = v",
+		Guarantee: "a revision an operation writes keeps the labels other writers put on the record it continues",
+		Kill:      []target{{"./kube/ops", "TestForcedOperationKeepsTheController"}},
+	},
+	{
+		Name:      "carry-annotations-dropped",
+		File:      "kube/ops/carry.go",
+		Find:      "out.Annotations[k] = v",
+		Replace:   "_ = v",
+		Guarantee: "a revision an operation writes keeps the annotations other writers put on the record it continues",
+		Kill:      []target{{"./kube/ops", "TestForcedOperationKeepsTheController"}},
+	},
+	{
+		Name:      "guard-latest-record-only",
+		File:      "kube/owner/release.go",
+		Find:      "for i := len(rows) - 1; i >= 0; i-- {",
+		Replace:   "for i := len(rows) - 1; i >= len(rows)-1; i-- {",
+		Guarantee: "the controller guard judges the controller from every revision's metadata, not from the latest record alone",
+		Kill:      []target{{"./kube/ops", "TestForcedOperationKeepsTheController"}},
+	},
+	{
+		Name:      "guard-ignores-owner-labels",
+		File:      "kube/owner/release.go",
+		Find:      "if lbs := payload(); lbs[kube.OLMOwnerKindLabel] == kube.KindClusterExtension {",
+		Replace:   "if lbs := payload(); false && lbs[kube.OLMOwnerKindLabel] == kube.KindClusterExtension {",
+		Guarantee: "the controller guard reads OLMv1's owner labels in the release's own labels (the payload's)",
+		Kill:      []target{{"./kube/ops", "TestForcedOperationKeepsTheController"}},
+	},
 }

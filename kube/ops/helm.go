@@ -60,7 +60,7 @@ const defaultTimeout = 5 * time.Minute
 // to the plan when pinned, else a driver of the store as it is now (for what an
 // operation does after Helm's action, on records the plan cannot know).
 func (r *Runner) open(ctx context.Context, p *Plan, major int, pinned bool) (helm, error) {
-	env := helmEnv{ctx: ctx, r: r, p: p, pinned: pinned, resNS: r.resourceNamespace(ctx, p.latest()), log: &helmLog{}}
+	env := helmEnv{ctx: ctx, r: r, p: p, pinned: pinned, resNS: r.resourceNamespace(ctx, p.latest()), log: &helmLog{}, carry: newCarrier(p)}
 	if major == 4 {
 		return newHelm4(env)
 	}
@@ -76,6 +76,9 @@ type helmEnv struct {
 	// resNS is the namespace the release's resources live in.
 	resNS string
 	log   *helmLog
+	// carry keeps other writers' metadata on the records the drivers write
+	// (see carrier).
+	carry *carrier
 }
 
 // resourceNamespace returns the namespace a release's resources live in.
