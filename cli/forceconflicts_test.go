@@ -15,7 +15,8 @@ import (
 
 // TestRollbackForceConflicts: Helm 4's CLI installs a release server-side;
 // `kubectl patch` changes a field of its ConfigMap. `rollback --dry-run` names
-// the field and kubectl's manager in the plan; the rollback is refused (exit
+// the field and kubectl's manager in the plan (and applies as the manager
+// --field-manager names, when it does); the rollback is refused (exit
 // 5) before the question, changing nothing; with --force-conflicts it applies
 // the revision again, undoing the drift.
 func TestRollbackForceConflicts(t *testing.T) {
@@ -52,6 +53,12 @@ func TestRollbackForceConflicts(t *testing.T) {
 	if plan.Helm != 4 || ss == nil || ss.Manager != "helm" || len(ss.Conflicts) != 1 ||
 		ss.Conflicts[0].Field != ".data.greeting" || ss.Conflicts[0].Manager != "kubectl-patch" {
 		t.Fatalf("the plan's server-side apply: Helm %d, %+v; want helm's apply conflicting on .data.greeting with kubectl-patch", plan.Helm, ss)
+	}
+	r = e.run("rollback", "ssa", "1", "--driver", "secret", "--dry-run", "-o", "json", "--field-manager", "kubectl-patch")
+	mustCode(t, r, cli.ExitOK)
+	decode(t, r, &plan)
+	if ss := plan.ServerSide; ss == nil || ss.Manager != "kubectl-patch" || !strings.Contains(ss.Why, "--field-manager") {
+		t.Errorf("--field-manager kubectl-patch: the plan applies as %+v", ss)
 	}
 	r = e.run("rollback", "ssa", "1", "--driver", "secret", "--yes")
 	mustCode(t, r, cli.ExitRefused)
