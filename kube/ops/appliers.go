@@ -14,8 +14,10 @@ import (
 
 // HelmFieldManager is the field manager Helm's CLIs write managed fields under
 // (both set their kube package's ManagedFieldsManager to it). Resources chunkview
-// applies through Helm's actions carry the same manager, so that a server-side
-// apply neither conflicts with the CLI's own fields nor takes them over.
+// applies through Helm's actions carry the same manager, unless a server-side
+// rollback applies as the manager that owns the release's objects (a Helm 4 SDK
+// program's, Flux's helm-controller: see ServerSide), so that a server-side
+// apply neither conflicts with the writer's own fields nor takes them over.
 const HelmFieldManager = "helm"
 
 func init() {

@@ -20,7 +20,8 @@ import (
 
 // helm4 runs an operation with Helm 4's actions, types and drivers: every field
 // Helm 4 writes is kept, and resources are applied as Helm 4 applies them
-// (server-side for a release it applied server-side, under Helm's field manager).
+// (server-side for a release it applied server-side, under the field manager the
+// plan names: see ServerSide).
 type helm4 struct {
 	env   helmEnv
 	t     *tracker
