@@ -14,11 +14,12 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 
+	hopstorage "github.com/operator-framework/helm-operator-plugins/pkg/storage"
+
 	"github.com/chunkview/chunkview/cli"
 	"github.com/chunkview/chunkview/internal/testcluster"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/storage"
-	hopstorage "github.com/operator-framework/helm-operator-plugins/pkg/storage"
 )
 
 // These tests install CRDs, which every test of the package would see: none of

@@ -1,7 +1,7 @@
 // Package cli is chunkview's non-interactive front end: the cobra command tree with
 // one subcommand per release operation (ls, history, get, inspect, status, diff, drift, fit,
-// verify, gc, rollback, uninstall, delete-revision, prune, fix-stuck), plus version and
-// completion.
+// verify, gc, rollback, uninstall, delete-revision, prune, fix-stuck, fix-apis), plus version
+// and completion.
 // It calls kube and prints tables, JSON or YAML; it never exits the process. main
 // builds an App, calls Run and exits with the code Run returns. Read-only commands
 // have kubectl's shape: an options struct with Complete, Validate and Run.
@@ -38,14 +38,14 @@
 // Every subcommand takes -o table|json|yaml; ls and history also take -o wide and
 // -o name (the index Secrets, as kubectl names them). Tables are for people. JSON and YAML
 // come from the same structs (Releases, History, Inspection, VerifyResult, GCResult,
-// RollbackResult, UninstallResult, DeleteRevisionResult, PruneResult, StuckResult, for
-// status live.ReleaseStatus, for diff revdiff.Result, for drift revdiff.Drift); their field names are part of chunkview's interface and change
+// RollbackResult, UninstallResult, DeleteRevisionResult, PruneResult, StuckResult, FixAPIsResult,
+// for status live.ReleaseStatus, for diff revdiff.Result, for drift revdiff.Drift); their field names are part of chunkview's interface and change
 // only by addition. Prompts, warnings and errors go to stderr, so stdout stays
 // parseable.
 //
 // # Confirmation
 //
-// Commands that change the cluster ask first on a terminal: rollback, gc and
-// fix-stuck want "y", uninstall, delete-revision and prune want the release's name
+// Commands that change the cluster ask first on a terminal: rollback, gc, fix-stuck
+// and fix-apis want "y", uninstall, delete-revision and prune want the release's name
 // typed out. When stdin is not a terminal they refuse (exit 5) unless --yes is given.
 package cli

@@ -11,8 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/apis"
 	"github.com/chunkview/chunkview/kube/owner"
 	"github.com/chunkview/chunkview/storage"
 )
@@ -105,9 +105,17 @@ type ReleaseItem struct {
 	// (HEALTH blocked). A release with nothing but one has the status
 	// "pending-index".
 	PendingIndex *kube.PendingIndex `json:"pendingIndex,omitempty"`
+	// RemovedAPIs (--removed-apis) are the objects of the latest revision
+	// whose API the cluster no longer serves (problem "unserved": Helm can no
+	// longer upgrade the release), will not serve at --kube-version
+	// ("removed"), is deprecated ("deprecated") or may not serve ("unknown"),
+	// each with its served successor.
+	RemovedAPIs []apis.Finding `json:"removedAPIs,omitempty"`
 
 	// verify is the command that says what is wrong with a broken row.
 	verify string
+	// latest is the row of the latest revision, for --removed-apis.
+	latest *kube.RevisionRow
 }
 
 func releaseItem(rr kube.ReleaseRow) ReleaseItem {
@@ -144,6 +152,8 @@ type lsOptions struct {
 	// nearLimit keeps the releases whose latest revision fills at least this
 	// percentage of its store's limit (0: all).
 	nearLimit float64
+	// apis keeps the releases that use removed APIs (--removed-apis).
+	apis lsAPIs
 }
 
 // Complete has nothing to fill in: ls takes no arguments.
@@ -156,6 +166,9 @@ func (o *lsOptions) Validate() error {
 	}
 	if o.nearLimit < 0 || o.nearLimit > 100 {
 		return usageErrorf("--near-limit %g: want a percentage of the store's limit, 1 to 100", o.nearLimit)
+	}
+	if err := o.apis.validate(); err != nil {
+		return err
 	}
 	return o.filter.validate()
 }
@@ -215,8 +228,9 @@ func (o *lsOptions) Run(ctx context.Context, r *run) error {
 		fmt.Fprintf(r.stderr, "Note: %s\n", c.NarrowedNote())
 	}
 	out := Releases{Releases: []ReleaseItem{}}
-	for _, rr := range rows {
+	for i, rr := range rows {
 		it := releaseItem(rr)
+		it.latest = &rows[i].Latest
 		it.Stuck, it.InProgress = c.Stuck(rr.Latest)
 		it.verify = c.SuggestFor(rr.Latest, "verify")
 		// -n narrows by the release's own namespace, which records of
@@ -239,11 +253,17 @@ func (o *lsOptions) Run(ctx context.Context, r *run) error {
 		return a.Name < b.Name
 	})
 	listed := len(out.Releases)
+	if o.apis.on {
+		if out.Releases, err = o.apis.keep(ctx, r, c, &o.filter, out.Releases); err != nil {
+			return err
+		}
+		listed = len(out.Releases)
+	}
 	out.Releases = o.filter.apply(out.Releases)
 	if note := o.filter.hiddenNote(); note != "" && isTable(o.format) && !o.filter.short {
 		fmt.Fprintf(r.stderr, "Note: %s\n", note)
 	}
-	if listed == 0 {
+	if listed == 0 && !o.apis.on {
 		// An empty list is an answer, as in helm; where ls looked and
 		// what to try goes to stderr.
 		fmt.Fprintf(r.stderr, "Note: %s\n", r.nothingFound(cfg))
@@ -258,7 +278,8 @@ func (o *lsOptions) Run(ctx context.Context, r *run) error {
 			fmt.Fprintln(r.stdout, objectName(it.Driver, storage.RecordKey(it.Name, it.Revision)))
 		}
 	case isTable(o.format):
-		r.printReleases(out, o.format == FormatWide, o.filter.noHeaders)
+		r.printReleases(out, o.format == FormatWide, o.filter.noHeaders, o.apis.health)
+		o.apis.warn(r, c, out.Releases)
 	default:
 		return printStructured(r.stdout, o.format, out)
 	}
@@ -305,6 +326,14 @@ revision was interrupted and left its pending index, which fails every create of
 that revision until gc removes it (pendingIndex in -o json). verify decodes every
 chunk.
 
+--removed-apis lists only the releases Helm can no longer upgrade: their latest
+revision's manifest or hooks use an API version the cluster does not serve (one
+discovery pass, then each latest revision decoded; superseded ones are not read).
+HEALTH says removed-apis, -o json lists each object in removedAPIs with its served
+successor, and stderr names them with the fix-apis command. --kube-version 1.38
+adds the releases whose APIs that release no longer serves, by k8s.io/api's
+lifecycle data (HEALTH removed-in-1.38).
+
 As helm ls, it hides releases whose latest revision is superseded or uninstalled
 (-a, --superseded or --uninstalled show them); unlike helm ls, it shows pending
 and uninstalling ones by default, since a release stuck there blocks the next
@@ -315,7 +344,8 @@ without saying so.`,
   chunkview ls -a -r -m 20
   chunkview ls -n monitoring --failed --pending
   chunkview ls -A -f '^pay' -q
-  chunkview ls --profile olmv1 -o json`,
+  chunkview ls --profile olmv1 -o json
+  chunkview ls -A --removed-apis --kube-version 1.38`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 && cmd.Flags().Changed("near-limit") {
 				if _, err := strconv.ParseFloat(args[0], 64); err == nil {
@@ -333,6 +363,8 @@ without saying so.`,
 	o.filter.addFlags(cmd)
 	cmd.Flags().Float64Var(&o.nearLimit, "near-limit", 0, "show only releases whose latest revision fills at least this percentage of its store's limit (--near-limit alone: 80)")
 	cmd.Flags().Lookup("near-limit").NoOptDefVal = "80"
+	cmd.Flags().BoolVar(&o.apis.on, "removed-apis", false, "show only releases Helm can no longer upgrade: their latest revision uses an API the cluster does not serve (one discovery pass; each latest revision decoded)")
+	cmd.Flags().StringVar(&o.apis.kubeVersion, "kube-version", "", "with --removed-apis, also the releases whose APIs this Kubernetes release (1.38) no longer serves, from k8s.io/api's lifecycle data")
 	return cmd
 }
 
@@ -352,118 +384,4 @@ func (r *run) nothingFound(cfg kube.Config) string {
 		hint = "try --owner for the owner label your operator uses, --storage-namespace, or --profile olmv1 for OLMv1"
 	}
 	return fmt.Sprintf("no releases with owner %q in %s; %s", cfg.Owner, where, hint)
-}
-
-// printReleases prints the table; the STORAGE NS column only when some release's
-// records live outside its namespace, or wide.
-func (r *run) printReleases(out Releases, wide, noHeaders bool) {
-	now := r.now()
-	tw := newTable(r.stdout)
-	storageNS := wide || mixedNamespaces(out.Releases)
-	cells := func(it ReleaseItem, rest ...any) []any {
-		ns := it.Namespace
-		if ns == "" {
-			ns = "?"
-		}
-		c := []any{ns}
-		if storageNS {
-			c = append(c, it.StorageNamespace)
-		}
-		return append(c, rest...)
-	}
-	if !noHeaders {
-		head := cells(ReleaseItem{Namespace: "NAMESPACE", StorageNamespace: "STORAGE NS"}, "NAME", "STORE", "REVISION", "STATUS", "CHART", "APP VERSION", "UPDATED", "CHUNKS", "SIZE", "FILL", "REVISIONS", "HEALTH")
-		if wide {
-			head = append(head, "HISTORY", "LAST DEPLOYED")
-		}
-		row(tw, head...)
-	}
-	var broken []ReleaseItem
-	for _, it := range out.Releases {
-		chart, app, chunks := "?", "?", "?"
-		if it.Chart != "" || it.Chunks > 0 {
-			chart, app, chunks = chartName(it.Chart, it.ChartVersion), human.OrUnknown(it.AppVersion), chunkCount(it.Driver, it.Chunks)
-		}
-		if it.Broken {
-			chart, app, chunks = "<broken>", "-", "-"
-			broken = append(broken, it)
-		}
-		hl := health(it.Broken, it.Checked, it.Writing)
-		if it.PendingIndex != nil && !it.Broken {
-			hl = "blocked"
-		}
-		if it.Status == "pending-index" {
-			chart, app, chunks = "-", "-", "-"
-		}
-		c := cells(it, it.Name, kube.DriverLabel(it.Driver), it.Revision, it.Status, chart, app, human.Age(now, it.Updated), chunks, human.StoredBytes(it.StoredBytes), fill(it.Fill, it.LimitBytes), it.Revisions,
-			hl)
-		if wide {
-			c = append(c, historySize(it), human.Timestamp(it.Updated))
-		}
-		row(tw, c...)
-	}
-	tw.Flush()
-	for _, it := range broken {
-		fmt.Fprintf(r.stderr, "Warning: revision %d of %s/%s cannot be read (%s); run `%s` for details\n",
-			it.Revision, it.StorageNamespace, it.Name, it.Problem, it.verify)
-	}
-	for _, it := range out.Releases {
-		if !it.Broken && !it.Checked {
-			fmt.Fprintf(r.stderr, "Warning: revision %d of %s/%s was not checked: %s\n", it.Revision, it.StorageNamespace, it.Name, it.Unchecked)
-		}
-		if p := it.PendingIndex; p != nil {
-			fmt.Fprintf(r.stderr, "Warning: %s\n", pendingIndexLine(it.StorageNamespace, it.Name, *p, now))
-		}
-	}
-}
-
-// historySize is the HISTORY column: what the stored revisions take, "≥" the
-// sum when some revisions' sizes are not known, "?" when none is.
-func historySize(it ReleaseItem) string {
-	switch {
-	case it.HistorySized == 0:
-		return "?"
-	case it.HistorySized < it.Revisions:
-		return "≥" + human.StoredBytes(it.HistoryBytes)
-	}
-	return human.StoredBytes(it.HistoryBytes)
-}
-
-// pendingIndexLine says what a pending index left by an interrupted create does
-// and what removes it: the wording of verify and gc, which act on it at this age.
-func pendingIndexLine(ns, name string, p kube.PendingIndex, now time.Time) string {
-	return fmt.Sprintf("revision %d of %s/%s was never written: a create of it was interrupted %s ago and left its pending index, which fails every create of revision %d (an operator's next upgrade included) until it is removed; `chunkview gc -n %s` removes it, `chunkview verify %s -n %s` reports it",
-		p.Revision, ns, name, human.Age(now, p.Created), p.Revision, ns, name, ns)
-}
-
-// fill is the FILL column: the share of its store's limit a revision takes.
-func fill(f float64, limit int64) string {
-	if limit <= 0 || f <= 0 {
-		return "-"
-	}
-	return fmt.Sprintf("%.0f%%", f*100)
-}
-
-// health is a revision's HEALTH column: what the check of its chunk Secrets found.
-func health(broken, checked, writing bool) string {
-	switch {
-	case broken:
-		return "broken"
-	case checked:
-		return "ok"
-	case writing:
-		return "writing"
-	}
-	return "unchecked"
-}
-
-// chartName renders a chart as Helm does: name-version.
-func chartName(name, version string) string {
-	switch {
-	case name == "":
-		return "-"
-	case version == "":
-		return name
-	}
-	return name + "-" + version
 }

@@ -13,6 +13,7 @@ import (
 	"helm.sh/helm/v3/pkg/release"
 
 	"github.com/chunkview/chunkview/cli"
+	"github.com/chunkview/chunkview/internal/kubetest"
 	"github.com/chunkview/chunkview/storage"
 )
 
@@ -84,10 +85,17 @@ func TestAppliesWhatWasConfirmed(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, "revision 3 was rewritten (deployed, was pending-upgrade)"},
+		{"fix-apis", []string{"--drop-unserved"}, "y", func(name string) { e.addPending(byPlugins, name, release.StatusDeployed, 0) }, "revision 2 (deployed) was added"},
 	}
 	for _, tc := range cases {
 		name := "moved-" + tc.cmd
-		e.install(byPlugins, name, 2)
+		if tc.cmd == "fix-apis" {
+			// A release whose stored manifest uses APIs the server no
+			// longer serves: one revision, then the other writer's.
+			kubetest.InstallLegacy3(t, e.actionConfig(byPlugins), driverFor(byPlugins, e.ns), e.ns, name, false)
+		} else {
+			e.install(byPlugins, name, 2)
+		}
 		if tc.cmd == "fix-stuck" {
 			e.addPending(byPlugins, name, release.StatusPendingUpgrade, time.Hour)
 		}

@@ -44,6 +44,10 @@ type RollbackResult struct {
 	ServerSide *ops.ServerSide `json:"serverSide,omitempty"`
 	// Wait is what --wait found: whether the objects became Current.
 	Wait *RollbackWait `json:"wait,omitempty"`
+	// RemovedAPIs are the objects of the revision rolled back to (target)
+	// and of the latest (current) whose API the cluster no longer serves:
+	// Helm's rollback fails on them.
+	RemovedAPIs *ops.RollbackAPIs `json:"removedAPIs,omitempty"`
 }
 
 // rollbackOptions are the flags and arguments of `rollback`, in kubectl's shape;
@@ -156,6 +160,7 @@ func (o *rollbackOptions) plan(ctx context.Context, r *run, rn *ops.Runner, p *o
 		}
 	}
 	r.warnRollback(rn.Client(), rb, o.rev == 0)
+	o.out.RemovedAPIs = r.warnRollbackAPIs(ctx, rn, rb)
 	if o.dryRun {
 		if table {
 			fmt.Fprintln(r.stdout, "\nDry run: nothing changed.")

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"context"
+	"errors"
 	"fmt"
 
 	"github.com/chunkview/chunkview/kube"
@@ -37,4 +39,36 @@ func (r *run) warnRollback(c *kube.Client, plan *ops.Rollback, byDefault bool) {
 	for _, w := range rollbackWarnings(byDefault, latest, target, c.SuggestFor) {
 		fmt.Fprintf(r.stderr, "Warning: %s\n", w)
 	}
+}
+
+// warnRollbackAPIs checks the revisions the rollback reads against what the
+// cluster serves (one discovery pass) and warns, before the question, of each
+// one that uses an API it no longer serves: Helm's rollback fails on it and
+// breaks the release again. A check that cannot be made is said, not fatal.
+func (r *run) warnRollbackAPIs(ctx context.Context, rn *ops.Runner, plan *ops.Rollback) *ops.RollbackAPIs {
+	c := rn.Client()
+	served, err := c.ServedAPIs(ctx)
+	var ra ops.RollbackAPIs
+	if err == nil {
+		ra, err = rn.RollbackAPIs(ctx, plan, served)
+	}
+	if errors.Is(err, kube.ErrNoLive) {
+		return nil // the demo's cluster: no objects, no APIs to check
+	}
+	if err != nil {
+		fmt.Fprintf(r.stderr, "Warning: whether the revisions use APIs the cluster no longer serves could not be checked: %s\n", message(err))
+		return nil
+	}
+	if !ra.Any() {
+		return nil
+	}
+	latest, err := plan.Row(plan.From)
+	if err != nil {
+		return &ra
+	}
+	suggest := func(verb string, args ...string) string { return c.SuggestFor(latest, verb, args...) }
+	for _, w := range ra.Warnings(plan.Release, suggest) {
+		fmt.Fprintf(r.stderr, "Warning: %s\n", w)
+	}
+	return &ra
 }

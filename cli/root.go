@@ -227,6 +227,7 @@ func (r *run) addSubcommands(root *cobra.Command) {
 		r.deleteRevisionCommand(),
 		r.pruneCommand(),
 		r.fixStuckCommand(),
+		r.fixAPIsCommand(),
 		r.versionCommand(),
 	)
 	r.addCompletion(root)

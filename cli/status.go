@@ -75,8 +75,9 @@ func (o *statusOptions) run(ctx context.Context, r *run) error {
 	if err != nil {
 		return err
 	}
+	found := checkStatusAPIs(ctx, c, rows, st)
 	if o.format != FormatTable {
-		err = printStructured(r.stdout, o.format, st)
+		err = printStructured(r.stdout, o.format, statusJSON{st, found})
 	} else {
 		err = printStatus(r.stdout, st, r.now(), statusWidth)
 	}
@@ -108,8 +109,13 @@ Logs, termination messages and event messages are masked of the secrets the rele
 holds (its values under sensitive keys, its Secrets' data) unless --reveal; a secret
 the release does not hold, or one shorter than 8 characters, is not known to be one.
 
-It reads the revisions' metadata, the record, one GET per object, and one list of
-Warning events per namespace; for a failed hook Job, the Job, its Pods and one log.
+An object whose API version the cluster no longer serves is Unknown, and a note
+says that Helm can no longer upgrade the release, with each object's served
+successor and the fix-apis command (removedAPIs in -o json, deprecated APIs too).
+
+It reads the revisions' metadata, the record, discovery (the server's version and
+two aggregated documents), one GET per object, and one list of Warning events per
+namespace; for a failed hook Job, the Job, its Pods and one log.
 
 Exit status: 0 every object Current, 1 some object is not (Unknown included), 2
 usage, 3 release or revision not found, 6 the status could not be read (cluster
@@ -119,7 +125,7 @@ unreachable, forbidden, the revision's record unreadable, no live objects in
 -o json and -o yaml print release, namespace, revision, releaseStatus, store,
 resources (kind, namespace, name, status, message), hooks (kind, name, events,
 phase, started, completed; job: status, message, pods, log), events (namespace,
-object, for, reason, message, count, lastSeen) and notes.`,
+object, for, reason, message, count, lastSeen), notes and removedAPIs.`,
 		Example: `  chunkview status my-release -n shop
   chunkview status my-release --revision 3 -o json`,
 		Args: exactArgs(1, "a release NAME"),

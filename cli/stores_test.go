@@ -249,7 +249,8 @@ func TestNearLimitCLI(t *testing.T) {
 // release of each store: the listing that finds it reads that name only, and every
 // step after runs on the one store that holds it. It bounds the GETs and lists of
 // the release's records (SelfSubjectAccessReviews and Helm's own reads of the
-// release's resources aside).
+// release's resources aside, and the one discovery pass, /version, /api and /apis,
+// that checks the revisions' APIs for the plan's warnings).
 func TestRollbackRequestsPerStore(t *testing.T) {
 	e := newEnv(t)
 	e.install(byChunkview, "rb-chunked", 3)
@@ -261,7 +262,7 @@ func TestRollbackRequestsPerStore(t *testing.T) {
 		mustCode(t, r, 0)
 		reads := stats.Requests()["GET"]
 		t.Logf("%s: %d requests %v, %d bytes received", name, stats.Total(), stats.Requests(), stats.BytesReceived())
-		if reads > 40 {
+		if reads > 43 {
 			t.Errorf("%s: %d reads for one rollback: %v", name, reads, stats.Requests())
 		}
 	}

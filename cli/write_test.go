@@ -262,6 +262,7 @@ func TestReadOnly(t *testing.T) {
 		{"gc", "--yes", "--min-age", "0"},
 		{"fix-stuck", "ro-helm", "--delete-pending", "--yes"},
 		{"fix-stuck", "ro-helm", "--mark-failed", "--yes"},
+		{"fix-apis", "ro-chun", "--drop-unserved", "--yes"},
 	} {
 		stats := &kube.Stats{}
 		r := e.runApp(&cli.App{Stats: stats}, "", append(args, "--read-only")...)

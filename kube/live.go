@@ -25,6 +25,10 @@ type LiveClients struct {
 	Dynamic  dynamic.Interface
 	Metadata metadata.Interface
 	Mapper   meta.RESTMapper
+	// Discovery is the memory-cached discovery the mapper reads, which
+	// Client.ServedAPIs reads too: one discovery pass serves both. Nil when
+	// the connection has none of its own.
+	Discovery discovery.CachedDiscoveryInterface
 }
 
 // liveSource builds the live clients once, on first use: commands that never
@@ -53,7 +57,7 @@ func liveFromConfig(rc *rest.Config, md metadata.Interface) *liveSource {
 		if err != nil {
 			return nil, fmt.Errorf("build discovery client: %w", err)
 		}
-		mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))
-		return &LiveClients{Dynamic: dyn, Metadata: md, Mapper: mapper}, nil
+		disc := memory.NewMemCacheClient(dc)
+		return &LiveClients{Dynamic: dyn, Metadata: md, Mapper: restmapper.NewDeferredDiscoveryRESTMapper(disc), Discovery: disc}, nil
 	}}
 }

@@ -15,10 +15,11 @@ const (
 	OpGC             = "gc"
 	OpFixStuck       = "fix-stuck"
 	OpPrune          = "prune"
+	OpFixAPIs        = "fix-apis"
 )
 
 // Operations are the operations that change release records.
-var Operations = []string{OpRollback, OpUninstall, OpDeleteRevision, OpGC, OpFixStuck, OpPrune}
+var Operations = []string{OpRollback, OpUninstall, OpDeleteRevision, OpGC, OpFixStuck, OpPrune, OpFixAPIs}
 
 // SecretVerbs are the verbs on a store's records that kube/ops's Can asks about.
 var SecretVerbs = []string{"get", "list", "create", "update", "patch", "delete", "deletecollection"}
@@ -35,6 +36,7 @@ var opVerbs = map[string][]string{
 	OpGC:             {"get", "list", "delete"},
 	OpFixStuck:       {"get", "list", "create", "update", "patch", "delete", "deletecollection"},
 	OpPrune:          {"get", "list", "delete", "deletecollection"},
+	OpFixAPIs:        {"get", "list", "create", "update", "patch", "delete"},
 }
 
 // helmOpVerbs are the verbs Helm's own drivers need on their Secrets or
@@ -46,6 +48,7 @@ var helmOpVerbs = map[string][]string{
 	OpGC:             {"get", "list", "delete"},
 	OpFixStuck:       {"get", "list", "update", "delete"},
 	OpPrune:          {"get", "list", "delete"},
+	OpFixAPIs:        {"get", "list", "create", "update"},
 }
 
 // Permissions is what the connection's user may do with the records of one store

@@ -262,6 +262,8 @@ func (r *report) markdown() string {
 			}
 			p("| %s | %.2fx | %.2fx–%.2fx | %d | %s |\n", pr.name, pr.s.Median, pr.s.Min, pr.s.Max, len(pr.rs), strings.Join(each, ", "))
 		}
+		p("\nWhere the time of Create and Update goes, and why they stay near the original's: \"Writes of 8 chunks,\n")
+		p("profiled\", in the part measured by hand.\n")
 		if c := rw.Get[0].CPU; c.apiserver > 0 {
 			h := rw.Get[1].CPU
 			p("\nCPU time per Get, all processes (the API server and etcd share the machine's %d CPUs with the\n", runtime.NumCPU())
@@ -284,9 +286,9 @@ func (r *report) markdown() string {
 			s    ratioSpread
 			n    int
 		}{{"Create", cs, len(rw.CreateRatios)}, {"Update", us, len(rw.UpdateRatios)}} {
-			target(fmt.Sprintf("%s of an %d-chunk release at most 1.0x the original driver's time", pr.name, rw.Chunks),
+			target(fmt.Sprintf("%s of an %d-chunk release at most 0.9x the original driver's time", pr.name, rw.Chunks),
 				fmt.Sprintf("%.2fx, median of %d per-run ratios (%.2fx–%.2fx)", pr.s.Median, pr.n, pr.s.Min, pr.s.Max),
-				pr.n > 0 && pr.s.Median <= 1.0)
+				pr.n > 0 && pr.s.Median <= 0.9)
 		}
 	}
 

@@ -520,4 +520,31 @@ var mutants = []mutant{
 		Guarantee: "the controller guard reads OLMv1's owner labels in the release's own labels (the payload's)",
 		Kill:      []target{{"./kube/ops", "TestForcedOperationKeepsTheController"}},
 	},
+
+	// Removed Kubernetes APIs (issue 30): found, fixed through the Helm that
+	// wrote the release, and never dropped unless asked.
+	{
+		Name:      "apis-unserved-reported-fine",
+		File:      "kube/apis/check.go",
+		Find:      "f.Problem = Unserved",
+		Replace:   "return Finding{}, false",
+		Guarantee: "an object whose apiVersion and kind the cluster does not serve is reported, in ls, status, the TUI and fix-apis",
+		Kill:      []target{{"./kube/apis", "TestCheck"}, {"./kube/ops", "TestFixAPIs"}},
+	},
+	{
+		Name:      "fix-apis-helm4-field-dropped",
+		File:      "kube/ops/fixapis_helm.go",
+		Find:      "cp := *rls // every field of Helm 4's record: apply_method, rollback_revision, ...",
+		Replace:   "cp := release4.Release{Name: rls.Name, Namespace: rls.Namespace, Chart: rls.Chart, Config: rls.Config, Labels: rls.Labels}",
+		Guarantee: "fix-apis keeps every field of a Helm 4 record in the revision it writes (apply_method included)",
+		Kill:      []target{{"./kube/ops", "TestFixAPIs/helm4"}},
+	},
+	{
+		Name:      "fix-apis-drops-without-flag",
+		File:      "kube/apis/fix.go",
+		Find:      "if !dropUnserved {",
+		Replace:   "if false {",
+		Guarantee: "fix-apis drops an object no served version replaces only with --drop-unserved; without it the plan is refused naming the object",
+		Kill:      []target{{"./kube/apis", "TestPlanFix"}, {"./kube/ops", "TestFixAPIs"}},
+	},
 }

@@ -40,6 +40,10 @@ type helm interface {
 	delete(key string) error
 	// forceDelete deletes the record of key without reading it.
 	forceDelete(key string) error
+	// fixAPIs creates the record f.to, a copy of the record f.from with its
+	// manifest and hooks as f.edit fixes them, then marks f.from superseded
+	// when f.supersede (see FixAPIs).
+	fixAPIs(f fixRevision) error
 }
 
 // waitOptions say whether and how long an action waits for the resources it

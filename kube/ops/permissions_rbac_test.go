@@ -79,6 +79,7 @@ func TestRBACReadOnlyUser(t *testing.T) {
 		kube.OpGC:             "delete secrets",
 		kube.OpFixStuck:       "create, update, patch, delete, deletecollection secrets",
 		kube.OpPrune:          "delete, deletecollection secrets",
+		kube.OpFixAPIs:        "create, update, patch, delete secrets",
 	}
 	disabled := p.Disabled()
 	for _, op := range kube.Operations {
