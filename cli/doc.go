@@ -14,7 +14,8 @@
 //	3  not found: no such release or revision (an empty ls is not an error)
 //	4  verify found problems in the stored records
 //	5  refused: --read-only, a destructive command not confirmed, or no terminal
-//	   to confirm on and no --yes
+//	   to confirm on and no --yes; an active controller; server-side apply
+//	   conflicts without --force-conflicts
 //	6  the cluster could not be used: no kubeconfig, no such --context, unreachable, timed out,
 //	   credentials rejected, or access forbidden
 //	7  the release changed after the plan was shown, or while the operation ran

@@ -98,7 +98,7 @@ func exitCode(err error) int {
 	case errors.Is(err, storage.ErrConflict):
 		// kube.ErrChanged among them: the release moved on under the operation.
 		return ExitChanged
-	case errors.Is(err, kube.ErrReadOnly), errors.Is(err, ErrRefused), errors.Is(err, ops.ErrControlled):
+	case errors.Is(err, kube.ErrReadOnly), errors.Is(err, ErrRefused), errors.Is(err, ops.ErrControlled), errors.Is(err, ops.ErrFieldConflicts):
 		return ExitRefused
 	case errors.Is(err, kube.ErrNotFound):
 		return ExitNotFound

@@ -39,6 +39,9 @@ type RollbackResult struct {
 	// Helm is the Helm major that runs the rollback (3 or 4), HelmReason why.
 	Helm       int    `json:"helm"`
 	HelmReason string `json:"helmReason"`
+	// ServerSide is set when Helm 4 applies the objects server-side: the field
+	// manager it applies them under and the conflicts the plan found.
+	ServerSide *ops.ServerSide `json:"serverSide,omitempty"`
 	// Wait is what --wait found: whether the objects became Current.
 	Wait *RollbackWait `json:"wait,omitempty"`
 	// RemovedAPIs are the objects of the revision rolled back to (target)
@@ -64,6 +67,10 @@ type rollbackOptions struct {
 	wait       bool
 	timeout    time.Duration
 	timeoutSet bool
+	// fieldManager (--field-manager) and forceConflicts (--force-conflicts)
+	// are for a Helm 4 server-side rollback, as helm rollback's flags.
+	fieldManager   string
+	forceConflicts bool
 
 	diff kube.DiffOptions
 	out  RollbackResult
@@ -130,10 +137,12 @@ func (o *rollbackOptions) plan(ctx context.Context, r *run, rn *ops.Runner, p *o
 			return nil, nil, usageErrorf("the default target, revision %d (the one before the latest), is failed: name the revision to roll back to (`%s` lists them)", prev.Revision, rn.Client().SuggestFor(prev, "history"))
 		}
 	}
+	p.FieldManager = o.fieldManager
 	rb, err := rn.PlanRollback(ctx, p, o.rev, o.diff)
 	if err != nil {
 		return nil, nil, err
 	}
+	rb.ForceConflicts = o.forceConflicts
 	if o.timeoutSet {
 		// helm rollback's --timeout: how long each hook may take.
 		rb.Timeout = o.timeout
@@ -142,7 +151,7 @@ func (o *rollbackOptions) plan(ctx context.Context, r *run, rn *ops.Runner, p *o
 	// as status judges, with progress; see waitCurrent.
 	o.client, o.rows = rn.Client(), p.Rows
 	o.out = RollbackResult{Release: o.name, Driver: p.Driver, StorageNamespace: p.StorageNamespace, From: rb.From, To: rb.To, Diff: rb.Diff,
-		Reapply: rb.Reapply, Drop: rb.Drop, Helm: rb.Major, HelmReason: rb.Reason}
+		Reapply: rb.Reapply, Drop: rb.Drop, Helm: rb.Major, HelmReason: rb.Reason, ServerSide: rb.ServerSide}
 	table := o.format == FormatTable
 	if table {
 		fmt.Fprintf(r.stdout, "Rollback of %s: %s\n\n", o.name, rb.Describe())
@@ -158,6 +167,12 @@ func (o *rollbackOptions) plan(ctx context.Context, r *run, rn *ops.Runner, p *o
 			return nil, nil, nil
 		}
 		return nil, nil, printStructured(r.stdout, o.format, o.out)
+	}
+	if ss := rb.ServerSide; ss != nil && len(ss.Conflicts) > 0 && !o.forceConflicts {
+		// Refused before the question: Helm would fail after recording the
+		// new revision. Apply refuses it too.
+		return nil, nil, fmt.Errorf("%w: rollback of %s refused: %s owned by another field manager (the plan lists them); nothing was changed: pass --force-conflicts to take them over, or --field-manager to apply as their manager",
+			ops.ErrFieldConflicts, o.name, human.Plural(len(ss.Conflicts), "field is", "fields are"))
 	}
 	what := fmt.Sprintf("roll %s back to revision %d", o.name, rb.To)
 	if rb.Reapply {
@@ -236,6 +251,12 @@ A release Helm 4 wrote is rolled back by Helm 4's action, one Helm 3 wrote by He
 deleted first, which the plan shows. The default target must not be a failed
 revision: name one.
 
+A release Helm 4 applied server-side is applied under the field manager whose
+applies own most of its objects' fields (a Helm 4 program's own, Flux's
+helm-controller), or the one --field-manager names. The plan lists the fields
+another manager owns (drift made with kubectl, say), found by a server-side dry
+run; such a rollback is refused unless --force-conflicts takes them over.
+
 It first shows what would change (the latest revision compared with REVISION,
 secrets masked unless --reveal) and asks for confirmation. --dry-run shows the plan
 only. What was shown is what runs: if the release changed after it was shown (a
@@ -262,6 +283,8 @@ revision deployed (Helm's own --wait would mark it failed).`,
 	cmd.Flags().BoolVar(&o.wait, "wait", false, "after the rollback, wait until every object it applied is Current (kstatus, as status shows), with progress on stderr")
 	cmd.Flags().DurationVar(&o.timeout, "timeout", defaultWaitTimeout, "how long --wait waits; given, it also bounds each hook, as helm's --timeout")
 	cmd.Flags().BoolVarP(&o.yes, "yes", "y", false, "roll back without asking (needed when stdin is not a terminal)")
+	cmd.Flags().StringVar(&o.fieldManager, "field-manager", "", "for a release Helm 4 applied server-side: the field manager to apply as (default: the one whose applies own most of the release's fields)")
+	cmd.Flags().BoolVar(&o.forceConflicts, "force-conflicts", false, "for a release Helm 4 applied server-side: take over the fields another field manager owns, as helm rollback's --force-conflicts")
 	cmd.Flags().BoolVar(&o.reveal, "reveal", false, "show secrets in the diff as they are instead of masking them")
 	cmd.Flags().IntVarP(&o.unified, "unified", "U", 3, "unchanged lines shown around each change")
 	return cmd

@@ -436,6 +436,91 @@ var mutants = []mutant{
 		Kill:      []target{{"./storage", "TestCacheBounds"}},
 	},
 
+	// Server-side apply as the release's writer did it (issue 32).
+	{
+		Name:      "ssa-manager-always-helm",
+		File:      "kube/ops/fieldmanager.go",
+		Find:      "ss.Manager, ss.Why = owningManager(live)",
+		Replace:   "ss.Manager, ss.Why = HelmFieldManager, managerDefault",
+		Guarantee: "a rollback of a release Helm 4 applied server-side applies under the field manager that owns its objects (a Helm 4 SDK program's, Flux's helm-controller), read from their managed fields",
+		Kill:      []target{{"./kube/ops", "TestRollbackAsOwningManager"}},
+	},
+	{
+		Name:      "ssa-manager-not-sent",
+		File:      "kube/ops/appliers.go",
+		Find:      "q.Set(\"fieldManager\", t.manager)",
+		Replace:   "return t.next.RoundTrip(req)",
+		Guarantee: "the objects are applied under the manager the plan names, not Helm's",
+		Kill:      []target{{"./kube/ops", "TestRollbackAsOwningManager"}},
+	},
+	{
+		Name:      "ssa-conflicts-not-planned",
+		File:      "kube/ops/fieldmanager.go",
+		Find:      "out = append(out, conflictsOf(info.Mapping.GroupVersionKind.Kind+\"/\"+info.Name, err)...)",
+		Replace:   "continue",
+		Guarantee: "a server-side apply conflict is reported in the plan, naming the field and its manager, and the rollback is refused over it, changing nothing",
+		Kill:      []target{{"./kube/ops", "TestRollbackConflictsWithDrift"}},
+	},
+	{
+		Name:      "ssa-force-conflicts-dropped",
+		File:      "kube/ops/helm4.go",
+		Find:      "rb.ForceConflicts = o.forceConflicts",
+		Replace:   "rb.ForceConflicts = false",
+		Guarantee: "--force-conflicts takes the conflicting fields over, as Helm 4's does: the rollback undoes kubectl's drift",
+		Kill:      []target{{"./kube/ops", "TestRollbackConflictsWithDrift"}},
+	},
+	{
+		Name:      "ssa-tui-force-not-set",
+		File:      "ui/screens/rollback/rollback.go",
+		Find:      "s.Plan.ForceConflicts = s.conflicts() != nil",
+		Replace:   "s.Plan.ForceConflicts = false",
+		Guarantee: "the TUI's rollback offers taking conflicting fields over as an explicit choice (f), which runs the plan with --force-conflicts",
+		Kill:      []target{{"./ui/screens/rollback", "TestConflictsAreAnExplicitChoice"}},
+	},
+
+	// Every record chunkview writes keeps what other writers put on the records
+	// it continues, and the controller is judged from all of them (issue 32).
+	{
+		Name:      "carry-ownerrefs-dropped",
+		File:      "kube/ops/carry.go",
+		Find:      "out.OwnerReferences = append(out.OwnerReferences, ref)",
+		Replace:   "_ = ref",
+		Guarantee: "a revision an operation writes keeps the ClusterExtension's controller reference that helm-operator-plugins' OwnerRefSecretClient put on the record it continues",
+		Kill:      []target{{"./kube/ops", "TestForcedOperationKeepsTheController"}},
+	},
+	{
+		Name:      "carry-labels-dropped",
+		File:      "kube/ops/carry.go",
+		Find:      "out.Labels[k] = v",
+		Replace:   "_ = v",
+		Guarantee: "a revision an operation writes keeps the labels other writers put on the record it continues",
+		Kill:      []target{{"./kube/ops", "TestForcedOperationKeepsTheController"}},
+	},
+	{
+		Name:      "carry-annotations-dropped",
+		File:      "kube/ops/carry.go",
+		Find:      "out.Annotations[k] = v",
+		Replace:   "_ = v",
+		Guarantee: "a revision an operation writes keeps the annotations other writers put on the record it continues",
+		Kill:      []target{{"./kube/ops", "TestForcedOperationKeepsTheController"}},
+	},
+	{
+		Name:      "guard-latest-record-only",
+		File:      "kube/owner/release.go",
+		Find:      "for i := len(rows) - 1; i >= 0; i-- {",
+		Replace:   "for i := len(rows) - 1; i >= len(rows)-1; i-- {",
+		Guarantee: "the controller guard judges the controller from every revision's metadata, not from the latest record alone",
+		Kill:      []target{{"./kube/ops", "TestForcedOperationKeepsTheController"}},
+	},
+	{
+		Name:      "guard-ignores-owner-labels",
+		File:      "kube/owner/release.go",
+		Find:      "if lbs := payload(); lbs[kube.OLMOwnerKindLabel] == kube.KindClusterExtension {",
+		Replace:   "if lbs := payload(); false && lbs[kube.OLMOwnerKindLabel] == kube.KindClusterExtension {",
+		Guarantee: "the controller guard reads OLMv1's owner labels in the release's own labels (the payload's)",
+		Kill:      []target{{"./kube/ops", "TestForcedOperationKeepsTheController"}},
+	},
+
 	// Removed Kubernetes APIs (issue 30): found, fixed through the Helm that
 	// wrote the release, and never dropped unless asked.
 	{

@@ -1,7 +1,10 @@
 package ops
 
 import (
+	"net/http"
+
 	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/rest"
 
 	helmkube "helm.sh/helm/v3/pkg/kube"
 	kube4 "helm.sh/helm/v4/pkg/kube"
@@ -11,8 +14,10 @@ import (
 
 // HelmFieldManager is the field manager Helm's CLIs write managed fields under
 // (both set their kube package's ManagedFieldsManager to it). Resources chunkview
-// applies through Helm's actions carry the same manager, so that a server-side
-// apply neither conflicts with the CLI's own fields nor takes them over.
+// applies through Helm's actions carry the same manager, unless a server-side
+// rollback applies as the manager that owns the release's objects (a Helm 4 SDK
+// program's, Flux's helm-controller: see ServerSide), so that a server-side
+// apply neither conflicts with the writer's own fields nor takes them over.
 const HelmFieldManager = "helm"
 
 func init() {
@@ -50,6 +55,60 @@ func (a restAppliers) Helm4(ns string) (kube4.Interface, error) {
 	// Helm 4's client logs through slog's default handler unless told
 	// otherwise; the operation that uses it sets its own.
 	return kc, nil
+}
+
+// Helm4As is Helm4 for a client that applies under field manager manager
+// rather than Helm's: see managerTransport.
+func (a restAppliers) Helm4As(ns, manager string) (kube4.Interface, error) {
+	kc := kube4.New(managedGetter{RESTClientGetter: a.getter, manager: manager})
+	kc.Namespace = ns
+	return kc, nil
+}
+
+// managedAppliers are Appliers that can build a Helm 4 kube client applying
+// under a field manager of the caller's choice, and whose objects can be read
+// (the demo's apply nothing and read nothing).
+type managedAppliers interface {
+	Appliers
+	Helm4As(ns, manager string) (kube4.Interface, error)
+}
+
+// managedGetter is a RESTClientGetter whose clients send every write under
+// field manager manager.
+type managedGetter struct {
+	genericclioptions.RESTClientGetter
+	manager string
+}
+
+func (g managedGetter) ToRESTConfig() (*rest.Config, error) {
+	rc, err := g.RESTClientGetter.ToRESTConfig()
+	if err != nil {
+		return nil, err
+	}
+	rc = rest.CopyConfig(rc)
+	rc.Wrap(func(rt http.RoundTripper) http.RoundTripper { return managerTransport{next: rt, manager: g.manager} })
+	return rc, nil
+}
+
+// managerTransport names field manager manager on every request that names
+// one. Helm 4's kube client takes its manager from a process-wide variable
+// (ManagedFieldsManager, read at each request), which one operation cannot set
+// for itself without racing another; its requests all pass through the
+// client's transport, which can.
+type managerTransport struct {
+	next    http.RoundTripper
+	manager string
+}
+
+func (t managerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	q := req.URL.Query()
+	if !q.Has("fieldManager") || q.Get("fieldManager") == t.manager {
+		return t.next.RoundTrip(req)
+	}
+	q.Set("fieldManager", t.manager)
+	out := req.Clone(req.Context())
+	out.URL.RawQuery = q.Encode()
+	return t.next.RoundTrip(out)
 }
 
 // NewAppliers returns the Appliers that build Helm's kube clients from getter, as

@@ -13,7 +13,7 @@ import (
 // read. It writes the same format as the Helm 3 driver, with the same
 // guarantees; Helm 4's types keep every field Helm 4 wrote.
 func chunked4(e helmEnv) (driver4.Driver, func(string) error, error) {
-	d := chunked.NewDriver(e.r.c.Clientset().CoreV1().Secrets(e.p.StorageNamespace), e.owner(), e.chunkedConfig()).WithContext(e.ctx)
+	d := chunked.NewDriver(carrySecrets(e.r.c.Clientset().CoreV1().Secrets(e.p.StorageNamespace), e.carry), e.owner(), e.chunkedConfig()).WithContext(e.ctx)
 	if e.pinned {
 		d = d.Expect(e.p.Release, maps.Clone(e.p.Records))
 	}

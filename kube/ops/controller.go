@@ -15,12 +15,29 @@ var ErrControlled = errors.New("the release's controller would undo this")
 
 // CheckController refuses op when the release it changes is reconciled by an
 // active controller (a Flux HelmRelease that is not suspended, an OLMv1
-// ClusterExtension), unless its plan says to go ahead anyway
+// ClusterExtension named by any revision's controller reference or owner
+// labels, or by the release's own labels), unless its plan says to go ahead anyway
 // (Plan.IgnoreController). The refusal names the controller and how to pause it.
 // It reads the controller afresh: a HelmRelease suspended after the plan lets the
 // operation run. A controller that cannot be read does not stop the operation.
 func (r *Runner) CheckController(ctx context.Context, op Operation) error {
 	return r.CheckControllerOf(ctx, op.Base(), op.Verb())
+}
+
+// releaseLabels returns the release's own labels, from the payload of its
+// latest revision that can be read (through the details cache, which the plan
+// reads anyway).
+func (r *Runner) releaseLabels(ctx context.Context, p *Plan) map[string]string {
+	for i := len(p.Rows) - 1; i >= 0; i-- {
+		d, err := r.c.Details(ctx, p.Rows[i])
+		if err != nil {
+			return nil
+		}
+		if d.Release != nil {
+			return d.Release.Labels
+		}
+	}
+	return nil
 }
 
 // CheckControllerOf is CheckController for the operation verb (kube.OpRollback,
@@ -30,7 +47,7 @@ func (r *Runner) CheckControllerOf(ctx context.Context, p *Plan, verb string) er
 	if p == nil || p.IgnoreController || len(p.Rows) == 0 {
 		return nil
 	}
-	ctl, err := owner.Of(ctx, r.c, p.latest())
+	ctl, err := owner.OfRelease(ctx, r.c, p.Rows, func() map[string]string { return r.releaseLabels(ctx, p) })
 	if err != nil || !ctl.Active() {
 		return nil
 	}

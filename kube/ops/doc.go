@@ -24,7 +24,10 @@
 //
 // The Helm kube clients that apply and delete the release's resources come from
 // the connection (Appliers): built from its flags as helm's CLIs build them, or
-// the demo's, which apply nothing.
+// the demo's, which apply nothing. A release Helm 4 applied server-side is
+// applied under the field manager that owns its objects, and a plan lists the
+// fields another manager owns (ServerSide). Every record an operation writes
+// keeps what other writers put on the record it continues (carry.go).
 //
 // # Helm 3 and Helm 4
 //

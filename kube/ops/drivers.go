@@ -31,7 +31,7 @@ func (e helmEnv) pins() *pins {
 // secrets returns the Secrets client of the plan's storage namespace, held to pn
 // when set.
 func (e helmEnv) secrets(pn *pins) corev1client.SecretInterface {
-	s := e.r.c.Clientset().CoreV1().Secrets(e.p.StorageNamespace)
+	s := carrySecrets(e.r.c.Clientset().CoreV1().Secrets(e.p.StorageNamespace), e.carry)
 	if pn != nil {
 		return pinSecrets(s, pn)
 	}
@@ -53,7 +53,7 @@ func (e helmEnv) configMaps(pn *pins) corev1client.ConfigMapInterface {
 func (e helmEnv) chunked() *storage.ChunkedSecrets {
 	c := e.r.c
 	sns := c.StorageNamespaceFor(kube.DriverChunked, e.p.StorageNamespace)
-	d := storage.NewDriver(c.Clientset().CoreV1().Secrets(sns), c.Config().Owner, kube.ChunkedConfig(c.Config().Driver, c.Metadata(), sns)).WithContext(e.ctx)
+	d := storage.NewDriver(carrySecrets(c.Clientset().CoreV1().Secrets(sns), e.carry), c.Config().Owner, kube.ChunkedConfig(c.Config().Driver, c.Metadata(), sns)).WithContext(e.ctx)
 	if e.pinned {
 		d = d.Expect(e.p.Release, maps.Clone(e.p.Records))
 	}

@@ -47,10 +47,13 @@ type helm interface {
 }
 
 // waitOptions say whether and how long an action waits for the resources it
-// applied to be ready.
+// applied to be ready, and, for Helm 4's server-side apply, under which field
+// manager it applies them ("": Helm's) and whether it forces conflicts.
 type waitOptions struct {
-	wait    bool
-	timeout time.Duration
+	wait           bool
+	timeout        time.Duration
+	manager        string
+	forceConflicts bool
 }
 
 // defaultTimeout is Helm's CLIs' --timeout: how long one Kubernetes operation
@@ -61,7 +64,7 @@ const defaultTimeout = 5 * time.Minute
 // to the plan when pinned, else a driver of the store as it is now (for what an
 // operation does after Helm's action, on records the plan cannot know).
 func (r *Runner) open(ctx context.Context, p *Plan, major int, pinned bool) (helm, error) {
-	env := helmEnv{ctx: ctx, r: r, p: p, pinned: pinned, resNS: r.resourceNamespace(ctx, p.latest()), log: &helmLog{}}
+	env := helmEnv{ctx: ctx, r: r, p: p, pinned: pinned, resNS: r.resourceNamespace(ctx, p.latest()), log: &helmLog{}, carry: newCarrier(p)}
 	if major == 4 {
 		return newHelm4(env)
 	}
@@ -77,6 +80,9 @@ type helmEnv struct {
 	// resNS is the namespace the release's resources live in.
 	resNS string
 	log   *helmLog
+	// carry keeps other writers' metadata on the records the drivers write
+	// (see carrier).
+	carry *carrier
 }
 
 // resourceNamespace returns the namespace a release's resources live in.

@@ -20,13 +20,16 @@ import (
 
 // helm4 runs an operation with Helm 4's actions, types and drivers: every field
 // Helm 4 writes is kept, and resources are applied as Helm 4 applies them
-// (server-side for a release it applied server-side, under Helm's field manager).
+// (server-side for a release it applied server-side, under the field manager the
+// plan names: see ServerSide).
 type helm4 struct {
 	env   helmEnv
 	t     *tracker
 	drv   driver4.Driver
 	force func(key string) error
 	kc    kube4.Interface
+	// kcAs is the field manager kc applies under ("": Helm's).
+	kcAs string
 }
 
 var _ helm = (*helm4)(nil)
@@ -63,15 +66,25 @@ func (h *helm4) track() *tracker         { return h.t }
 func (h *helm4) explain(err error) error { return h.env.log.explain(err) }
 
 // kube returns Helm 4's kube client for the release's resources, guarded.
-func (h *helm4) kube() (kube4.Interface, error) {
-	if h.kc != nil {
+func (h *helm4) kube() (kube4.Interface, error) { return h.kubeAs(h.kcAs) }
+
+// kubeAs is kube for a client that applies under field manager manager ("":
+// Helm's).
+func (h *helm4) kubeAs(manager string) (kube4.Interface, error) {
+	if h.kc != nil && h.kcAs == manager {
 		return h.kc, nil
 	}
 	a := appliersOf(h.env.r.c)
 	if a == nil {
 		return nil, errNoAppliers
 	}
-	kc, err := a.Helm4(h.env.resNS)
+	var kc kube4.Interface
+	var err error
+	if ma, ok := a.(managedAppliers); ok && manager != "" {
+		kc, err = ma.Helm4As(h.env.resNS, manager)
+	} else {
+		kc, err = a.Helm4(h.env.resNS)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -79,7 +92,7 @@ func (h *helm4) kube() (kube4.Interface, error) {
 		// Helm 4 logs through slog's default handler, to stderr, unless told.
 		c.SetLogger(h.env.log.handler())
 	}
-	h.kc = guard4(kc, h.t)
+	h.kc, h.kcAs = guard4(kc, h.t), manager
 	return h.kc, nil
 }
 
@@ -120,6 +133,9 @@ func wait4(o waitOptions) (kube4.WaitStrategy, []kube4.WaitOption, time.Duration
 }
 
 func (h *helm4) rollback(name string, to int, o waitOptions) error {
+	if _, err := h.kubeAs(o.manager); err != nil {
+		return err
+	}
 	cfg, err := h.config()
 	if err != nil {
 		return err
@@ -132,6 +148,9 @@ func (h *helm4) rollback(name string, to int, o waitOptions) error {
 	// new revision pending-rollback. ServerSideApply stays "auto", the CLI's
 	// default: the apply method of the revision rolled back to decides.
 	rb.WaitStrategy, rb.WaitOptions, rb.Timeout = wait4(o)
+	// Only set for a rollback the plan found applied server-side: Helm refuses
+	// it for a client-side one.
+	rb.ForceConflicts = o.forceConflicts
 	return rb.Run(name)
 }
 

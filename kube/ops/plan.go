@@ -30,6 +30,10 @@ type Plan struct {
 	// IgnoreController lets the operation run although an active controller
 	// (see Runner.CheckController) reconciles the release.
 	IgnoreController bool `json:"-"`
+	// FieldManager, when set, is the field manager a Helm 4 server-side apply
+	// of the release's objects runs under, instead of the one that owns them
+	// (see ServerSide).
+	FieldManager string `json:"-"`
 }
 
 // NewPlan returns the plan of the release whose revisions rows list (as

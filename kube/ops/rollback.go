@@ -39,6 +39,13 @@ type Rollback struct {
 	Drop []Dropped `json:"drop,omitempty"`
 	// Helm is which Helm runs the rollback, and why.
 	HelmChoice
+	// ServerSide, set when Helm 4 applies the objects server-side, is the
+	// field manager they are applied under and the conflicts found.
+	ServerSide *ServerSide `json:"serverSide,omitempty"`
+	// ForceConflicts takes over the fields ServerSide found conflicting, as
+	// Helm 4's --force-conflicts does; without it such a rollback is refused.
+	// Set it before Apply.
+	ForceConflicts bool `json:"-"`
 	// Wait waits, up to Timeout, for the objects rolled back to be ready, as
 	// Helm's --wait does. Set them before Apply.
 	Wait    bool          `json:"-"`
@@ -145,6 +152,9 @@ func (r *Runner) PlanRollback(ctx context.Context, p *Plan, rev int, opts kube.D
 	if o.HelmChoice, err = r.helmFor(ctx, p, revs...); err != nil {
 		return nil, err
 	}
+	if to, err := r.c.Decode(ctx, toRow); err == nil {
+		o.ServerSide = r.planServerSide(ctx, p, o.Major, toRow, to.Manifest)
+	}
 	return o, nil
 }
 
@@ -165,6 +175,9 @@ func (o *Rollback) Describe() string {
 		fmt.Fprintf(&b, "From revision %d to the content of revision %d, recorded as revision %d.", o.From, o.To, next)
 	}
 	fmt.Fprintf(&b, " Runs through %s.", o.HelmChoice.Text())
+	if o.ServerSide != nil {
+		b.WriteString(" " + o.ServerSide.Text())
+	}
 	return b.String()
 }
 
@@ -174,6 +187,10 @@ func (o *Rollback) run(ctx context.Context, r *Runner, h helm) error {
 	fromRow, err := p.Row(o.From)
 	if err != nil {
 		return refuse(err)
+	}
+	if ss := o.ServerSide; ss != nil && len(ss.Conflicts) > 0 && !o.ForceConflicts {
+		return refuse(fmt.Errorf("%w: rollback of %s refused: applied as field manager %q, it would change %s owned by another manager: %s. Nothing was changed: pass --force-conflicts to take them over, or --field-manager to apply as their manager",
+			ErrFieldConflicts, p.Release, ss.Manager, human.Plural(len(ss.Conflicts), "field", "fields"), ss.ConflictList()))
 	}
 	if err := r.refuseInFlight(ctx, fromRow); err != nil {
 		return refuse(err)
@@ -193,7 +210,11 @@ func (o *Rollback) run(ctx context.Context, r *Runner, h helm) error {
 			return err
 		}
 	}
-	err = h.rollback(p.Release, o.To, waitOptions{wait: o.Wait, timeout: o.Timeout})
+	wo := waitOptions{wait: o.Wait, timeout: o.Timeout}
+	if o.ServerSide != nil {
+		wo.manager, wo.forceConflicts = o.ServerSide.Manager, o.ForceConflicts
+	}
+	err = h.rollback(p.Release, o.To, wo)
 	t := h.track()
 	if err == nil && t.conflicted() {
 		// Helm went on past a write the store refused as a conflict.

@@ -10,6 +10,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube/ops"
 	"github.com/chunkview/chunkview/revdiff"
 	"github.com/chunkview/chunkview/ui/common"
@@ -20,6 +21,10 @@ import (
 
 // footerLines is the height of the prompt under the diff.
 const footerLines = 4
+
+// forceKey is the explicit choice a plan with server-side apply conflicts
+// offers in place of y: take the fields over, as --force-conflicts does.
+var forceKey = key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "force conflicts, roll back"))
 
 // Screen shows the diff of a planned rollback, from the latest revision to the
 // one rolled back to, and under it the question; y applies exactly the plan
@@ -103,8 +108,12 @@ func (s *Screen) Help() common.HelpKeys {
 	own := []key.Binding{s.Keys.Changes.NextChange, s.Keys.Changes.PrevChange, k.Reveal}
 	short := own
 	if s.canConfirm() {
-		short = append([]key.Binding{k.Confirm}, own...)
-		own = append(own, k.Confirm)
+		confirm := k.Confirm
+		if s.conflicts() != nil {
+			confirm = forceKey
+		}
+		short = append([]key.Binding{confirm}, own...)
+		own = append(own, confirm)
 	}
 	return common.HelpKeys{Short: short, Full: [][]key.Binding{own, s.Keys.Scroll.Bindings()}}
 }
@@ -151,10 +160,13 @@ func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Reveal):
 		s.reveal = !s.reveal
 		return s.load()
-	case key.Matches(msg, k.Confirm):
-		if s.state != dialog.Asking || s.plan == nil {
+	case key.Matches(msg, k.Confirm), key.Matches(msg, forceKey):
+		// y runs a plan without conflicts, f one with: the choice to take
+		// fields over from another manager is made explicitly.
+		if s.state != dialog.Asking || s.plan == nil || key.Matches(msg, forceKey) != (s.conflicts() != nil) {
 			return nil
 		}
+		s.plan.ForceConflicts = s.conflicts() != nil
 		s.state = dialog.Running
 		return s.run(s.plan)
 	}
@@ -194,8 +206,21 @@ func (s *Screen) footer() []string {
 	case s.ReadOnly():
 		return []string{rule, st.Warning.Render(table.Line1(s.Width, "Read-only mode: this is what a rollback would change; rolling back is off.")), "", ""}
 	}
+	if ss := s.conflicts(); ss != nil {
+		return []string{rule, st.ErrorBold.Render(table.Line1(s.Width, fmt.Sprintf("⚠ Applied as field manager %q, the rollback would take over %s another manager owns:", ss.Manager, human.Plural(len(ss.Conflicts), "field", "fields")))),
+			st.Warning.Render(table.Line1(s.Width, ss.ConflictList())),
+			st.Prompt.Render(table.Line1(s.Width, "f: take them over and roll back (--force-conflicts) · esc: cancel · on "+s.Where(s.ns)))}
+	}
 	first, second := s.question()
 	return []string{rule, first, second, st.Prompt.Render(table.Line1(s.Width, "y: roll back · esc: cancel · on "+s.Where(s.ns)))}
+}
+
+// conflicts returns the plan's server-side apply when it found conflicts.
+func (s *Screen) conflicts() *ops.ServerSide {
+	if s.plan == nil || s.plan.ServerSide == nil || len(s.plan.ServerSide.Conflicts) == 0 {
+		return nil
+	}
+	return s.plan.ServerSide
 }
 
 // question is the two lines that ask before y: what the rollback writes and

@@ -1,0 +1,55 @@
+package rollback
+
+import (
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/ops"
+	"github.com/chunkview/chunkview/revdiff"
+	"github.com/chunkview/chunkview/ui/components/dialog"
+	"github.com/chunkview/chunkview/ui/internal/screentest"
+)
+
+// TestConflictsAreAnExplicitChoice: a plan whose server-side apply conflicts
+// with another field manager names the fields and their manager under the
+// diff and offers f (take them over, as --force-conflicts) in place of y; y
+// then runs nothing, f runs the plan with ForceConflicts set. A plan without
+// conflicts runs on y, not forcing.
+func TestConflictsAreAnExplicitChoice(t *testing.T) {
+	c := screentest.Common(kube.New(fake.NewClientset(), nil, nil, kube.Config{}))
+	press := func(s *Screen, k rune) tea.Cmd { return s.Update(tea.KeyPressMsg{Code: k, Text: string(k)}) }
+	plan := func(conflicts []ops.FieldConflict) *Screen {
+		base := &ops.Plan{Release: "app", Namespace: "ns", Latest: 2, Records: map[string]string{}}
+		s := New(c, base, 1)
+		s.SetSize(160, 30)
+		rb := &ops.Rollback{Plan: *base, Name: "app", From: 2, To: 1, Diff: &revdiff.Result{}, HelmChoice: ops.HelmChoice{Major: 4},
+			ServerSide: &ops.ServerSide{Manager: "helm", Why: "test", Conflicts: conflicts}}
+		s.Update(plannedMsg{Ns: "ns", Name: "app", To: 1, Plan: rb})
+		return s
+	}
+
+	s := plan([]ops.FieldConflict{{Object: "ConfigMap/app-config", Field: ".data.color", Manager: "kubectl-edit"}})
+	for _, want := range []string{"ConfigMap/app-config .data.color (kubectl-edit)", "f: take them over and roll back (--force-conflicts)"} {
+		if !strings.Contains(s.View(), want) {
+			t.Errorf("the plan with a conflict does not show %q:\n%s", want, s.View())
+		}
+	}
+	if cmd := press(s, 'y'); cmd != nil || s.state != dialog.Asking {
+		t.Fatalf("y ran a plan with conflicts (state %v)", s.state)
+	}
+	if cmd := press(s, 'f'); cmd == nil || s.state != dialog.Running || !s.plan.ForceConflicts {
+		t.Fatalf("f: state %v, force %v; want the plan run with its conflicts forced", s.state, s.plan.ForceConflicts)
+	}
+
+	s = plan(nil)
+	if cmd := press(s, 'f'); cmd != nil || s.state != dialog.Asking {
+		t.Fatalf("f ran a plan without conflicts (state %v)", s.state)
+	}
+	if cmd := press(s, 'y'); cmd == nil || s.state != dialog.Running || s.plan.ForceConflicts {
+		t.Fatalf("y: state %v, force %v; want the plan run, not forcing", s.state, s.plan.ForceConflicts)
+	}
+}
