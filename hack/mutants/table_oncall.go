@@ -16,4 +16,12 @@ var oncallMutants = []mutant{
 		Guarantee: "diff NAME compares the revision before the latest with the latest, as helm diff revision does",
 		Kill:      []target{{"./cli", "TestDiffAgainstLatest"}},
 	},
+	{
+		Name:      "fit-release-flag-limits",
+		File:      "cli/fit.go",
+		Find:      "o.fitCfg = fitSettings(c.Config().Driver)",
+		Replace:   "_ = c.Config().Driver",
+		Guarantee: "fit --release measures against the limits of the release's own store (the demo's 704 KiB, not \"limit none\")",
+		Kill:      []target{{"./cli", "TestFitReleaseUsesItsStoreLimits"}},
+	},
 }
