@@ -209,3 +209,52 @@ func TestDemoVerifyAndGCTakeTheReleaseNamespace(t *testing.T) {
 		t.Errorf("gc -n monitoring looked in %v, not where grafana-dashboards is stored (demo)", looked)
 	}
 }
+
+// TestDemoVerifyAdvisesWhatPastes: verify lists only the namespaces where a store
+// holds something (logging and web hold Helm's Secrets alone, no chunked record),
+// and its advice names each revision to delete with the flags that find it:
+// pasted with --yes, each deletes that revision. inspect of the revision that
+// cannot be read exits 4, as verify does.
+func TestDemoVerifyAdvisesWhatPastes(t *testing.T) {
+	t.Parallel()
+	r := runDemo(t, &cli.App{}, "verify")
+	mustCode(t, r, cli.ExitProblems)
+	if strings.Contains(r.stdout, "0 index Secrets, 0 chunk Secrets") {
+		t.Errorf("verify prints namespaces without chunked records: %s", r)
+	}
+	var advised []string
+	for _, s := range suggestions(r) {
+		if strings.Contains(s, " delete-revision ") {
+			advised = append(advised, s)
+		}
+	}
+	want := []string{"delete-revision fraud-model 1 --force", "delete-revision ledger 3 --force"}
+	if len(advised) != len(want) {
+		t.Fatalf("verify advised %q, want one delete-revision each for %q: %s", advised, want, r)
+	}
+	for i, s := range advised {
+		if !strings.Contains(s, want[i]) || !strings.HasPrefix(s, "chunkview --demo ") {
+			t.Errorf("advised %q, want %q under --demo", s, want[i])
+		}
+		args := append(shellWords(t, s)[1:], "--yes") // without the --demo runDemo adds
+		got := runDemo(t, &cli.App{}, args...)
+		mustCode(t, got, cli.ExitOK)
+		if !strings.Contains(got.stdout, "Deleted revision") {
+			t.Errorf("`%s --yes`: %s", s, got)
+		}
+	}
+
+	var out cli.VerifyResult
+	r = runDemo(t, &cli.App{}, "verify", "-o", "json")
+	mustCode(t, r, cli.ExitProblems)
+	decode(t, r, &out)
+	for _, n := range out.Namespaces {
+		if n.Indexes == 0 && n.Chunks == 0 && len(n.Problems) == 0 {
+			t.Errorf("verify -o json lists %s's %s store with nothing in it", n.Namespace, n.Driver)
+		}
+	}
+
+	mustCode(t, runDemo(t, &cli.App{}, "inspect", "ledger", "--revision", "3"), cli.ExitProblems)
+	mustCode(t, runDemo(t, &cli.App{}, "inspect", "ledger", "--revision", "3", "-o", "json"), cli.ExitProblems)
+	mustCode(t, runDemo(t, &cli.App{}, "inspect", "ledger", "--revision", "2"), cli.ExitOK)
+}
