@@ -56,4 +56,28 @@ var oncallMutants = []mutant{
 		Guarantee: "the interactive view refused for want of a terminal advises a command that pastes: chunkview --demo ls under --demo",
 		Kill:      []target{{"./cli", "TestTUIWithoutTerminal"}},
 	},
+	{
+		Name:      "flux-helmrelease-own-namespace-only",
+		File:      "kube/owner/controllers.go",
+		Find:      "return read(ctx, c, ns, true)",
+		Replace:   "return read(ctx, c, ns, c.Config().AllNamespaces || ns == \"\")",
+		Guarantee: "a Flux HelmRelease kept in another namespace (flux-system) is found by history -n APP and ls -n APP",
+		Kill:      []target{{"./cli", "TestFluxHelmReleaseInAnotherNamespace"}},
+	},
+	{
+		Name:      "flux-namespace-not-looked-in",
+		File:      "kube/owner/controllers.go",
+		Find:      "for _, n := range append([]string{ns, FluxNamespace}, c.Config().FallbackNamespaces...) {",
+		Replace:   "for _, n := range append([]string{ns}, c.Config().FallbackNamespaces...) {",
+		Guarantee: "a user who may not list HelmReleases across namespaces still finds one in flux-system",
+		Kill:      []target{{"./cli", "TestFluxHelmReleaseInAnotherNamespace"}},
+	},
+	{
+		Name:      "flux-partial-said-nothing",
+		File:      "kube/owner/controllers.go",
+		Find:      "out.unreadable[kube.KindHelmRelease] = partial",
+		Replace:   "_ = partial",
+		Guarantee: "a user who may list HelmReleases in some namespaces only is told that HelmReleases elsewhere were not read, and where they were looked for",
+		Kill:      []target{{"./cli", "TestFluxHelmReleaseInAnotherNamespace"}},
+	},
 }
