@@ -80,4 +80,20 @@ var oncallMutants = []mutant{
 		Guarantee: "a user who may list HelmReleases in some namespaces only is told that HelmReleases elsewhere were not read, and where they were looked for",
 		Kill:      []target{{"./cli", "TestFluxHelmReleaseInAnotherNamespace"}},
 	},
+	{
+		Name:      "olmv1-head-not-peeked",
+		File:      "kube/summaries.go",
+		Find:      "if sum, ok := peekUnlessSingle(idx, single); ok {",
+		Replace:   "if sum, ok := peekUnlessSingle(idx, single); ok && false {",
+		Guarantee: "ls -A -a over OLMv1's layout without ClusterExtensions reads only each latest revision's head: no chunk, no superseded revision, at most 20% of the bytes stored",
+		Kill:      []target{{"./cli", "TestOLMv1ListsWithoutExtensions"}},
+	},
+	{
+		Name:      "olmv1-head-only-unsaid",
+		File:      "cli/ls.go",
+		Find:      "if note := headOnlyNote(out.Releases); note != \"\" {",
+		Replace:   "if note := headOnlyNote(out.Releases); false {",
+		Guarantee: "ls says what it could not learn of releases read from their latest revision's head alone (their namespace and size)",
+		Kill:      []target{{"./cli", "TestOLMv1ListsWithoutExtensions"}},
+	},
 }
