@@ -129,7 +129,7 @@ func TestUsageErrors(t *testing.T) {
 	}{
 		{[]string{"lss"}, []string{`unknown command "lss"`, `did you mean "ls"?`}},
 		{[]string{"histroy", "podinfo"}, []string{`did you mean "history"?`}},
-		{[]string{"get"}, []string{"get takes what to print", "all, hooks, manifest, notes, values"}},
+		{[]string{"get"}, []string{"get takes what to print", "all, hooks, manifest, metadata, notes, values"}},
 		{[]string{"get", "valuse", "podinfo"}, []string{`unknown command "valuse"`, `did you mean "values"?`}},
 		{[]string{"completion"}, []string{"completion takes a shell", "bash"}},
 		{[]string{"completion", "tcsh"}, []string{`unknown command "tcsh"`, "bash, fish, powershell, zsh"}},

@@ -96,4 +96,12 @@ var oncallMutants = []mutant{
 		Guarantee: "ls says what it could not learn of releases read from their latest revision's head alone (their namespace and size)",
 		Kill:      []target{{"./cli", "TestOLMv1ListsWithoutExtensions"}},
 	},
+	{
+		Name:      "get-metadata-no-dependencies",
+		File:      "cli/getmetadata.go",
+		Find:      "m.Annotations, m.Dependencies = md.Annotations, md.Dependencies",
+		Replace:   "m.Annotations = md.Annotations",
+		Guarantee: "get metadata prints what helm get metadata prints of a revision, dependencies included",
+		Kill:      []target{{"./cli", "TestGetMetadataAsHelm"}},
+	},
 }
