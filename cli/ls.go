@@ -281,6 +281,8 @@ func (o *lsOptions) Run(ctx context.Context, r *run) error {
 		for _, it := range out.Releases {
 			fmt.Fprintln(r.stdout, objectName(it.Driver, storage.RecordKey(it.Name, it.Revision)))
 		}
+	case isTemplate(o.format):
+		return printTemplate(r.stdout, o.format, out, "releases", o.filter.noHeaders)
 	case isTable(o.format):
 		r.printReleases(out, o.format == FormatWide, o.filter.noHeaders, o.apis.health)
 		o.apis.warn(r, c, out.Releases)

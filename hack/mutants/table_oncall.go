@@ -104,4 +104,12 @@ var oncallMutants = []mutant{
 		Guarantee: "get metadata prints what helm get metadata prints of a revision, dependencies included",
 		Kill:      []target{{"./cli", "TestGetMetadataAsHelm"}},
 	},
+	{
+		Name:      "custom-columns-missing-blank",
+		File:      "cli/template.go",
+		Find:      "if len(vals) == 0 {",
+		Replace:   "if len(vals) < 0 {",
+		Guarantee: "-o custom-columns= prints what kubectl's printer prints, <none> where an expression finds nothing",
+		Kill:      []target{{"./cli", "TestTemplateOutputsAsKubectl"}},
+	},
 }
