@@ -100,8 +100,8 @@ func TestDemoHonestHealth(t *testing.T) {
 	for _, it := range ls.Releases {
 		if it.Name == "ledger" {
 			seen = true
-			if !it.Broken || it.Checked || !strings.HasPrefix(it.Problem, "1 of 4 chunk Secrets missing: ") {
-				t.Errorf("ls: ledger broken %v checked %v problem %q; want broken, 1 of 4 chunk Secrets missing", it.Broken, it.Checked, it.Problem)
+			if !it.Broken || it.Checked || !strings.HasPrefix(it.Problem, "1 of 5 chunks missing: chunk 4 of 5, ") {
+				t.Errorf("ls: ledger broken %v checked %v problem %q; want broken, 1 of 5 chunks missing", it.Broken, it.Checked, it.Problem)
 			}
 			continue
 		}
@@ -132,11 +132,11 @@ func TestDemoHonestHealth(t *testing.T) {
 			t.Errorf("history: ledger revision %d broken %v checked %v; want checked and healthy", rev.Revision, rev.Broken, rev.Checked)
 		}
 	}
-	if l := h.Revisions[2]; !l.Broken || !strings.HasPrefix(l.Problem, "1 of 4 chunk Secrets missing: ") {
+	if l := h.Revisions[2]; !l.Broken || !strings.HasPrefix(l.Problem, "1 of 5 chunks missing: chunk 4 of 5, ") {
 		t.Errorf("history: ledger revision 3 broken %v problem %q", l.Broken, l.Problem)
 	}
 	r = runDemo(t, &cli.App{}, "history", "ledger", "-n", "payments")
-	if !strings.Contains(r.stdout, "HEALTH") || !strings.Contains(r.stdout, "cannot be read: 1 of 4 chunk Secrets missing") {
+	if !strings.Contains(r.stdout, "HEALTH") || !strings.Contains(r.stdout, "cannot be read: 1 of 5 chunks missing: chunk 4 of 5") {
 		t.Errorf("history table: %s", r)
 	}
 }

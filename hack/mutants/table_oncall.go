@@ -112,4 +112,12 @@ var oncallMutants = []mutant{
 		Guarantee: "-o custom-columns= prints what kubectl's printer prints, <none> where an expression finds nothing",
 		Kill:      []target{{"./cli", "TestTemplateOutputsAsKubectl"}},
 	},
+	{
+		Name:      "missing-chunks-counted-as-secrets",
+		File:      "kube/health.go",
+		Find:      "return fmt.Sprintf(\"%d of %d chunks missing\", gone, len(r.chunkNames)+1)",
+		Replace:   "return fmt.Sprintf(\"%d of %d chunks missing\", gone, len(r.chunkNames))",
+		Guarantee: "a revision missing a chunk counts its chunks one way: \"1 of 5 chunks missing: chunk 4 of 5\"",
+		Kill:      []target{{"./kube", "TestCheckHealth$"}, {"./cli", "TestDemoHonestHealth"}},
+	},
 }
