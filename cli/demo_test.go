@@ -82,8 +82,8 @@ func TestTUIHook(t *testing.T) {
 	}
 	r := runDemo(t, &cli.App{})
 	mustCode(t, r, cli.ExitUsage)
-	if !strings.Contains(r.stderr, "chunkview ls") {
-		t.Errorf("no hint without a TUI: %s", r)
+	if !strings.Contains(r.stderr, "`chunkview --demo ls`") {
+		t.Errorf("no hint that pastes without a TUI: %s", r)
 	}
 }
 

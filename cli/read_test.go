@@ -254,7 +254,7 @@ func TestUsage(t *testing.T) {
 		{"ls", "-o", "xml"},
 		{"ls", "--no-such-flag"},
 		{"nosuchcommand"},
-		{"diff", "a", "1"},
+		{"diff", "a", "1", "2", "3"},
 		{"delete-revision", "a", "zero"},
 		{"ls", "--profile", "nope"},
 		{"fix-stuck", "a", "--mark-failed", "--delete-pending"},
