@@ -35,6 +35,7 @@ var completedArgs = map[string][]argKind{
 	"get manifest":    {argRelease},
 	"get notes":       {argRelease},
 	"get hooks":       {argRelease},
+	"get metadata":    {argRelease},
 	"get all":         {argRelease},
 }
 

@@ -70,7 +70,11 @@ func TestBadInputCLI(t *testing.T) {
 			}
 
 			r = e.run("inspect", c.Name)
-			mustCode(t, r, cli.ExitOK)
+			if c.Readable {
+				mustCode(t, r, cli.ExitOK)
+			} else {
+				mustCode(t, r, cli.ExitProblems)
+			}
 			mustNotLeak(t, "inspect", r)
 			if !c.Readable && (!strings.Contains(r.stdout, "This revision cannot be read") || !strings.Contains(r.stdout, "chunkview verify")) {
 				t.Errorf("inspect of a broken revision: %s", r)

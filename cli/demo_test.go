@@ -82,8 +82,8 @@ func TestTUIHook(t *testing.T) {
 	}
 	r := runDemo(t, &cli.App{})
 	mustCode(t, r, cli.ExitUsage)
-	if !strings.Contains(r.stderr, "chunkview ls") {
-		t.Errorf("no hint without a TUI: %s", r)
+	if !strings.Contains(r.stderr, "`chunkview --demo ls`") {
+		t.Errorf("no hint that pastes without a TUI: %s", r)
 	}
 }
 
@@ -100,8 +100,8 @@ func TestDemoHonestHealth(t *testing.T) {
 	for _, it := range ls.Releases {
 		if it.Name == "ledger" {
 			seen = true
-			if !it.Broken || it.Checked || !strings.HasPrefix(it.Problem, "1 of 4 chunk Secrets missing: ") {
-				t.Errorf("ls: ledger broken %v checked %v problem %q; want broken, 1 of 4 chunk Secrets missing", it.Broken, it.Checked, it.Problem)
+			if !it.Broken || it.Checked || !strings.HasPrefix(it.Problem, "1 of 5 chunks missing: chunk 4 of 5, ") {
+				t.Errorf("ls: ledger broken %v checked %v problem %q; want broken, 1 of 5 chunks missing", it.Broken, it.Checked, it.Problem)
 			}
 			continue
 		}
@@ -132,11 +132,11 @@ func TestDemoHonestHealth(t *testing.T) {
 			t.Errorf("history: ledger revision %d broken %v checked %v; want checked and healthy", rev.Revision, rev.Broken, rev.Checked)
 		}
 	}
-	if l := h.Revisions[2]; !l.Broken || !strings.HasPrefix(l.Problem, "1 of 4 chunk Secrets missing: ") {
+	if l := h.Revisions[2]; !l.Broken || !strings.HasPrefix(l.Problem, "1 of 5 chunks missing: chunk 4 of 5, ") {
 		t.Errorf("history: ledger revision 3 broken %v problem %q", l.Broken, l.Problem)
 	}
 	r = runDemo(t, &cli.App{}, "history", "ledger", "-n", "payments")
-	if !strings.Contains(r.stdout, "HEALTH") || !strings.Contains(r.stdout, "cannot be read: 1 of 4 chunk Secrets missing") {
+	if !strings.Contains(r.stdout, "HEALTH") || !strings.Contains(r.stdout, "cannot be read: 1 of 5 chunks missing: chunk 4 of 5") {
 		t.Errorf("history table: %s", r)
 	}
 }
@@ -208,4 +208,53 @@ func TestDemoVerifyAndGCTakeTheReleaseNamespace(t *testing.T) {
 	if !slices.Contains(looked, "demo") {
 		t.Errorf("gc -n monitoring looked in %v, not where grafana-dashboards is stored (demo)", looked)
 	}
+}
+
+// TestDemoVerifyAdvisesWhatPastes: verify lists only the namespaces where a store
+// holds something (logging and web hold Helm's Secrets alone, no chunked record),
+// and its advice names each revision to delete with the flags that find it:
+// pasted with --yes, each deletes that revision. inspect of the revision that
+// cannot be read exits 4, as verify does.
+func TestDemoVerifyAdvisesWhatPastes(t *testing.T) {
+	t.Parallel()
+	r := runDemo(t, &cli.App{}, "verify")
+	mustCode(t, r, cli.ExitProblems)
+	if strings.Contains(r.stdout, "0 index Secrets, 0 chunk Secrets") {
+		t.Errorf("verify prints namespaces without chunked records: %s", r)
+	}
+	var advised []string
+	for _, s := range suggestions(r) {
+		if strings.Contains(s, " delete-revision ") {
+			advised = append(advised, s)
+		}
+	}
+	want := []string{"delete-revision fraud-model 1 --force", "delete-revision ledger 3 --force"}
+	if len(advised) != len(want) {
+		t.Fatalf("verify advised %q, want one delete-revision each for %q: %s", advised, want, r)
+	}
+	for i, s := range advised {
+		if !strings.Contains(s, want[i]) || !strings.HasPrefix(s, "chunkview --demo ") {
+			t.Errorf("advised %q, want %q under --demo", s, want[i])
+		}
+		args := append(shellWords(t, s)[1:], "--yes") // without the --demo runDemo adds
+		got := runDemo(t, &cli.App{}, args...)
+		mustCode(t, got, cli.ExitOK)
+		if !strings.Contains(got.stdout, "Deleted revision") {
+			t.Errorf("`%s --yes`: %s", s, got)
+		}
+	}
+
+	var out cli.VerifyResult
+	r = runDemo(t, &cli.App{}, "verify", "-o", "json")
+	mustCode(t, r, cli.ExitProblems)
+	decode(t, r, &out)
+	for _, n := range out.Namespaces {
+		if n.Indexes == 0 && n.Chunks == 0 && len(n.Problems) == 0 {
+			t.Errorf("verify -o json lists %s's %s store with nothing in it", n.Namespace, n.Driver)
+		}
+	}
+
+	mustCode(t, runDemo(t, &cli.App{}, "inspect", "ledger", "--revision", "3"), cli.ExitProblems)
+	mustCode(t, runDemo(t, &cli.App{}, "inspect", "ledger", "--revision", "3", "-o", "json"), cli.ExitProblems)
+	mustCode(t, runDemo(t, &cli.App{}, "inspect", "ledger", "--revision", "2"), cli.ExitOK)
 }

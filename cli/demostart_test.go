@@ -69,7 +69,7 @@ func TestDemoOneRelease(t *testing.T) {
 	t.Parallel()
 	r := runDemo(t, &cli.App{}, "history", "ledger")
 	mustCode(t, r, cli.ExitOK)
-	if !strings.Contains(r.stdout, "<broken>") || !strings.Contains(r.stdout, "1 of 4 chunk Secrets missing") {
+	if !strings.Contains(r.stdout, "<broken>") || !strings.Contains(r.stdout, "1 of 5 chunks missing: chunk 4 of 5") {
 		t.Errorf("history ledger: %s", r)
 	}
 	mustCode(t, runDemo(t, &cli.App{}, "verify", "ledger"), cli.ExitProblems)

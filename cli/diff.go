@@ -34,15 +34,22 @@ const (
 	ExitDiffError = 8
 )
 
-// Complete reads the release name and the two revisions from args.
+// Complete reads the release name and the revisions from args, as helm diff
+// revision takes them: none compares the revision before the latest with the
+// latest, one compares it with the latest (0, kube's latest).
 func (o *diffOptions) Complete(args []string) error {
 	o.name = args[0]
+	o.from, o.to = kube.PreviousRevision, 0
 	var err error
-	if o.from, err = revisionArg(args[1], "FROM"); err != nil {
-		return err
+	if len(args) > 1 {
+		if o.from, err = revisionArg(args[1], "FROM"); err != nil {
+			return err
+		}
 	}
-	if o.to, err = revisionArg(args[2], "TO"); err != nil {
-		return err
+	if len(args) > 2 {
+		if o.to, err = revisionArg(args[2], "TO"); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -100,10 +107,12 @@ func (o *diffOptions) diff(ctx context.Context, r *run, ctxLines int) error {
 func (r *run) diffCommand() *cobra.Command {
 	o := &diffOptions{}
 	cmd := &cobra.Command{
-		Use:   "diff NAME FROM TO",
+		Use:   "diff NAME [FROM [TO]]",
 		Short: "Compare two revisions of a release: resources, values, chart, hooks, notes",
 		Long: `Compare revision FROM with revision TO of a release: the rendered resources, the
-user-supplied and computed values, the chart, the hooks and the notes. Secrets (Secret
+user-supplied and computed values, the chart, the hooks and the notes. As helm diff
+revision: without TO, FROM is compared with the latest revision; with neither, the
+revision before the latest is. Secrets (Secret
 data, and values under keys such as password or token) are masked unless --reveal: a
 masked value shows as a token that changes when the value changes.
 
@@ -115,10 +124,12 @@ Exit status: 0 when the comparison was printed, whatever it found. With
 --exit-code, as git diff --exit-code: 0 the revisions are the same, 1 they differ
 (a secret that changed counts, though masked), and a failure keeps its code (2
 usage, 3 no such release or revision, 6 unreachable or forbidden, 8 any other).`,
-		Example: `  chunkview diff my-release 3 4
+		Example: `  chunkview diff my-release          # the previous revision against the latest
+  chunkview diff my-release 2        # revision 2 against the latest
+  chunkview diff my-release 3 4
   chunkview diff my-release 1 4 -U 0 -o json
   chunkview diff my-release 3 4 --exit-code >/dev/null || echo changed`,
-		Args: exactArgs(3, "a release NAME and two revisions FROM and TO"),
+		Args: rangeArgs(1, 3, "a release NAME, and revisions FROM and TO (default: the previous revision and the latest)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.unifiedSet = cmd.Flags().Changed("unified")
 			return runOptions(cmd.Context(), r, o, args)

@@ -12,7 +12,8 @@
 //	1  any other failure (the API server refused a write, a bug)
 //	2  usage error: unknown command or flag, wrong arguments, bad flag value
 //	3  not found: no such release or revision (an empty ls is not an error)
-//	4  verify found problems in the stored records
+//	4  verify found problems in the stored records, or inspect a revision
+//	   that cannot be read
 //	5  refused: --read-only, a destructive command not confirmed, or no terminal
 //	   to confirm on and no --yes; an active controller; server-side apply
 //	   conflicts without --force-conflicts

@@ -32,7 +32,7 @@ const exitCodesHelp = `Exit codes:
   2  usage error (unknown command or flag, wrong arguments, a release name two
      stores hold without --driver)
   3  not found (no such release or revision)
-  4  verify found problems
+  4  verify found problems, or inspect a revision that cannot be read
   5  refused (--read-only, not confirmed, no terminal and no --yes, or an active
      Flux HelmRelease or OLMv1 ClusterExtension reconciles the release)
   6  no kubeconfig or no such --context, cluster unreachable, timed out, credentials

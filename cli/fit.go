@@ -12,6 +12,7 @@ import (
 
 	"github.com/chunkview/chunkview/fit"
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/storage"
 )
 
 // ExitNoFit is fit's code when the record does not fit some store asked for;
@@ -129,7 +130,7 @@ func (o *fitOptions) run(ctx context.Context, r *run) error {
 		return fmt.Errorf("%w: %w", ErrUsage, err)
 	}
 	o.drivers = cfg.Drivers
-	o.fitCfg = fit.Settings{ChunkSize: cfg.Driver.ChunkSize, MaxWriteChunks: cfg.Driver.MaxWriteChunks, MaxReadChunks: cfg.Driver.MaxReadChunks}
+	o.fitCfg = fitSettings(cfg.Driver)
 	if strings.HasPrefix(cfg.DriversFrom, "HELM_DRIVER") || strings.HasPrefix(cfg.DriversFrom, "--owner") {
 		fmt.Fprintf(r.stderr, "Note: %s narrows the stores checked to %s; --driver names others\n", cfg.DriversFrom, strings.Join(cfg.Drivers, ", "))
 	}
@@ -144,6 +145,10 @@ func (o *fitOptions) run(ctx context.Context, r *run) error {
 		if base, err = c.UpgradeBase(ctx, ns, o.release); err != nil {
 			return err
 		}
+		// The limits of the store that holds the release: the client's, which
+		// a connection may set apart from the flags (the demo's samples are
+		// written with 11 chunks of 64 KiB).
+		o.fitCfg = fitSettings(c.Config().Driver)
 		if base.SizesUnread != "" {
 			fmt.Fprintf(r.stderr, "Warning: the sizes of some revisions could not be read, the growth leaves them out: %s\n", message(errors.New(base.SizesUnread)))
 		}
@@ -238,6 +243,11 @@ func (o *fitOptions) examine(ctx context.Context, req fit.Request, base *kube.Up
 		out.Fits = out.Fits && s.Fits
 	}
 	return out, nil
+}
+
+// fitSettings are the chunk settings of a chunked store's configuration.
+func fitSettings(d storage.ChunkedSecretsConfig) fit.Settings {
+	return fit.Settings{ChunkSize: d.ChunkSize, MaxWriteChunks: d.MaxWriteChunks, MaxReadChunks: d.MaxReadChunks}
 }
 
 // installNamespace is the namespace an install goes to: -n, else the

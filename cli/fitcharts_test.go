@@ -15,6 +15,10 @@ import (
 	"helm.sh/helm/v3/pkg/getter"
 	"helm.sh/helm/v3/pkg/release"
 	"helm.sh/helm/v3/pkg/storage/driver"
+
+	"github.com/chunkview/chunkview/cli"
+	"github.com/chunkview/chunkview/demo"
+	"github.com/chunkview/chunkview/kube"
 )
 
 // writeChart writes a chart directory of files (path: content) under a fresh
@@ -199,4 +203,36 @@ func (e *env) helmUpgrade(d driver.Driver, dir, name string, vals map[string]int
 	up := action.NewUpgrade(e.actionConfigIn(d, e.ns))
 	up.Namespace = e.ns
 	return up.Run(name, loadChart(e.t, dir), vals)
+}
+
+// TestFitReleaseUsesItsStoreLimits: fit --release measures against the limits of
+// the store that holds the release, not the flags' defaults: the demo's samples
+// are stored in 11 chunks of 64 KiB, so its chunked store allows 704 KiB
+// (before, "limit none"), and a flag the user gives still wins.
+func TestFitReleaseUsesItsStoreLimits(t *testing.T) {
+	t.Parallel()
+	dir := smallChart(t)
+	limit := func(args ...string) (int64, int64) {
+		t.Helper()
+		r := runDemo(t, &cli.App{}, append([]string{"fit", dir, "--release", "podinfo", "-o", "json"}, args...)...)
+		mustCode(t, r, cli.ExitOK)
+		var out cli.FitResult
+		decode(t, r, &out)
+		if out.Current == nil {
+			t.Fatalf("fit --release has no current revision: %s", r)
+		}
+		return storeOf(t, out, kube.DriverChunked).LimitBytes, out.Current.LimitBytes
+	}
+	want := int64(demo.MaxChunks * demo.ChunkSize)
+	if got, own := limit(); got != want || own != want {
+		t.Errorf("fit --release podinfo: chunked limit %d, the release's store %d; want %d (11 × 64 KiB) for both", got, own, want)
+	}
+	if got, _ := limit("--max-write-chunks", "20"); got != 20*demo.ChunkSize {
+		t.Errorf("fit --release podinfo --max-write-chunks 20: chunked limit %d, want %d", got, 20*demo.ChunkSize)
+	}
+	r := runDemo(t, &cli.App{}, "fit", dir, "--release", "podinfo")
+	mustCode(t, r, cli.ExitOK)
+	if !strings.Contains(r.stdout, "704 KiB") || strings.Contains(r.stdout, "none") {
+		t.Errorf("fit --release podinfo does not say the store allows 704 KiB: %s", r)
+	}
 }

@@ -47,7 +47,7 @@ func (o *getOptions) Validate() error {
 	if o.revision < 0 {
 		return usageErrorf("--revision %d is not a revision number (1, 2, ...; 0 or none: the latest)", o.revision)
 	}
-	if o.part == getValues {
+	if o.part == getValues || o.part == getMetadata {
 		return checkFormat(o.format)
 	}
 	return nil
@@ -69,6 +69,9 @@ func (o *getOptions) Run(ctx context.Context, r *run) error {
 	}
 	if d.Release == nil {
 		return fmt.Errorf("revision %d of %s cannot be read: %s; `%s` says which Secret is at fault", row.Revision, o.name, d.Row.Problem, c.SuggestFor(row, "verify"))
+	}
+	if o.part == getMetadata {
+		return printMetadata(r.stdout, o.format, releaseMetadata(d.Release))
 	}
 	if o.part == getValues && o.format != FormatTable {
 		vals, err := o.values(d.Release)
@@ -203,15 +206,17 @@ func applyMethodWords(m string) string {
 
 func (r *run) getCommand() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "get values|manifest|notes|hooks|all NAME",
-		Short: "Print what a revision holds, as helm get does: values, manifest, notes, hooks or all",
+		Use:   "get values|manifest|notes|hooks|metadata|all NAME",
+		Short: "Print what a revision holds, as helm get does: values, manifest, notes, hooks, metadata or all",
 		Long: `Print what a revision of a release holds, as helm get prints it: the user-supplied
-values (--all: computed), the rendered manifest, the notes, the hooks, or all of them.
+values (--all: computed), the rendered manifest, the notes, the hooks, its metadata
+(helm get metadata's fields, -o json and -o yaml as Helm prints them), or all of them.
 The latest revision unless --revision. Secrets are masked unless --reveal: Secret
 data, values under keys such as password or token, and those values wherever else
 they appear.`,
 		Example: `  chunkview get values podinfo -n demo
   chunkview get manifest podinfo --revision 2
+  chunkview get metadata podinfo -o json
   chunkview get all payments-api --reveal`,
 	}
 	for _, p := range []struct {
@@ -222,6 +227,7 @@ they appear.`,
 		{getManifest, "Print the rendered manifest of a revision"},
 		{getNotes, "Print the notes of a revision"},
 		{getHooks, "Print the hooks of a revision"},
+		{getMetadata, "Print the metadata of a revision, as helm get metadata does"},
 		{getAll, "Print everything helm get all prints of a revision"},
 	} {
 		o := &getOptions{part: p.part}
@@ -235,8 +241,11 @@ they appear.`,
 		}
 		sub.Flags().IntVar(&o.revision, "revision", 0, "the revision to print (default: the latest)")
 		sub.Flags().BoolVar(&o.reveal, "reveal", false, "show secrets as they are instead of masking them")
-		if p.part == getValues {
+		switch p.part {
+		case getValues:
 			sub.Flags().BoolVarP(&o.all, "all", "a", false, "print the computed values: chart defaults merged with the user-supplied ones")
+			addOutputFlag(sub, &o.format)
+		case getMetadata:
 			addOutputFlag(sub, &o.format)
 		}
 		cmd.AddCommand(sub)

@@ -129,7 +129,7 @@ func TestUsageErrors(t *testing.T) {
 	}{
 		{[]string{"lss"}, []string{`unknown command "lss"`, `did you mean "ls"?`}},
 		{[]string{"histroy", "podinfo"}, []string{`did you mean "history"?`}},
-		{[]string{"get"}, []string{"get takes what to print", "all, hooks, manifest, notes, values"}},
+		{[]string{"get"}, []string{"get takes what to print", "all, hooks, manifest, metadata, notes, values"}},
 		{[]string{"get", "valuse", "podinfo"}, []string{`unknown command "valuse"`, `did you mean "values"?`}},
 		{[]string{"completion"}, []string{"completion takes a shell", "bash"}},
 		{[]string{"completion", "tcsh"}, []string{`unknown command "tcsh"`, "bash, fish, powershell, zsh"}},
@@ -238,4 +238,39 @@ func TestDiffExitCode(t *testing.T) {
 			t.Errorf("%v: want exit %d, got %s", c.args, c.code, r)
 		}
 	}
+}
+
+// TestDiffAgainstLatest: diff NAME compares the revision before the latest with
+// the latest, and diff NAME REV compares REV with the latest, as helm diff
+// revision does; podinfo's history in the demo is 1..4.
+func TestDiffAgainstLatest(t *testing.T) {
+	t.Parallel()
+	pair := func(args ...string) [2]int {
+		t.Helper()
+		r := runDemo(t, &cli.App{}, append([]string{"diff", "podinfo", "-o", "json"}, args...)...)
+		mustCode(t, r, cli.ExitOK)
+		var res struct{ From, To int }
+		decode(t, r, &res)
+		return [2]int{res.From, res.To}
+	}
+	for _, c := range []struct {
+		args []string
+		want [2]int
+	}{
+		{nil, [2]int{3, 4}},
+		{[]string{"2"}, [2]int{2, 4}},
+		{[]string{"1", "3"}, [2]int{1, 3}},
+	} {
+		if got := pair(c.args...); got != c.want {
+			t.Errorf("diff podinfo %v compares %d -> %d, want %d -> %d", c.args, got[0], got[1], c.want[0], c.want[1])
+		}
+	}
+	// The text names them too, as the two-revision form does.
+	r := runDemo(t, &cli.App{}, "diff", "podinfo")
+	mustCode(t, r, cli.ExitOK)
+	if !strings.HasPrefix(r.stdout, `Release "podinfo": revision 3 -> 4`) {
+		t.Errorf("diff podinfo: %s", r)
+	}
+	mustCode(t, runDemo(t, &cli.App{}, "diff", "podinfo", "9"), cli.ExitNotFound)
+	mustCode(t, runDemo(t, &cli.App{}, "diff", "podinfo", "1", "2", "3"), cli.ExitUsage)
 }

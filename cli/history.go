@@ -182,6 +182,8 @@ func (o *historyOptions) Run(ctx context.Context, r *run) error {
 		for _, it := range out.Revisions {
 			printWatchEvent(r.stdout, watchAdded, o.name, it)
 		}
+	case isTemplate(o.format):
+		err = printTemplate(r.stdout, o.format, out, "revisions", o.noHeaders)
 	case !isTable(o.format):
 		err = printStructured(r.stdout, o.format, out)
 	default:

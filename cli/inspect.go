@@ -186,10 +186,15 @@ func (o *inspectOptions) Run(ctx context.Context, r *run) error {
 		}
 	}
 	if o.format != FormatTable {
-		return printStructured(r.stdout, o.format, out)
+		err = printStructured(r.stdout, o.format, out)
+	} else {
+		r.printInspection(out, valuesYAML, c.SuggestFor(row, "verify"))
 	}
-	r.printInspection(out, valuesYAML, c.SuggestFor(row, "verify"))
-	return nil
+	if err == nil && out.DecodeError != "" {
+		// Its layout is shown, but a script must not take it for a sound one.
+		return silent(ExitProblems)
+	}
+	return err
 }
 
 func (r *run) inspectCommand() *cobra.Command {
@@ -203,7 +208,10 @@ owner reference and age; chunk Secrets of the revision that the index does not
 name; the compressed and decompressed totals and whether Helm's own Secrets driver
 could store the release at all; and which parts of the release take the space.
 
---values also prints the user-supplied values, secrets masked unless --reveal.`,
+--values also prints the user-supplied values, secrets masked unless --reveal.
+
+Exits with code 4, as verify does for its problems, when the revision cannot be
+read (its layout printed all the same).`,
 		Example: `  chunkview inspect my-release
   chunkview inspect my-release --revision 3 --values`,
 		Args: exactArgs(1, "one release NAME"),

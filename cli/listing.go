@@ -23,16 +23,19 @@ const (
 
 // addListOutputFlag registers -o on a listing command.
 func addListOutputFlag(cmd *cobra.Command, dst *string) {
-	cmd.Flags().StringVarP(dst, "output", "o", FormatTable, "output format: table, wide, name, json or yaml")
+	cmd.Flags().StringVarP(dst, "output", "o", FormatTable, "output format: table, wide, name, json, yaml, jsonpath=TEMPLATE or custom-columns=HEADER:EXPR,...")
 }
 
 func checkListFormat(f string) error {
-	switch f {
-	case FormatWide, FormatName:
+	switch {
+	case f == FormatWide, f == FormatName:
 		return nil
+	case isTemplate(f):
+		_, _, err := parseTemplate(f)
+		return err
 	}
 	if err := checkFormat(f); err != nil {
-		return usageErrorf("unknown output format -o %q: use table, wide, name, json or yaml", f)
+		return usageErrorf("unknown output format -o %q: use table, wide, name, json, yaml, jsonpath=TEMPLATE or custom-columns=HEADER:EXPR,...", f)
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/kube/apis"
 	"github.com/chunkview/chunkview/kube/owner"
@@ -263,6 +264,9 @@ func (o *lsOptions) Run(ctx context.Context, r *run) error {
 	if note := o.filter.hiddenNote(); note != "" && isTable(o.format) && !o.filter.short {
 		fmt.Fprintf(r.stderr, "Note: %s\n", note)
 	}
+	if note := headOnlyNote(out.Releases); note != "" {
+		fmt.Fprintf(r.stderr, "Note: %s\n", note)
+	}
 	if listed == 0 && !o.apis.on {
 		// An empty list is an answer, as in helm; where ls looked and
 		// what to try goes to stderr.
@@ -277,6 +281,8 @@ func (o *lsOptions) Run(ctx context.Context, r *run) error {
 		for _, it := range out.Releases {
 			fmt.Fprintln(r.stdout, objectName(it.Driver, storage.RecordKey(it.Name, it.Revision)))
 		}
+	case isTemplate(o.format):
+		return printTemplate(r.stdout, o.format, out, "releases", o.filter.noHeaders)
 	case isTable(o.format):
 		r.printReleases(out, o.format == FormatWide, o.filter.noHeaders, o.apis.health)
 		o.apis.warn(r, c, out.Releases)
@@ -384,4 +390,28 @@ func (r *run) nothingFound(cfg kube.Config) string {
 		hint = "try --owner for the owner label your operator uses, --storage-namespace, or --profile olmv1 for OLMv1"
 	}
 	return fmt.Sprintf("no releases with owner %q in %s; %s", cfg.Owner, where, hint)
+}
+
+// headOnlyNote says what a listing could not learn of the releases it read from
+// the head of their latest revision alone (records kept in a storage namespace,
+// without the ClusterExtension that would tell the rest: the user may not list
+// them, or the extension is gone): their own namespace, at the end of the
+// payload, and their size; "" when there are none.
+func headOnlyNote(items []ReleaseItem) string {
+	var names []string
+	for _, it := range items {
+		if it.latest != nil && it.latest.NamespaceUnknown {
+			names = append(names, it.Name)
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	n := len(names)
+	if n > 3 {
+		names = append(names[:3], "...")
+	}
+	return fmt.Sprintf("only the head of each latest revision was read for %s (%s), without a ClusterExtension to say more: "+
+		"their own namespace (shown ?) and their size are not known; history NAME or inspect NAME reads one whole",
+		human.Plural(n, "release", "releases"), strings.Join(names, ", "))
 }

@@ -148,8 +148,9 @@ func TestReadCommands(t *testing.T) {
 				t.Errorf("%s: revealed values: %+v", w, in.Values)
 			}
 		}
+		// Its layout is printed, and the exit says it cannot be read.
 		r := e.run("inspect", "broken", "-o", "json")
-		mustCode(t, r, cli.ExitOK)
+		mustCode(t, r, cli.ExitProblems)
 		var in cli.Inspection
 		decode(t, r, &in)
 		missing := 0
@@ -253,7 +254,7 @@ func TestUsage(t *testing.T) {
 		{"ls", "-o", "xml"},
 		{"ls", "--no-such-flag"},
 		{"nosuchcommand"},
-		{"diff", "a", "1"},
+		{"diff", "a", "1", "2", "3"},
 		{"delete-revision", "a", "zero"},
 		{"ls", "--profile", "nope"},
 		{"fix-stuck", "a", "--mark-failed", "--delete-pending"},

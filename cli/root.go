@@ -195,10 +195,10 @@ func unknownCommand(cmd *cobra.Command, args []string) error {
 func (r *run) openTUI(cmd *cobra.Command, _ []string) error {
 	a := r.app
 	if a.TUI == nil {
-		return usageErrorf("the interactive view is not part of this build: run a command such as `chunkview ls` (see --help)")
+		return usageErrorf("the interactive view is not part of this build: run a command such as `%s` (see --help)", r.suggest("ls", ""))
 	}
 	if !a.canOpenTUI(r.stdin, r.stdout) {
-		return noTerminalError()
+		return noTerminalError(r.suggest("ls", ""))
 	}
 	r.demoLazy = true
 	c, err := r.connect(cmd.Context())

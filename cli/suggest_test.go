@@ -89,6 +89,7 @@ func TestSuggestionsWorkPasted(t *testing.T) {
 		{"rollback", "payments-api", "3", "--dry-run"},
 		{"fix-stuck", "payments-api"},
 		{"inspect", "ledger", "--revision", "3"},
+		{"verify"},
 		{"get", "values", "ledger"},
 		{"-n", "payments", "rollback", "podinfo", "--dry-run"},
 	} {

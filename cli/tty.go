@@ -36,7 +36,8 @@ func (a *App) canOpenTUI(stdin io.Reader, stdout io.Writer) bool {
 }
 
 // noTerminalError is the usage error of the interactive view started without a
-// terminal (in a pipe, a CI job, a container without -t).
-func noTerminalError() error {
-	return usageErrorf("the interactive view needs a terminal, and this output is not one: run it in a terminal (with -t in a container), or run a command such as `chunkview ls`")
+// terminal (in a pipe, a CI job, a container without -t); ls is the command it
+// advises, with the flags of this run (--demo, --context, ...) so that it pastes.
+func noTerminalError(ls string) error {
+	return usageErrorf("the interactive view needs a terminal, and this output is not one: run it in a terminal (with -t in a container), or run a command such as `%s`", ls)
 }

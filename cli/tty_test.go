@@ -24,7 +24,12 @@ func TestTUIWithoutTerminal(t *testing.T) {
 		r := result{stdout: out.String(), stderr: errb.String(), code: code}
 		mustCode(t, r, cli.ExitUsage)
 		oneLineErr(t, r)
-		for _, want := range []string{"needs a terminal", "chunkview ls"} {
+		// The command advised pastes: under --demo, it is the demo's.
+		ls := "`chunkview ls`"
+		if args[0] == "--demo" {
+			ls = "`chunkview --demo ls`"
+		}
+		for _, want := range []string{"needs a terminal", ls} {
 			if !strings.Contains(r.stderr, want) {
 				t.Errorf("%v: %q lacks %q", args, r.stderr, want)
 			}

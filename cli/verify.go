@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -84,9 +85,15 @@ func leftoverItems(los []storage.Leftover) []LeftoverItem {
 	return out
 }
 
+// verifyResult is what verify found in reps. A namespace where a store holds
+// nothing at all (no record, no leftover) is left out: verify of every
+// namespace lists only those with something checked.
 func verifyResult(reps []kube.NamespaceReport) VerifyResult {
 	out := VerifyResult{Namespaces: []NamespaceCheck{}}
 	for _, rep := range reps {
+		if rep.Indexes == 0 && rep.Chunks == 0 && len(rep.Problems) == 0 && len(rep.Leftovers) == 0 && len(rep.Recent) == 0 {
+			continue
+		}
 		nc := NamespaceCheck{
 			Namespace: rep.Namespace, Driver: rep.Driver, Indexes: rep.Indexes, Chunks: rep.Chunks, Problems: []ProblemItem{},
 			Leftovers: leftoverItems(rep.Leftovers), Recent: leftoverItems(rep.Recent),
@@ -275,6 +282,12 @@ func (r *run) printVerify(out VerifyResult, decoded bool) {
 		for _, k := range order {
 			fmt.Fprintf(w, "  %s: %s\n", k, kinds[k])
 		}
+		if cmds := r.deleteAdvice(out); len(cmds) > 0 {
+			fmt.Fprintln(w, "\nTo delete a revision record that cannot be trusted (after a backup, if it matters):")
+			for _, c := range cmds {
+				fmt.Fprintf(w, "  `%s`\n", c)
+			}
+		}
 		fmt.Fprintf(w, "\n%s found.\n", human.Plural(out.Problems, "problem", "problems"))
 		return
 	}
@@ -283,4 +296,36 @@ func (r *run) printVerify(out VerifyResult, decoded bool) {
 	} else {
 		fmt.Fprintln(w, "\nAll records are sound (payloads not decoded; --decode checks them too).")
 	}
+}
+
+// deleteKinds are the problems whose explanation advises deleting the revision
+// record (storage.ProblemKind.Explain).
+var deleteKinds = map[string]bool{
+	string(storage.ProblemMissingChunk): true,
+	string(storage.ProblemBadIndex):     true,
+	string(storage.ProblemHashMismatch): true,
+}
+
+// deleteAdvice is the delete-revision --force command, ready to paste, of each
+// revision whose problem advises deleting its record, once each.
+func (r *run) deleteAdvice(out VerifyResult) []string {
+	var cmds []string
+	seen := map[string]bool{}
+	for _, n := range out.Namespaces {
+		for _, p := range n.Problems {
+			id := n.Namespace + "/" + p.Key
+			if !deleteKinds[p.Kind] || p.Release == "" || p.Revision <= 0 || seen[id] {
+				continue
+			}
+			seen[id] = true
+			row := kube.RevisionRow{Name: p.Release, Revision: p.Revision, StorageNamespace: n.Namespace, Driver: n.Driver, Key: p.Key}
+			args := []string{strconv.Itoa(p.Revision), "--force"}
+			if r.client != nil {
+				cmds = append(cmds, r.client.SuggestFor(row, "delete-revision", args...))
+			} else {
+				cmds = append(cmds, r.suggest("delete-revision", p.Release, args...))
+			}
+		}
+	}
+	return cmds
 }

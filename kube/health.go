@@ -200,6 +200,8 @@ func (c *Client) checkPresence(ctx context.Context, rows []*RevisionRow, wait bo
 
 // missingChunks says which of row r's chunk Secrets present (their names) lacks,
 // "" when none: by name when its index records its chunks' names, else by count.
+// It counts chunks as the decode names them ("chunk 4 of 5"): the index's own
+// slice is chunk 1 of Summary.Chunks, so "1 of 5 chunks missing: chunk 4 of 5".
 // A count that does not add up is not yet a missing chunk (identical slices
 // share a Secret; leftovers of an interrupted write may stand beside a missing
 // one): the caller's decode decides.
@@ -209,15 +211,15 @@ func missingChunks(r *RevisionRow, present map[string]bool) string {
 	case r.chunkNamesKnown:
 		// The index records its chunks' names: look for each.
 		gone := 0
-		for _, n := range uniq(r.chunkNames) {
+		for _, n := range r.chunkNames {
 			if !present[n] {
-				gone++
+				gone++ // a Secret identical slices share counts once per chunk
 			}
 		}
 		if gone == 0 {
 			return ""
 		}
-		return fmt.Sprintf("%d of %d chunk Secrets missing", gone, len(uniq(r.chunkNames)))
+		return fmt.Sprintf("%d of %d chunks missing", gone, len(r.chunkNames)+1)
 	case found == want:
 		return ""
 	case found > want:
@@ -225,7 +227,7 @@ func missingChunks(r *RevisionRow, present map[string]bool) string {
 		return fmt.Sprintf("%d chunk Secrets carry its key where its index names %d", found, want)
 	default:
 		// Identical slices share a Secret: the decode decides.
-		return fmt.Sprintf("%d of %d chunk Secrets missing", want-found, want)
+		return fmt.Sprintf("%d of %d chunks missing", want-found, r.Summary.Chunks)
 	}
 }
 

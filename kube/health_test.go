@@ -145,12 +145,14 @@ func TestCheckHealth(t *testing.T) {
 	}
 
 	lost := rows["lost"]
-	want := lost.Summary.Chunks - 1
+	// Counted one way: the chunks, the index's own slice the first, as the
+	// decode's "chunk K of N" counts them.
+	want := strconv.Itoa(lost.Summary.Chunks)
 	if err := c.CheckHealth(ctx, []*kube.RevisionRow{lost}); err != nil {
 		t.Fatal(err)
 	}
-	if !lost.Broken || lost.Checked || !strings.HasPrefix(lost.Problem, "1 of "+strconv.Itoa(want)+" chunk Secrets missing: ") {
-		t.Errorf("lost: broken %v checked %v problem %q; want broken, 1 of %d chunk Secrets missing", lost.Broken, lost.Checked, lost.Problem, want)
+	if !lost.Broken || lost.Checked || !strings.HasPrefix(lost.Problem, "1 of "+want+" chunks missing: chunk ") || !strings.Contains(lost.Problem, " of "+want+", Secret ") {
+		t.Errorf("lost: broken %v checked %v problem %q; want broken, 1 of %s chunks missing: chunk K of %s", lost.Broken, lost.Checked, lost.Problem, want, want)
 	}
 }
 

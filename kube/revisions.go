@@ -13,11 +13,22 @@ import (
 // DiffOptions says how to compare revisions.
 type DiffOptions = revdiff.Options
 
-// Diff compares two revisions of a release.
+// PreviousRevision, as Diff's from, is the revision before the latest: what
+// helm diff revision NAME compares with the latest.
+const PreviousRevision = -1
+
+// Diff compares two revisions of a release. Revision 0 is the latest, and from
+// may be PreviousRevision.
 func (c *Client) Diff(ctx context.Context, ns, name string, from, to int, opts DiffOptions) (*revdiff.Result, error) {
 	rows, err := c.History(ctx, ns, name)
 	if err != nil {
 		return nil, err
+	}
+	if from == PreviousRevision {
+		if len(rows) < 2 {
+			return nil, fmt.Errorf("%w: release %q has only revision %d, nothing to compare it with", ErrNotFound, name, rows[0].Revision)
+		}
+		from = rows[len(rows)-2].Revision
 	}
 	var pair [2]RevisionRow
 	for i, rev := range []int{from, to} {

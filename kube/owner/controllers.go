@@ -3,6 +3,8 @@ package owner
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -73,13 +75,16 @@ type Controllers struct {
 }
 
 // Read lists the controllers that may manage the releases in view:
-// with one list of HelmReleases (across namespaces, or in namespace ns when that
-// is all the connection looks at, or may list) and one cluster-scoped list of
-// ClusterExtensions, after a discovery of which are served. A kind whose API is
-// not served costs nothing past discovery and is not mentioned; one the user may
-// not read is noted as not readable. It fails only when discovery fails.
+// with one list of HelmReleases across namespaces (a HelmRelease may live
+// apart from its release: Flux keeps them in flux-system, with targetNamespace
+// and storageNamespace elsewhere; when that list is forbidden, in namespace ns,
+// FluxNamespace and the configuration's fallback namespaces) and one
+// cluster-scoped list of ClusterExtensions, after a discovery of which are
+// served. A kind whose API is not served costs nothing past discovery and is not
+// mentioned; one the user may not read, or not everywhere, is noted as not
+// readable, with where it was looked for. It fails only when discovery fails.
 func Read(ctx context.Context, c Source, ns string) (*Controllers, error) {
-	return read(ctx, c, ns, c.Config().AllNamespaces || ns == "")
+	return read(ctx, c, ns, true)
 }
 
 // read is Read; across lists HelmReleases in every
@@ -99,9 +104,12 @@ func read(ctx context.Context, c Source, ns string, across bool) (*Controllers, 
 		return nil, err
 	}
 	if apis.helmReleases != nil {
-		list, err := listHelmReleases(ctx, c, *apis.helmReleases, ns, across)
-		if err != nil {
+		list, partial, err := listHelmReleases(ctx, c, *apis.helmReleases, ns, across)
+		switch {
+		case err != nil:
 			out.unreadable[kube.KindHelmRelease] = "not readable: " + unreadable(err, "list", apis.helmReleases.GroupResource().String())
+		case partial != "":
+			out.unreadable[kube.KindHelmRelease] = partial
 		}
 		for i := range list {
 			hr := helmReleaseController(&list[i])
@@ -122,24 +130,48 @@ func read(ctx context.Context, c Source, ns string, across bool) (*Controllers, 
 	return out, nil
 }
 
-// listHelmReleases lists HelmReleases across all namespaces, falling back to ns
-// when that is forbidden; in ns alone unless across.
-func listHelmReleases(ctx context.Context, c Source, gvr schema.GroupVersionResource, ns string, across bool) ([]unstructured.Unstructured, error) {
+// FluxNamespace is where Flux keeps its HelmReleases by default: looked in when
+// HelmReleases may not be listed across namespaces.
+const FluxNamespace = "flux-system"
+
+// listHelmReleases lists HelmReleases across all namespaces; in ns alone unless
+// across. When the list across namespaces is forbidden, it lists them in ns,
+// FluxNamespace and the configuration's fallback namespaces, each that may be
+// listed, and partial says what it could not learn: a HelmRelease elsewhere was
+// not seen. It fails when none could be listed.
+func listHelmReleases(ctx context.Context, c Source, gvr schema.GroupVersionResource, ns string, across bool) (items []unstructured.Unstructured, partial string, err error) {
 	if !across {
 		list, err := c.Dynamic().Resource(gvr).Namespace(ns).List(ctx, metav1.ListOptions{})
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
-		return list.Items, nil
+		return list.Items, "", nil
 	}
 	list, err := c.Dynamic().Resource(gvr).List(ctx, metav1.ListOptions{})
-	if err != nil && apierrors.IsForbidden(err) && ns != "" {
-		list, err = c.Dynamic().Resource(gvr).Namespace(ns).List(ctx, metav1.ListOptions{})
+	if err == nil || !apierrors.IsForbidden(err) {
+		if err != nil {
+			return nil, "", err
+		}
+		return list.Items, "", nil
 	}
-	if err != nil {
-		return nil, err
+	forbidden := err
+	var looked []string
+	for _, n := range append([]string{ns, FluxNamespace}, c.Config().FallbackNamespaces...) {
+		if n == "" || slices.Contains(looked, n) {
+			continue
+		}
+		l, err := c.Dynamic().Resource(gvr).Namespace(n).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			continue
+		}
+		looked = append(looked, n)
+		items = append(items, l.Items...)
 	}
-	return list.Items, nil
+	if len(looked) == 0 {
+		return nil, "", forbidden
+	}
+	return items, fmt.Sprintf("not readable in every namespace: %s; looked in %s only (--namespaces names others)",
+		unreadable(forbidden, "list", gvr.GroupResource().String()+" -A"), strings.Join(looked, ", ")), nil
 }
 
 // helmReleaseKey is "storageNamespace/releaseName" of the release a HelmRelease
