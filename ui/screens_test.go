@@ -65,7 +65,7 @@ func TestReleasesFillAndMarkBroken(t *testing.T) {
 	for _, it := range rs.Items {
 		byName[it.Row.Latest.Name] = it
 	}
-	if l := byName["legacy"].Row.Latest; !l.Broken || !strings.HasPrefix(l.Problem, "1 of 2 chunk Secrets missing: chunk 3 of 3") {
+	if l := byName["legacy"].Row.Latest; !l.Broken || !strings.HasPrefix(l.Problem, "1 of 3 chunks missing: chunk 3 of 3") {
 		t.Errorf("legacy (a chunk deleted) is not marked broken: %+v", l)
 	}
 	if l := byName["old-tool"].Row.Latest; !l.Known || l.Summary.Chart != "old-tool" {
