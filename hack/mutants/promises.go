@@ -26,7 +26,7 @@ var promises = []mutant{
 	},
 	{
 		Name:      "status-unreadable-current",
-		File:      "kube/status.go",
+		File:      "kube/live/status.go",
 		Find:      "r.Status, r.Message = StatusUnknown, o.Unreadable",
 		Replace:   "r.Status, r.Message = StatusCurrent, o.Unreadable",
 		Guarantee: "an object status may not read, or whose kind is not served, is Unknown, and status exits 1",
@@ -142,7 +142,7 @@ var promises = []mutant{
 	},
 	{
 		Name:      "status-notfound-current",
-		File:      "kube/status.go",
+		File:      "kube/live/status.go",
 		Find:      "r.Status, r.Message = StatusNotFound, notFoundMessage",
 		Replace:   "r.Status, r.Message = StatusCurrent, notFoundMessage",
 		Guarantee: "status shows an object missing from the cluster NotFound, and exits 1",
@@ -158,7 +158,7 @@ var promises = []mutant{
 	},
 	{
 		Name:      "stuck-after-default",
-		File:      "kube/client.go",
+		File:      "kube/config.go",
 		Find:      "const DefaultStuckAfter = 5 * time.Minute",
 		Replace:   "const DefaultStuckAfter = 5 * time.Second",
 		Guarantee: "a revision pending for less than --stuck-after, 5 minutes by default, is an operation in progress, not stuck",

@@ -472,8 +472,8 @@ var mutants = []mutant{
 	{
 		Name:      "ssa-tui-force-not-set",
 		File:      "ui/screens/rollback/rollback.go",
-		Find:      "s.Plan.ForceConflicts = s.conflicts() != nil",
-		Replace:   "s.Plan.ForceConflicts = false",
+		Find:      "s.plan.ForceConflicts = s.conflicts() != nil",
+		Replace:   "s.plan.ForceConflicts = false",
 		Guarantee: "the TUI's rollback offers taking conflicting fields over as an explicit choice (f), which runs the plan with --force-conflicts",
 		Kill:      []target{{"./ui/screens/rollback", "TestConflictsAreAnExplicitChoice"}},
 	},
