@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 	"helm.sh/helm/v3/pkg/release"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/discovery"
 
 	"github.com/chunkview/chunkview/kube/apis"
@@ -101,11 +102,23 @@ func (c *Client) CheckAPIsOf(ctx context.Context, rows []*RevisionRow, served *a
 // InvalidateDiscovery forgets what discovery said, for the live views'
 // RESTMapper and ServedAPIs alike: a session that lasts (the TUI) calls it
 // when it reads again, so that a CRD that dropped a version since is seen.
+// The mapper keeps its own mapping, built from the cache once: invalidating
+// the cache alone would leave it mapping a version no longer served (it
+// re-discovers only on a miss), so it is reset too, which invalidates the
+// cache under the mapper's own lock.
 func (c *Client) InvalidateDiscovery() {
 	if c.live == nil {
 		return
 	}
-	if lc, err := c.live.get(); err == nil && lc.Discovery != nil {
+	lc, err := c.live.get()
+	if err != nil {
+		return
+	}
+	if m, ok := lc.Mapper.(meta.ResettableRESTMapper); ok {
+		m.Reset()
+		return
+	}
+	if lc.Discovery != nil {
 		lc.Discovery.Invalidate()
 	}
 }

@@ -547,6 +547,14 @@ var mutants = []mutant{
 		Guarantee: "fix-apis drops an object no served version replaces only with --drop-unserved; without it the plan is refused naming the object",
 		Kill:      []target{{"./kube/apis", "TestPlanFix"}, {"./kube/ops", "TestFixAPIs"}},
 	},
+	{
+		Name:      "discovery-mapper-not-reset",
+		File:      "kube/removedapis.go",
+		Find:      "m.Reset()",
+		Replace:   "_ = m",
+		Guarantee: "reading again forgets what discovery said in the live views' RESTMapper too, so a version a CRD dropped is no longer mapped",
+		Kill:      []target{{"./kube", "TestInvalidateDiscoveryResetsTheMapper"}},
+	},
 
 	// Rendering: both front ends print what package render yields.
 	{
