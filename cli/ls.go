@@ -195,6 +195,13 @@ func (o *lsOptions) Run(ctx context.Context, r *run) error {
 		todo = append(todo, &rows[i].Latest)
 	}
 	cfg := c.Config()
+	if o.apis.on {
+		// Discovery first: the controllers' discovery below then reads the
+		// same pass (kube.Client.Discovery), one pass in all.
+		if o.apis.served, err = c.ServedAPIs(ctx); err != nil {
+			return err
+		}
+	}
 	// What reconciles each release; an OLMv1 extension's also tells its release's
 	// namespace, package and bundle, so that its rows need no read of their
 	// records' data (one cluster-scoped list of ClusterExtensions).

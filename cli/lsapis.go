@@ -16,6 +16,8 @@ type lsAPIs struct {
 	on          bool
 	kubeVersion string
 	target      apis.Version
+	// served is the cluster's discovery, read before the listing.
+	served *apis.Served
 }
 
 func (a *lsAPIs) validate() error {
@@ -45,9 +47,12 @@ func (a *lsAPIs) affected(rep apis.Report) []apis.Finding {
 // their findings, and the others left out; items the filter hides are kept
 // unchecked, for its note.
 func (a *lsAPIs) keep(ctx context.Context, r *run, c *kube.Client, f *lsFilter, items []ReleaseItem) ([]ReleaseItem, error) {
-	served, err := c.ServedAPIs(ctx)
-	if err != nil {
-		return nil, err
+	served := a.served
+	if served == nil {
+		var err error
+		if served, err = c.ServedAPIs(ctx); err != nil {
+			return nil, err
+		}
 	}
 	var rows []*kube.RevisionRow
 	for _, it := range items {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/discovery"
@@ -38,6 +39,9 @@ type liveSource struct {
 	build func() (*LiveClients, error)
 	lc    *LiveClients
 	err   error
+	// warm is set once ServedAPIs filled the cached discovery, until
+	// InvalidateDiscovery: Client.Discovery then answers from it.
+	warm atomic.Bool
 }
 
 func (s *liveSource) get() (*LiveClients, error) {

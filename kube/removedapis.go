@@ -31,7 +31,8 @@ func (c *Client) ServedAPIs(ctx context.Context) (*apis.Served, error) {
 		return nil, ErrNoLive
 	}
 	var dc discovery.DiscoveryInterface = c.cs.Discovery()
-	if lc, err := c.live.get(); err == nil && lc.Discovery != nil {
+	lc, err := c.live.get()
+	if err == nil && lc.Discovery != nil {
 		dc = lc.Discovery
 	}
 	v, err := dc.ServerVersion()
@@ -42,7 +43,24 @@ func (c *Client) ServedAPIs(ctx context.Context) (*apis.Served, error) {
 	if err != nil && len(groups) == 0 {
 		return nil, Explain(fmt.Errorf("read the API versions the server serves: %w", err), "get", "discovery", "")
 	}
+	if lc != nil && lc.Discovery != nil {
+		c.live.warm.Store(true)
+	}
 	return apis.NewServed(groups, lists, err, apis.ServerVersion(v.Major, v.Minor)), nil
+}
+
+// Discovery is what reads of the APIs the cluster serves go through (the
+// controllers' discovery in kube/owner): the cached discovery ServedAPIs
+// filled, while it holds that pass, so that a command that checks APIs makes
+// one discovery pass and not two; else the clientset's own, which asks the
+// server each time (a session that lasts sees an API installed since).
+func (c *Client) Discovery() discovery.DiscoveryInterface {
+	if c.live != nil && c.live.warm.Load() {
+		if lc, err := c.live.get(); err == nil && lc.Discovery != nil {
+			return lc.Discovery
+		}
+	}
+	return c.cs.Discovery()
 }
 
 // APIRevision is what detection reads of a decoded release: its manifest and
@@ -110,6 +128,7 @@ func (c *Client) InvalidateDiscovery() {
 	if c.live == nil {
 		return
 	}
+	c.live.warm.Store(false)
 	lc, err := c.live.get()
 	if err != nil {
 		return

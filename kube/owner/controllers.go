@@ -26,7 +26,7 @@ type controllerAPIs struct {
 // A group that is absent costs nothing more.
 func discoverControllers(c Source) (controllerAPIs, error) {
 	var out controllerAPIs
-	groups, err := c.Clientset().Discovery().ServerGroups()
+	groups, err := discoveryOf(c).ServerGroups()
 	if err != nil {
 		return out, err
 	}
@@ -47,7 +47,7 @@ func discoverControllers(c Source) (controllerAPIs, error) {
 			if *dst != nil {
 				break
 			}
-			list, err := c.Clientset().Discovery().ServerResourcesForGroupVersion(v.GroupVersion)
+			list, err := discoveryOf(c).ServerResourcesForGroupVersion(v.GroupVersion)
 			if err != nil {
 				return out, err
 			}

@@ -26,7 +26,7 @@ type olmResources struct {
 // resources (usually one). Absent, both are nil.
 func discoverOLM(c Source) (olmResources, error) {
 	var out olmResources
-	groups, err := c.Clientset().Discovery().ServerGroups()
+	groups, err := discoveryOf(c).ServerGroups()
 	if err != nil {
 		return out, err
 	}
@@ -38,7 +38,7 @@ func discoverOLM(c Source) (olmResources, error) {
 		// The preferred version first: its resources win.
 		sort.SliceStable(versions, func(i, j int) bool { return versions[i].Version == g.PreferredVersion.Version })
 		for _, v := range versions {
-			list, err := c.Clientset().Discovery().ServerResourcesForGroupVersion(v.GroupVersion)
+			list, err := discoveryOf(c).ServerResourcesForGroupVersion(v.GroupVersion)
 			if err != nil {
 				return out, err
 			}

@@ -1,6 +1,7 @@
 package owner
 
 import (
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
@@ -20,3 +21,14 @@ type Source interface {
 }
 
 var _ Source = (*kube.Client)(nil)
+
+// discoveryOf is the discovery c reads through: kube.Client.Discovery, which
+// answers from the pass ServedAPIs made when one was, else c's clientset's.
+func discoveryOf(c Source) discovery.DiscoveryInterface {
+	if d, ok := c.(interface {
+		Discovery() discovery.DiscoveryInterface
+	}); ok {
+		return d.Discovery()
+	}
+	return c.Clientset().Discovery()
+}
