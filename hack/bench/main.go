@@ -65,7 +65,7 @@ func main() {
 	fs.BoolVar(&o.serve, "serve", false, "start a cluster, seed it, write its kubeconfig (-kubeconfig-out) and wait for Ctrl-C")
 	fs.StringVar(&o.kcOut, "kubeconfig-out", "", "with -serve: where to write the kubeconfig")
 	fs.StringVar(&o.binary, "chunkview", "", "chunkview binary to measure (default: go build from the current module)")
-	fs.StringVar(&o.skip, "skip", "", "comma-separated sections to skip: list,helmlist,history,rw,storage,tui")
+	fs.StringVar(&o.skip, "skip", "", "comma-separated sections to skip: list,helmlist,apis,history,rw,storage,tui")
 	fs.BoolVar(&o.reconcile, "reconcile", false, "measure OLMv1's steady-state reconcile over an OLMv1-shaped fleet, per read path (make bench-reconcile); writes its section of BENCHMARKS.md")
 	fs.StringVar(&o.olmFleet, "olm-fleet", "30,10", "with -reconcile: the fleet's small (1 chunk) and large (3 to 6 chunks) extensions")
 	fs.StringVar(&o.paths, "paths", "", "with -reconcile: the read paths to measure, comma-separated (default all: original-live,chunkview-live,chunkview-cache,chunkview-releasecache,chunkview-releasecache-slices,chunkview-releasecache-all)")
@@ -202,6 +202,11 @@ func run(o options) error {
 	}
 	if !skip["helmlist"] {
 		if err := m.helmListing(rep); err != nil {
+			return err
+		}
+	}
+	if !skip["apis"] {
+		if err := m.removedAPIs(rep); err != nil {
 			return err
 		}
 	}

@@ -266,6 +266,9 @@ func child(ctx context.Context, a childArgs, stdout, stderr io.Writer) error {
 		}
 		return enc.Encode(historyOf(a.Release, rels))
 	}
+	if a.Mode == "pluto" {
+		return plutoChild(cs, enc)
+	}
 	return fmt.Errorf("unknown child mode %q", a.Mode)
 }
 

@@ -26,6 +26,7 @@ type report struct {
 	RW       *rwResult
 	Stored   *storedResult
 	Large    *largeResult
+	APIs     *apisResult
 }
 
 func cpuModel() string {
@@ -205,6 +206,10 @@ func (r *report) markdown() string {
 
 	if r.HelmList != nil {
 		r.helmListMarkdown(&b)
+	}
+
+	if r.APIs != nil {
+		r.apisMarkdown(&b)
 	}
 
 	if h := r.History; h != nil {
