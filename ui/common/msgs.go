@@ -17,6 +17,7 @@ const (
 	ActionDelete    ActionKind = "delete-revision"
 	ActionFixStuck  ActionKind = "fix-stuck"
 	ActionPrune     ActionKind = "prune"
+	ActionFixAPIs   ActionKind = "fix-apis"
 )
 
 // ActionDoneMsg reports an operation's outcome: text says what happened, err why

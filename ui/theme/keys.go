@@ -75,6 +75,9 @@ type HistoryKeyMap struct {
 	FixStuck  key.Binding
 	// Prune deletes old revision records, keeping the newest.
 	Prune key.Binding
+	// FixAPIs writes a revision whose manifest uses the API versions the
+	// cluster serves (fix-apis), after its plan.
+	FixAPIs key.Binding
 }
 
 // RevisionKeyMap are the keys of one revision's tabs.
@@ -154,6 +157,7 @@ func DefaultKeyMap() KeyMap {
 			Uninstall: b(k("U"), "U", "uninstall"),
 			FixStuck:  b(k("F"), "F", "fix stuck"),
 			Prune:     b(k("P"), "P", "prune old revisions"),
+			FixAPIs:   b(k("A"), "A", "fix removed APIs"),
 		},
 		Revision: RevisionKeyMap{
 			NextTab:   b(k("tab"), "tab", "next tab"),
@@ -188,7 +192,7 @@ func DefaultKeyMap() KeyMap {
 // DisableActions turns off every key that would change the cluster, for read-only
 // mode. Disabled bindings neither match nor appear in help.
 func (k *KeyMap) DisableActions() {
-	for _, b := range []*key.Binding{&k.History.Rollback, &k.History.Delete, &k.History.Uninstall, &k.History.FixStuck, &k.History.Prune, &k.Diff.Confirm} {
+	for _, b := range []*key.Binding{&k.History.Rollback, &k.History.Delete, &k.History.Uninstall, &k.History.FixStuck, &k.History.Prune, &k.History.FixAPIs, &k.Diff.Confirm} {
 		b.SetEnabled(false)
 	}
 }

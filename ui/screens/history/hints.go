@@ -59,6 +59,8 @@ func (s *Screen) detailLines() []string {
 			hint = "  read-only: fixing it is off"
 		}
 		second = st.Dim.Render(table.Line1(s.Width, hint))
+	case s.hasAPIsLines(*r):
+		first, second, _ = s.apisLines(*r)
 	case r.Status == "failed":
 		first = st.Error.Render(table.Line1(s.Width, fmt.Sprintf("✗ Revision %d failed: %s", r.Revision, table.OneLine(r.Summary.Description))))
 		hint := hints("select a good revision and press R to roll back to it", diff)

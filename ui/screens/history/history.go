@@ -3,11 +3,13 @@ package history
 import (
 	"context"
 	"fmt"
+	"maps"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/apis"
 	"github.com/chunkview/chunkview/kube/ops"
 	"github.com/chunkview/chunkview/ui/common"
 	"github.com/chunkview/chunkview/ui/components/dialog"
@@ -61,21 +63,28 @@ type Screen struct {
 	// prefetch); stopPrefetch cancels that read.
 	prefetched   string
 	stopPrefetch context.CancelFunc
+	// served is what the cluster serves, once known; apis the revisions'
+	// reports against it, by RowID (apisAsked those asked).
+	served    *apis.Served
+	apis      map[string]apis.Report
+	apisAsked map[string]bool
 }
 
 // New opens the history of release name in storage namespace ns.
 func New(c common.Common, ns, name string) *Screen {
 	list := table.New()
 	list.KeyMap = c.Keys.List
-	return &Screen{Common: c, ns: ns, name: name, rowErr: map[string]error{}, inflight: map[string]bool{}, checked: map[string]bool{}, list: list}
+	return &Screen{Common: c, ns: ns, name: name, rowErr: map[string]error{}, inflight: map[string]bool{}, checked: map[string]bool{}, list: list,
+		apis: map[string]apis.Report{}, apisAsked: map[string]bool{}}
 }
 
 // Init starts the first loads.
 func (s *Screen) Init() tea.Cmd {
+	served := common.LoadServed(s.Ctx, s.Client, false)
 	if s.ReadOnly() {
-		return s.reload()
+		return tea.Batch(s.reload(), served)
 	}
-	return tea.Batch(s.reload(), loadPermissions(s.Ctx, s.Client, s.ns))
+	return tea.Batch(s.reload(), loadPermissions(s.Ctx, s.Client, s.ns), served)
 }
 
 // denied returns why the user may not run op here, or "" when they may or it is
@@ -96,7 +105,7 @@ type actionOp struct {
 // historyOps are the history's action keys and the operations they run.
 func (s *Screen) historyOps() []actionOp {
 	k := &s.Keys.History
-	return []actionOp{{&k.Rollback, kube.OpRollback}, {&k.Delete, kube.OpDeleteRevision}, {&k.Uninstall, kube.OpUninstall}, {&k.FixStuck, kube.OpFixStuck}, {&k.Prune, kube.OpPrune}}
+	return []actionOp{{&k.Rollback, kube.OpRollback}, {&k.Delete, kube.OpDeleteRevision}, {&k.Uninstall, kube.OpUninstall}, {&k.FixStuck, kube.OpFixStuck}, {&k.Prune, kube.OpPrune}, {&k.FixAPIs, kube.OpFixAPIs}}
 }
 
 // actionKey returns binding b as the help shows it: marked when the user may not
@@ -155,17 +164,22 @@ func (s *Screen) Help() common.HelpKeys {
 	k := s.Keys.History
 	rollback, del := s.actionKey(k.Rollback, kube.OpRollback), s.actionKey(k.Delete, kube.OpDeleteRevision)
 	uninstall, fix := s.actionKey(k.Uninstall, kube.OpUninstall), s.actionKey(k.FixStuck, kube.OpFixStuck)
-	prune := s.actionKey(k.Prune, kube.OpPrune)
+	prune, fixAPIs := s.actionKey(k.Prune, kube.OpPrune), s.actionKey(k.FixAPIs, kube.OpFixAPIs)
 	diff, chunks := k.Diff, common.LayoutKey(k.Chunks, s.store())
 	if sel := s.selected(); sel != nil && s.previous() == nil && (s.mark == 0 || s.mark == sel.Revision) {
 		diff.SetEnabled(false) // the first revision: nothing to compare it with yet
 	}
+	short := []key.Binding{k.Open, k.Status, chunks, diff, k.Live, k.Mark, rollback, del, fix}
+	if _, bad := s.currentCannotUpgrade(); bad {
+		// The fix the release needs first.
+		short = append([]key.Binding{fixAPIs}, short...)
+	}
 	return common.HelpKeys{
-		Short: []key.Binding{k.Open, k.Status, chunks, diff, k.Live, k.Mark, rollback, del, fix},
+		Short: short,
 		Full: [][]key.Binding{
 			s.Keys.List.Bindings(),
 			{k.Open, k.Status, chunks, diff, k.Live, k.Mark, k.Refresh, k.Verify},
-			{rollback, del, uninstall, fix, prune},
+			{rollback, del, uninstall, fix, prune, fixAPIs},
 		},
 	}
 }
@@ -212,7 +226,20 @@ func (s *Screen) updateSelf(msg tea.Msg) tea.Cmd {
 		s.err = nil
 		s.loaded = true
 		s.setRows(msg.Rows)
-		return tea.Batch(s.fill(), s.askExtension(), s.askController(), s.prefetch())
+		return tea.Batch(s.fill(), s.askExtension(), s.askController(), s.prefetch(), s.checkAPIs())
+
+	case common.ServedMsg:
+		if msg.Err == nil {
+			s.served, s.apis, s.apisAsked = msg.Served, map[string]apis.Report{}, map[string]bool{}
+			return s.checkAPIs()
+		}
+		return nil
+
+	case common.APIsMsg:
+		if msg.Served == s.served {
+			maps.Copy(s.apis, msg.Reports)
+		}
+		return nil
 
 	case ControllerMsg:
 		if msg.Ns == s.ns && msg.Name == s.name {
@@ -327,8 +354,9 @@ func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		if s.ReadOnly() {
 			return s.reload()
 		}
-		// Rights may have changed too (a new RoleBinding): ask again.
-		return tea.Batch(s.reload(), loadPermissions(s.Ctx, s.Client, s.ns))
+		// Rights may have changed too (a new RoleBinding), and what the
+		// cluster serves (a CRD that dropped a version): ask again.
+		return tea.Batch(s.reload(), loadPermissions(s.Ctx, s.Client, s.ns), common.LoadServed(s.Ctx, s.Client, true))
 	}
 	if key.Matches(msg, k.Verify) {
 		return s.verifyAll()
@@ -349,6 +377,9 @@ func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			return common.Status(common.ShortError(err), true)
 		}
 		return s.pruneDialog(p)
+	}
+	if key.Matches(msg, k.FixAPIs) && len(s.rows) > 0 {
+		return s.openFixAPIs()
 	}
 	if key.Matches(msg, k.FixStuck) {
 		l := s.latest()
@@ -408,6 +439,7 @@ func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			return common.Status(common.ShortError(err), true)
 		}
 		rs := rollback.New(s.Common, p, sel.Revision)
+		rs.Served = s.served
 		if l := s.latest(); l != nil && kube.Pending(l.Status) {
 			rs.LeftPending = fmt.Sprintf("Revision %d stays %s under the new one: F in the history fixes it first.", l.Revision, l.Status)
 		}

@@ -3,6 +3,7 @@ package releases
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 
@@ -11,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/apis"
 	"github.com/chunkview/chunkview/ui/common"
 	"github.com/chunkview/chunkview/ui/components/dialog"
 	"github.com/chunkview/chunkview/ui/components/picker"
@@ -67,6 +69,12 @@ type Screen struct {
 	// Live is set while the live view feeds the rows: the first list waits
 	// for the watch's (see model.Init).
 	Live bool
+	// served is what the cluster serves, once known; apis the reports of
+	// the latest revisions checked against it, by RowID (apisAsked those
+	// asked), for the rows Helm can no longer upgrade.
+	served    *apis.Served
+	apis      map[string]apis.Report
+	apisAsked map[string]bool
 }
 
 // New opens the release list of the namespace the client is set to.
@@ -76,7 +84,7 @@ func New(c common.Common) *Screen {
 	f.Placeholder = "part of a name; ~ first for fuzzy on name, namespace, chart, status"
 	list := table.New()
 	list.KeyMap = c.Keys.List
-	s := &Screen{Common: c, filter: f, list: list, Inflight: map[string]bool{}}
+	s := &Screen{Common: c, filter: f, list: list, Inflight: map[string]bool{}, apis: map[string]apis.Report{}, apisAsked: map[string]bool{}}
 	s.ViewName = namespaceView(c.Client)
 	return s
 }
@@ -98,9 +106,9 @@ func namespaceView(c *kube.Client) string {
 func (s *Screen) Init() tea.Cmd {
 	if s.Live {
 		s.loading = true
-		return nil
+		return common.LoadServed(s.Ctx, s.Client, false)
 	}
-	return s.Reload()
+	return tea.Batch(s.Reload(), common.LoadServed(s.Ctx, s.Client, false))
 }
 
 // Reload lists the releases again.
@@ -235,6 +243,19 @@ func (s *Screen) Update(msg tea.Msg) tea.Cmd {
 			}
 		}
 		return tea.Batch(cmds...)
+
+	case common.ServedMsg:
+		if msg.Err == nil {
+			s.served, s.apis, s.apisAsked = msg.Served, map[string]apis.Report{}, map[string]bool{}
+			return s.checkVisible()
+		}
+		return nil
+
+	case common.APIsMsg:
+		if msg.Served == s.served {
+			maps.Copy(s.apis, msg.Reports)
+		}
+		return nil
 
 	case rowcheck.RecheckMsg:
 		for i := range s.Items {
@@ -426,7 +447,32 @@ func (s *Screen) fillVisible() tea.Cmd {
 	if len(rows) > 0 {
 		cmds = append(cmds, rowcheck.FillRows(s.Ctx, s.Client, rows))
 	}
-	return tea.Batch(cmds...)
+	return tea.Batch(append(cmds, s.checkVisible())...)
+}
+
+// checkVisible checks the latest revision of the rows on screen not checked
+// yet against what the cluster serves, once that is known: each is decoded
+// once (the details cache keeps it for the history).
+func (s *Screen) checkVisible() tea.Cmd {
+	if s.served == nil {
+		return nil
+	}
+	var rows []kube.RevisionRow
+	for _, idx := range s.Shown[s.list.Offset():s.list.End()] {
+		l := s.Items[idx].Row.Latest
+		if id := common.RowID(l); !l.Broken && !s.apisAsked[id] {
+			s.apisAsked[id] = true
+			rows = append(rows, l)
+		}
+	}
+	return common.CheckAPIs(s.Ctx, s.Client, s.served, rows)
+}
+
+// cannotUpgrade is the report of a row whose latest revision uses APIs the
+// cluster no longer serves; false when it does not, or is not known to.
+func (s *Screen) cannotUpgrade(l kube.RevisionRow) (apis.Report, bool) {
+	rep, ok := s.apis[common.RowID(l)]
+	return rep, ok && rep.CannotUpgrade()
 }
 
 func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
@@ -485,6 +531,10 @@ func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		s.Inflight = map[string]bool{}
 		for i := range s.Items {
 			s.Items[i].Filled = false
+		}
+		if s.served != nil {
+			// A CRD may have dropped a version since: discovery afresh.
+			return tea.Batch(s.Reload(), common.LoadServed(s.Ctx, s.Client, true))
 		}
 		return s.Reload()
 	case key.Matches(msg, k.Watch):

@@ -9,6 +9,7 @@ import (
 
 	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/apis"
 	"github.com/chunkview/chunkview/ui/common"
 	"github.com/chunkview/chunkview/ui/components/table"
 )
@@ -224,6 +225,13 @@ func (s *Screen) detailLines() []string {
 				hint = "  c: which Secret is at fault · enter: history (read-only: repairs are off)"
 			}
 			second = st.Dim.Render(table.Line1(s.Width, hint))
+		case s.apisLine(l) != nil:
+			rep := s.apisLine(l)
+			fix := "enter, then A: fix-apis"
+			if s.ReadOnly() {
+				fix = "read-only: fix-apis is off"
+			}
+			first, second = common.CannotUpgradeLines(st, l.Name, *rep, fix, s.Width)
 		case l.PendingIndex != nil:
 			p := l.PendingIndex
 			first = st.Warning.Render(table.Line1(s.Width, fmt.Sprintf("⚠ %s revision %d was never written: a create of it was cut off %s ago, and its pending index fails every create of revision %d until removed.",
@@ -331,6 +339,10 @@ func (s *Screen) tableView() string {
 		if it.Err != nil && !l.Broken {
 			status = table.Styled("! "+l.Status, &st.Error)
 		}
+		if _, bad := s.cannotUpgrade(l); bad && it.Err == nil {
+			// Helm can no longer upgrade it: the detail line names the objects.
+			status = table.Styled("✗ "+l.Status+" (apis)", &st.StatusFailed)
+		}
 		largest, ok := common.LargestSecret(l, chunkSize, s.Layouts)
 		cells := map[string]table.Cell{
 			"NAMESPACE":  table.Plain(common.ReleaseNamespace(l)),
@@ -364,4 +376,13 @@ func (s *Screen) tableView() string {
 	}
 	lines = append(lines, s.detailLines()...)
 	return strings.Join(lines, "\n")
+}
+
+// apisLine is the report of row l when Helm can no longer upgrade it, for the
+// detail lines; nil otherwise.
+func (s *Screen) apisLine(l kube.RevisionRow) *apis.Report {
+	if rep, bad := s.cannotUpgrade(l); bad && !l.Broken {
+		return &rep
+	}
+	return nil
 }

@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/chunkview/chunkview/internal/human"
+	"github.com/chunkview/chunkview/kube/apis"
 	"github.com/chunkview/chunkview/kube/ops"
 	"github.com/chunkview/chunkview/revdiff"
 	"github.com/chunkview/chunkview/ui/common"
@@ -38,11 +39,17 @@ type Screen struct {
 	// LeftPending names the pending latest revision the rollback will leave
 	// behind, to warn before y.
 	LeftPending string
+	// Served is what the history checked its revisions against, for the
+	// plan's warning of APIs the cluster no longer serves; nil: read now.
+	Served *apis.Served
 
 	// base is the release as the history showed it, which the rollback is
 	// planned from; plan is that rollback, once planned.
 	base *ops.Plan
 	plan *ops.Rollback
+	// apis is what the plan's revisions use that the cluster no longer
+	// serves, once checked.
+	apis *ops.RollbackAPIs
 	// diffs holds the plan's diffs, masked and revealed.
 	diffs   map[bool]*revdiff.Result
 	loading bool
@@ -72,7 +79,7 @@ func (s *Screen) load() tea.Cmd {
 		return nil
 	}
 	s.loading = true
-	return planRollback(s.Ctx, s.Client, s.base, s.to, s.reveal)
+	return planRollback(s.Ctx, s.Client, s.base, s.to, s.reveal, s.Served)
 }
 
 // Title names the revision rolled back to.
@@ -138,6 +145,9 @@ func (s *Screen) Update(msg tea.Msg) tea.Cmd {
 			clear(s.diffs)
 		}
 		s.plan = msg.Plan
+		if msg.APIs != nil {
+			s.apis = msg.APIs
+		}
 		s.diffs[msg.Reveal] = msg.Plan.Diff
 		s.show(msg.Plan.Diff)
 		return nil
@@ -212,6 +222,10 @@ func (s *Screen) footer() []string {
 			st.Prompt.Render(table.Line1(s.Width, "f: take them over and roll back (--force-conflicts) · esc: cancel · on "+s.Where(s.ns)))}
 	}
 	first, second := s.question()
+	if w1, w2, ok := s.apisWarning(); ok {
+		// Before y: this rollback would fail, and break the release again.
+		first, second = w1, w2
+	}
 	return []string{rule, first, second, st.Prompt.Render(table.Line1(s.Width, "y: roll back · esc: cancel · on "+s.Where(s.ns)))}
 }
 
@@ -266,4 +280,21 @@ func (s *Screen) run(rb *ops.Rollback) tea.Cmd {
 	return common.RunAction(common.ActionRollback, rb.Namespace, rb.Release, rb.To, func() error { return ops.NewRunner(c.Client).Apply(c.Ctx, rb) }, func() string {
 		return fmt.Sprintf("Rolled back %s to revision %d: revision %d created.", rb.Release, rb.To, rb.NewRevision)
 	})
+}
+
+// apisWarning is the two lines that warn, in place of the question, when a
+// revision the rollback reads uses APIs the cluster no longer serves: the
+// target (rolling back to it breaks the release again), else the latest
+// (Helm can no longer upgrade the release, nor roll it back, until fixed).
+func (s *Screen) apisWarning() (string, string, bool) {
+	a, st := s.apis, s.Styles
+	if a == nil || !a.Any() {
+		return "", "", false
+	}
+	if len(a.Target) > 0 {
+		return st.ErrorBold.Render(table.Line1(s.Width, fmt.Sprintf("⚠ Revision %d uses APIs the cluster no longer serves: the rollback fails after recording revision %d, and breaks %s again.", a.To, a.From+1, s.name))),
+			st.Error.Render(table.Line1(s.Width, "  "+common.UnservedRefs(a.Target))), true
+	}
+	return st.ErrorBold.Render(table.Line1(s.Width, fmt.Sprintf("⚠ %s %s: revision %d, which the rollback reads first, uses APIs the cluster no longer serves; A in the history fixes it first.", apis.CannotUpgrade, s.name, a.From))),
+		st.Error.Render(table.Line1(s.Width, "  "+common.UnservedRefs(a.Current))), true
 }

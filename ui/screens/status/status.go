@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/chunkview/chunkview/internal/human"
+	"github.com/chunkview/chunkview/kube/apis"
 	"github.com/chunkview/chunkview/kube/live"
 	"github.com/chunkview/chunkview/ui/common"
 	"github.com/chunkview/chunkview/ui/components/table"
@@ -41,6 +42,12 @@ type Screen struct {
 	stop    context.CancelFunc
 	send    func(tea.Msg)
 	vp      viewer.Model
+
+	// served is what the cluster serves, once known; apis the check of the
+	// revision shown against it (apisRev the revision it answers).
+	served  *apis.Served
+	apis    *apis.Report
+	apisRev int
 }
 
 // New opens the status of revision rev of a release (0: the latest).
@@ -52,7 +59,9 @@ func New(c common.Common, ns, name string, rev int) *Screen {
 func (s *Screen) SetSend(send func(tea.Msg)) { s.send = send }
 
 // Init starts the first loads.
-func (s *Screen) Init() tea.Cmd { return s.reload() }
+func (s *Screen) Init() tea.Cmd {
+	return tea.Batch(s.reload(), common.LoadServed(s.Ctx, s.Client, false))
+}
 
 // reload stops the watch and reads the status again.
 func (s *Screen) reload() tea.Cmd {
@@ -146,7 +155,19 @@ func (s *Screen) Update(msg tea.Msg) tea.Cmd {
 		}
 		s.st = msg.St
 		s.rerender()
-		return s.follow(msg.St)
+		return tea.Batch(s.follow(msg.St), s.checkAPIs())
+	case common.ServedMsg:
+		if msg.Err == nil && msg.Served != s.served {
+			s.served, s.apis, s.apisRev = msg.Served, nil, 0
+			return s.checkAPIs()
+		}
+		return nil
+	case apisMsg:
+		if msg.Ns == s.ns && msg.Name == s.name && msg.Served == s.served && s.st != nil && msg.Rev == s.st.Revision {
+			s.apis, s.apisRev = msg.Rep, msg.Rev
+			s.rerender()
+		}
+		return nil
 	case LiveMsg:
 		if msg.Ns != s.ns || msg.Name != s.name || msg.Gen != s.gen || !s.live {
 			return nil
@@ -191,7 +212,7 @@ func (s *Screen) rerender() {
 	case s.st == nil:
 		s.vp.SetContent(s.Styles.Dim.Render("Reading the objects…"))
 	default:
-		s.vp.SetContent(renderStatusBody(s.Styles, s.st, s.Width, s.Now()))
+		s.vp.SetContent(s.apisLines() + renderStatusBody(s.Styles, s.st, s.Width, s.Now()))
 	}
 	s.vp.SetYOffset(y)
 }

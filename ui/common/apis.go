@@ -1,0 +1,103 @@
+package common
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/apis"
+	"github.com/chunkview/chunkview/ui/components/table"
+	"github.com/chunkview/chunkview/ui/theme"
+)
+
+// Removed Kubernetes APIs (issue 30), as the screens say them: what the
+// cluster serves comes from one discovery pass (kube.Client.ServedAPIs, which
+// later passes answer from its cache until the list is read again), and each
+// revision is checked from the details cache, decoding nothing a screen had
+// not decoded or would not.
+
+// ServedMsg answers LoadServed: what the cluster serves. Err is set when it
+// is not known (kube.ErrNoLive on the demo's cluster, which holds no objects):
+// the screens then say nothing of APIs. Every screen takes it.
+type ServedMsg struct {
+	Served *apis.Served
+	Err    error
+}
+
+// LoadServed reads what the cluster serves; afresh forgets the last pass
+// first (the person asked to read again: a CRD may have dropped a version).
+func LoadServed(ctx context.Context, c *kube.Client, afresh bool) tea.Cmd {
+	return func() tea.Msg {
+		if afresh {
+			c.InvalidateDiscovery()
+		}
+		s, err := c.ServedAPIs(ctx)
+		return ServedMsg{Served: s, Err: err}
+	}
+}
+
+// APIsMsg answers CheckAPIs: the reports of the rows checked, by RowID, for
+// the Served they were checked against. A row that could not be decoded has
+// none.
+type APIsMsg struct {
+	Served  *apis.Served
+	Reports map[string]apis.Report
+}
+
+// CheckAPIs checks rows against served, through the details cache.
+func CheckAPIs(ctx context.Context, c *kube.Client, served *apis.Served, rows []kube.RevisionRow) tea.Cmd {
+	if served == nil || len(rows) == 0 {
+		return nil
+	}
+	return func() tea.Msg {
+		ptrs := make([]*kube.RevisionRow, len(rows))
+		for i := range rows {
+			ptrs[i] = &rows[i]
+		}
+		reps, _ := c.CheckAPIsOf(ctx, ptrs, served, apis.Options{})
+		out := APIsMsg{Served: served, Reports: map[string]apis.Report{}}
+		for r, rep := range reps {
+			out.Reports[RowID(*r)] = rep
+		}
+		return out
+	}
+}
+
+// UnservedRefs names the objects of findings that use an API the cluster no
+// longer serves, each with its apiVersion and what serves it now:
+// "PodDisruptionBudget/web (policy/v1beta1 → policy/v1)", "(policy/v1beta1,
+// nothing serves it now)" for a kind no version replaces.
+func UnservedRefs(fs []apis.Finding) string {
+	var out []string
+	for _, f := range fs {
+		if f.Problem != apis.Unserved {
+			continue
+		}
+		ref := f.Ref() + " (" + f.APIVersion
+		if f.Hook != "" {
+			ref = f.Ref() + " (hook, " + f.APIVersion
+		}
+		if f.Successor != nil {
+			ref += " → " + f.Successor.APIVersion + ")"
+		} else {
+			ref += ", nothing serves it now)"
+		}
+		out = append(out, ref)
+	}
+	return strings.Join(out, ", ")
+}
+
+// CannotUpgradeLines are the two lines that say Helm can no longer upgrade
+// release name, in those words, and name the objects, for a screen's detail
+// area of the given width: the first with the key that leads to the fix (""
+// for none), the second the objects, cut at the width.
+func CannotUpgradeLines(st *theme.Styles, name string, rep apis.Report, fix string, width int) (string, string) {
+	first := fmt.Sprintf("✗ %s %s", apis.CannotUpgrade, name)
+	if fix != "" {
+		first += " · " + fix
+	}
+	return st.ErrorBold.Render(table.Line1(width, first)), st.Error.Render(table.Line1(width, "  the cluster no longer serves "+UnservedRefs(rep.Findings)))
+}
