@@ -99,5 +99,5 @@ func CannotUpgradeLines(st *theme.Styles, name string, rep apis.Report, fix stri
 	if fix != "" {
 		first += " · " + fix
 	}
-	return st.ErrorBold.Render(table.Line1(width, first)), st.Error.Render(table.Line1(width, "  the cluster no longer serves "+UnservedRefs(rep.Findings)))
+	return st.ErrorBold.Render(table.Line1(width, first)), st.Error.Render(table.Line1(width, "  not served: "+UnservedRefs(rep.Findings)))
 }

@@ -67,7 +67,7 @@ func (s *Screen) apisLines(r kube.RevisionRow) (string, string, bool) {
 	}
 	st := s.Styles
 	if c := s.current(); c != nil && c.Revision == r.Revision {
-		fix := s.Keys.History.FixAPIs.Help().Key + ": fix-apis, after its plan"
+		fix := s.Keys.History.FixAPIs.Help().Key + ": fix-apis"
 		if s.ReadOnly() {
 			fix = "read-only: fix-apis is off"
 		}

@@ -124,10 +124,10 @@ func (s *Screen) deniedLine() string {
 	if len(keys) == 0 {
 		return ""
 	}
-	long := fmt.Sprintf("⊘ %s off: you may not %s secrets in %s (press one for details)",
+	long := fmt.Sprintf("⊘ %s off: you may not %s secrets in %s (press one for why)",
 		strings.Join(keys, " "), strings.Join(verbs, ", "), s.perms.Namespace)
 	if ansi.StringWidth(long) <= s.Width {
 		return long
 	}
-	return fmt.Sprintf("⊘ %s off: your rights on secrets in %s fall short; press one for why", strings.Join(keys, " "), s.perms.Namespace)
+	return fmt.Sprintf("⊘ %s off: too few rights on secrets in %s; press one for why", strings.Join(keys, " "), s.perms.Namespace)
 }

@@ -20,7 +20,7 @@ func TestPermissionsDisableActions(t *testing.T) {
 	if s.perms == nil {
 		t.Fatal("the history did not learn the user's permissions")
 	}
-	h.Contains("⊘ R X U F P off: you may not create, update, patch, delete, deletecollection secrets in default")
+	h.Contains("⊘ R X U F P A off: you may not create, update, patch, delete, deletecollection secrets in default")
 	for _, col := range s.Help().Full {
 		for _, b := range col {
 			if b.Help().Key == "R" && b.Help().Desc != "roll back here (denied)" {
@@ -60,7 +60,7 @@ func TestPermissionsPartlyAllowed(t *testing.T) {
 	f := screentest.NewFixture(t)
 	f.Cluster.Authorize(screentest.AllowSecrets("default", "get", "list", "delete", "deletecollection"))
 	_, h := open(t, f.Client, "worker", 120, 37)
-	h.Contains("⊘ R U F off: you may not create, update, patch secrets in default")
+	h.Contains("⊘ R U F A off: you may not create, update, patch secrets in default")
 	h.Press("X").Contains("Type the release name").Lacks("not permitted")
 	h.Press("esc", "R").Contains("rollback worker: not permitted")
 }
@@ -85,5 +85,5 @@ func TestPermissionsNarrowTerminal(t *testing.T) {
 	f := screentest.NewFixture(t)
 	f.Cluster.Authorize(screentest.AllowSecrets("default", "get", "list"))
 	_, h := open(t, f.Client, "worker", 80, 21)
-	h.Contains("⊘ R X U F P off: your rights on secrets in default fall short; press one for why")
+	h.Contains("⊘ R X U F P A off: too few rights on secrets in default; press one for why")
 }
