@@ -555,6 +555,30 @@ var mutants = []mutant{
 		Guarantee: "reading again forgets what discovery said in the live views' RESTMapper too, so a version a CRD dropped is no longer mapped",
 		Kill:      []target{{"./kube", "TestInvalidateDiscoveryResetsTheMapper"}},
 	},
+	{
+		Name:      "tui-cannot-upgrade-unsaid",
+		File:      "ui/common/apis.go",
+		Find:      `first := fmt.Sprintf("✗ %s %s", apis.CannotUpgrade, name)`,
+		Replace:   `first := fmt.Sprintf("✗ %s", name)`,
+		Guarantee: "the TUI's release list and history say of a release whose current revision uses an unserved API that Helm can no longer upgrade it, in those words",
+		Kill:      []target{{"./ui/screens/releases", "TestCannotUpgrade"}, {"./ui/screens/history", "TestCannotUpgrade"}},
+	},
+	{
+		Name:      "tui-status-cannot-upgrade-unsaid",
+		File:      "ui/screens/status/apis.go",
+		Find:      "if s.apis == nil || s.st == nil || s.apisRev != s.st.Revision || !s.apis.CannotUpgrade() {",
+		Replace:   "if true {",
+		Guarantee: "the TUI's resources view says Helm can no longer upgrade a release whose revision uses an unserved API, and names the objects",
+		Kill:      []target{{"./ui/screens/status", "TestCannotUpgrade"}},
+	},
+	{
+		Name:      "tui-rollback-apis-unwarned",
+		File:      "ui/screens/rollback/rollback.go",
+		Find:      "if a == nil || !a.Any() {",
+		Replace:   "if true {",
+		Guarantee: "the TUI's rollback plan warns, before y, when the target revision uses an API the cluster no longer serves, as the CLI's does",
+		Kill:      []target{{"./ui/screens/rollback", "TestWarnsOfUnservedAPIs"}},
+	},
 
 	// Rendering: both front ends print what package render yields.
 	{
