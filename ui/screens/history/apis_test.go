@@ -63,8 +63,9 @@ func TestCannotUpgradeUnknownWithoutDiscovery(t *testing.T) {
 }
 
 // TestFixAPIsKey: A opens fix-apis' plan for the release as the history shows
-// it, against what the history checked it with; R on a revision on unserved
-// APIs opens a rollback plan that knows it.
+// it, against what the history checked it with (on a release on served APIs
+// it says there is nothing to fix); R on a revision on unserved APIs opens a
+// rollback plan that knows it; --read-only offers none of it.
 func TestFixAPIsKey(t *testing.T) {
 	f := screentest.NewFixture(t)
 	_, h := openStale(t, f, 120, 40)
@@ -76,6 +77,12 @@ func TestFixAPIsKey(t *testing.T) {
 	rs, ok := h.Pushed().(*rollback.Screen)
 	if !ok || rs.Served == nil {
 		t.Fatalf("R pushed %T (served %v), want a rollback plan with the history's discovery", h.Pushed(), ok && rs.Served != nil)
+	}
+	_, web := open(t, f.Client, "web", 120, 40)
+	web.Send(common.ServedMsg{Served: screentest.Served()})
+	web.Press("A")
+	if text, _ := web.Status(); !strings.Contains(text, "Revision 4 of web uses only APIs the cluster serves: nothing to fix.") || web.Pushed() != nil {
+		t.Fatalf("A on a release on served APIs: status %q, pushed %T", text, web.Pushed())
 	}
 	ro := screentest.NewFixture(t)
 	ro.AddStale(t)
