@@ -30,11 +30,11 @@ func TestLedgerRecovery(t *testing.T) {
 			h.contains("BROKEN", "Revision 3 cannot be read")
 			h.press("up", "R")
 			// Revision 3 dropped, then 2 applied.
-			h.contains("Revision 3 cannot be read: delete its record,", "y: roll back")
+			h.contains("Revision 3 cannot be read: delete its record,", "ctrl+r: roll back to 2")
 			if got := h.top().Title(); got != "roll back to 2" {
 				t.Fatalf("R opened %q, want the rollback to 2", got)
 			}
-			h.press("y")
+			h.press("ctrl+r")
 			h.contains("✓").lacks("Rollback failed")
 
 			orig := hopstorage.NewChunkedSecrets(c.Clientset().CoreV1().Secrets("payments"), storage.HelmOwner, hopstorage.ChunkedSecretsConfig{})

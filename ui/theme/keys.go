@@ -107,7 +107,11 @@ type ChunksKeyMap struct {
 // DiffKeyMap are the keys of a diff, and of the rollback plan built on it,
 // beside the diff viewer's own (Changes).
 type DiffKeyMap struct {
-	Reveal  key.Binding
+	Reveal key.Binding
+	// Copy puts the diff shown on the clipboard, as y does in a revision.
+	Copy key.Binding
+	// Confirm applies a rollback plan: a key of its own, never y (which
+	// copies everywhere), named with what it does.
 	Confirm key.Binding
 }
 
@@ -177,7 +181,8 @@ func DefaultKeyMap() KeyMap {
 		},
 		Diff: DiffKeyMap{
 			Reveal:  b(k("v"), "v", "reveal/mask secrets"),
-			Confirm: b(k("y"), "y", "roll back"),
+			Copy:    b(k("y"), "y", "copy the diff"),
+			Confirm: b(k("ctrl+r"), "ctrl+r", "roll back (apply the plan)"),
 		},
 		Search: search.DefaultKeyMap(),
 		Dialog: dialog.DefaultKeyMap(),

@@ -176,7 +176,7 @@ func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		if !ok {
 			return nil
 		}
-		return copyText(ansi.Strip(text), tabNames[s.tab]+" of revision "+table.Itoa(s.row.Revision), s.reveal)
+		return common.CopyText(ansi.Strip(text), tabNames[s.tab]+" of revision "+table.Itoa(s.row.Revision), s.reveal)
 	case key.Matches(msg, k.NextTab):
 		tab = (s.tab + 1) % tabCount
 	case key.Matches(msg, k.PrevTab):

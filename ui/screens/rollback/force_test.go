@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/chunkview/chunkview/kube"
@@ -16,12 +17,12 @@ import (
 
 // TestConflictsAreAnExplicitChoice: a plan whose server-side apply conflicts
 // with another field manager names the fields and their manager under the
-// diff and offers f (take them over, as --force-conflicts) in place of y; y
-// then runs nothing, f runs the plan with ForceConflicts set. A plan without
-// conflicts runs on y, not forcing.
+// diff and offers f (take them over, as --force-conflicts) in place of ctrl+r;
+// ctrl+r then runs nothing, f runs the plan with ForceConflicts set. A plan
+// without conflicts runs on ctrl+r, not forcing; y runs neither.
 func TestConflictsAreAnExplicitChoice(t *testing.T) {
 	c := screentest.Common(kube.New(fake.NewClientset(), nil, nil, kube.Config{}))
-	press := func(s *Screen, k rune) tea.Cmd { return s.Update(tea.KeyPressMsg{Code: k, Text: string(k)}) }
+	press := func(s *Screen, k string) tea.Cmd { return s.Update(screentest.Key(k)) }
 	plan := func(conflicts []ops.FieldConflict) *Screen {
 		base := &ops.Plan{Release: "app", Namespace: "ns", Latest: 2, Records: map[string]string{}}
 		s := New(c, base, 1)
@@ -38,18 +39,24 @@ func TestConflictsAreAnExplicitChoice(t *testing.T) {
 			t.Errorf("the plan with a conflict does not show %q:\n%s", want, s.View())
 		}
 	}
-	if cmd := press(s, 'y'); cmd != nil || s.state != dialog.Asking {
+	if cmd := press(s, "ctrl+r"); cmd != nil || s.state != dialog.Asking {
+		t.Fatalf("ctrl+r ran a plan with conflicts (state %v)", s.state)
+	}
+	if press(s, "y"); s.state != dialog.Asking {
 		t.Fatalf("y ran a plan with conflicts (state %v)", s.state)
 	}
-	if cmd := press(s, 'f'); cmd == nil || s.state != dialog.Running || !s.plan.ForceConflicts {
+	if cmd := press(s, "f"); cmd == nil || s.state != dialog.Running || !s.plan.ForceConflicts {
 		t.Fatalf("f: state %v, force %v; want the plan run with its conflicts forced", s.state, s.plan.ForceConflicts)
 	}
 
 	s = plan(nil)
-	if cmd := press(s, 'f'); cmd != nil || s.state != dialog.Asking {
+	if cmd := press(s, "f"); cmd != nil || s.state != dialog.Asking {
 		t.Fatalf("f ran a plan without conflicts (state %v)", s.state)
 	}
-	if cmd := press(s, 'y'); cmd == nil || s.state != dialog.Running || s.plan.ForceConflicts {
-		t.Fatalf("y: state %v, force %v; want the plan run, not forcing", s.state, s.plan.ForceConflicts)
+	if press(s, "y"); s.state != dialog.Asking {
+		t.Fatalf("y ran a plan without conflicts (state %v)", s.state)
+	}
+	if cmd := press(s, "ctrl+r"); cmd == nil || s.state != dialog.Running || s.plan.ForceConflicts {
+		t.Fatalf("ctrl+r: state %v, force %v; want the plan run, not forcing", s.state, s.plan.ForceConflicts)
 	}
 }

@@ -23,12 +23,14 @@ import (
 const footerLines = 4
 
 // forceKey is the explicit choice a plan with server-side apply conflicts
-// offers in place of y: take the fields over, as --force-conflicts does.
+// offers in place of ctrl+r: take the fields over, as --force-conflicts does.
 var forceKey = key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "force conflicts, roll back"))
 
 // Screen shows the diff of a planned rollback, from the latest revision to the
-// one rolled back to, and under it the question; y applies exactly the plan
-// shown. The diff viewer is the one the diff screen uses.
+// one rolled back to, and under it the question; ctrl+r applies exactly the
+// plan shown, and y copies it, as y copies a diff: the plan looks like a diff,
+// so the key a reader presses by reflex there must not change the cluster.
+// The diff viewer is the one the diff screen uses.
 type Screen struct {
 	common.Common
 	ns, name string
@@ -36,7 +38,7 @@ type Screen struct {
 	to     int
 	reveal bool
 	// LeftPending names the pending latest revision the rollback will leave
-	// behind, to warn before y.
+	// behind, to warn before ctrl+r.
 	LeftPending string
 
 	// base is the release as the history showed it, which the rollback is
@@ -58,7 +60,7 @@ type Screen struct {
 }
 
 // New shows what rolling the release of base back to revision rev would
-// change, and rolls back on y.
+// change, and rolls back on ctrl+r.
 func New(c common.Common, base *ops.Plan, rev int) *Screen {
 	return &Screen{Common: c, ns: base.Namespace, name: base.Release, to: rev, base: base, diffs: map[bool]*revdiff.Result{}, view: c.NewDiff()}
 }
@@ -102,10 +104,11 @@ func (s *Screen) canConfirm() bool {
 	return s.state == dialog.Asking && s.plan != nil && s.err == nil && !s.ReadOnly()
 }
 
-// Help lists y, when there is a plan to confirm, then the diff's keys.
+// Help lists ctrl+r (or f), when there is a plan to confirm, then the diff's
+// keys.
 func (s *Screen) Help() common.HelpKeys {
 	k := s.Keys.Diff
-	own := []key.Binding{s.Keys.Changes.NextChange, s.Keys.Changes.PrevChange, k.Reveal}
+	own := []key.Binding{s.Keys.Changes.NextChange, s.Keys.Changes.PrevChange, k.Reveal, k.Copy}
 	short := own
 	if s.canConfirm() {
 		confirm := k.Confirm
@@ -160,9 +163,14 @@ func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Reveal):
 		s.reveal = !s.reveal
 		return s.load()
+	case key.Matches(msg, k.Copy):
+		if r, ok := s.diffs[s.reveal]; ok && r != nil {
+			return common.CopyText(r.Unified(), fmt.Sprintf("plan of rolling %s back to revision %d", s.name, s.to), s.reveal)
+		}
+		return nil
 	case key.Matches(msg, k.Confirm), key.Matches(msg, forceKey):
-		// y runs a plan without conflicts, f one with: the choice to take
-		// fields over from another manager is made explicitly.
+		// ctrl+r runs a plan without conflicts, f one with: the choice to
+		// take fields over from another manager is made explicitly.
 		if s.state != dialog.Asking || s.plan == nil || key.Matches(msg, forceKey) != (s.conflicts() != nil) {
 			return nil
 		}
@@ -212,7 +220,15 @@ func (s *Screen) footer() []string {
 			st.Prompt.Render(table.Line1(s.Width, "f: take them over and roll back (--force-conflicts) · esc: cancel · on "+s.Where(s.ns)))}
 	}
 	first, second := s.question()
-	return []string{rule, first, second, st.Prompt.Render(table.Line1(s.Width, "y: roll back · esc: cancel · on "+s.Where(s.ns)))}
+	return []string{rule, first, second, st.Prompt.Render(table.Line1(s.Width, s.applyPrompt()))}
+}
+
+// applyPrompt names the key that applies the plan with what it does, then the
+// way out and where: "ctrl+r: roll back to 3 · y: copy · esc: cancel · on NS"
+// (the question above names the release and the revision written).
+func (s *Screen) applyPrompt() string {
+	return fmt.Sprintf("%s: roll back to %d · %s: copy · esc: cancel · on %s",
+		s.Keys.Diff.Confirm.Help().Key, s.plan.To, s.Keys.Diff.Copy.Help().Key, s.Where(s.ns))
 }
 
 // conflicts returns the plan's server-side apply when it found conflicts.
@@ -223,7 +239,7 @@ func (s *Screen) conflicts() *ops.ServerSide {
 	return s.plan.ServerSide
 }
 
-// question is the two lines that ask before y: what the rollback writes and
+// question is the two lines that ask before ctrl+r: what the rollback writes and
 // applies, or, with a pending latest revision, a short question and the warning.
 func (s *Screen) question() (string, string) {
 	st, p := s.Styles, s.plan
@@ -240,7 +256,7 @@ func (s *Screen) question() (string, string) {
 	}
 	if s.LeftPending != "" {
 		// Helm's rollback supersedes the deployed revision only: say so
-		// before y, in place of the question's second half.
+		// before ctrl+r, in place of the question's second half.
 		return st.Warning.Render(table.Line1(s.Width, short)), st.ErrorBold.Render(table.Line1(s.Width, "⚠ "+s.LeftPending))
 	}
 	lines := strings.Split(table.Wrap(q, s.Width), "\n")
