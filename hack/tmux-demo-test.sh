@@ -341,7 +341,7 @@ wait_for "Revision 2, "
 keys R
 wait_for "Revision 3 cannot be read: delete its record, then roll ledger back to revision 2" "ctrl+r: roll back to 2"
 keys C-r
-wait_for "✓ Rolled back ledger to revision 2: revision 3 created."
+wait_for "✓ Replaced the unreadable revision 3 of ledger"
 keys Escape
 wait_re '^ *▶? +3 ✓ deployed +ledger-3\.3\.0'
 lacks "BROKEN"

@@ -70,3 +70,15 @@ func TestGoldenOncall(t *testing.T) {
 		})
 	}
 }
+
+// TestRollbackPastUnreadableShowsTheChoice: the plan of ledger's rollback past
+// its unreadable revision 3 shows what goes and what comes back, never
+// revision 2 compared with itself; applied, it says revision 3 was replaced.
+func TestRollbackPastUnreadableShowsTheChoice(t *testing.T) {
+	h := newHarness(t, fixedDemo(t), Options{}, 120, 40)
+	openDemo("ledger")(h)
+	h.press("up", "R")
+	h.contains("ledger: the unreadable revision 3 goes, revision 2 comes back", "✗ Goes: revision 3 (deployed), which cannot be read", "✓ Comes back: revision 2, ledger-3.3.0").
+		lacks("revision 2 → 2", "No differences")
+	h.press("ctrl+r").contains("✓ Replaced the unreadable revision 3 of ledger: its record was deleted, and revision 3 now holds revision 2's content")
+}

@@ -184,6 +184,10 @@ func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 func (s *Screen) show(r *revdiff.Result) {
+	if s.plan != nil && len(s.plan.Drop) > 0 {
+		s.showDrop(r)
+		return
+	}
 	s.view.ShowDiff(r, s.Width)
 }
 
@@ -208,9 +212,9 @@ func (s *Screen) footer() []string {
 	case s.state == dialog.Running:
 		return []string{rule, st.Warning.Render(table.Line1(s.Width, fmt.Sprintf("Rolling %s back to revision %d…", s.name, s.plan.To))), "", ""}
 	case s.state == dialog.Done && s.actErr != nil:
-		return []string{rule, st.Error.Render(table.Line1(s.Width, "✗ Rollback failed: "+common.ShortError(s.actErr))), st.Dim.Render("esc: back to the history"), ""}
+		return s.outcome(st.Error.Render, "✗ Rollback failed: "+common.ShortError(s.actErr), "esc: back to the history")
 	case s.state == dialog.Done:
-		return []string{rule, st.OK.Render(table.Line1(s.Width, "✓ "+s.result)), st.Dim.Render("esc: back to the history, where the new revision is listed"), ""}
+		return s.outcome(st.OK.Render, "✓ "+s.result, "esc: back to the history, where the new revision is listed")
 	case s.ReadOnly():
 		return []string{rule, st.Warning.Render(table.Line1(s.Width, "Read-only mode: this is what a rollback would change; rolling back is off.")), "", ""}
 	}
@@ -229,6 +233,22 @@ func (s *Screen) footer() []string {
 func (s *Screen) applyPrompt() string {
 	return fmt.Sprintf("%s: roll back to %d · %s: copy · esc: cancel · on %s",
 		s.Keys.Diff.Confirm.Help().Key, s.plan.To, s.Keys.Diff.Copy.Help().Key, s.Where(s.ns))
+}
+
+// outcome is the footer after the rollback: the rule, text wrapped onto up to
+// two lines, each styled (the second cut when it still does not fit; :log
+// keeps every outcome whole), then the way back.
+func (s *Screen) outcome(style func(...string) string, text, back string) []string {
+	lines := strings.Split(table.Wrap(text, s.Width), "\n")
+	out := []string{s.Styles.Dim.Render(strings.Repeat("─", s.Width)), style(lines[0])}
+	if len(lines) > 1 {
+		out = append(out, style(table.Line1(s.Width, strings.Join(lines[1:], " "))))
+	}
+	out = append(out, s.Styles.Dim.Render(back))
+	for len(out) < footerLines {
+		out = append(out, "")
+	}
+	return out
 }
 
 // conflicts returns the plan's server-side apply when it found conflicts.
@@ -280,6 +300,9 @@ func dropList(drop []ops.Dropped) string {
 func (s *Screen) run(rb *ops.Rollback) tea.Cmd {
 	c := s.Common
 	return common.RunAction(common.ActionRollback, rb.Namespace, rb.Release, rb.To, func() error { return ops.NewRunner(c.Client).Apply(c.Ctx, rb) }, func() string {
+		if len(rb.Drop) > 0 {
+			return dropDone(rb)
+		}
 		return fmt.Sprintf("Rolled back %s to revision %d: revision %d created.", rb.Release, rb.To, rb.NewRevision)
 	})
 }
