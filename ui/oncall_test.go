@@ -52,6 +52,8 @@ var oncallCases = []struct {
 	// Item 12: the plan past an unreadable latest revision, and its outcome.
 	{"rollback_broken_plan", func(h *harness) { openDemo("ledger")(h); h.press("up", "R") }},
 	{"rollback_broken_done", func(h *harness) { openDemo("ledger")(h); h.press("up", "R", "ctrl+r") }},
+	// Item 19: a namespace typed after :ns that does not exist is said so.
+	{"ns_nope", func(h *harness) { h.press(":").typeText("ns nope").press("enter") }},
 }
 
 // TestGoldenOncall compares the views of issue 29 at 80x24 and 160x45, on the
