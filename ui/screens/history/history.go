@@ -3,6 +3,7 @@ package history
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -40,7 +41,12 @@ type Screen struct {
 	// list is the cursor over Rows.
 	list table.Model
 	// mark is the revision marked as the other side of a diff; 0 when none.
-	mark int
+	// markAt is when that revision was deployed, as its row said when marked
+	// (zero when not known then): a record written anew under the same
+	// revision number (a rollback past an unreadable revision) is not the
+	// revision marked, and the mark goes (keepMark).
+	mark   int
+	markAt time.Time
 	// confirm, when open, asks about op, an operation on the release.
 	confirm *dialog.Model
 	op      *pendingOp
@@ -281,6 +287,7 @@ func (s *Screen) setRows(rows []kube.RevisionRow) {
 		}
 	}
 	s.rows = rows
+	s.keepMark()
 	s.list.SetCursor(len(rows) - 1)
 	for i, r := range rows {
 		if r.Revision == keep {
@@ -288,6 +295,27 @@ func (s *Screen) setRows(rows []kube.RevisionRow) {
 		}
 	}
 	s.clamp()
+}
+
+// keepMark drops the mark when the revision it marked is gone: no longer
+// listed (deleted, pruned), or listed as another record written under its
+// number since (deployed at another time).
+func (s *Screen) keepMark() {
+	if s.mark == 0 {
+		return
+	}
+	for _, r := range s.rows {
+		if r.Revision == s.mark {
+			if r.Known && !s.markAt.IsZero() && !r.Updated.Equal(s.markAt) {
+				break
+			}
+			if r.Known && s.markAt.IsZero() {
+				s.markAt = r.Updated
+			}
+			return
+		}
+	}
+	s.mark, s.markAt = 0, time.Time{}
 }
 
 // latest is the newest revision listed, or nil.
@@ -374,7 +402,10 @@ func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		if s.mark == sel.Revision {
 			s.mark = 0
 		} else {
-			s.mark = sel.Revision
+			s.mark, s.markAt = sel.Revision, time.Time{}
+			if sel.Known {
+				s.markAt = sel.Updated
+			}
 		}
 		return nil
 	case key.Matches(msg, k.Diff):
