@@ -75,6 +75,9 @@ type HistoryKeyMap struct {
 	FixStuck  key.Binding
 	// Prune deletes old revision records, keeping the newest.
 	Prune key.Binding
+	// Expand gives the selected revision's detail (a failure's whole reason)
+	// every line but one row's, and takes it back.
+	Expand key.Binding
 }
 
 // RevisionKeyMap are the keys of one revision's tabs.
@@ -158,6 +161,7 @@ func DefaultKeyMap() KeyMap {
 			Uninstall: b(k("U"), "U", "uninstall"),
 			FixStuck:  b(k("F"), "F", "fix stuck"),
 			Prune:     b(k("P"), "P", "prune old revisions"),
+			Expand:    b(k("e"), "e", "whole detail on/off"),
 		},
 		Revision: RevisionKeyMap{
 			NextTab:   b(k("tab"), "tab", "next tab"),

@@ -47,6 +47,9 @@ type Screen struct {
 	// revision marked, and the mark goes (keepMark).
 	mark   int
 	markAt time.Time
+	// expanded gives the detail under the table all the lines it needs but
+	// one row's (e).
+	expanded bool
 	// confirm, when open, asks about op, an operation on the release.
 	confirm *dialog.Model
 	op      *pendingOp
@@ -170,7 +173,7 @@ func (s *Screen) Help() common.HelpKeys {
 		Short: []key.Binding{k.Open, k.Status, chunks, diff, k.Live, k.Mark, rollback, del, fix},
 		Full: [][]key.Binding{
 			s.Keys.List.Bindings(),
-			{k.Open, k.Status, chunks, diff, k.Live, k.Mark, k.Refresh, k.Verify},
+			{k.Open, k.Status, chunks, diff, k.Live, k.Mark, k.Refresh, k.Verify, k.Expand},
 			{rollback, del, uninstall, fix, prune},
 		},
 	}
@@ -178,7 +181,9 @@ func (s *Screen) Help() common.HelpKeys {
 
 // Lines above and below the table: the trend (two, and the advice when the limit
 // is near), the header, and the selected revision's detail (three).
-func (s *Screen) tableHeight() int { return max(s.Height-4-len(s.headLines()), 1) }
+func (s *Screen) tableHeight() int {
+	return max(s.Height-4-len(s.headLines())-max(s.detailExtra(), 0), 1)
+}
 
 // headLines are the lines above the table: the owner, then the size trend.
 func (s *Screen) headLines() []string { return append(s.ownerLines(), s.trendLines()...) }
@@ -398,6 +403,10 @@ func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return common.Push(revision.New(s.Common, *sel))
 	case key.Matches(msg, k.Chunks):
 		return common.Push(chunks.New(s.Common, *sel))
+	case key.Matches(msg, k.Expand):
+		s.expanded = !s.expanded
+		s.clamp()
+		return nil
 	case key.Matches(msg, k.Mark):
 		if s.mark == sel.Revision {
 			s.mark = 0

@@ -54,6 +54,8 @@ func (s *Screen) tableView() string {
 	case !s.loaded:
 		return st.Dim.Render("Reading the history of " + s.name + "…")
 	}
+	// The detail's height follows the selection: the rows fit what is left.
+	s.clamp()
 	var lines []string
 	trend := s.headLines()
 	lines = append(lines, trend...)

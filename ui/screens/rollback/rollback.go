@@ -197,7 +197,11 @@ func (s *Screen) View() string {
 	if s.loading && len(s.diffs) == 0 {
 		body = s.Styles.Dim.Render(fmt.Sprintf("Working out what rolling %s back to revision %d would change…", s.name, s.to))
 	}
-	return table.PadLines(body, max(s.Height-footerLines, 1)) + "\n" + strings.Join(s.footer(), "\n")
+	foot := s.footer()
+	// A footer that wraps (the conflicts' reason) takes its lines from the
+	// diff, which scrolls.
+	s.view.SetSize(s.Width, s.Height-len(foot))
+	return table.PadLines(body, max(s.Height-len(foot), 1)) + "\n" + strings.Join(foot, "\n")
 }
 
 // footer is the question, then the outcome in its place.
@@ -219,9 +223,12 @@ func (s *Screen) footer() []string {
 		return []string{rule, st.Warning.Render(table.Line1(s.Width, "Read-only mode: this is what a rollback would change; rolling back is off.")), "", ""}
 	}
 	if ss := s.conflicts(); ss != nil {
-		return []string{rule, st.ErrorBold.Render(table.Line1(s.Width, fmt.Sprintf("⚠ Applied as field manager %q, the rollback would take over %s another manager owns:", ss.Manager, human.Plural(len(ss.Conflicts), "field", "fields")))),
-			st.Warning.Render(table.Line1(s.Width, ss.ConflictList())),
-			st.Prompt.Render(table.Line1(s.Width, "f: take them over and roll back (--force-conflicts) · esc: cancel · on "+s.Where(s.ns)))}
+		// The reason wraps, up to a third of the screen: the diff above
+		// scrolls, the fields taken over are what the person decides on.
+		out := []string{rule}
+		out = append(out, s.wrapped(st.ErrorBold.Render, fmt.Sprintf("⚠ Applied as field manager %q, the rollback would take over %s another manager owns:", ss.Manager, human.Plural(len(ss.Conflicts), "field", "fields")), 2)...)
+		out = append(out, s.wrapped(st.Warning.Render, ss.ConflictList(), max(s.Height/3-2, 1))...)
+		return append(out, s.wrapped(st.Prompt.Render, "f: take them over and roll back (--force-conflicts) · esc: cancel · on "+s.Where(s.ns), 2)...)
 	}
 	first, second := s.question()
 	return []string{rule, first, second, st.Prompt.Render(table.Line1(s.Width, s.applyPrompt()))}
@@ -233,6 +240,19 @@ func (s *Screen) footer() []string {
 func (s *Screen) applyPrompt() string {
 	return fmt.Sprintf("%s: roll back to %d · %s: copy · esc: cancel · on %s",
 		s.Keys.Diff.Confirm.Help().Key, s.plan.To, s.Keys.Diff.Copy.Help().Key, s.Where(s.ns))
+}
+
+// wrapped is text wrapped at the screen's width onto at most n lines, each
+// styled, the last cut with "…" when it still does not fit.
+func (s *Screen) wrapped(style func(...string) string, text string, n int) []string {
+	lines := strings.Split(table.Wrap(text, s.Width), "\n")
+	if len(lines) > n {
+		lines = append(lines[:n-1], table.Line1(s.Width, strings.Join(lines[n-1:], " ")))
+	}
+	for i, l := range lines {
+		lines[i] = style(l)
+	}
+	return lines
 }
 
 // outcome is the footer after the rollback: the rule, text wrapped onto up to
