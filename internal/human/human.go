@@ -121,12 +121,15 @@ func OrUnknown(s string) string {
 // with an indent for the lines after the first, as the CLI's paragraphs are set.
 
 // Wrap breaks s into lines of at most width runes at spaces, its runs of spaces
-// made one. A word longer than a line stays whole on a line of its own: a name
-// or a command cut in two could not be copied.
+// made one, never inside a size ("1.9 MiB"). A word longer than a line stays
+// whole on a line of its own: a name or a command cut in two could not be
+// copied.
 func Wrap(s string, width int) []string {
 	var lines []string
 	line := ""
-	for _, word := range strings.Fields(s) {
+	// A size ("1.9 MiB") is one word here, as in WrapCells.
+	for _, word := range strings.Fields(joinUnbreakable(s)) {
+		word = unjoin.Replace(word)
 		switch {
 		case line == "":
 			line = word

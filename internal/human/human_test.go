@@ -181,3 +181,20 @@ func TestWrapCellsJoins(t *testing.T) {
 		}
 	}
 }
+
+// TestWrapKeepsSizes: the CLI's wrapping never puts a size's number and unit on
+// two lines.
+func TestWrapKeepsSizes(t *testing.T) {
+	s := "The record takes 1.9 MiB of the 2 GiB allowed (--history-max keeps 10)."
+	for w := 10; w <= len(s); w++ {
+		got := strings.Join(Wrap(s, w), "\n")
+		if strings.Join(strings.Fields(got), " ") != s {
+			t.Fatalf("width %d: the text changed: %q", w, got)
+		}
+		for _, whole := range []string{"1.9 MiB", "2 GiB"} {
+			if !strings.Contains(got, whole) {
+				t.Errorf("width %d: %q is split: %q", w, whole, got)
+			}
+		}
+	}
+}
