@@ -14,8 +14,8 @@ import (
 )
 
 // TestLedgerRecovery is the demo's ledger flow end to end: its latest revision (3)
-// cannot be read, and R on revision 2 shows, before y, the one plan that deletes
-// the unreadable record and rolls back to 2; y applies it, and the release ends
+// cannot be read, and R on revision 2 shows, before ctrl+r, the one plan that deletes
+// the unreadable record and rolls back to 2; ctrl+r applies it, and the release ends
 // deployed. helm-operator-plugins' driver, not chunkview's, reads the result: a
 // deployed revision 3 holding revision 2's values, 1 and 2 superseded.
 func TestLedgerRecovery(t *testing.T) {
