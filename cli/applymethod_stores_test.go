@@ -47,7 +47,7 @@ func TestApplyMethodEveryStore(t *testing.T) {
 			r := e.run("history", "am", "-o", "wide", "--driver", st.driver)
 			mustCode(t, r, cli.ExitOK)
 			lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
-			if len(lines) != 4 || !strings.HasSuffix(lines[1], " csa") || !strings.HasSuffix(lines[2], " ssa") || !strings.HasSuffix(lines[3], " ssa") {
+			if len(lines) != 4 || wideCell(lines, 1, "APPLY METHOD") != "csa" || wideCell(lines, 2, "APPLY METHOD") != "ssa" || wideCell(lines, 3, "APPLY METHOD") != "ssa" {
 				t.Errorf("history -o wide:\n%s", r.stdout)
 			}
 		})

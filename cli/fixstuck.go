@@ -10,6 +10,7 @@ import (
 	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/kube/ops"
+	"github.com/chunkview/chunkview/render"
 )
 
 // StuckResult is the output of `fix-stuck`.
@@ -49,7 +50,7 @@ type FixItem struct {
 }
 
 var fixes = []FixItem{
-	{Name: string(ops.FixMarkFailed), Flag: "--mark-failed", Does: "Sets the pending revision's status to failed, so Helm lets the next upgrade or rollback proceed.", Warning: ops.FixMarkFailed.Warning()},
+	{Name: string(ops.FixMarkFailed), Flag: "--mark-failed", Does: "Sets the pending revision's status to failed, so Helm lets the next upgrade proceed.", Warning: ops.FixMarkFailed.Warning()},
 	{Name: string(ops.FixDeletePending), Flag: "--delete-pending", Does: "Deletes the pending revision's record, so the revision before it is the latest again.", Warning: ops.FixDeletePending.Warning()},
 }
 
@@ -137,7 +138,7 @@ func (o *fixStuckOptions) plan(ctx context.Context, r *run, rn *ops.Runner, p *o
 			fmt.Fprintf(r.stdout, "Release %s is stuck: revision %d has been %s for %s (since %s).\n",
 				o.name, out.Revision, out.Status, st.For, human.Timestamp(out.Since))
 		}
-		fmt.Fprintln(r.stdout, "Helm refuses to upgrade or roll it back until that revision is dealt with.")
+		fmt.Fprintln(r.stdout, render.PendingMeans(out.Revision, out.Status))
 		for _, f := range fixes {
 			if o.fix != "" && f.Name != string(o.fix) {
 				continue
@@ -169,7 +170,7 @@ func (o *fixStuckOptions) applied(r *run, _ ops.Operation) error {
 		return printStructured(r.stdout, o.format, o.out)
 	}
 	if o.fix == ops.FixMarkFailed {
-		fmt.Fprintf(r.stdout, "Marked revision %d of %s failed. The next upgrade or rollback can proceed.\n", o.out.Revision, o.name)
+		fmt.Fprintf(r.stdout, "Marked revision %d of %s failed. Helm can upgrade it again.\n", o.out.Revision, o.name)
 	} else {
 		fmt.Fprintf(r.stdout, "Deleted %s revision %d of %s.\n", o.out.Status, o.out.Revision, o.name)
 	}
@@ -182,9 +183,10 @@ func (r *run) fixStuckCommand() *cobra.Command {
 		Use:   "fix-stuck NAME [--mark-failed | --delete-pending]",
 		Short: "Unblock a release stuck pending (install, upgrade, rollback) or uninstalling",
 		Long: `A release whose latest revision stays pending-install, pending-upgrade,
-pending-rollback (an operation that was interrupted) blocks every further Helm
-operation with "another operation is in progress"; one left uninstalling by a
-failed uninstall is neither installed nor gone. A revision in that state for less
+pending-rollback (an operation that was interrupted) blocks every Helm 3 and 4
+upgrade with "another operation (install/upgrade/rollback) is in progress";
+their rollback runs, but leaves that revision pending under the new one. One
+left uninstalling by a failed uninstall is neither installed nor gone. A revision in that state for less
 than 5 minutes (--stuck-after) is an operation in progress, and is shown so.
 
 Without a flag, fix-stuck shows how long the release has been pending and the two

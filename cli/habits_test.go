@@ -65,11 +65,11 @@ func TestNamespaceIsTheReleaseNamespace(t *testing.T) {
 	r = runDemo(t, &cli.App{}, "ls")
 	mustCode(t, r, cli.ExitOK)
 	head, _, _ := strings.Cut(r.stdout, "\n")
-	if !strings.HasPrefix(head, "NAMESPACE    STORAGE NS   NAME") {
+	if !strings.HasPrefix(strings.Join(strings.Fields(head), " "), "NAME NAMESPACE STORAGE NS REVISION") {
 		t.Errorf("ls of mixed namespaces lacks STORAGE NS: %q", head)
 	}
 	for _, line := range strings.Split(r.stdout, "\n") {
-		if strings.Contains(line, "grafana-dashboards") && !strings.HasPrefix(strings.Join(strings.Fields(line)[:2], " "), "monitoring demo") {
+		if strings.Contains(line, "grafana-dashboards") && !strings.HasPrefix(strings.Join(strings.Fields(line)[:3], " "), "grafana-dashboards monitoring demo") {
 			t.Errorf("grafana-dashboards row: %q", line)
 		}
 	}
@@ -107,7 +107,7 @@ func TestListFlags(t *testing.T) {
 
 	r := runDemo(t, &cli.App{}, "ls", "-n", "payments", "--no-headers")
 	mustCode(t, r, cli.ExitOK)
-	if lines := strings.Split(strings.TrimSpace(r.stdout), "\n"); len(lines) != 3 || strings.HasPrefix(lines[0], "NAMESPACE") {
+	if lines := strings.Split(strings.TrimSpace(r.stdout), "\n"); len(lines) != 3 || strings.HasPrefix(lines[0], "NAME") {
 		t.Errorf("--no-headers: %s", r)
 	}
 	r = runDemo(t, &cli.App{}, "ls", "-n", "payments", "-o", "wide")
@@ -125,7 +125,7 @@ func TestListFlags(t *testing.T) {
 	// stderr.
 	r = runDemo(t, &cli.App{}, "ls", "--owner", "nobody")
 	mustCode(t, r, cli.ExitOK)
-	if strings.Count(r.stdout, "\n") != 1 || !strings.HasPrefix(r.stdout, "NAMESPACE") || !strings.Contains(r.stderr, "--owner") {
+	if strings.Count(r.stdout, "\n") != 1 || !strings.HasPrefix(r.stdout, "NAME ") || !strings.Contains(r.stderr, "--owner") {
 		t.Errorf("empty ls: %s", r)
 	}
 	r = runDemo(t, &cli.App{}, "ls", "--owner", "nobody", "-o", "json")

@@ -260,14 +260,16 @@ func (r *run) printHistory(out History, wide, noHeaders, watch bool) ([]int, err
 
 // historyHeader is the header line of the history table.
 func historyHeader(wide bool) []string {
-	head := []string{"REVISION", "UPDATED", "STATUS", "CHART", "APP VERSION", "CHUNKS", "SIZE", "HEALTH", "DESCRIPTION"}
+	head := []string{"REVISION", "UPDATED", "STATUS", "CHART", "APP VERSION", "CHUNKS", "SIZE", "HEALTH"}
 	if wide {
 		head = append(head, "STORAGE NS", "INDEX SECRET", "APPLY METHOD")
 	}
-	return head
+	return append(head, "DESCRIPTION")
 }
 
-// historyCells is one revision's row of the history table.
+// historyCells is one revision's row of the history table. DESCRIPTION, the
+// longest and most varied cell, is last, so that it is never padded: -o wide's
+// columns come before it.
 func historyCells(out History, it RevisionItem, wide bool) []string {
 	chart, app, chunks, desc := chartName(it.Chart, it.ChartVersion), human.OrUnknown(it.AppVersion), chunkCount(out.Driver, it.Chunks), it.Description
 	if it.Chunks == 0 {
@@ -279,11 +281,11 @@ func historyCells(out History, it RevisionItem, wide bool) []string {
 	case !it.Checked:
 		desc = "not checked: " + it.Unchecked
 	}
-	c := []string{fmt.Sprint(it.Revision), human.Timestamp(it.Updated), it.Status, chart, app, chunks, human.StoredBytes(it.StoredBytes), health(it.Broken, it.Checked, it.Writing), desc}
+	c := []string{fmt.Sprint(it.Revision), human.Timestamp(it.Updated), it.Status, chart, app, chunks, human.StoredBytes(it.StoredBytes), health(it.Broken, it.Checked, it.Writing)}
 	if wide {
 		c = append(c, out.StorageNamespace, it.Key, human.OrUnknown(it.ApplyMethod))
 	}
-	return c
+	return append(c, desc)
 }
 
 // forecastLine says, when the release will not fit its store within a few

@@ -322,7 +322,9 @@ func (r *run) lsCommand() *cobra.Command {
 		Use:     "ls",
 		Aliases: []string{"list"},
 		Short:   "List releases: one row per release with its latest revision",
-		Long: `List releases, one row per release with its latest revision.
+		Long: `List releases, one row per release with its latest revision: NAME, NAMESPACE,
+REVISION, STATUS, CHART, APP VERSION, UPDATED, HEALTH and FILL, fitted to the
+terminal; -o wide adds STORE, CHUNKS, SIZE, REVISIONS, HISTORY and LAST DEPLOYED.
 
 The listing reads Secret metadata only; for revisions stored without chunkview's
 summary annotations (written by another tool) it reads the index Secret, whose first

@@ -45,7 +45,7 @@ func TestLsHistoryBytes(t *testing.T) {
 	at := strings.Index(lines[0], "HISTORY")
 	for _, line := range lines[1:] {
 		f := strings.Fields(line)
-		cols[f[2]] = strings.Fields(line[at:])[0]
+		cols[f[0]] = strings.Fields(line[at:])[0]
 	}
 	if cols["orig"] != "?" || !strings.HasPrefix(cols["hs"], "≥") || strings.HasPrefix(cols["own"], "≥") || cols["own"] == "?" {
 		t.Errorf("HISTORY: want own exact, hs a lower bound, orig unknown; got %v\n%s", cols, r.stdout)

@@ -85,15 +85,16 @@ func TestLsPeeksOriginalIndexes(t *testing.T) {
 			t.Errorf("%s by chunkview: storedBytes %d in %d chunks, storedBytesAtMost %d; want the %d bytes of the %d Secrets that hold it", n, b.StoredBytes, b.Chunks, b.StoredBytesAtMost, bytes, secrets)
 		}
 	}
-	r := orig.run("ls")
+	r := orig.run("ls", "-o", "wide")
 	mustCode(t, r, 0)
 	for _, line := range strings.Split(r.stdout, "\n")[1:] {
 		f := strings.Fields(line)
 		if len(f) == 0 {
 			continue
 		}
-		// ... CHART APP VERSION UPDATED CHUNKS SIZE FILL REVISIONS HEALTH
-		if f[5] != "greeter-1.2.3" || f[6] != "4.5.6" || f[9] != "-" || f[10] != "-" || f[12] != "ok" {
+		// NAME NAMESPACE STORAGE NS REVISION STATUS CHART APP VERSION UPDATED
+		// HEALTH FILL STORE CHUNKS SIZE ...
+		if f[5] != "greeter-1.2.3" || f[6] != "4.5.6" || f[12] != "-" || f[9] != "-" || f[8] != "ok" {
 			t.Errorf("ls row %q: want chart greeter-1.2.3, app 4.5.6, SIZE and FILL '-', HEALTH ok", line)
 		}
 	}

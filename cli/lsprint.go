@@ -8,29 +8,34 @@ import (
 	"github.com/chunkview/chunkview/kube"
 )
 
-// printReleases prints the table; the STORAGE NS column only when some release's
-// records live outside its namespace, or wide.
+// printReleases prints the table. By default it has the columns an on-call
+// engineer reads, as helm ls and kubectl get do: NAME, NAMESPACE, REVISION,
+// STATUS, CHART, APP VERSION, UPDATED, HEALTH, FILL, and STORAGE NS after
+// NAMESPACE only when some release's records live outside its namespace. Wide
+// adds STORAGE NS always, then STORE, CHUNKS, SIZE, REVISIONS, HISTORY and
+// LAST DEPLOYED. The table is fitted to the terminal's width when stdout is
+// one (fitColumns).
 func (r *run) printReleases(out Releases, wide, noHeaders bool, apiHealth func(ReleaseItem) string) {
 	now := r.now()
-	tw := newTable(r.stdout)
 	storageNS := wide || mixedNamespaces(out.Releases)
-	cells := func(it ReleaseItem, rest ...any) []any {
+	cells := func(it ReleaseItem, rest ...string) []string {
 		ns := it.Namespace
 		if ns == "" {
 			ns = "?"
 		}
-		c := []any{ns}
+		c := []string{it.Name, ns}
 		if storageNS {
 			c = append(c, it.StorageNamespace)
 		}
 		return append(c, rest...)
 	}
+	var rows [][]string
 	if !noHeaders {
-		head := cells(ReleaseItem{Namespace: "NAMESPACE", StorageNamespace: "STORAGE NS"}, "NAME", "STORE", "REVISION", "STATUS", "CHART", "APP VERSION", "UPDATED", "CHUNKS", "SIZE", "FILL", "REVISIONS", "HEALTH")
+		head := cells(ReleaseItem{Name: "NAME", Namespace: "NAMESPACE", StorageNamespace: "STORAGE NS"}, "REVISION", "STATUS", "CHART", "APP VERSION", "UPDATED", "HEALTH", "FILL")
 		if wide {
-			head = append(head, "HISTORY", "LAST DEPLOYED")
+			head = append(head, "STORE", "CHUNKS", "SIZE", "REVISIONS", "HISTORY", "LAST DEPLOYED")
 		}
-		row(tw, head...)
+		rows = append(rows, head)
 	}
 	var broken []ReleaseItem
 	for _, it := range out.Releases {
@@ -52,14 +57,24 @@ func (r *run) printReleases(out Releases, wide, noHeaders bool, apiHealth func(R
 		if it.Status == "pending-index" {
 			chart, app, chunks = "-", "-", "-"
 		}
-		c := cells(it, it.Name, kube.DriverLabel(it.Driver), it.Revision, it.Status, chart, app, human.Age(now, it.Updated), chunks, human.StoredBytes(it.StoredBytes), fill(it.Fill, it.LimitBytes), it.Revisions,
-			hl)
+		c := cells(it, fmt.Sprint(it.Revision), it.Status, chart, app, human.Age(now, it.Updated), hl, fill(it.Fill, it.LimitBytes))
 		if wide {
-			c = append(c, historySize(it), human.Timestamp(it.Updated))
+			c = append(c, kube.DriverLabel(it.Driver), chunks, human.StoredBytes(it.StoredBytes), fmt.Sprint(it.Revisions), historySize(it), human.Timestamp(it.Updated))
 		}
-		row(tw, c...)
+		rows = append(rows, c)
 	}
-	tw.Flush()
+	widths, gap := columnWidths(nil, rows), columnGap
+	if !wide {
+		// -o wide is asked for in full; the default is what fits: CHART gives
+		// first (cut in its middle, so that its version stays), then NAME;
+		// a header is never cut.
+		chartCol := 4
+		if storageNS {
+			chartCol++
+		}
+		gap = fitColumns(rows, widths, r.terminalWidth(), []shrink{{chartCol, 14}, {0, 16}})
+	}
+	_ = printAlignedGap(r.stdout, rows, widths, gap)
 	for _, it := range broken {
 		fmt.Fprintf(r.stderr, "Warning: revision %d of %s/%s cannot be read (%s); run `%s` for details\n",
 			it.Revision, it.StorageNamespace, it.Name, it.Problem, it.verify)

@@ -45,11 +45,14 @@ func TestReadCommands(t *testing.T) {
 		r = e.run("ls")
 		mustCode(t, r, cli.ExitOK)
 		lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
-		if len(lines) != 4 || !strings.HasPrefix(lines[0], "NAMESPACE") || !strings.Contains(lines[0], "APP VERSION") {
+		if len(lines) != 4 || !strings.HasPrefix(lines[0], "NAME ") || !strings.Contains(lines[0], "APP VERSION") {
 			t.Fatalf("table: %s", r)
 		}
-		if !strings.Contains(r.stdout, "greeter-1.2.3") || !strings.Contains(r.stdout, "<broken>") || !strings.Contains(r.stdout, "KiB") {
-			t.Errorf("table lacks chart, broken mark or sizes: %s", r)
+		if !strings.Contains(r.stdout, "greeter-1.2.3") || !strings.Contains(r.stdout, "<broken>") {
+			t.Errorf("table lacks chart or broken mark: %s", r)
+		}
+		if r := e.run("ls", "-o", "wide"); !strings.Contains(r.stdout, "KiB") {
+			t.Errorf("-o wide lacks sizes: %s", r)
 		}
 		if !strings.Contains(r.stderr, "verify broken") {
 			t.Errorf("broken row not explained on stderr: %s", r)
@@ -67,7 +70,7 @@ func TestReadCommands(t *testing.T) {
 		// ls looked on stderr.
 		r := e.run("ls", "--owner", "nobody")
 		mustCode(t, r, cli.ExitOK)
-		if lines := strings.Split(strings.TrimSpace(r.stdout), "\n"); len(lines) != 1 || !strings.HasPrefix(lines[0], "NAMESPACE") {
+		if lines := strings.Split(strings.TrimSpace(r.stdout), "\n"); len(lines) != 1 || !strings.HasPrefix(lines[0], "NAME ") {
 			t.Errorf("want the header alone: %s", r)
 		}
 		for _, hint := range []string{"--owner", "--profile olmv1", "-A"} {

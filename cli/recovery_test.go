@@ -22,6 +22,10 @@ func TestRollbackPastUnreadable(t *testing.T) {
 	if !strings.Contains(r.stdout, "Revision 3 cannot be read") || !strings.Contains(r.stdout, "its record is deleted first") || !strings.Contains(r.stdout, "recorded as revision 3") {
 		t.Fatalf("the plan does not say what happens to the unreadable revision: %s", r)
 	}
+	// What goes and what comes back, not revision 2 compared with itself.
+	if strings.Contains(r.stdout, "revision 2 -> 2") || !strings.Contains(r.stdout, "Goes: revision 3, unreadable") || !strings.Contains(r.stdout, "Comes back: revision 2") {
+		t.Errorf("the plan compares revision 2 with itself: %s", r)
+	}
 	r = runDemo(t, app, "rollback", "ledger", "2", "--yes", "-o", "json")
 	mustCode(t, r, cli.ExitOK)
 	var rb cli.RollbackResult
@@ -30,6 +34,11 @@ func TestRollbackPastUnreadable(t *testing.T) {
 	}
 	if !rb.Applied || rb.From != 2 || rb.To != 2 || rb.NewRevision != 3 || len(rb.Drop) != 1 || rb.Drop[0].Revision != 3 || rb.Drop[0].Problem == "" {
 		t.Fatalf("rollback past the unreadable revision: %+v", rb)
+	}
+	r = runDemo(t, &cli.App{}, "rollback", "ledger", "2", "--yes")
+	mustCode(t, r, cli.ExitOK)
+	if !strings.Contains(r.stdout, "Replaced the unreadable revision 3 of ledger: its record was deleted, and revision 3 now holds revision 2's content.") {
+		t.Errorf("the rollback does not say the unreadable revision was replaced: %s", r)
 	}
 }
 

@@ -155,7 +155,13 @@ func (o *rollbackOptions) plan(ctx context.Context, r *run, rn *ops.Runner, p *o
 	table := o.format == FormatTable
 	if table {
 		fmt.Fprintf(r.stdout, "Rollback of %s: %s\n\n", o.name, rb.Describe())
-		if _, err := io.WriteString(r.stdout, rb.Diff.Unified()); err != nil {
+		text := rb.Diff.Unified()
+		if len(rb.Drop) > 0 && rb.From == rb.To {
+			// The diff would compare revision To with itself; what the
+			// unreadable revision held cannot be read, so cannot be compared.
+			text = fmt.Sprintf("Goes: revision %s, unreadable: what it held cannot be shown.\nComes back: revision %d, applied again as recorded, written as revision %d.\n", droppedRevisions(rb.Drop), rb.To, rb.From+1)
+		}
+		if _, err := io.WriteString(r.stdout, text); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -198,7 +204,11 @@ func (o *rollbackOptions) applied(r *run, op ops.Operation) error {
 	o.out.Applied, o.out.NewRevision = done.Applied, done.NewRevision
 	table := o.format == FormatTable
 	if table {
-		fmt.Fprintf(r.stdout, "\nRolled %s back to revision %d: now at revision %d.\n", o.name, done.To, done.NewRevision)
+		if len(done.Drop) > 0 {
+			fmt.Fprintf(r.stdout, "\nReplaced the unreadable revision %s of %s: its record was deleted, and revision %d now holds revision %d's content.\n", droppedRevisions(done.Drop), o.name, done.NewRevision, done.To)
+		} else {
+			fmt.Fprintf(r.stdout, "\nRolled %s back to revision %d: now at revision %d.\n", o.name, done.To, done.NewRevision)
+		}
 	}
 	var waitErr error
 	if o.wait {

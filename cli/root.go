@@ -41,6 +41,10 @@ type App struct {
 	// Getenv reads the environment (HELM_* when run as a Helm plugin). Nil means
 	// os.Getenv. Tests replace it.
 	Getenv func(string) string
+	// TerminalWidth is the width of the terminal stdout is, 0 when it is none:
+	// ls fits its default columns to it. Nil means golang.org/x/term on an
+	// *os.File. Tests replace it.
+	TerminalWidth func(stdout io.Writer) int
 }
 
 func (a *App) isTerminal(in io.Reader) bool {

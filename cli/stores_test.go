@@ -70,7 +70,7 @@ func TestLsEveryStore(t *testing.T) {
 		t.Errorf("web limit %d fill %v revisions %d", w.LimitBytes, w.Fill, w.Revisions)
 	}
 
-	r = e.run("ls")
+	r = e.run("ls", "-o", "wide")
 	mustCode(t, r, 0)
 	for _, s := range []string{"STORE", "FILL", "secret", "cfgmap", "chunked"} {
 		if !strings.Contains(r.stdout, s) {

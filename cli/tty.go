@@ -41,3 +41,20 @@ func (a *App) canOpenTUI(stdin io.Reader, stdout io.Writer) bool {
 func noTerminalError(ls string) error {
 	return usageErrorf("the interactive view needs a terminal, and this output is not one: run it in a terminal (with -t in a container), or run a command such as `%s`", ls)
 }
+
+// terminalWidth is the width of the terminal stdout is, 0 when it is none (a
+// pipe, a file): the App's TerminalWidth, or golang.org/x/term's.
+func (r *run) terminalWidth() int {
+	if r.app.TerminalWidth != nil {
+		return r.app.TerminalWidth(r.stdout)
+	}
+	out, ok := r.stdout.(*os.File)
+	if !ok || !term.IsTerminal(int(out.Fd())) {
+		return 0
+	}
+	w, _, err := term.GetSize(int(out.Fd()))
+	if err != nil {
+		return 0
+	}
+	return w
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/chunkview/chunkview/cli"
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/render"
 )
 
 // TestRollback plans, refuses without confirmation, then rolls back releases written
@@ -211,7 +212,7 @@ func TestFixStuck(t *testing.T) {
 			t.Fatalf("%s: %s", w, r)
 		}
 		r = e.run("fix-stuck", name)
-		for _, want := range []string{"has been pending-upgrade for 1h", "--mark-failed", "--delete-pending", "Warning:"} {
+		for _, want := range []string{"has been pending-upgrade for 1h", "--mark-failed", "--delete-pending", "Warning:", render.PendingMeans(rev, "pending-upgrade")} {
 			if !strings.Contains(r.stdout, want) {
 				t.Errorf("%s: lacks %q: %s", w, want, r)
 			}

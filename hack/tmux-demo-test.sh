@@ -326,7 +326,7 @@ lacks "Rolled podinfo back"
 passed
 step="ledger: roll back past an unreadable revision"
 # ledger's latest revision (3) cannot be read: R on revision 2 shows the one plan
-# (delete the unreadable record, then roll back to 2) before y, and the release
+# (delete the unreadable record, then roll back to 2) before ctrl+r, and the release
 # ends deployed.
 open_session ledger 120x40 --demo
 wait_for "ledger" "● LIVE"
@@ -339,9 +339,9 @@ wait_for "Releases (all namespaces) › ledger" "BROKEN" "Revision 3 cannot be r
 keys Up
 wait_for "Revision 2, "
 keys R
-wait_for "Revision 3 cannot be read: delete its record, then roll ledger back to revision 2" "y: roll back"
-keys y
-wait_for "✓ Rolled back ledger to revision 2: revision 3 created."
+wait_for "Revision 3 cannot be read: delete its record, then roll ledger back to revision 2" "ctrl+r: roll back to 2"
+keys C-r
+wait_for "✓ Replaced the unreadable revision 3 of ledger"
 keys Escape
 wait_re '^ *▶? +3 ✓ deployed +ledger-3\.3\.0'
 lacks "BROKEN"

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/chunkview/chunkview/kube/internal/paging"
@@ -31,4 +32,19 @@ func (c *Client) Namespaces(ctx context.Context) ([]string, error) {
 	}
 	sort.Strings(names)
 	return names, nil
+}
+
+// NamespaceExists reports whether namespace name exists, by a GET of it: a
+// typed namespace (the TUI's :ns) that does not exist is said so, rather than
+// read as one without releases. An error says it could not be told (a user
+// who may not get namespaces), and what the user may do.
+func (c *Client) NamespaceExists(ctx context.Context, name string) (bool, error) {
+	_, err := c.cs.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
+	switch {
+	case err == nil:
+		return true, nil
+	case apierrors.IsNotFound(err):
+		return false, nil
+	}
+	return false, Explain(err, "get", "namespaces", "")
 }

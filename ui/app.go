@@ -216,6 +216,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 
+	case nsCheckedMsg:
+		return m, m.namespaceChecked(msg)
+
 	case common.NamespaceChosenMsg:
 		// The list looks elsewhere: the watch follows it there.
 		for _, s := range m.stack {

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -100,13 +101,16 @@ func (m *model) handleCmdLine(msg tea.KeyPressMsg) tea.Cmd {
 		case res.log:
 			m.showLog = true
 			return nil
+		case res.ns != nil && res.ns.All:
+			return m.chooseNamespace(*res.ns, "")
 		case res.ns != nil:
-			// The namespace is the release list's: go back to it.
-			closeScreens(m.stack[1:])
-			m.stack = m.stack[:1]
-			m.status = ""
-			ns := *res.ns
-			return func() tea.Msg { return ns }
+			// A typed name is checked first: a typo must not read as a
+			// namespace without releases.
+			c, ns := m.Common, *res.ns
+			return func() tea.Msg {
+				ok, err := c.Client.NamespaceExists(c.Ctx, ns.Ns)
+				return nsCheckedMsg{ns: ns, exists: ok, err: err}
+			}
 		case res.ctx != nil:
 			return m.askContext(res.ctx.Name)
 		case res.pickCtx:
@@ -141,4 +145,34 @@ func (m *model) confirmForceQuit() bool {
 	m.quitArmed = true
 	m.status, m.statusErr = "Press ctrl+c again to quit: what you typed in the dialog is lost. Any other key goes on.", true
 	return true
+}
+
+// nsCheckedMsg answers the check of a namespace typed after :ns.
+type nsCheckedMsg struct {
+	ns     common.NamespaceChosenMsg
+	exists bool
+	err    error
+}
+
+// namespaceChecked switches to the namespace checked when it exists, or when
+// it could not be told (saying so); says that it does not exist otherwise,
+// staying where the view was.
+func (m *model) namespaceChecked(msg nsCheckedMsg) tea.Cmd {
+	switch {
+	case msg.err != nil:
+		return m.chooseNamespace(msg.ns, fmt.Sprintf("Whether namespace %q exists could not be told (%s): showing it.", msg.ns.Ns, common.ShortError(msg.err)))
+	case !msg.exists:
+		m.status, m.statusErr = fmt.Sprintf("Namespace %q does not exist; n picks one.", msg.ns.Ns), true
+		return nil
+	}
+	return m.chooseNamespace(msg.ns, "")
+}
+
+// chooseNamespace goes back to the release list, whose namespace it is, and
+// switches it to ns; note, when set, is said on the status line.
+func (m *model) chooseNamespace(ns common.NamespaceChosenMsg, note string) tea.Cmd {
+	closeScreens(m.stack[1:])
+	m.stack = m.stack[:1]
+	m.status, m.statusErr = note, note != ""
+	return func() tea.Msg { return ns }
 }

@@ -89,8 +89,8 @@ var goldenCases = []goldenCase{
 	{name: "diff_live_next_change", steps: func(h *harness) { h.press("down", "down", "enter", "L"); answerLive(h); h.press("n", "n") }},
 
 	{name: "rollback_plan", steps: keys("down", "down", "enter", "up", "R")},
-	{name: "rollback_done", steps: keys("down", "down", "enter", "up", "R", "y")},
-	{name: "rollback_read_only", client: readOnlyClient, steps: keys("down", "down", "enter", "up", "R", "y")},
+	{name: "rollback_done", steps: keys("down", "down", "enter", "up", "R", "ctrl+r")},
+	{name: "rollback_read_only", client: readOnlyClient, steps: keys("down", "down", "enter", "up", "R", "ctrl+r")},
 	{name: "dialog_uninstall", steps: func(h *harness) { h.press("down", "down", "enter", "U").typeText("we") }},
 	{name: "dialog_delete_broken", steps: keys("enter", "X")},
 	{name: "dialog_fix_stuck", steps: keys("G", "enter", "F")},

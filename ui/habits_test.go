@@ -241,6 +241,8 @@ func TestCommandMode(t *testing.T) {
 	if len(h.m.stack) != 1 {
 		t.Fatalf("%d screens after :ns", len(h.m.stack))
 	}
+	// A typo is said so, and the view stays where it was.
+	h.press("enter", ":").typeText("ns nope").press("enter").contains(`Namespace "nope" does not exist; n picks one.`, "Releases in shop › api")
 	h.press(":").typeText("ctx").press("enter").contains("cannot switch contexts")
 	h.press(":").typeText("q").press("esc")
 	if h.quit {

@@ -12,6 +12,6 @@ func TestStaleRollbackRereadsTheHistory(t *testing.T) {
 	h := newHarness(t, f.Client, Options{}, 120, 40)
 	h.press("down", "down", "enter", "up", "up", "R").contains("Roll back web from revision 4 to revision 2?")
 	f.MoveWeb(t)
-	h.press("y").contains("changed while you were looking")
+	h.press("ctrl+r").contains("changed while you were looking")
 	h.press("esc").contains("Revision 2,", "web-1.5.0")
 }

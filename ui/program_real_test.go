@@ -50,7 +50,7 @@ func TestProgramOnRealServer(t *testing.T) {
 	press("up")
 	press("R")
 	waitFor("Roll back shop from revision 2 to revision 1?")
-	tm.Type("y")
+	press("ctrl+r")
 	waitFor("revision 3 created")
 	press("esc")
 	waitFor("Rollback to 1")

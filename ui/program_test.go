@@ -50,7 +50,7 @@ func TestProgramRollback(t *testing.T) {
 	press("up")
 	press("R")
 	waitFor("Roll back web from revision 4 to revision 3?")
-	tm.Type("y")
+	press("ctrl+r")
 	waitFor("revision 5 created")
 	press("esc")
 	waitFor("Rollback to 3")

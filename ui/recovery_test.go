@@ -14,8 +14,8 @@ import (
 )
 
 // TestLedgerRecovery is the demo's ledger flow end to end: its latest revision (3)
-// cannot be read, and R on revision 2 shows, before y, the one plan that deletes
-// the unreadable record and rolls back to 2; y applies it, and the release ends
+// cannot be read, and R on revision 2 shows, before ctrl+r, the one plan that deletes
+// the unreadable record and rolls back to 2; ctrl+r applies it, and the release ends
 // deployed. helm-operator-plugins' driver, not chunkview's, reads the result: a
 // deployed revision 3 holding revision 2's values, 1 and 2 superseded.
 func TestLedgerRecovery(t *testing.T) {
@@ -30,11 +30,11 @@ func TestLedgerRecovery(t *testing.T) {
 			h.contains("BROKEN", "Revision 3 cannot be read")
 			h.press("up", "R")
 			// Revision 3 dropped, then 2 applied.
-			h.contains("Revision 3 cannot be read: delete its record,", "y: roll back")
+			h.contains("Revision 3 cannot be read: delete its record,", "ctrl+r: roll back to 2")
 			if got := h.top().Title(); got != "roll back to 2" {
 				t.Fatalf("R opened %q, want the rollback to 2", got)
 			}
-			h.press("y")
+			h.press("ctrl+r")
 			h.contains("✓").lacks("Rollback failed")
 
 			orig := hopstorage.NewChunkedSecrets(c.Clientset().CoreV1().Secrets("payments"), storage.HelmOwner, hopstorage.ChunkedSecretsConfig{})

@@ -4,6 +4,7 @@
 package human
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -120,12 +121,15 @@ func OrUnknown(s string) string {
 // with an indent for the lines after the first, as the CLI's paragraphs are set.
 
 // Wrap breaks s into lines of at most width runes at spaces, its runs of spaces
-// made one. A word longer than a line stays whole on a line of its own: a name
-// or a command cut in two could not be copied.
+// made one, never inside a size ("1.9 MiB"). A word longer than a line stays
+// whole on a line of its own: a name or a command cut in two could not be
+// copied.
 func Wrap(s string, width int) []string {
 	var lines []string
 	line := ""
-	for _, word := range strings.Fields(s) {
+	// A size ("1.9 MiB") is one word here, as in WrapCells.
+	for _, word := range strings.Fields(joinUnbreakable(s)) {
+		word = unjoin.Replace(word)
 		switch {
 		case line == "":
 			line = word
@@ -160,21 +164,45 @@ func WrapHanging(s string, width int, indent string) string {
 // WrapCells breaks s into lines of at most width terminal cells, joined by
 // newlines: at spaces, and after a comma, a semicolon, a slash or a hyphen, so
 // that a long path or list wraps where it divides; a word with none of these is
-// cut where the line ends. Escape codes in s are kept and take no cells. A width
-// of 0 or less leaves s as it is.
+// cut where the line ends. A flag ("(--history-max)") and a size ("1.9 MiB")
+// are joined: never broken, unless longer than a line. Escape codes in s are
+// kept and take no cells. A width of 0 or less leaves s as it is.
 func WrapCells(s string, width int) string {
 	if width <= 0 {
 		return s
 	}
+	s = joinUnbreakable(s)
 	out := ansi.Wrap(s, width, " ,;/")
 	for _, l := range strings.Split(out, "\n") {
 		if ansi.StringWidth(l) > width {
 			// ansi.Wrap can keep a breakpoint character past the width
 			// ("values," at 81 of 80): break at spaces only then.
-			return ansi.Wrap(s, width, " ")
+			out = ansi.Wrap(s, width, " ")
+			break
 		}
 	}
-	return out
+	return unjoin.Replace(out)
+}
+
+// The joins of WrapCells: within a flag or a size, a hyphen and a space stand
+// in for themselves as characters of the Private Use Area, one cell wide, that
+// no wrap breaks at; unjoin puts them back once the lines are made, so that
+// what is shown, and copied from the terminal, is the text itself.
+const (
+	joinedHyphen = '\uE000'
+	joinedSpace  = '\uE001'
+)
+
+var (
+	unbreakable = regexp.MustCompile(`\(?--[A-Za-z0-9][A-Za-z0-9-]*\)?|\b\d+(?:\.\d+)? (?:B|KiB|MiB|GiB|TiB|kB|MB|GB)\b`)
+	unjoin      = strings.NewReplacer(string(joinedHyphen), "-", string(joinedSpace), " ")
+)
+
+// joinUnbreakable joins the flags and sizes of s (see WrapCells).
+func joinUnbreakable(s string) string {
+	return unbreakable.ReplaceAllStringFunc(s, func(m string) string {
+		return strings.NewReplacer("-", string(joinedHyphen), " ", string(joinedSpace)).Replace(m)
+	})
 }
 
 // FoldLines folds a message onto one line, its lines joined by "; ": API server

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/charmbracelet/x/ansi"
 )
 
 func TestBytes(t *testing.T) {
@@ -152,5 +154,47 @@ func TestWrapCells(t *testing.T) {
 	}
 	if got := WrapCells("left alone", 0); got != "left alone" {
 		t.Errorf("width 0: %q", got)
+	}
+}
+
+// TestWrapCellsJoins: at every width, a flag in brackets and a size are never
+// split across lines, and the text comes back as it was, without the joins.
+func TestWrapCellsJoins(t *testing.T) {
+	s := "Keeping fewer revisions (--history-max) frees 1.9 MiB of the 2 GiB budget; see --max-write-chunks."
+	for w := 20; w <= len(s); w++ {
+		got := WrapCells(s, w)
+		if strings.ContainsAny(got, string([]rune{joinedHyphen, joinedSpace})) {
+			t.Fatalf("width %d: a join is left in %q", w, got)
+		}
+		if strings.Join(strings.Fields(got), " ") != s {
+			t.Fatalf("width %d: the text changed: %q", w, got)
+		}
+		for _, whole := range []string{"(--history-max)", "1.9 MiB", "2 GiB", "--max-write-chunks."} {
+			if !strings.Contains(got, whole) {
+				t.Errorf("width %d: %q is split: %q", w, whole, got)
+			}
+		}
+		for _, l := range strings.Split(got, "\n") {
+			if ansi.StringWidth(l) > w {
+				t.Errorf("width %d: line %q is wider", w, l)
+			}
+		}
+	}
+}
+
+// TestWrapKeepsSizes: the CLI's wrapping never puts a size's number and unit on
+// two lines.
+func TestWrapKeepsSizes(t *testing.T) {
+	s := "The record takes 1.9 MiB of the 2 GiB allowed (--history-max keeps 10)."
+	for w := 10; w <= len(s); w++ {
+		got := strings.Join(Wrap(s, w), "\n")
+		if strings.Join(strings.Fields(got), " ") != s {
+			t.Fatalf("width %d: the text changed: %q", w, got)
+		}
+		for _, whole := range []string{"1.9 MiB", "2 GiB"} {
+			if !strings.Contains(got, whole) {
+				t.Errorf("width %d: %q is split: %q", w, whole, got)
+			}
+		}
 	}
 }

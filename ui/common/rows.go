@@ -3,6 +3,8 @@ package common
 import (
 	"fmt"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/storage"
@@ -41,6 +43,23 @@ func StatusCell(s *theme.Styles, row kube.RevisionRow) table.Cell {
 		return table.Styled("? unknown", &s.StatusOther)
 	}
 	return table.Styled("? "+st, &s.StatusOther)
+}
+
+// ChartFit is ChartText in w cells: when it does not fit, the chart's name
+// gives way and its version stays whole ("payments…-1.9.2"), since the version
+// is what differs from one revision to the next.
+func ChartFit(row kube.RevisionRow, w int) string {
+	text := ChartText(row)
+	v := row.Summary.ChartVersion
+	if ansi.StringWidth(text) <= w || !row.Known || row.Summary.Chart == "" || v == "" {
+		return text
+	}
+	name := w - ansi.StringWidth(v) - 1
+	if name < 2 {
+		// Not even a letter of the name and "…": the version alone, cut.
+		return table.FitLeft(v, w)
+	}
+	return ansi.Truncate(row.Summary.Chart, name, "…") + "-" + v
 }
 
 // ChartText is a revision's chart as "name-version", or an ellipsis while it is

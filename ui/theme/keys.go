@@ -78,6 +78,9 @@ type HistoryKeyMap struct {
 	// FixAPIs writes a revision whose manifest uses the API versions the
 	// cluster serves (fix-apis), after its plan.
 	FixAPIs key.Binding
+	// Expand gives the selected revision's detail (a failure's whole reason)
+	// every line but one row's, and takes it back.
+	Expand key.Binding
 }
 
 // RevisionKeyMap are the keys of one revision's tabs.
@@ -110,7 +113,11 @@ type ChunksKeyMap struct {
 // DiffKeyMap are the keys of a diff, and of the rollback plan built on it,
 // beside the diff viewer's own (Changes).
 type DiffKeyMap struct {
-	Reveal  key.Binding
+	Reveal key.Binding
+	// Copy puts the diff shown on the clipboard, as y does in a revision.
+	Copy key.Binding
+	// Confirm applies a rollback plan: a key of its own, never y (which
+	// copies everywhere), named with what it does.
 	Confirm key.Binding
 }
 
@@ -158,6 +165,7 @@ func DefaultKeyMap() KeyMap {
 			FixStuck:  b(k("F"), "F", "fix stuck"),
 			Prune:     b(k("P"), "P", "prune old revisions"),
 			FixAPIs:   b(k("A"), "A", "fix removed APIs"),
+			Expand:    b(k("e"), "e", "whole detail on/off"),
 		},
 		Revision: RevisionKeyMap{
 			NextTab:   b(k("tab"), "tab", "next tab"),
@@ -181,7 +189,8 @@ func DefaultKeyMap() KeyMap {
 		},
 		Diff: DiffKeyMap{
 			Reveal:  b(k("v"), "v", "reveal/mask secrets"),
-			Confirm: b(k("y"), "y", "roll back"),
+			Copy:    b(k("y"), "y", "copy the diff"),
+			Confirm: b(k("ctrl+r"), "ctrl+r", "roll back (apply the plan)"),
 		},
 		Search: search.DefaultKeyMap(),
 		Dialog: dialog.DefaultKeyMap(),

@@ -95,7 +95,7 @@ func (s *Screen) SetSize(w, h int) {
 
 // Help lists the diff's keys.
 func (s *Screen) Help() common.HelpKeys {
-	own := []key.Binding{s.Keys.Changes.NextChange, s.Keys.Changes.PrevChange, s.Keys.Diff.Reveal}
+	own := []key.Binding{s.Keys.Changes.NextChange, s.Keys.Changes.PrevChange, s.Keys.Diff.Reveal, s.Keys.Diff.Copy}
 	return common.HelpKeys{Short: own, Full: [][]key.Binding{own, s.Keys.Scroll.Bindings()}}
 }
 
@@ -124,6 +124,9 @@ func (s *Screen) Update(msg tea.Msg) tea.Cmd {
 			s.reveal = !s.reveal
 			return s.load()
 		}
+		if key.Matches(msg, s.Keys.Diff.Copy) {
+			return s.copy()
+		}
 		var cmd tea.Cmd
 		s.view, cmd = s.view.Update(msg)
 		return cmd
@@ -146,4 +149,19 @@ func (s *Screen) View() string {
 		}
 	}
 	return table.PadLines(body, max(s.Height-1, 1)) + "\n" + s.view.Counter()
+}
+
+// copy puts the diff shown on the clipboard, as it reads unstyled: the
+// unified diff between revisions, or the live diff's text.
+func (s *Screen) copy() tea.Cmd {
+	if s.live {
+		if d, ok := s.drifts[s.reveal]; ok && d != nil {
+			return common.CopyText(d.Text(), fmt.Sprintf("diff of revision %d with the live objects", s.from), s.reveal)
+		}
+		return nil
+	}
+	if r, ok := s.results[s.reveal]; ok && r != nil {
+		return common.CopyText(r.Unified(), fmt.Sprintf("diff of revisions %d and %d", s.from, s.to), s.reveal)
+	}
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/chunkview/chunkview/ui/common"
 	"github.com/chunkview/chunkview/ui/internal/screentest"
 )
 
@@ -124,4 +125,24 @@ func TestLive(t *testing.T) {
 	}
 	h.Press("home").Contains("secrets REVEALED")
 	h.Press("n", "n").Contains("-hunter2-original", "+hunter2-rotated")
+}
+
+// TestCopies: y copies the diff shown, as it reads unstyled and masked as
+// shown, as y copies a revision's tab; it is the only thing y does here.
+func TestCopies(t *testing.T) {
+	s, h := open(t, 3, 4, 120, 40)
+	h.Press("y")
+	want := fmt.Sprintf("Copied the diff of revisions 3 and 4 (%d bytes) to the clipboard, secrets masked.", len(s.results[false].Unified()))
+	copied := false
+	for _, m := range h.Out {
+		if m, ok := m.(common.StatusMsg); ok && m.Text == want {
+			copied = true
+		}
+	}
+	if !copied {
+		t.Errorf("y in a diff: %v; want the status %q", h.Out, want)
+	}
+	if s.reveal || s.live {
+		t.Error("y changed what the diff shows")
+	}
 }

@@ -12,16 +12,17 @@ import (
 	"github.com/chunkview/chunkview/ui/components/table"
 )
 
-// detailLines describe the selected revision: what is wrong and which key fixes
-// it, or its description and the keys that go further. Keys that would change
-// the cluster are left out in read-only mode, and d is offered only where there
-// is something to compare with.
-func (s *Screen) detailLines() []string {
+// detailParagraphs describe the selected revision, in three paragraphs, each
+// on one line however long: what is wrong and which key fixes it, or its
+// description and the keys that go further. Keys that would change the cluster
+// are left out in read-only mode, and d is offered only where there is
+// something to compare with. detailLines wraps them.
+func (s *Screen) detailParagraphs() []string {
 	st := s.Styles
 	r := s.selected()
 	var first, second, third string
 	if s.err != nil {
-		first = st.Error.Render(table.Line1(s.Width, "✗ Refresh failed, showing the last history: "+common.ShortError(s.err)))
+		first = st.Error.Render(whole("✗ Refresh failed, showing the last history: " + common.ShortError(s.err)))
 	}
 	if r == nil {
 		return []string{first, second, third}
@@ -39,51 +40,51 @@ func (s *Screen) detailLines() []string {
 	switch {
 	case first != "":
 	case err != nil:
-		first = st.Error.Render(table.Line1(s.Width, "✗ "+common.ShortError(err)))
+		first = st.Error.Render(whole("✗ " + common.ShortError(err)))
 	case r.Broken:
-		first = st.ErrorBold.Render(table.Line1(s.Width, fmt.Sprintf("✗ Revision %d cannot be read: %s", r.Revision, table.OneLine(r.Problem))))
+		first = st.ErrorBold.Render(whole(fmt.Sprintf("✗ Revision %d cannot be read: %s", r.Revision, table.OneLine(r.Problem))))
 		hint := "  c: see which Secret is missing or damaged · X: delete this revision's record · R on a good revision: roll back to it"
 		if ro {
 			hint = "  c: see which Secret is missing or damaged (deleting it or rolling back is off: read-only)"
 		}
-		second = st.Dim.Render(table.Line1(s.Width, hint))
+		second = st.Dim.Render(whole(hint))
 	case kube.InFlight(r.Status) && latest && s.Now().Sub(r.Updated) < s.Client.StuckAfter():
-		first = st.Warning.Render(table.Line1(s.Width, fmt.Sprintf("◔ %s for %s: an operation is in progress.", r.Status, human.Span(s.Now().Sub(r.Updated)))))
-		second = st.Dim.Render(table.Line1(s.Width, fmt.Sprintf("  it counts as stuck after %s (--stuck-after); F then offers the ways out", human.Span(s.Client.StuckAfter()))))
+		first = st.Warning.Render(whole(fmt.Sprintf("◔ %s for %s: an operation is in progress.", r.Status, human.Span(s.Now().Sub(r.Updated)))))
+		second = st.Dim.Render(whole(fmt.Sprintf("  it counts as stuck after %s (--stuck-after); F then offers the ways out", human.Span(s.Client.StuckAfter()))))
 	case kube.InFlight(r.Status) && latest:
 		// Helm refuses upgrades while a revision is pending; its rollback
 		// does run, and leaves this revision pending under the new one.
-		first = st.Warning.Render(table.Line1(s.Width, fmt.Sprintf("◔ %s for %s: Helm refuses upgrades until it is fixed.", r.Status, human.Span(s.Now().Sub(r.Updated)))))
+		first = st.Warning.Render(whole(fmt.Sprintf("◔ %s for %s: Helm refuses upgrades until it is fixed.", r.Status, human.Span(s.Now().Sub(r.Updated)))))
 		hint := fmt.Sprintf("  F: ways out · R rolls back but leaves revision %d %s", r.Revision, r.Status)
 		if ro {
 			hint = "  read-only: fixing it is off"
 		}
-		second = st.Dim.Render(table.Line1(s.Width, hint))
+		second = st.Dim.Render(whole(hint))
 	case s.hasAPIsLines(*r):
 		first, second, _ = s.apisLines(*r)
 	case r.Status == "failed":
-		first = st.Error.Render(table.Line1(s.Width, fmt.Sprintf("✗ Revision %d failed: %s", r.Revision, table.OneLine(r.Summary.Description))))
+		first = st.Error.Render(whole(fmt.Sprintf("✗ Revision %d failed: %s", r.Revision, table.OneLine(r.Summary.Description))))
 		hint := hints("select a good revision and press R to roll back to it", diff)
 		if ro {
 			hint = hints(diff, "enter: values, manifest, notes")
 		}
-		second = st.Dim.Render(table.Line1(s.Width, hint))
+		second = st.Dim.Render(whole(hint))
 	default:
-		first = table.Line1(s.Width, fmt.Sprintf("Revision %d, %s: %s", r.Revision, human.Minute(r.Updated), common.KnownOr(*r, table.OneLine(r.Summary.Description))))
+		first = whole(fmt.Sprintf("Revision %d, %s: %s", r.Revision, human.Minute(r.Updated), common.KnownOr(*r, table.OneLine(r.Summary.Description))))
 		hint := hints(diff, "enter: values, manifest, notes", "c: "+common.LayoutNoun(r.Driver))
 		if !latest && !ro {
 			hint = hints("R: roll back to this revision", diff, "enter: values, manifest, notes")
 		}
-		second = st.Dim.Render(table.Line1(s.Width, hint))
+		second = st.Dim.Render(whole(hint))
 	}
 	if len(r.UnknownFields) > 0 && !ro && s.mark == 0 {
-		third = st.Dim.Render(table.Line1(s.Width, "written by Helm 4: R, X, U and F run through Helm 4's actions, which keep its fields"))
+		third = st.Dim.Render(whole("written by Helm 4: R, X, U and F run through Helm 4's actions, which keep its fields"))
 	} else if s.mark != 0 {
-		third = st.Marked.Render(table.Line1(s.Width, fmt.Sprintf("◆ revision %d marked: d compares it with the selected revision · space unmarks", s.mark)))
+		third = st.Marked.Render(whole(fmt.Sprintf("◆ revision %d marked: d compares it with the selected revision · space unmarks", s.mark)))
 	} else if ro {
-		third = st.Dim.Render(table.Line1(s.Width, "read-only: rollback, delete, uninstall and fixes are off"))
+		third = st.Dim.Render(whole("read-only: rollback, delete, uninstall and fixes are off"))
 	} else if d := s.deniedLine(); d != "" {
-		third = st.Warning.Render(table.Line1(s.Width, d))
+		third = st.Warning.Render(whole(d))
 	}
 	return []string{first, second, third}
 }
@@ -130,4 +131,67 @@ func (s *Screen) deniedLine() string {
 		return long
 	}
 	return fmt.Sprintf("⊘ %s off: too few rights on secrets in %s; press one for why", strings.Join(keys, " "), s.perms.Namespace)
+}
+
+// whole is a paragraph of the detail on one line, its indent kept, never cut:
+// detailLines wraps it.
+func whole(s string) string {
+	indent := s[:len(s)-len(strings.TrimLeft(s, " "))]
+	return indent + table.OneLine(s)
+}
+
+// minTableRows is how many revisions the table keeps in view however long the
+// detail under it: the detail's wrapped lines take the free lines first, then
+// the rows past these.
+const minTableRows = 3
+
+// detailLines are the detail's paragraphs wrapped at the screen's width, a
+// wrapped line indented as its paragraph, at least one line each (the layout
+// of three lines holds when nothing wraps). The reason of a failure and the
+// next step are never cut while the table has room to give (detailRoom); what
+// still does not fit ends in "…" and e shows it whole.
+func (s *Screen) detailLines() []string {
+	var lines []string
+	for _, p := range s.detailParagraphs() {
+		indent := len(ansi.Strip(p)) - len(strings.TrimLeft(ansi.Strip(p), " "))
+		wrapped := strings.Split(human.WrapCells(p, s.Width), "\n")
+		for i := 1; i < len(wrapped); i++ {
+			wrapped[i] = strings.Repeat(" ", indent) + strings.TrimLeft(wrapped[i], " ")
+			if ansi.StringWidth(wrapped[i]) > s.Width {
+				wrapped[i] = ansi.Truncate(wrapped[i], s.Width, "…")
+			}
+		}
+		lines = append(lines, wrapped...)
+	}
+	room := 3 + s.detailRoom()
+	for len(lines) > room && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1] // an empty paragraph is no loss
+	}
+	if len(lines) > room {
+		lines = lines[:room]
+		last := ansi.Truncate(lines[room-1], max(s.Width-ansi.StringWidth(" … e: whole"), 1), "")
+		more := " … e: whole"
+		if s.expanded {
+			more = " …"
+		}
+		lines[room-1] = last + s.Styles.Dim.Render(more)
+	}
+	return lines
+}
+
+// detailRoom is how many lines past its three the detail may take: the
+// table's free lines, then those of its rows past minTableRows; all but one
+// row's while e expands it.
+func (s *Screen) detailRoom() int {
+	table := max(s.Height-4-len(s.headLines()), 1)
+	keep := min(len(s.rows), minTableRows)
+	if s.expanded {
+		keep = min(len(s.rows), 1)
+	}
+	return max(table-keep, 0)
+}
+
+// detailExtra is how many lines past three the detail takes now.
+func (s *Screen) detailExtra() int {
+	return len(s.detailLines()) - 3
 }

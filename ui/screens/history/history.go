@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -42,7 +43,15 @@ type Screen struct {
 	// list is the cursor over Rows.
 	list table.Model
 	// mark is the revision marked as the other side of a diff; 0 when none.
-	mark int
+	// markAt is when that revision was deployed, as its row said when marked
+	// (zero when not known then): a record written anew under the same
+	// revision number (a rollback past an unreadable revision) is not the
+	// revision marked, and the mark goes (keepMark).
+	mark   int
+	markAt time.Time
+	// expanded gives the detail under the table all the lines it needs but
+	// one row's (e).
+	expanded bool
 	// confirm, when open, asks about op, an operation on the release.
 	confirm *dialog.Model
 	op      *pendingOp
@@ -178,7 +187,7 @@ func (s *Screen) Help() common.HelpKeys {
 		Short: short,
 		Full: [][]key.Binding{
 			s.Keys.List.Bindings(),
-			{k.Open, k.Status, chunks, diff, k.Live, k.Mark, k.Refresh, k.Verify},
+			{k.Open, k.Status, chunks, diff, k.Live, k.Mark, k.Refresh, k.Verify, k.Expand},
 			{rollback, del, uninstall, fix, prune, fixAPIs},
 		},
 	}
@@ -186,7 +195,9 @@ func (s *Screen) Help() common.HelpKeys {
 
 // Lines above and below the table: the trend (two, and the advice when the limit
 // is near), the header, and the selected revision's detail (three).
-func (s *Screen) tableHeight() int { return max(s.Height-4-len(s.headLines()), 1) }
+func (s *Screen) tableHeight() int {
+	return max(s.Height-4-len(s.headLines())-max(s.detailExtra(), 0), 1)
+}
 
 // headLines are the lines above the table: the owner, then the size trend.
 func (s *Screen) headLines() []string { return append(s.ownerLines(), s.trendLines()...) }
@@ -308,6 +319,7 @@ func (s *Screen) setRows(rows []kube.RevisionRow) {
 		}
 	}
 	s.rows = rows
+	s.keepMark()
 	s.list.SetCursor(len(rows) - 1)
 	for i, r := range rows {
 		if r.Revision == keep {
@@ -315,6 +327,27 @@ func (s *Screen) setRows(rows []kube.RevisionRow) {
 		}
 	}
 	s.clamp()
+}
+
+// keepMark drops the mark when the revision it marked is gone: no longer
+// listed (deleted, pruned), or listed as another record written under its
+// number since (deployed at another time).
+func (s *Screen) keepMark() {
+	if s.mark == 0 {
+		return
+	}
+	for _, r := range s.rows {
+		if r.Revision == s.mark {
+			if r.Known && !s.markAt.IsZero() && !r.Updated.Equal(s.markAt) {
+				break
+			}
+			if r.Known && s.markAt.IsZero() {
+				s.markAt = r.Updated
+			}
+			return
+		}
+	}
+	s.mark, s.markAt = 0, time.Time{}
 }
 
 // latest is the newest revision listed, or nil.
@@ -401,11 +434,18 @@ func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return common.Push(revision.New(s.Common, *sel))
 	case key.Matches(msg, k.Chunks):
 		return common.Push(chunks.New(s.Common, *sel))
+	case key.Matches(msg, k.Expand):
+		s.expanded = !s.expanded
+		s.clamp()
+		return nil
 	case key.Matches(msg, k.Mark):
 		if s.mark == sel.Revision {
 			s.mark = 0
 		} else {
-			s.mark = sel.Revision
+			s.mark, s.markAt = sel.Revision, time.Time{}
+			if sel.Known {
+				s.markAt = sel.Updated
+			}
 		}
 		return nil
 	case key.Matches(msg, k.Diff):

@@ -480,3 +480,38 @@ func TestColumnsGiveWay(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkGoesWithItsRevision: a mark does not outlive the revision it marked:
+// it goes when the revision is no longer listed, and when its number is listed
+// for another record (deployed at another time, as a rollback past an
+// unreadable revision writes it); a status change of the record keeps it.
+func TestMarkGoesWithItsRevision(t *testing.T) {
+	s, h := open(t, screentest.NewFixture(t).Client, "web", 120, 37)
+	h.Press("home", "down", "space")
+	if s.mark != 2 {
+		t.Fatalf("space on revision 2 marked %d", s.mark)
+	}
+	rows := append([]kube.RevisionRow(nil), s.rows...)
+	rows[1].Status, rows[1].ResourceVersion = "failed", rows[1].ResourceVersion+"1"
+	s.setRows(append([]kube.RevisionRow(nil), rows...))
+	if s.mark != 2 {
+		t.Fatalf("a status change of revision 2 dropped its mark (%d)", s.mark)
+	}
+	h.Contains("◆ revision 2 marked")
+
+	rows[1].Updated, rows[1].ResourceVersion = rows[1].Updated.Add(time.Hour), rows[1].ResourceVersion+"2"
+	s.setRows(append([]kube.RevisionRow(nil), rows...))
+	if s.mark != 0 {
+		t.Errorf("revision 2 written anew kept the mark of the record before it")
+	}
+
+	h.Press("space")
+	if s.mark != 2 {
+		t.Fatalf("space marked %d", s.mark)
+	}
+	s.setRows(append(append([]kube.RevisionRow(nil), rows[:1]...), rows[2:]...))
+	if s.mark != 0 {
+		t.Errorf("the mark of revision 2 outlived its record")
+	}
+	h.Lacks("◆ revision 2 marked", "◆")
+}

@@ -49,6 +49,7 @@ func (s *Screen) applyLive(ev kube.WatchEvent) tea.Cmd {
 	default:
 		return nil
 	}
+	s.keepMark()
 	// The selection stays on its revision; one on the latest follows a new one.
 	s.list.SetCursor(len(s.rows) - 1)
 	if !atLatest {

@@ -9,6 +9,7 @@ import (
 	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/kube/ops"
+	"github.com/chunkview/chunkview/render"
 	"github.com/chunkview/chunkview/ui/common"
 	"github.com/chunkview/chunkview/ui/components/dialog"
 )
@@ -259,13 +260,13 @@ func (s *Screen) fixStuckDialog(p *ops.Plan) tea.Cmd {
 		if fs.Stuck.InProgress {
 			state += fmt.Sprintf(", less than %s: the operation that wrote it is probably still running. Fix it only if you know it was interrupted", human.Span(c.Client.StuckAfter()))
 		}
-		s.confirm.Ask(fmt.Sprintf("Revision %d of %s %s. Helm refuses to upgrade a release while a revision is pending (a rollback runs, but leaves the pending revision behind). If the operation that wrote it is gone (a killed helm, a restarted operator), pick a way out (through Helm %d):",
-			row.Revision, row.Name, state, fs.Major), nil)
+		s.confirm.Ask(fmt.Sprintf("Revision %d of %s %s. %s If the operation that wrote it is gone (a killed helm, a restarted operator), pick a way out (through Helm %d):",
+			row.Revision, row.Name, state, render.PendingMeans(row.Revision, row.Status), fs.Major), nil)
 		s.confirm.OnConfirm = func(i int) tea.Cmd {
 			fs.Fix = fixes[i]
 			return runOp(c, common.ActionFixStuck, row.Revision, fs, func() string {
 				if fixes[i] == ops.FixMarkFailed {
-					return fmt.Sprintf("Revision %d of %s is now marked failed; the next upgrade or rollback can proceed.", row.Revision, row.Name)
+					return fmt.Sprintf("Revision %d of %s is now marked failed; Helm can upgrade it again.", row.Revision, row.Name)
 				}
 				return fmt.Sprintf("Deleted %s revision %d of %s; the previous revision is the latest again.", row.Status, row.Revision, row.Name)
 			})

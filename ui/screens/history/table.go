@@ -54,6 +54,8 @@ func (s *Screen) tableView() string {
 	case !s.loaded:
 		return st.Dim.Render("Reading the history of " + s.name + "…")
 	}
+	// The detail's height follows the selection: the rows fit what is left.
+	s.clamp()
 	var lines []string
 	trend := s.headLines()
 	lines = append(lines, trend...)
@@ -63,7 +65,7 @@ func (s *Screen) tableView() string {
 	for _, r := range s.rows {
 		top = max(top, r.Summary.StoredBytes)
 	}
-	growthWidth, fillWidth := table.ColWidth(cols, "GROWTH"), table.ColWidth(cols, "FILL")
+	growthWidth, fillWidth, chartWidth := table.ColWidth(cols, "GROWTH"), table.ColWidth(cols, "FILL"), table.ColWidth(cols, "CHART")
 	end := min(s.list.Offset()+s.tableHeight(), len(s.rows))
 	for i := s.list.Offset(); i < end; i++ {
 		r := s.rows[i]
@@ -82,7 +84,7 @@ func (s *Screen) tableView() string {
 		cells := map[string]table.Cell{
 			"REV":         table.Plain(table.Itoa(r.Revision)),
 			"STATUS":      status,
-			"CHART":       table.Plain(common.ChartText(r)),
+			"CHART":       table.Plain(common.ChartFit(r, chartWidth)),
 			"APP":         table.Plain(common.KnownOr(r, r.Summary.AppVersion)),
 			"AGE":         table.Plain(human.Age(s.Now(), r.Updated)),
 			"CHUNKS":      table.Plain(common.KnownOr(r, table.Itoa(r.Summary.Chunks))),

@@ -43,6 +43,8 @@ type renderKey struct {
 	all    bool
 	// readOnly leaves the keys that change the cluster out of the hints.
 	readOnly bool
+	// width is the screen's, for the summary, whose long fields wrap.
+	width int
 }
 
 // Screen shows one revision in tabs: summary, values, manifest, notes and
@@ -126,6 +128,8 @@ func (s *Screen) Help() common.HelpKeys {
 func (s *Screen) shown() renderKey {
 	rk := renderKey{tab: s.tab, readOnly: s.ReadOnly()}
 	switch s.tab {
+	case tabSummary:
+		rk.width = s.Width
 	case tabValues:
 		rk.reveal, rk.all = s.reveal, s.allValues
 	case tabManifest, tabNotes, tabHooks:
@@ -176,7 +180,7 @@ func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		if !ok {
 			return nil
 		}
-		return copyText(ansi.Strip(text), tabNames[s.tab]+" of revision "+table.Itoa(s.row.Revision), s.reveal)
+		return common.CopyText(ansi.Strip(text), tabNames[s.tab]+" of revision "+table.Itoa(s.row.Revision), s.reveal)
 	case key.Matches(msg, k.NextTab):
 		tab = (s.tab + 1) % tabCount
 	case key.Matches(msg, k.PrevTab):
@@ -242,7 +246,7 @@ func (s *Screen) show() tea.Cmd {
 func renderTab(st *theme.Styles, d *kube.Details, rk renderKey, now time.Time) string {
 	rls := d.Release
 	if rk.tab == tabSummary {
-		return renderSummary(st, d, now, rk.readOnly)
+		return renderSummary(st, d, now, rk.readOnly, rk.width)
 	}
 	if rls == nil {
 		return st.Error.Render("✗ This revision cannot be decoded: "+table.OneLine(d.Row.Problem)) + "\n\n" +

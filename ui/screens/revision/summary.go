@@ -16,12 +16,18 @@ import (
 
 // renderSummary is the first tab of a revision: where its record is kept and in
 // which store, what it deployed, and, for a record a newer Helm wrote, why
-// chunkview will not rewrite it. It is pure.
-func renderSummary(st *theme.Styles, d *kube.Details, now time.Time, readOnly bool) string {
+// chunkview will not rewrite it. A long field (the Description, a failure's
+// reason) wraps at width under its value, never cut. It is pure.
+func renderSummary(st *theme.Styles, d *kube.Details, now time.Time, readOnly bool, width int) string {
 	r := d.Row
 	var b strings.Builder
 	field := func(name, value string) {
 		b.WriteString(st.Dim.Render(fmt.Sprintf("%-13s", name)) + value + "\n")
+	}
+	// wrapped is a field whose value wraps under itself: 13 cells in.
+	wrapped := func(name, value string) {
+		lines := strings.Split(human.WrapCells(value, max(width-13, 20)), "\n")
+		field(name, strings.Join(lines, "\n"+strings.Repeat(" ", 13)))
 	}
 	sc := common.StatusCell(st, r)
 	statusText := sc.Text
@@ -43,7 +49,7 @@ func renderSummary(st *theme.Styles, d *kube.Details, now time.Time, readOnly bo
 	}
 	if r.Broken || d.Release == nil {
 		b.WriteString("\n" + st.ErrorBold.Render("✗ This revision cannot be read.") + "\n")
-		b.WriteString(st.Error.Render(table.Wrap(table.OneLine(r.Problem), 100)) + "\n\n")
+		b.WriteString(st.Error.Render(table.Wrap(table.OneLine(r.Problem), max(width, 20))) + "\n\n")
 		fix := "\nFrom the history, X deletes this revision's record, or R on a good revision rolls back to it."
 		if readOnly {
 			fix = "\nDeleting the record or rolling back is off (read-only)."
@@ -63,7 +69,7 @@ func renderSummary(st *theme.Styles, d *kube.Details, now time.Time, readOnly bo
 		if !rls.Info.FirstDeployed.IsZero() {
 			field("First", human.Minute(rls.Info.FirstDeployed.Time))
 		}
-		field("Description", table.OneLine(rls.Info.Description))
+		wrapped("Description", table.OneLine(rls.Info.Description))
 	}
 	stored := fmt.Sprintf("%s gzip in %d Secret(s)", human.Bytes(sum.StoredBytes), sum.Chunks)
 	if common.IsHelmStore(r.Driver) {

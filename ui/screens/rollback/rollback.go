@@ -24,12 +24,14 @@ import (
 const footerLines = 4
 
 // forceKey is the explicit choice a plan with server-side apply conflicts
-// offers in place of y: take the fields over, as --force-conflicts does.
+// offers in place of ctrl+r: take the fields over, as --force-conflicts does.
 var forceKey = key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "force conflicts, roll back"))
 
 // Screen shows the diff of a planned rollback, from the latest revision to the
-// one rolled back to, and under it the question; y applies exactly the plan
-// shown. The diff viewer is the one the diff screen uses.
+// one rolled back to, and under it the question; ctrl+r applies exactly the
+// plan shown, and y copies it, as y copies a diff: the plan looks like a diff,
+// so the key a reader presses by reflex there must not change the cluster.
+// The diff viewer is the one the diff screen uses.
 type Screen struct {
 	common.Common
 	ns, name string
@@ -37,7 +39,7 @@ type Screen struct {
 	to     int
 	reveal bool
 	// LeftPending names the pending latest revision the rollback will leave
-	// behind, to warn before y.
+	// behind, to warn before ctrl+r.
 	LeftPending string
 	// Served is what the history checked its revisions against, for the
 	// plan's warning of APIs the cluster no longer serves; nil: read now.
@@ -65,7 +67,7 @@ type Screen struct {
 }
 
 // New shows what rolling the release of base back to revision rev would
-// change, and rolls back on y.
+// change, and rolls back on ctrl+r.
 func New(c common.Common, base *ops.Plan, rev int) *Screen {
 	return &Screen{Common: c, ns: base.Namespace, name: base.Release, to: rev, base: base, diffs: map[bool]*revdiff.Result{}, view: c.NewDiff()}
 }
@@ -109,10 +111,11 @@ func (s *Screen) canConfirm() bool {
 	return s.state == dialog.Asking && s.plan != nil && s.err == nil && !s.ReadOnly()
 }
 
-// Help lists y, when there is a plan to confirm, then the diff's keys.
+// Help lists ctrl+r (or f), when there is a plan to confirm, then the diff's
+// keys.
 func (s *Screen) Help() common.HelpKeys {
 	k := s.Keys.Diff
-	own := []key.Binding{s.Keys.Changes.NextChange, s.Keys.Changes.PrevChange, k.Reveal}
+	own := []key.Binding{s.Keys.Changes.NextChange, s.Keys.Changes.PrevChange, k.Reveal, k.Copy}
 	short := own
 	if s.canConfirm() {
 		confirm := k.Confirm
@@ -170,9 +173,14 @@ func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Reveal):
 		s.reveal = !s.reveal
 		return s.load()
+	case key.Matches(msg, k.Copy):
+		if r, ok := s.diffs[s.reveal]; ok && r != nil {
+			return common.CopyText(r.Unified(), fmt.Sprintf("plan of rolling %s back to revision %d", s.name, s.to), s.reveal)
+		}
+		return nil
 	case key.Matches(msg, k.Confirm), key.Matches(msg, forceKey):
-		// y runs a plan without conflicts, f one with: the choice to take
-		// fields over from another manager is made explicitly.
+		// ctrl+r runs a plan without conflicts, f one with: the choice to
+		// take fields over from another manager is made explicitly.
 		if s.state != dialog.Asking || s.plan == nil || key.Matches(msg, forceKey) != (s.conflicts() != nil) {
 			return nil
 		}
@@ -186,6 +194,10 @@ func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 func (s *Screen) show(r *revdiff.Result) {
+	if s.plan != nil && len(s.plan.Drop) > 0 {
+		s.showDrop(r)
+		return
+	}
 	s.view.ShowDiff(r, s.Width)
 }
 
@@ -195,7 +207,11 @@ func (s *Screen) View() string {
 	if s.loading && len(s.diffs) == 0 {
 		body = s.Styles.Dim.Render(fmt.Sprintf("Working out what rolling %s back to revision %d would change…", s.name, s.to))
 	}
-	return table.PadLines(body, max(s.Height-footerLines, 1)) + "\n" + strings.Join(s.footer(), "\n")
+	foot := s.footer()
+	// A footer that wraps (the conflicts' reason) takes its lines from the
+	// diff, which scrolls.
+	s.view.SetSize(s.Width, s.Height-len(foot))
+	return table.PadLines(body, max(s.Height-len(foot), 1)) + "\n" + strings.Join(foot, "\n")
 }
 
 // footer is the question, then the outcome in its place.
@@ -210,23 +226,63 @@ func (s *Screen) footer() []string {
 	case s.state == dialog.Running:
 		return []string{rule, st.Warning.Render(table.Line1(s.Width, fmt.Sprintf("Rolling %s back to revision %d…", s.name, s.plan.To))), "", ""}
 	case s.state == dialog.Done && s.actErr != nil:
-		return []string{rule, st.Error.Render(table.Line1(s.Width, "✗ Rollback failed: "+common.ShortError(s.actErr))), st.Dim.Render("esc: back to the history"), ""}
+		return s.outcome(st.Error.Render, "✗ Rollback failed: "+common.ShortError(s.actErr), "esc: back to the history")
 	case s.state == dialog.Done:
-		return []string{rule, st.OK.Render(table.Line1(s.Width, "✓ "+s.result)), st.Dim.Render("esc: back to the history, where the new revision is listed"), ""}
+		return s.outcome(st.OK.Render, "✓ "+s.result, "esc: back to the history, where the new revision is listed")
 	case s.ReadOnly():
 		return []string{rule, st.Warning.Render(table.Line1(s.Width, "Read-only mode: this is what a rollback would change; rolling back is off.")), "", ""}
 	}
 	if ss := s.conflicts(); ss != nil {
-		return []string{rule, st.ErrorBold.Render(table.Line1(s.Width, fmt.Sprintf("⚠ Applied as field manager %q, the rollback would take over %s another manager owns:", ss.Manager, human.Plural(len(ss.Conflicts), "field", "fields")))),
-			st.Warning.Render(table.Line1(s.Width, ss.ConflictList())),
-			st.Prompt.Render(table.Line1(s.Width, "f: take them over and roll back (--force-conflicts) · esc: cancel · on "+s.Where(s.ns)))}
+		// The reason wraps, up to a third of the screen: the diff above
+		// scrolls, the fields taken over are what the person decides on.
+		out := []string{rule}
+		out = append(out, s.wrapped(st.ErrorBold.Render, fmt.Sprintf("⚠ Applied as field manager %q, the rollback would take over %s another manager owns:", ss.Manager, human.Plural(len(ss.Conflicts), "field", "fields")), 2)...)
+		out = append(out, s.wrapped(st.Warning.Render, ss.ConflictList(), max(s.Height/3-2, 1))...)
+		return append(out, s.wrapped(st.Prompt.Render, "f: take them over and roll back (--force-conflicts) · esc: cancel · on "+s.Where(s.ns), 2)...)
 	}
 	first, second := s.question()
 	if w1, w2, ok := s.apisWarning(); ok {
-		// Before y: this rollback would fail, and break the release again.
+		// Before ctrl+r: this rollback would fail, and break the release again.
 		first, second = w1, w2
 	}
-	return []string{rule, first, second, st.Prompt.Render(table.Line1(s.Width, "y: roll back · esc: cancel · on "+s.Where(s.ns)))}
+	return []string{rule, first, second, st.Prompt.Render(table.Line1(s.Width, s.applyPrompt()))}
+}
+
+// applyPrompt names the key that applies the plan with what it does, then the
+// way out and where: "ctrl+r: roll back to 3 · y: copy · esc: cancel · on NS"
+// (the question above names the release and the revision written).
+func (s *Screen) applyPrompt() string {
+	return fmt.Sprintf("%s: roll back to %d · %s: copy · esc: cancel · on %s",
+		s.Keys.Diff.Confirm.Help().Key, s.plan.To, s.Keys.Diff.Copy.Help().Key, s.Where(s.ns))
+}
+
+// wrapped is text wrapped at the screen's width onto at most n lines, each
+// styled, the last cut with "…" when it still does not fit.
+func (s *Screen) wrapped(style func(...string) string, text string, n int) []string {
+	lines := strings.Split(table.Wrap(text, s.Width), "\n")
+	if len(lines) > n {
+		lines = append(lines[:n-1], table.Line1(s.Width, strings.Join(lines[n-1:], " ")))
+	}
+	for i, l := range lines {
+		lines[i] = style(l)
+	}
+	return lines
+}
+
+// outcome is the footer after the rollback: the rule, text wrapped onto up to
+// two lines, each styled (the second cut when it still does not fit; :log
+// keeps every outcome whole), then the way back.
+func (s *Screen) outcome(style func(...string) string, text, back string) []string {
+	lines := strings.Split(table.Wrap(text, s.Width), "\n")
+	out := []string{s.Styles.Dim.Render(strings.Repeat("─", s.Width)), style(lines[0])}
+	if len(lines) > 1 {
+		out = append(out, style(table.Line1(s.Width, strings.Join(lines[1:], " "))))
+	}
+	out = append(out, s.Styles.Dim.Render(back))
+	for len(out) < footerLines {
+		out = append(out, "")
+	}
+	return out
 }
 
 // conflicts returns the plan's server-side apply when it found conflicts.
@@ -237,7 +293,7 @@ func (s *Screen) conflicts() *ops.ServerSide {
 	return s.plan.ServerSide
 }
 
-// question is the two lines that ask before y: what the rollback writes and
+// question is the two lines that ask before ctrl+r: what the rollback writes and
 // applies, or, with a pending latest revision, a short question and the warning.
 func (s *Screen) question() (string, string) {
 	st, p := s.Styles, s.plan
@@ -254,7 +310,7 @@ func (s *Screen) question() (string, string) {
 	}
 	if s.LeftPending != "" {
 		// Helm's rollback supersedes the deployed revision only: say so
-		// before y, in place of the question's second half.
+		// before ctrl+r, in place of the question's second half.
 		return st.Warning.Render(table.Line1(s.Width, short)), st.ErrorBold.Render(table.Line1(s.Width, "⚠ "+s.LeftPending))
 	}
 	lines := strings.Split(table.Wrap(q, s.Width), "\n")
@@ -278,6 +334,9 @@ func dropList(drop []ops.Dropped) string {
 func (s *Screen) run(rb *ops.Rollback) tea.Cmd {
 	c := s.Common
 	return common.RunAction(common.ActionRollback, rb.Namespace, rb.Release, rb.To, func() error { return ops.NewRunner(c.Client).Apply(c.Ctx, rb) }, func() string {
+		if len(rb.Drop) > 0 {
+			return dropDone(rb)
+		}
 		return fmt.Sprintf("Rolled back %s to revision %d: revision %d created.", rb.Release, rb.To, rb.NewRevision)
 	})
 }

@@ -45,8 +45,8 @@ func TestGolden(t *testing.T) {
 		{name: "plan", rel: "web", to: 3},
 		{name: "reapply", rel: "web", to: 4},
 		{name: "next_change", rel: "web", to: 3, keys: []string{"n", "n"}},
-		{name: "done", rel: "web", to: 3, keys: []string{"y"}},
-		{name: "read_only", rel: "web", to: 3, readOnly: true, keys: []string{"y"}},
+		{name: "done", rel: "web", to: 3, keys: []string{"ctrl+r"}},
+		{name: "read_only", rel: "web", to: 3, readOnly: true, keys: []string{"ctrl+r"}},
 		{name: "leaves_pending", rel: "worker", to: 1, pending: true},
 	} {
 		for _, sz := range [][2]int{{80, 24}, {120, 40}} {
@@ -68,7 +68,7 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-// TestAppliesThePlanShown: y applies the plan the screen shows (4 → 2), not the
+// TestAppliesThePlanShown: ctrl+r applies the plan the screen shows (4 → 2), not the
 // one the release has by the time it is pressed (5 → 2): that is refused with
 // nothing written, says why, and has every screen read the release again.
 func TestAppliesThePlanShown(t *testing.T) {
@@ -77,10 +77,10 @@ func TestAppliesThePlanShown(t *testing.T) {
 	if s.plan == nil || s.plan.From != 4 || s.plan.To != 2 || s.Title() != "roll back to 2" {
 		t.Fatalf("plan %+v, title %q: want 4 -> 2", s.plan, s.Title())
 	}
-	h.Contains("Roll back web from revision 4 to revision 2?", "y: roll back")
+	h.Contains("Roll back web from revision 4 to revision 2?", "ctrl+r: roll back to 2 · y: copy · esc: cancel · on namespace default")
 	f.MoveWeb(t)
 	writes := f.Cluster.Writes()
-	h.Press("y")
+	h.Press("ctrl+r")
 	if n := f.Cluster.Writes() - writes; n != 0 {
 		t.Fatalf("a stale rollback wrote %d times", n)
 	}
@@ -102,16 +102,31 @@ func TestAppliesThePlanShown(t *testing.T) {
 	}
 }
 
-// TestRollsBack: y rolls back through Helm, says what it wrote, and the screen
-// no longer asks; a second y does nothing.
+// TestRollsBack: y copies the plan and changes nothing, as y copies a diff;
+// ctrl+r rolls back through Helm, says what it wrote, and the screen no longer
+// asks; a second ctrl+r does nothing.
 func TestRollsBack(t *testing.T) {
 	f := screentest.NewFixture(t)
 	s, h := open(t, f, f.Client, "web", 3, 120, 37)
-	h.Press("y").Contains("✓ Rolled back web to revision 3: revision 5 created.", "esc: back to the history")
 	writes := f.Cluster.Writes()
 	h.Press("y")
+	if f.Cluster.Writes() != writes || !s.canConfirm() {
+		t.Fatalf("y in the plan wrote %d times or stopped asking", f.Cluster.Writes()-writes)
+	}
+	copied := false
+	for _, m := range h.Out {
+		if m, ok := m.(common.StatusMsg); ok && strings.Contains(m.Text, "Copied the plan of rolling web back to revision 3") {
+			copied = true
+		}
+	}
+	if !copied {
+		t.Errorf("y did not copy the plan: %v", h.Out)
+	}
+	h.Press("ctrl+r").Contains("✓ Rolled back web to revision 3: revision 5 created.", "esc: back to the history")
+	writes = f.Cluster.Writes()
+	h.Press("ctrl+r")
 	if f.Cluster.Writes() != writes || s.canConfirm() {
-		t.Error("a second y ran the rollback again")
+		t.Error("a second ctrl+r ran the rollback again")
 	}
 	rows, err := f.Client.History(context.Background(), "default", "web")
 	if err != nil || len(rows) != 5 || rows[4].Status != "deployed" || rows[3].Status != "superseded" {
@@ -132,15 +147,15 @@ func TestRevealPlansAgain(t *testing.T) {
 	}
 }
 
-// TestReadOnlyDoesNotAsk: under --read-only the plan is shown, y does nothing
-// and is not offered.
+// TestReadOnlyDoesNotAsk: under --read-only the plan is shown, ctrl+r does
+// nothing and is not offered.
 func TestReadOnlyDoesNotAsk(t *testing.T) {
 	f := screentest.NewFixture(t)
 	s, h := open(t, f, f.ReadOnly(), "web", 3, 120, 37)
-	h.Press("y").Contains("Read-only mode: this is what a rollback would change").Lacks("y: roll back")
+	h.Press("ctrl+r").Contains("Read-only mode: this is what a rollback would change").Lacks("ctrl+r: roll back")
 	for _, b := range s.Help().Short {
-		if b.Help().Key == "y" {
-			t.Error("the help offers y under --read-only")
+		if b.Help().Key == "ctrl+r" {
+			t.Error("the help offers ctrl+r under --read-only")
 		}
 	}
 	if n := f.Cluster.Writes(); n != 0 {
