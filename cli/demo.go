@@ -7,6 +7,9 @@ import (
 	"slices"
 	"sync"
 
+	memory "k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/restmapper"
+
 	"github.com/chunkview/chunkview/demo"
 	"github.com/chunkview/chunkview/internal/fakeapi"
 	"github.com/chunkview/chunkview/kube"
@@ -26,8 +29,9 @@ const (
 var demoStagingSamples = []string{"podinfo", "web-frontend", "payments-api", "cert-manager", demo.RedisRelease}
 
 // demoClient returns a client over a fresh in-memory demo cluster seeded with the
-// sample releases. The demo's cluster holds release records only, so Helm's kube
-// client applies nothing there. Without -n it looks at every namespace; the storage
+// sample releases and the objects they run (see demo's liveStories), with the
+// controllers of some (a Flux HelmRelease, OLMv1's ClusterExtensions). Helm's kube
+// client applies nothing there: an operation changes the records alone. Without -n it looks at every namespace; the storage
 // flags apply as on a cluster (--profile olmv1 shows the OLMv1 samples), except that
 // the chunk limits default to those the samples were written with. A simulated
 // operator upgrades podinfo every 15-20 s (CHUNKVIEW_DEMO_OPERATOR=2s or off
@@ -108,7 +112,19 @@ func (r *run) demoContext(ctx context.Context, name string) (*kube.Client, error
 	if name != DemoContext {
 		cfg.Context = name
 	}
-	return kube.New(cluster.Clientset(), cluster.Metadata(), demo.DiscardKubeClients, cfg), nil
+	return kube.New(cluster.Clientset(), cluster.Metadata(), demo.DiscardKubeClients, cfg).
+		WithLive(cluster.Dynamic(), demoLive(cluster)), nil
+}
+
+// demoLive builds the clients that read the demo cluster's live objects as
+// Connect's do a cluster's: its dynamic and metadata clients, and a RESTMapper
+// over its discovery, memory-cached.
+func demoLive(cluster *fakeapi.Cluster) func() (*kube.LiveClients, error) {
+	return func() (*kube.LiveClients, error) {
+		disc := memory.NewMemCacheClient(cluster.Clientset().Discovery())
+		return &kube.LiveClients{Dynamic: cluster.Dynamic(), Metadata: cluster.Metadata(),
+			Mapper: restmapper.NewDeferredDiscoveryRESTMapper(disc), Discovery: disc}, nil
+	}
 }
 
 // demoContexts are the demo's two clusters, for the view to switch between. Each
