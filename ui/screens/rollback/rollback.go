@@ -209,10 +209,10 @@ func (s *Screen) footer() []string {
 	if ss := s.conflicts(); ss != nil {
 		return []string{rule, st.ErrorBold.Render(table.Line1(s.Width, fmt.Sprintf("⚠ Applied as field manager %q, the rollback would take over %s another manager owns:", ss.Manager, human.Plural(len(ss.Conflicts), "field", "fields")))),
 			st.Warning.Render(table.Line1(s.Width, ss.ConflictList())),
-			st.Prompt.Render(table.Line1(s.Width, "f: take them over and roll back (--force-conflicts) · esc: cancel · on "+s.Where(s.ns)))}
+			st.Prompt.Render(table.Line1(s.Width, "f: take them over and roll back (--force-conflicts) · esc: cancel · on "+s.Where(common.ActionNamespace(s.base.Rows, s.ns))))}
 	}
 	first, second := s.question()
-	return []string{rule, first, second, st.Prompt.Render(table.Line1(s.Width, "y: roll back · esc: cancel · on "+s.Where(s.ns)))}
+	return []string{rule, first, second, st.Prompt.Render(table.Line1(s.Width, "y: roll back · esc: cancel · on "+s.Where(common.ActionNamespace(s.base.Rows, s.ns))))}
 }
 
 // conflicts returns the plan's server-side apply when it found conflicts.
