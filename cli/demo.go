@@ -7,9 +7,6 @@ import (
 	"slices"
 	"sync"
 
-	memory "k8s.io/client-go/discovery/cached/memory"
-	"k8s.io/client-go/restmapper"
-
 	"github.com/chunkview/chunkview/demo"
 	"github.com/chunkview/chunkview/internal/fakeapi"
 	"github.com/chunkview/chunkview/kube"
@@ -121,9 +118,7 @@ func (r *run) demoContext(ctx context.Context, name string) (*kube.Client, error
 // over its discovery, memory-cached.
 func demoLive(cluster *fakeapi.Cluster) func() (*kube.LiveClients, error) {
 	return func() (*kube.LiveClients, error) {
-		disc := memory.NewMemCacheClient(cluster.Clientset().Discovery())
-		return &kube.LiveClients{Dynamic: cluster.Dynamic(), Metadata: cluster.Metadata(),
-			Mapper: restmapper.NewDeferredDiscoveryRESTMapper(disc), Discovery: disc}, nil
+		return kube.NewLiveClients(cluster.Dynamic(), cluster.Metadata(), cluster.Clientset().Discovery()), nil
 	}
 }
 

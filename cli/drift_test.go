@@ -210,4 +210,3 @@ func TestDriftCLIUnreadable(t *testing.T) {
 	}
 	mustCode(t, ue.run("drift", "shop", "--driver", "configmap"), cli.ExitDrift)
 }
-

@@ -74,3 +74,11 @@ func (c *Client) WithLive(dyn dynamic.Interface, build func() (*LiveClients, err
 	cp.live = &liveSource{build: build}
 	return cp
 }
+
+// NewLiveClients returns live clients over dyn and md that map kinds to
+// resources through dc's discovery, memory-cached, as Connect's do: for a
+// connection made otherwise, such as the demo's in-memory cluster (WithLive).
+func NewLiveClients(dyn dynamic.Interface, md metadata.Interface, dc discovery.DiscoveryInterface) *LiveClients {
+	disc := memory.NewMemCacheClient(dc)
+	return &LiveClients{Dynamic: dyn, Metadata: md, Mapper: restmapper.NewDeferredDiscoveryRESTMapper(disc), Discovery: disc}
+}
