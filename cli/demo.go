@@ -91,6 +91,7 @@ func (r *run) demoContext(ctx context.Context, name string) (*kube.Client, error
 		operate = operate && r.demoRelease == demo.OperatorRelease
 	}
 	cluster := fakeapi.NewCluster()
+	seed.Live = demo.NewLive()
 	if r.demoLazy {
 		// The view opens at once on the quick samples; the rest follow
 		// through its live watch.
@@ -110,14 +111,18 @@ func (r *run) demoContext(ctx context.Context, name string) (*kube.Client, error
 		cfg.Context = name
 	}
 	return kube.New(cluster.Clientset(), cluster.Metadata(), demo.DiscardKubeClients, cfg).
-		WithLive(cluster.Dynamic(), demoLive(cluster)), nil
+		WithLive(cluster.Dynamic(), demoLive(cluster, seed.Live)), nil
 }
 
 // demoLive builds the clients that read the demo cluster's live objects as
 // Connect's do a cluster's: its dynamic and metadata clients, and a RESTMapper
-// over its discovery, memory-cached.
-func demoLive(cluster *fakeapi.Cluster) func() (*kube.LiveClients, error) {
+// over its discovery, memory-cached. The samples' objects are written then,
+// on first use: ls, verify and gc never pay for them.
+func demoLive(cluster *fakeapi.Cluster, objects *demo.Live) func() (*kube.LiveClients, error) {
 	return func() (*kube.LiveClients, error) {
+		if err := objects.Start(); err != nil {
+			return nil, fmt.Errorf("the demo's live objects: %w", err)
+		}
 		return kube.NewLiveClients(cluster.Dynamic(), cluster.Metadata(), cluster.Clientset().Discovery()), nil
 	}
 }

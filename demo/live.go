@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -419,4 +420,52 @@ func ptrBool(b bool) *bool { return &b }
 var controllerResources = []fakeapi.Resource{
 	{GVR: schema.GroupVersionResource{Group: "helm.toolkit.fluxcd.io", Version: "v2", Resource: "helmreleases"}, Kind: "HelmRelease", Namespaced: true},
 	{GVR: schema.GroupVersionResource{Group: "olm.operatorframework.io", Version: "v1", Resource: "clusterextensions"}, Kind: "ClusterExtension"},
+}
+
+// Live holds the samples' live objects back until they are first looked at
+// (Start): making them (parsing every manifest, the CRDs of cert-manager
+// among them) costs CPU that ls, verify, gc and completion never need. Give
+// it to Seed or SeedInBackground in SeedOptions.Live. Safe for concurrent use.
+type Live struct {
+	mu      sync.Mutex
+	started bool
+	pending []func() error
+}
+
+// NewLive returns a Live that holds the objects back until Start.
+func NewLive() *Live { return &Live{} }
+
+// Start writes the live objects held back so far, and makes every sample
+// written later write its own at once. Only the first call writes; it returns
+// the first failure.
+func (l *Live) Start() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.started {
+		return nil
+	}
+	l.started = true
+	for _, write := range l.pending {
+		if err := write(); err != nil {
+			return err
+		}
+	}
+	l.pending = nil
+	return nil
+}
+
+// add writes with write once Start was called, else keeps it for Start. A
+// nil l writes at once.
+func (l *Live) add(write func() error) error {
+	if l == nil {
+		return write()
+	}
+	l.mu.Lock()
+	if !l.started {
+		l.pending = append(l.pending, write)
+		l.mu.Unlock()
+		return nil
+	}
+	l.mu.Unlock()
+	return write()
 }

@@ -72,6 +72,9 @@ type SeedOptions struct {
 	// Only, when not nil, names the samples to write (by release name), none
 	// when empty; the others are left out, with their damage.
 	Only []string
+	// Live, when set, holds the samples' live objects back until its Start;
+	// nil writes them with the records.
+	Live *Live
 }
 
 // Damage is what Seed broke in a revision on purpose.
@@ -275,7 +278,7 @@ func (sd *seeding) write(s sample) error {
 	if err := writeControllers(w, s, sr); err != nil {
 		return fmt.Errorf("seed: the controller of %s: %w", s.name, err)
 	}
-	if err := writeLive(sd.ctx, sd.c, sr, sd.opts.Now, sd.opts.Intact); err != nil {
+	if err := sd.opts.Live.add(func() error { return writeLive(sd.ctx, sd.c, sr, sd.opts.Now, sd.opts.Intact) }); err != nil {
 		return fmt.Errorf("seed: %w", err)
 	}
 	var orphan *Orphan
