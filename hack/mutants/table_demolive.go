@@ -47,4 +47,12 @@ var demoLiveMutants = []mutant{
 		Guarantee: "the in-memory cluster's pods/log honours tailLines, as the kubelet does",
 		Kill:      []target{{"./internal/fakeapi", "TestPodLogs"}},
 	},
+	{
+		Name:      "confirm-names-storage-namespace",
+		File:      "ui/common/rows.go",
+		Find:      `if ns := ReleaseNamespace(rows[newest]); ns != "?" && ns != "" {`,
+		Replace:   `if ns := ""; ns != "" {`,
+		Guarantee: "an operation's confirmation names the release's namespace, not olmv1-system where an extension's records are",
+		Kill:      []target{{"./ui/common", "TestActionNamespace"}},
+	},
 }
