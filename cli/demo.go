@@ -26,8 +26,9 @@ const (
 var demoStagingSamples = []string{"podinfo", "web-frontend", "payments-api", "cert-manager", demo.RedisRelease}
 
 // demoClient returns a client over a fresh in-memory demo cluster seeded with the
-// sample releases. The demo's cluster holds release records only, so Helm's kube
-// client applies nothing there. Without -n it looks at every namespace; the storage
+// sample releases and the objects they run (see demo's liveStories), with the
+// controllers of some (a Flux HelmRelease, OLMv1's ClusterExtensions). Helm's kube
+// client applies nothing there: an operation changes the records alone. Without -n it looks at every namespace; the storage
 // flags apply as on a cluster (--profile olmv1 shows the OLMv1 samples), except that
 // the chunk limits default to those the samples were written with. A simulated
 // operator upgrades podinfo every 15-20 s (CHUNKVIEW_DEMO_OPERATOR=2s or off
@@ -90,6 +91,7 @@ func (r *run) demoContext(ctx context.Context, name string) (*kube.Client, error
 		operate = operate && r.demoRelease == demo.OperatorRelease
 	}
 	cluster := fakeapi.NewCluster()
+	seed.Live = demo.NewLive()
 	if r.demoLazy {
 		// The view opens at once on the quick samples; the rest follow
 		// through its live watch.
@@ -108,7 +110,21 @@ func (r *run) demoContext(ctx context.Context, name string) (*kube.Client, error
 	if name != DemoContext {
 		cfg.Context = name
 	}
-	return kube.New(cluster.Clientset(), cluster.Metadata(), demo.DiscardKubeClients, cfg), nil
+	return kube.New(cluster.Clientset(), cluster.Metadata(), demo.DiscardKubeClients, cfg).
+		WithLive(cluster.Dynamic(), demoLive(cluster, seed.Live)), nil
+}
+
+// demoLive builds the clients that read the demo cluster's live objects as
+// Connect's do a cluster's: its dynamic and metadata clients, and a RESTMapper
+// over its discovery, memory-cached. The samples' objects are written then,
+// on first use: ls, verify and gc never pay for them.
+func demoLive(cluster *fakeapi.Cluster, objects *demo.Live) func() (*kube.LiveClients, error) {
+	return func() (*kube.LiveClients, error) {
+		if err := objects.Start(); err != nil {
+			return nil, fmt.Errorf("the demo's live objects: %w", err)
+		}
+		return kube.NewLiveClients(cluster.Dynamic(), cluster.Metadata(), cluster.Clientset().Discovery()), nil
+	}
 }
 
 // demoContexts are the demo's two clusters, for the view to switch between. Each

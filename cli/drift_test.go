@@ -210,14 +210,3 @@ func TestDriftCLIUnreadable(t *testing.T) {
 	}
 	mustCode(t, ue.run("drift", "shop", "--driver", "configmap"), cli.ExitDrift)
 }
-
-// TestDriftDemo: the demo's cluster holds records only; drift says so, with an
-// error code above 1.
-func TestDriftDemo(t *testing.T) {
-	t.Parallel()
-	r := runDemo(t, &cli.App{}, "drift", "podinfo", "-n", "default")
-	mustCode(t, r, cli.ExitDriftError)
-	if !strings.Contains(r.stderr, "live objects are not available") {
-		t.Errorf("demo drift: %s", r)
-	}
-}

@@ -19,7 +19,7 @@ const (
 	ExitNotCurrent = 1
 	// ExitStatusUnreadable is status's code when the status could not be read:
 	// the cluster unreachable, the records forbidden, the revision's record
-	// unreadable, no live objects (--demo), or any other failure, which other
+	// unreadable, or any other failure, which other
 	// commands report with 1, since 1 means not Current.
 	ExitStatusUnreadable = ExitUnreachable
 )
@@ -119,8 +119,7 @@ namespace; for a failed hook Job, the Job, its Pods and one log.
 
 Exit status: 0 every object Current, 1 some object is not (Unknown included), 2
 usage, 3 release or revision not found, 6 the status could not be read (cluster
-unreachable, forbidden, the revision's record unreadable, no live objects in
---demo, any other failure).
+unreachable, forbidden, the revision's record unreadable, any other failure).
 
 -o json and -o yaml print release, namespace, revision, releaseStatus, store,
 resources (kind, namespace, name, status, message), hooks (kind, name, events,

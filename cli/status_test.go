@@ -166,17 +166,6 @@ func TestStatusCLIFailedHook(t *testing.T) {
 	}
 }
 
-// TestStatusDemo: the demo's cluster holds no live objects; status says so and
-// exits 6, the status not readable.
-func TestStatusDemo(t *testing.T) {
-	t.Parallel()
-	r := runDemo(t, &cli.App{}, "status", "podinfo", "-n", "demo")
-	mustCode(t, r, cli.ExitStatusUnreadable)
-	if !strings.Contains(r.stderr, "live objects are not available") || r.stdout != "" {
-		t.Errorf("demo status: %s", r)
-	}
-}
-
 // TestRollbackWait: rollback --wait waits until the objects it applied are
 // Current, judged as status judges them, printing a line per change on stderr
 // (not a terminal), and exits 0; when they are not Current in time it exits 1,

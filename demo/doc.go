@@ -11,6 +11,9 @@
 // own drivers, each in a namespace of its own (see HelmStoreSamples): redis in Helm
 // Secrets (web), ingress-nginx in Helm ConfigMaps (ingress), and loki-stack in Helm
 // Secrets (logging), whose revisions grow steadily to about 90% of the Secret size
-// limit. `chunkview --demo` runs the TUI on it, and UI tests use it where a real API
+// limit. The objects of each sample's deployed revision run there too, with a
+// few stories (a stuck rollout, a failed hook, a drift: see liveStories), and the
+// controllers of some (OLMv1's ClusterExtensions, a Flux HelmRelease).
+// `chunkview --demo` runs the TUI on it, and UI tests use it where a real API
 // server would add nothing.
 package demo

@@ -72,6 +72,9 @@ type SeedOptions struct {
 	// Only, when not nil, names the samples to write (by release name), none
 	// when empty; the others are left out, with their damage.
 	Only []string
+	// Live, when set, holds the samples' live objects back until its Start;
+	// nil writes them with the records.
+	Live *Live
 }
 
 // Damage is what Seed broke in a revision on purpose.
@@ -229,6 +232,8 @@ func newSeeding(ctx context.Context, c *fakeapi.Cluster, opts SeedOptions) (*see
 		all = slices.DeleteFunc(all, func(s sample) bool { return !slices.Contains(opts.Only, s.name) })
 	}
 	sd := &seeding{ctx: ctx, c: c, opts: opts, cfg: cfg, samples: all, written: map[string]*SampleRelease{}}
+	// The controllers' kinds are served before any client reads discovery.
+	c.ServeResources(controllerResources...)
 	nss := slices.Clone(StorageNamespaces)
 	for _, s := range all {
 		for _, ns := range []string{s.storageNamespace, s.namespace} {
@@ -268,6 +273,13 @@ func (sd *seeding) write(s sample) error {
 		if err := damage(sd.ctx, sd.c, sr, dm.revision, dm.d); err != nil {
 			return fmt.Errorf("seed: %w", err)
 		}
+	}
+	w := &liveWriter{ctx: sd.ctx, c: sd.c, now: sd.opts.Now}
+	if err := writeControllers(w, s, sr); err != nil {
+		return fmt.Errorf("seed: the controller of %s: %w", s.name, err)
+	}
+	if err := sd.opts.Live.add(func() error { return writeLive(sd.ctx, sd.c, sr, sd.opts.Now, sd.opts.Intact) }); err != nil {
+		return fmt.Errorf("seed: %w", err)
 	}
 	var orphan *Orphan
 	if s.name == "cert-manager" && !sd.opts.Intact {

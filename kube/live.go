@@ -15,9 +15,10 @@ import (
 	"k8s.io/client-go/restmapper"
 )
 
-// ErrNoLive is returned by Live (and kube/live's reads) on a connection that cannot read the objects
-// of releases, such as the demo's, whose in-memory cluster holds release records
-// only.
+// ErrNoLive is returned by Live (and kube/live's reads) on a connection that
+// cannot read the objects of releases: an in-memory cluster made with New alone
+// (the UI tests' fixtures, which hold release records only; the demo's has its
+// live objects, see WithLive).
 var ErrNoLive = errors.New("live objects are not available on this connection: the demo's in-memory cluster holds release records only, not the objects they deploy")
 
 // LiveClients read objects of any kind as they are in the cluster: what
@@ -64,4 +65,24 @@ func liveFromConfig(rc *rest.Config, md metadata.Interface) *liveSource {
 		disc := memory.NewMemCacheClient(dc)
 		return &LiveClients{Dynamic: dyn, Metadata: md, Mapper: restmapper.NewDeferredDiscoveryRESTMapper(disc), Discovery: disc}, nil
 	}}
+}
+
+// WithLive returns a copy of c that reads live objects, and the controllers'
+// objects (Flux's HelmReleases, OLMv1's ClusterExtensions), through the clients
+// build returns, built on first use like Connect's: the demo's in-memory
+// cluster, whose objects are made when they are first looked at. dyn is the
+// dynamic client the controllers are read through at once. The details cache
+// is shared.
+func (c *Client) WithLive(dyn dynamic.Interface, build func() (*LiveClients, error)) *Client {
+	cp := c.withDynamic(dyn)
+	cp.live = &liveSource{build: build}
+	return cp
+}
+
+// NewLiveClients returns live clients over dyn and md that map kinds to
+// resources through dc's discovery, memory-cached, as Connect's do: for a
+// connection made otherwise, such as the demo's in-memory cluster (WithLive).
+func NewLiveClients(dyn dynamic.Interface, md metadata.Interface, dc discovery.DiscoveryInterface) *LiveClients {
+	disc := memory.NewMemCacheClient(dc)
+	return &LiveClients{Dynamic: dyn, Metadata: md, Mapper: restmapper.NewDeferredDiscoveryRESTMapper(disc), Discovery: disc}
 }

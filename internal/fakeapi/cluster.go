@@ -67,6 +67,12 @@ type Cluster struct {
 	faults   []*fault
 	// offline is set while the cluster is off the network (SetReachable).
 	offline bool
+	// served are the resources discovery lists (ServeResources), servedSeq
+	// their order.
+	served    map[schema.GroupVersionResource]Resource
+	servedSeq []schema.GroupVersionResource
+	// logs are the containers' logs GET pods/log serves (SetLog).
+	logs map[logKey]string
 }
 
 // fault is one armed FailRequest.
@@ -100,7 +106,7 @@ var SystemNamespaces = []string{"default", "kube-system", "kube-public", "kube-n
 
 // NewCluster returns an empty cluster holding only SystemNamespaces.
 func NewCluster() *Cluster {
-	c := &Cluster{store: newStore(), requests: make(map[string]int)}
+	c := &Cluster{store: newStore(), requests: make(map[string]int), served: map[schema.GroupVersionResource]Resource{}, logs: map[logKey]string{}}
 	f := fake.NewSimpleClientset()
 	// Replace the fake's tracker-backed reactors outright, so every request meets
 	// the store and nothing reaches the tracker.
@@ -113,11 +119,14 @@ func NewCluster() *Cluster {
 	}
 	f.ReactionChain = []k8stesting.Reactor{
 		&k8stesting.SimpleReactor{Verb: "get", Resource: "version", Reaction: version},
+		&k8stesting.SimpleReactor{Verb: "get", Resource: "group", Reaction: c.reactDiscovery},
+		&k8stesting.SimpleReactor{Verb: "get", Resource: "resource", Reaction: c.reactDiscovery},
 		&k8stesting.SimpleReactor{Verb: "*", Resource: "*", Reaction: c.react},
 	}
 	f.WatchReactionChain = []k8stesting.WatchReactor{&k8stesting.SimpleWatchReactor{Resource: "*", Reaction: c.reactWatch}}
 	f.ProxyReactionChain = nil
 	c.clientset = &clientset{Clientset: f, cluster: c}
+	c.ServeResources(builtinResources...)
 	c.store.mu.Lock()
 	defer c.store.mu.Unlock()
 	for _, ns := range SystemNamespaces {

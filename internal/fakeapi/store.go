@@ -37,6 +37,7 @@ var (
 	secretsGVR    = corev1.SchemeGroupVersion.WithResource("secrets")
 	configMapsGVR = corev1.SchemeGroupVersion.WithResource("configmaps")
 	namespacesGVR = corev1.SchemeGroupVersion.WithResource("namespaces")
+	eventsGVR     = corev1.SchemeGroupVersion.WithResource("events")
 )
 
 // optimisticLockMsg is kube-apiserver's wording for an update with a stale
@@ -168,7 +169,7 @@ func selectors(gvr schema.GroupVersionResource, opts metav1.ListOptions) (labels
 	if err != nil {
 		return nil, nil, apierrors.NewBadRequest(err.Error())
 	}
-	if err := checkFieldSelector(fs, gvr == secretsGVR); err != nil {
+	if err := checkFieldSelector(fs, gvr == secretsGVR, gvr == eventsGVR); err != nil {
 		return nil, nil, apierrors.NewBadRequest(err.Error())
 	}
 	return ls, fs, nil

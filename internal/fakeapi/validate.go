@@ -236,25 +236,41 @@ func validateGenericUpdate(m, old metav1.Object) field.ErrorList {
 }
 
 // selectableFields is the set a field selector is matched against: metadata.name
-// and metadata.namespace for every resource, plus type for Secrets, as the API
-// server offers them.
+// and metadata.namespace for every resource, plus type for Secrets and the
+// fields of eventFields for Events, as the API server offers them.
 func selectableFields(obj runtime.Object, m metav1.Object) fields.Set {
 	set := fields.Set{"metadata.name": m.GetName(), "metadata.namespace": m.GetNamespace()}
-	if s, ok := obj.(*corev1.Secret); ok {
-		set["type"] = string(s.Type)
+	switch o := obj.(type) {
+	case *corev1.Secret:
+		set["type"] = string(o.Type)
+	case *corev1.Event:
+		io := o.InvolvedObject
+		set["involvedObject.kind"], set["involvedObject.namespace"], set["involvedObject.name"] = io.Kind, io.Namespace, io.Name
+		set["involvedObject.uid"], set["involvedObject.apiVersion"] = string(io.UID), io.APIVersion
+		set["involvedObject.resourceVersion"], set["involvedObject.fieldPath"] = io.ResourceVersion, io.FieldPath
+		set["reason"], set["reportingComponent"], set["source"], set["type"] = o.Reason, o.ReportingController, o.Source.Component, o.Type
 	}
 	return set
+}
+
+// eventFields are the fields of core/v1 Events a field selector may name,
+// besides metadata's (the API server's field label conversion for events).
+var eventFields = []string{
+	"involvedObject.kind", "involvedObject.namespace", "involvedObject.name", "involvedObject.uid",
+	"involvedObject.apiVersion", "involvedObject.resourceVersion", "involvedObject.fieldPath",
+	"reason", "reportingComponent", "source", "type",
 }
 
 // checkFieldSelector rejects field selectors on fields the API server cannot
 // select on, with its wording: Secrets have a field label conversion of their own,
 // other resources the default one.
-func checkFieldSelector(sel fields.Selector, isSecret bool) error {
+func checkFieldSelector(sel fields.Selector, isSecret, isEvent bool) error {
 	for _, r := range sel.Requirements() {
 		switch {
 		case r.Field == "metadata.name", r.Field == "metadata.namespace":
 		case isSecret && r.Field == "type":
-		case isSecret:
+		case isEvent && slices.Contains(eventFields, r.Field):
+		case isSecret, isEvent:
 			return fmt.Errorf("field label not supported: %s", r.Field)
 		default:
 			return fmt.Errorf("%q is not a known field selector: only %q, %q", r.Field, "metadata.name", "metadata.namespace")

@@ -112,6 +112,25 @@ func ReleaseNamespace(row kube.RevisionRow) string {
 	return row.StorageNamespace
 }
 
+// ActionNamespace is the namespace an operation on the release of rows changes,
+// for its confirmation: the release's own, where its objects live, as its
+// newest row knows it; storage (where its records are) when no row knows it.
+// The two differ under OLMv1 (records in olmv1-system) and with --storage-namespace.
+func ActionNamespace(rows []kube.RevisionRow, storage string) string {
+	newest := -1
+	for i, r := range rows {
+		if newest < 0 || r.Revision > rows[newest].Revision {
+			newest = i
+		}
+	}
+	if newest >= 0 {
+		if ns := ReleaseNamespace(rows[newest]); ns != "?" && ns != "" {
+			return ns
+		}
+	}
+	return storage
+}
+
 // LargestSecret estimates the size of a revision's largest Secret: exactly, from
 // a layout seen; else from its summary. A record of n chunks is n-1 full slices
 // and a last one, so the index (holding the first slice) is the largest, and the

@@ -95,7 +95,7 @@ func runOp(c common.Common, kind common.ActionKind, rev int, op ops.Operation, d
 
 // newDialog is the dialog of an operation on the release.
 func (s *Screen) newDialog(heading, body string) dialog.Model {
-	return s.NewDialog(heading, s.ns, body)
+	return s.NewDialog(heading, common.ActionNamespace(s.rows, s.ns), body)
 }
 
 // deniedDialog says why the user may not run op (why wraps kube.ErrForbidden),

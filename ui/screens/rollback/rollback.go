@@ -238,7 +238,7 @@ func (s *Screen) footer() []string {
 		out := []string{rule}
 		out = append(out, s.wrapped(st.ErrorBold.Render, fmt.Sprintf("⚠ Applied as field manager %q, the rollback would take over %s another manager owns:", ss.Manager, human.Plural(len(ss.Conflicts), "field", "fields")), 2)...)
 		out = append(out, s.wrapped(st.Warning.Render, ss.ConflictList(), max(s.Height/3-2, 1))...)
-		return append(out, s.wrapped(st.Prompt.Render, "f: take them over and roll back (--force-conflicts) · esc: cancel · on "+s.Where(s.ns), 2)...)
+		return append(out, s.wrapped(st.Prompt.Render, "f: take them over and roll back (--force-conflicts) · esc: cancel · on "+s.Where(common.ActionNamespace(s.base.Rows, s.ns)), 2)...)
 	}
 	first, second := s.question()
 	if w1, w2, ok := s.apisWarning(); ok {
@@ -253,7 +253,7 @@ func (s *Screen) footer() []string {
 // (the question above names the release and the revision written).
 func (s *Screen) applyPrompt() string {
 	return fmt.Sprintf("%s: roll back to %d · %s: copy · esc: cancel · on %s",
-		s.Keys.Diff.Confirm.Help().Key, s.plan.To, s.Keys.Diff.Copy.Help().Key, s.Where(s.ns))
+		s.Keys.Diff.Confirm.Help().Key, s.plan.To, s.Keys.Diff.Copy.Help().Key, s.Where(common.ActionNamespace(s.base.Rows, s.ns)))
 }
 
 // wrapped is text wrapped at the screen's width onto at most n lines, each
