@@ -184,7 +184,7 @@ func (s *Screen) footer() []string {
 	case s.noSuccessor():
 		return []string{rule, line(st.Error.Render, "✗ "+common.ShortError(s.err)),
 			line(st.Warning.Render, "d drops those objects from the stored manifest (--drop-unserved): Helm then no longer manages them."),
-			line(st.Prompt.Render, "d: drop them and plan again · esc: cancel · on "+s.Where(s.ns))}
+			line(st.Prompt.Render, "d: drop them and plan again · esc: cancel · on "+s.Where(common.ActionNamespace(s.base.Rows, s.ns)))}
 	case s.err != nil:
 		return []string{rule, line(st.Error.Render, "Nothing to write: the plan failed (see above)."), "", ""}
 	case s.plan == nil:
@@ -202,7 +202,7 @@ func (s *Screen) footer() []string {
 	for len(lines) < 2 {
 		lines = append(lines, "")
 	}
-	prompt := fmt.Sprintf("y: write revision %d · esc: cancel · on %s", s.plan.Revision, s.Where(s.ns))
+	prompt := fmt.Sprintf("y: write revision %d · esc: cancel · on %s", s.plan.Revision, s.Where(common.ActionNamespace(s.base.Rows, s.ns)))
 	if s.ReadOnly() {
 		prompt = "Read-only mode: this is what fix-apis would write; writing it is off."
 	}

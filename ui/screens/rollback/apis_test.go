@@ -35,7 +35,7 @@ func TestWarnsOfUnservedAPIs(t *testing.T) {
 				return screentest.New(t, s, sz[0], sz[1])
 			}
 			h := plan("stale", 1)
-			h.Contains("⚠ Revision 1 uses APIs the cluster no longer serves", "PodDisruptionBudget/default/stale (policy/v1beta1 → policy/v1)", "y: roll back")
+			h.Contains("⚠ Revision 1 uses APIs the cluster no longer serves", "PodDisruptionBudget/default/stale (policy/v1beta1 → policy/v1)", "ctrl+r: roll back to 1")
 			plan("web", 3).Contains("Roll back web from revision 4 to revision 3?").Lacks("no longer serves")
 		})
 	}
