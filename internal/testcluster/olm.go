@@ -1,12 +1,15 @@
 package testcluster
 
 import (
+	"context"
 	"testing"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
 
@@ -33,18 +36,57 @@ func (c *Cluster) InstallFlux(t testing.TB) {
 }
 
 // installCRDs installs crds, waits until they are served, and uninstalls them
-// when the test ends.
+// when the test ends, waiting until they are gone.
+//
+// envtest's UninstallCRDs only asks for the deletion, and its InstallCRDs updates a
+// CRD that still exists: a test that installs a CRD right after the one before it
+// uninstalled it would update the terminating CRD and then wait for a resource the
+// API server is about to drop (the wait timed out on a slow machine). So each
+// install first waits out a deletion of the same name, and each cleanup waits for
+// its own.
 func (c *Cluster) installCRDs(t testing.TB, crds ...*apiextensionsv1.CustomResourceDefinition) {
 	t.Helper()
-	opts := envtest.CRDInstallOptions{CRDs: crds, MaxTime: 30 * time.Second, PollInterval: 100 * time.Millisecond}
+	cl, err := client.New(c.Config, client.Options{})
+	if err != nil {
+		t.Fatalf("install CRDs: %v", err)
+	}
+	c.waitCRDsGone(t, cl, crds, true)
+	opts := envtest.CRDInstallOptions{CRDs: crds, MaxTime: crdWait, PollInterval: 100 * time.Millisecond}
 	if _, err := envtest.InstallCRDs(c.Config, opts); err != nil {
 		t.Fatalf("install CRDs: %v", err)
 	}
 	t.Cleanup(func() {
 		if err := envtest.UninstallCRDs(c.Config, opts); err != nil {
 			t.Errorf("uninstall CRDs: %v", err)
+			return
 		}
+		c.waitCRDsGone(t, cl, crds, false)
 	})
+}
+
+// crdWait bounds each wait for the API server to serve or drop a CRD: seconds on
+// a workstation, longer on a loaded two-core CI machine.
+const crdWait = 2 * time.Minute
+
+// waitCRDsGone waits until none of crds exists. With terminatingOnly, a CRD that
+// exists and is not being deleted is left to InstallCRDs, which updates it.
+func (c *Cluster) waitCRDsGone(t testing.TB, cl client.Client, crds []*apiextensionsv1.CustomResourceDefinition, terminatingOnly bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), crdWait)
+	defer cancel()
+	for _, crd := range crds {
+		for {
+			var got apiextensionsv1.CustomResourceDefinition
+			err := cl.Get(ctx, client.ObjectKey{Name: crd.Name}, &got)
+			if apierrors.IsNotFound(err) || (err == nil && terminatingOnly && got.DeletionTimestamp == nil) {
+				break
+			}
+			if ctx.Err() != nil {
+				t.Fatalf("CRD %s is still there after %v (last error: %v)", crd.Name, crdWait, err)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
 }
 
 // olmCRD is a minimal cluster-scoped CRD of OLMv1's group that keeps whatever it
