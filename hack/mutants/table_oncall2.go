@@ -26,6 +26,22 @@ var oncall2Mutants = []mutant{
 		Kill:      []target{{"./ui/screens/rollback", "TestRollsBack"}},
 	},
 	{
+		Name:      "fix-apis-not-on-ctrl-r",
+		File:      "ui/screens/fixapis/fixapis.go",
+		Find:      `return key.NewBinding(key.WithKeys(k.Keys()...), key.WithHelp(k.Help().Key, "write the fix"))`,
+		Replace:   `return key.NewBinding(key.WithKeys("y"), key.WithHelp(k.Help().Key, "write the fix"))`,
+		Guarantee: "fix-apis' plan is written with ctrl+r, the key that applies every plan, and y only copies it",
+		Kill:      []target{{"./ui/screens/fixapis", "TestWritesThePlan"}},
+	},
+	{
+		Name:      "fix-apis-y-does-not-copy",
+		File:      "ui/screens/fixapis/fixapis.go",
+		Find:      "case key.Matches(msg, s.Keys.Diff.Copy):",
+		Replace:   "case false:",
+		Guarantee: "y copies fix-apis' plan, as it copies every diff",
+		Kill:      []target{{"./ui/screens/fixapis", "TestWritesThePlan"}},
+	},
+	{
 		Name:      "ls-default-not-fitted",
 		File:      "cli/lsprint.go",
 		Find:      "gap = fitColumns(rows, widths, r.terminalWidth(), []shrink{{chartCol, 14}, {0, 16}})",

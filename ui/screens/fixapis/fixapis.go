@@ -24,16 +24,15 @@ import (
 const footerLines = 4
 
 var (
-	// confirmKey writes the fix planned and shown.
-	confirmKey = key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "write the fix"))
 	// dropKey plans again dropping the objects no served version replaces,
 	// as --drop-unserved does: offered only when the plan was refused for them.
 	dropKey = key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "drop the unreplaceable objects (--drop-unserved)"))
 )
 
 // Screen shows the plan of fix-apis: the diff of the revision it would write
-// against the one it copies, and under it what it does; y writes exactly the
-// plan shown, refused if the release moved on since.
+// against the one it copies, and under it what it does. The key that applies a
+// rollback plan (ctrl+r) writes exactly the plan shown, refused if the release
+// moved on since; y copies the plan, as it does in every diff.
 type Screen struct {
 	common.Common
 	ns, name string
@@ -102,14 +101,23 @@ func (s *Screen) noSuccessor() bool {
 	return errors.Is(s.err, apis.ErrNoSuccessor) && !s.drop && !s.ReadOnly()
 }
 
-// Help lists y (or d), when there is something to choose, then the diff's keys.
+// confirmKey writes the fix planned and shown: the keys that apply a rollback
+// plan, so that one key applies a plan on every screen, and y only copies.
+func (s *Screen) confirmKey() key.Binding {
+	k := s.Keys.Diff.Confirm
+	return key.NewBinding(key.WithKeys(k.Keys()...), key.WithHelp(k.Help().Key, "write the fix"))
+}
+
+// Help lists ctrl+r (or d), when there is something to choose, then the diff's
+// keys.
 func (s *Screen) Help() common.HelpKeys {
-	own := []key.Binding{s.Keys.Changes.NextChange, s.Keys.Changes.PrevChange, s.Keys.Diff.Reveal}
+	own := []key.Binding{s.Keys.Changes.NextChange, s.Keys.Changes.PrevChange, s.Keys.Diff.Reveal, s.Keys.Diff.Copy}
 	short := own
 	switch {
 	case s.canConfirm():
-		short = append([]key.Binding{confirmKey}, own...)
-		own = append(own, confirmKey)
+		confirm := s.confirmKey()
+		short = append([]key.Binding{confirm}, own...)
+		own = append(own, confirm)
 	case s.noSuccessor():
 		short = append([]key.Binding{dropKey}, own...)
 		own = append(own, dropKey)
@@ -153,7 +161,12 @@ func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, dropKey) && s.noSuccessor() && s.state == dialog.Asking:
 		s.drop = true
 		return s.load()
-	case key.Matches(msg, confirmKey):
+	case key.Matches(msg, s.Keys.Diff.Copy):
+		if s.plan != nil && s.plan.Diff != nil {
+			return common.CopyText(s.plan.Diff.Unified(), "plan of fix-apis for "+s.name, s.reveal)
+		}
+		return nil
+	case key.Matches(msg, s.confirmKey()):
 		if !s.canConfirm() || s.loading {
 			return nil
 		}
@@ -202,7 +215,8 @@ func (s *Screen) footer() []string {
 	for len(lines) < 2 {
 		lines = append(lines, "")
 	}
-	prompt := fmt.Sprintf("y: write revision %d · esc: cancel · on %s", s.plan.Revision, s.Where(common.ActionNamespace(s.base.Rows, s.ns)))
+	prompt := fmt.Sprintf("%s: write revision %d · %s: copy · esc: cancel · on %s",
+		s.Keys.Diff.Confirm.Help().Key, s.plan.Revision, s.Keys.Diff.Copy.Help().Key, s.Where(common.ActionNamespace(s.base.Rows, s.ns)))
 	if s.ReadOnly() {
 		prompt = "Read-only mode: this is what fix-apis would write; writing it is off."
 	}
