@@ -19,7 +19,7 @@ import (
 // cannot read the objects of releases: an in-memory cluster made with New alone
 // (the UI tests' fixtures, which hold release records only; the demo's has its
 // live objects, see WithLive).
-var ErrNoLive = errors.New("live objects are not available on this connection: the demo's in-memory cluster holds release records only, not the objects they deploy")
+var ErrNoLive = errors.New("live objects are not available on this connection: it reaches the release records only, not the objects they deploy")
 
 // LiveClients read objects of any kind as they are in the cluster: what
 // kube/live reads release objects, their status, events and logs through.
