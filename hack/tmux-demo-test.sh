@@ -4,7 +4,8 @@
 # screen shows at each step (the release list with a demo release and a broken row,
 # the store and fill of every release and the forecast of one near 1 MiB,
 # a history, a chunk layout marking a missing chunk, a diff with a masked secret,
-# :ctx switching to the demo-staging context and back, a clean quit; then at 80x24 read-only, the footer and hints; then Ctrl-C at a CLI
+# :ctx switching to the demo-staging context and back, a clean quit; then at 80x24 read-only, the footer and hints; the OLMv1 demo
+# refusing to roll back an extension's release; then Ctrl-C at a CLI
 # confirmation prompt). Each check polls the pane until the text shows or a timeout
 # passes, so it neither sleeps blindly nor depends on the machine's speed.
 #
@@ -346,6 +347,29 @@ keys Escape
 wait_re '^ *▶? +3 ✓ deployed +ledger-3\.3\.0'
 lacks "BROKEN"
 keys q
+
+passed
+step="OLMv1: an extension's rollback is refused"
+# In the OLMv1 demo, cert-manager's records are owned by an active
+# ClusterExtension: R on revision 2 plans nothing and says who would undo the
+# rollback and the ways out, with no key that applies; the history is unchanged.
+open_session olmv1 120x40 --demo --profile olmv1
+wait_for "cert-manager" "argocd-operator" "● LIVE"
+keys /
+typed cert-manager
+keys Enter
+wait_for "filter: cert-manager"
+keys Enter
+wait_for "Releases (all namespaces) › cert-manager" "Owner ClusterExtension/cert-manager"
+keys Up
+wait_for "Revision 2, "
+keys R
+wait_for "roll back to 2" "the release's controller would undo this" "ClusterExtension/cert-manager" "--ignore-controller"
+lacks "ctrl+r: roll back"
+keys Escape
+wait_re '^ *▶? +3 ✓ deployed +cert-manager-1\.15\.3'
+keys q
+wait_exit "chunkview did not exit after q in the OLMv1 demo"
 
 passed
 step="an offline cluster"
