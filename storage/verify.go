@@ -150,106 +150,157 @@ func Verify(ctx context.Context, client corev1client.SecretInterface, owner stri
 	if opts.Now.IsZero() {
 		opts.Now = time.Now()
 	}
-	rep := &Report{Problems: []Problem{}, Leftovers: []Leftover{}}
+	v := &verifier{client: client, owner: owner, opts: opts, want: wantedReleases(opts),
+		rep: &Report{Problems: []Problem{}, Leftovers: []Leftover{}}, chunks: map[string]*chunkSeen{}, named: map[string]bool{}}
+	if err := v.listChunks(ctx); err != nil {
+		return nil, err
+	}
+	if err := v.checkIndexes(ctx); err != nil {
+		return nil, err
+	}
+	if err := v.checkPending(ctx); err != nil {
+		return nil, err
+	}
+	v.decodeSound(ctx)
+	v.sweepUnnamed()
+	v.rep.sort()
+	return v.rep, nil
+}
 
-	chunks := map[string]*chunkSeen{}
-	chunkSel := labels.Set{LabelOwner: owner, LabelType: TypeChunk}
-	err := listPages(ctx, client, labels.SelectorFromSet(chunkSel).String(), verifyPage, func(s *corev1.Secret) {
+// verifier is one run of Verify: the report it fills, the chunks of the
+// namespace as listed, the chunk names some index names, and the sound indexes
+// left to decode.
+type verifier struct {
+	client corev1client.SecretInterface
+	owner  string
+	opts   VerifyOptions
+	// want is the release names checked (VerifyOptions.Releases with Release);
+	// nil checks every release, or Release alone by label.
+	want   map[string]bool
+	rep    *Report
+	chunks map[string]*chunkSeen
+	named  map[string]bool
+	sound  []*corev1.Secret
+}
+
+// wantedReleases is the set of release names opts checks, nil when it checks
+// every release or opts.Release alone.
+func wantedReleases(opts VerifyOptions) map[string]bool {
+	if opts.Releases == nil {
+		return nil
+	}
+	want := map[string]bool{}
+	for _, n := range opts.Releases {
+		want[n] = true
+	}
+	if opts.Release != "" {
+		want[opts.Release] = true
+	}
+	return want
+}
+
+// selector selects owner's Secrets of type typ, of opts.Release alone when
+// that is the only release checked.
+func (v *verifier) selector(typ string) string {
+	sel := labels.Set{LabelOwner: v.owner, LabelType: typ}
+	if v.opts.Release != "" && v.want == nil && typ != TypeChunk {
+		sel[LabelName] = v.opts.Release
+	}
+	return labels.SelectorFromSet(sel).String()
+}
+
+// listChunks lists every chunk of the namespace, a page at a time, and checks
+// each one's bytes against the hash in its name, whichever releases the report
+// covers.
+func (v *verifier) listChunks(ctx context.Context) error {
+	err := listPages(ctx, v.client, v.selector(TypeChunk), verifyPage, func(s *corev1.Secret) {
 		data := s.Data[DataChunk]
 		key := s.Labels[LabelKey]
 		cs := &chunkSeen{key: key, uid: s.UID, rv: s.ResourceVersion, bytes: dataBytes(s), created: s.CreationTimestamp.Time, typ: s.Type, owners: s.OwnerReferences}
 		if h := HashOfChunkName(key, s.Name); h != "" && len(data) > 0 && SliceHash(data) == h {
 			cs.hashOK = true
 		}
-		chunks[s.Name] = cs
+		v.chunks[s.Name] = cs
 	})
 	if err != nil {
-		return nil, fmt.Errorf("verify: list chunk Secrets: %w", err)
+		return fmt.Errorf("verify: list chunk Secrets: %w", err)
 	}
-	// Every chunk of the namespace is listed and its hash checked, whichever
-	// releases the report covers.
-	rep.Chunks = len(chunks)
+	v.rep.Chunks = len(v.chunks)
+	return nil
+}
 
-	var want map[string]bool
-	if opts.Releases != nil {
-		want = map[string]bool{}
-		for _, n := range opts.Releases {
-			want[n] = true
-		}
-		if opts.Release != "" {
-			want[opts.Release] = true
-		}
-	}
-	named := map[string]bool{}
-	idxSel := labels.Set{LabelOwner: owner, LabelType: TypeIndex}
-	if opts.Release != "" && want == nil {
-		idxSel[LabelName] = opts.Release
-	}
-	drv := NewDriver(client, owner, opts.Config)
-	var indexes []*corev1.Secret
-	err = listPages(ctx, client, labels.SelectorFromSet(idxSel).String(), chunked.ListPage, func(s *corev1.Secret) {
-		key := s.Name
-		if want != nil {
-			if !want[releaseOfIndex(s)] {
-				// Another release's record: its chunks are named all the same,
-				// so that they are no one's leftovers.
-				if names, err := ParseExtraChunks(key, s.Data[DataExtraChunks]); err == nil {
-					for _, n := range names {
-						named[n] = true
-					}
+// checkIndexes lists the indexes and checks each of the releases checked.
+func (v *verifier) checkIndexes(ctx context.Context) error {
+	err := listPages(ctx, v.client, v.selector(TypeIndex), chunked.ListPage, func(s *corev1.Secret) {
+		if v.want != nil && !v.want[releaseOfIndex(s)] {
+			// Another release's record: its chunks are named all the same,
+			// so that they are no one's leftovers.
+			if names, err := ParseExtraChunks(s.Name, s.Data[DataExtraChunks]); err == nil {
+				for _, n := range names {
+					v.named[n] = true
 				}
-				return
 			}
-		}
-		rep.Indexes++
-		add := func(kind ProblemKind, secret, format string, args ...any) {
-			rep.Problems = append(rep.Problems, Problem{Kind: kind, Key: key, Secret: secret, Detail: fmt.Sprintf(format, args...)})
-		}
-		if s.Type != SecretTypeIndex {
-			add(ProblemWrongType, s.Name, "type %q, not %q", s.Type, SecretTypeIndex)
 			return
 		}
-		names, err := ParseExtraChunks(key, s.Data[DataExtraChunks])
-		if err != nil {
-			add(ProblemBadIndex, s.Name, "%v", err)
-			return
-		}
-		sound := len(s.Data[DataChunk]) > 0
-		if !sound {
-			add(ProblemBadIndex, s.Name, "data.chunk is missing or empty")
-		}
-		for i, n := range names {
-			named[n] = true
-			c, ok := chunks[n]
-			switch {
-			case !ok:
-				sound = false
-				add(ProblemMissingChunk, n, "chunk %d of %d does not exist", i+2, len(names)+1)
-			case c.typ != SecretTypeChunk:
-				sound = false
-				add(ProblemWrongType, n, "chunk %d of %d has type %q, not %q", i+2, len(names)+1, c.typ, SecretTypeChunk)
-			case !c.hashOK:
-				sound = false
-				add(ProblemHashMismatch, n, "chunk %d of %d: its bytes do not hash to the name's %s", i+2, len(names)+1, HashOfChunkName(key, n))
-			}
-			if ok && !hasOwnerUID(c.owners, s.UID) {
-				add(ProblemNoOwner, n, "chunk %d of %d has no ownerReference to index UID %s", i+2, len(names)+1, s.UID)
-			}
-		}
-		if sound && opts.Decode {
-			cp := s.DeepCopy()
-			indexes = append(indexes, cp)
-		}
+		v.checkIndex(s)
 	})
 	if err != nil {
-		return nil, fmt.Errorf("verify: list index Secrets: %w", err)
+		return fmt.Errorf("verify: list index Secrets: %w", err)
 	}
-	pendSel := labels.Set{LabelOwner: owner, LabelType: TypePending}
-	if opts.Release != "" && want == nil {
-		pendSel[LabelName] = opts.Release
+	return nil
+}
+
+// checkIndex checks index s: its type, its list of chunks, and each chunk it
+// names (there, of the chunk type, its bytes matching its name's hash, owned by
+// s). A sound index is kept to decode.
+func (v *verifier) checkIndex(s *corev1.Secret) {
+	key := s.Name
+	v.rep.Indexes++
+	add := func(kind ProblemKind, secret, format string, args ...any) {
+		v.rep.Problems = append(v.rep.Problems, Problem{Kind: kind, Key: key, Secret: secret, Detail: fmt.Sprintf(format, args...)})
 	}
-	err = listPages(ctx, client, labels.SelectorFromSet(pendSel).String(), chunked.ListPage, func(s *corev1.Secret) {
-		if want != nil && !want[releaseOfIndex(s)] {
+	if s.Type != SecretTypeIndex {
+		add(ProblemWrongType, s.Name, "type %q, not %q", s.Type, SecretTypeIndex)
+		return
+	}
+	names, err := ParseExtraChunks(key, s.Data[DataExtraChunks])
+	if err != nil {
+		add(ProblemBadIndex, s.Name, "%v", err)
+		return
+	}
+	sound := len(s.Data[DataChunk]) > 0
+	if !sound {
+		add(ProblemBadIndex, s.Name, "data.chunk is missing or empty")
+	}
+	for i, n := range names {
+		v.named[n] = true
+		c, ok := v.chunks[n]
+		switch {
+		case !ok:
+			sound = false
+			add(ProblemMissingChunk, n, "chunk %d of %d does not exist", i+2, len(names)+1)
+		case c.typ != SecretTypeChunk:
+			sound = false
+			add(ProblemWrongType, n, "chunk %d of %d has type %q, not %q", i+2, len(names)+1, c.typ, SecretTypeChunk)
+		case !c.hashOK:
+			sound = false
+			add(ProblemHashMismatch, n, "chunk %d of %d: its bytes do not hash to the name's %s", i+2, len(names)+1, HashOfChunkName(key, n))
+		}
+		if ok && !hasOwnerUID(c.owners, s.UID) {
+			add(ProblemNoOwner, n, "chunk %d of %d has no ownerReference to index UID %s", i+2, len(names)+1, s.UID)
+		}
+	}
+	if sound && v.opts.Decode {
+		v.sound = append(v.sound, s.DeepCopy())
+	}
+}
+
+// checkPending reports the pending indexes of the releases checked: an
+// interrupted create past its lease is a problem and a leftover, a younger
+// one probably a create in flight.
+func (v *verifier) checkPending(ctx context.Context) error {
+	err := listPages(ctx, v.client, v.selector(TypePending), chunked.ListPage, func(s *corev1.Secret) {
+		if v.want != nil && !v.want[releaseOfIndex(s)] {
 			return
 		}
 		lo := Leftover{Kind: LeftoverPendingIndex, Name: s.Name, Key: s.Name, UID: s.UID, ResourceVersion: s.ResourceVersion, Bytes: dataBytes(s), Created: s.CreationTimestamp.Time}
@@ -257,72 +308,88 @@ func Verify(ctx context.Context, client corev1client.SecretInterface, owner stri
 		// the key takes over a pending index older than PendingLease: from
 		// then on it is an interrupted create, reported and removable, where
 		// an unreferenced chunk waits MinAge.
-		age := opts.Now.Sub(lo.Created)
-		if age < min(opts.MinAge, PendingLease) {
-			rep.Recent = append(rep.Recent, lo)
+		age := v.opts.Now.Sub(lo.Created)
+		if age < min(v.opts.MinAge, PendingLease) {
+			v.rep.Recent = append(v.rep.Recent, lo)
 			return
 		}
-		rep.Leftovers = append(rep.Leftovers, lo)
-		rep.Problems = append(rep.Problems, Problem{Kind: ProblemPendingIndex, Key: s.Name, Secret: s.Name,
+		v.rep.Leftovers = append(v.rep.Leftovers, lo)
+		v.rep.Problems = append(v.rep.Problems, Problem{Kind: ProblemPendingIndex, Key: s.Name, Secret: s.Name,
 			Detail: fmt.Sprintf("a create interrupted %s ago; it holds no release and fails every writer's create of this revision until gc removes it", age.Round(time.Second))})
 	})
 	if err != nil {
-		return nil, fmt.Errorf("verify: list pending index Secrets: %w", err)
+		return fmt.Errorf("verify: list pending index Secrets: %w", err)
 	}
-	for _, s := range indexes {
+	return nil
+}
+
+// decodeSound decodes each sound index kept (VerifyOptions.Decode), and checks
+// that its labels name the release its payload holds.
+func (v *verifier) decodeSound(ctx context.Context) {
+	drv := NewDriver(v.client, v.owner, v.opts.Config)
+	for _, s := range v.sound {
 		rls, err := drv.Decode(ctx, s)
 		if err != nil {
-			rep.Problems = append(rep.Problems, Problem{Kind: ProblemDecode, Key: s.Name, Secret: s.Name, Detail: err.Error()})
+			v.rep.Problems = append(v.rep.Problems, Problem{Kind: ProblemDecode, Key: s.Name, Secret: s.Name, Detail: err.Error()})
 			continue
 		}
 		if rls.Name != s.Labels[LabelName] || fmt.Sprint(rls.Version) != s.Labels[LabelVersion] {
-			rep.Problems = append(rep.Problems, Problem{Kind: ProblemLabelMismatch, Key: s.Name, Secret: s.Name,
+			v.rep.Problems = append(v.rep.Problems, Problem{Kind: ProblemLabelMismatch, Key: s.Name, Secret: s.Name,
 				Detail: fmt.Sprintf("labels say %s v%s, the payload holds %s v%d", s.Labels[LabelName], s.Labels[LabelVersion], rls.Name, rls.Version)})
 		}
 	}
+}
 
-	// inScope reports whether a chunk of record key belongs to the releases checked.
-	inScope := func(key string) bool {
-		switch {
-		case want != nil:
-			name, _, ok := ParseKey(key)
-			return ok && want[name]
-		case opts.Release != "":
-			return keyOfRelease(key, opts.Release)
-		}
-		return true
+// inScope reports whether a chunk of record key belongs to the releases checked.
+func (v *verifier) inScope(key string) bool {
+	switch {
+	case v.want != nil:
+		name, _, ok := ParseKey(key)
+		return ok && v.want[name]
+	case v.opts.Release != "":
+		return keyOfRelease(key, v.opts.Release)
 	}
-	for name, c := range chunks {
-		if named[name] {
+	return true
+}
+
+// sweepUnnamed reports the chunks of the releases checked that no index names:
+// past MinAge an orphan, a leftover gc removes; younger, probably a write in
+// flight.
+func (v *verifier) sweepUnnamed() {
+	for name, c := range v.chunks {
+		if v.named[name] {
 			continue
 		}
-		if !inScope(c.key) {
+		if !v.inScope(c.key) {
 			continue
 		}
 		if c.typ != SecretTypeChunk {
 			// Labelled as a chunk but not one: whoever wrote it, it is not a
 			// leftover of ours, and gc must not delete it.
-			rep.Problems = append(rep.Problems, Problem{Kind: ProblemWrongType, Key: c.key, Secret: name,
+			v.rep.Problems = append(v.rep.Problems, Problem{Kind: ProblemWrongType, Key: c.key, Secret: name,
 				Detail: fmt.Sprintf("labelled as a chunk but has type %q, not %q; no index names it", c.typ, SecretTypeChunk)})
 			continue
 		}
 		lo := Leftover{Kind: LeftoverChunk, Name: name, Key: c.key, UID: c.uid, ResourceVersion: c.rv, Bytes: c.bytes, Created: c.created}
-		if opts.Now.Sub(c.created) < opts.MinAge {
-			rep.Recent = append(rep.Recent, lo)
+		if v.opts.Now.Sub(c.created) < v.opts.MinAge {
+			v.rep.Recent = append(v.rep.Recent, lo)
 			continue
 		}
-		rep.Leftovers = append(rep.Leftovers, lo)
-		rep.Problems = append(rep.Problems, Problem{Kind: ProblemOrphanChunk, Key: c.key, Secret: name, Detail: "no index names this chunk"})
+		v.rep.Leftovers = append(v.rep.Leftovers, lo)
+		v.rep.Problems = append(v.rep.Problems, Problem{Kind: ProblemOrphanChunk, Key: c.key, Secret: name, Detail: "no index names this chunk"})
 	}
-	sort.Slice(rep.Leftovers, func(i, j int) bool { return rep.Leftovers[i].Name < rep.Leftovers[j].Name })
-	sort.SliceStable(rep.Problems, func(i, j int) bool {
-		a, b := rep.Problems[i], rep.Problems[j]
+}
+
+// sort orders the leftovers by name and the problems by record, then Secret.
+func (r *Report) sort() {
+	sort.Slice(r.Leftovers, func(i, j int) bool { return r.Leftovers[i].Name < r.Leftovers[j].Name })
+	sort.SliceStable(r.Problems, func(i, j int) bool {
+		a, b := r.Problems[i], r.Problems[j]
 		if a.Key != b.Key {
 			return a.Key < b.Key
 		}
 		return a.Secret < b.Secret
 	})
-	return rep, nil
 }
 
 // releaseOfIndex returns the release an index Secret is a record of: its name
