@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/apis"
 )
 
 // Operation is one change to a release, planned from the rows a person was shown
@@ -30,11 +32,35 @@ type Operation interface {
 // own actions and drivers, of the Helm that wrote the release.
 type Runner struct {
 	c *kube.Client
+	// rules are the permission rules read of each namespace, for a while (see
+	// Review): an operation's plan and its apply ask once.
+	rules *rulesCache
+	// fresh starts the operation's one discovery pass (see discovery).
+	fresh sync.Once
 }
 
-// NewRunner returns the runner of operations over connection c. It holds no state
-// of its own: making one per operation costs nothing.
-func NewRunner(c *kube.Client) *Runner { return &Runner{c: c} }
+// discovery starts the runner's one pass of discovery, at its first reader:
+// the controller checks of the plan and of the apply, the removed-APIs check
+// and Helm's kube clients then read what the cluster serves once between them,
+// and afresh for each runner (one per operation), although the connection
+// lasts (the TUI's).
+func (r *Runner) discovery() { r.fresh.Do(r.c.FreshDiscovery) }
+
+// ServedAPIs is the connection's ServedAPIs, read in the runner's discovery
+// pass.
+func (r *Runner) ServedAPIs(ctx context.Context) (*apis.Served, error) {
+	r.discovery()
+	return r.c.ServedAPIs(ctx)
+}
+
+// NewRunner returns the runner of operations over connection c. It holds no
+// state but the permission rules it read (see Review): making one per operation
+// costs nothing, and one operation's plan and apply share them.
+func NewRunner(c *kube.Client) *Runner {
+	r := &Runner{c: c}
+	r.rules = newRulesCache(r)
+	return r
+}
 
 // Client returns the connection the runner reads and writes through.
 func (r *Runner) Client() *kube.Client { return r.c }
@@ -56,6 +82,7 @@ func (r *Runner) Apply(ctx context.Context, op Operation) error {
 	if err := r.check(ctx, verb, p); err != nil {
 		return err
 	}
+	r.discovery()
 	if err := r.CheckController(ctx, op); err != nil {
 		return err
 	}
