@@ -79,8 +79,15 @@ func (r *Runner) Apply(ctx context.Context, op Operation) error {
 	if p == nil || len(p.Rows) == 0 {
 		return fmt.Errorf("%s: no plan to apply", verb)
 	}
-	if err := r.check(ctx, verb, p); err != nil {
-		return err
+	// An operation whose first read of the records is Helm's listing of
+	// them, held to the plan (see heldByHelmListing), is checked by that
+	// listing: the metadata list is made only when it refused, for the
+	// refusal's words.
+	deferCheck := heldByHelmListing(op, p)
+	if !deferCheck {
+		if err := r.check(ctx, verb, p); err != nil {
+			return err
+		}
 	}
 	r.discovery()
 	if err := r.CheckController(ctx, op); err != nil {
@@ -91,6 +98,11 @@ func (r *Runner) Apply(ctx context.Context, op Operation) error {
 		return err
 	}
 	if err := op.run(ctx, r, h); err != nil {
+		if t := h.track(); deferCheck && t.conflicted() && t.untouched() {
+			if cerr := r.check(ctx, verb, p); cerr != nil {
+				return cerr
+			}
+		}
 		if uerr := r.unfinishedWrite(ctx, verb, p, h, err); uerr != nil {
 			return uerr
 		}
@@ -115,6 +127,26 @@ func (r *Runner) check(ctx context.Context, op string, p *Plan) error {
 			op, p.Release, kube.ErrChanged, strings.Join(ch, ", "))
 	}
 	return nil
+}
+
+// listsFirst is an operation whose run reads the records first through Helm's
+// listing of them, and writes nothing before: Helm's rollback and uninstall.
+type listsFirst interface {
+	Operation
+	// listsFirst reports whether this run does (a rollback that deletes
+	// unreadable records first does not).
+	listsFirst() bool
+}
+
+// heldByHelmListing reports whether op's apply is checked against its plan by
+// Helm's first listing of the records: op lists first, and the plan's store
+// is one of Helm's own, whose listings under an operation are held to the
+// plan's records (see pins.checkList: a record added, deleted or rewritten
+// since stops the operation before any write). The chunked store's
+// operations, and those that write before Helm lists, are checked up front.
+func heldByHelmListing(op Operation, p *Plan) bool {
+	lf, ok := op.(listsFirst)
+	return ok && lf.listsFirst() && (p.Driver == kube.DriverSecret || p.Driver == kube.DriverConfigMap)
 }
 
 // refusal is an error an operation returns before it changed anything: Apply
