@@ -67,8 +67,11 @@ func (r *run) mutate(ctx context.Context, m mutation) error {
 	if err != nil {
 		return err
 	}
+	// One runner plans and applies: the permission rules its check reads
+	// answer the apply's review of the release's resources too.
+	rn := ops.NewRunner(c)
 	if in.what != "" {
-		if err := ops.CheckAllowed(ctx, c, l.ns, in.op); err != nil {
+		if err := rn.CheckAllowed(ctx, l.ns, in.op); err != nil {
 			return refuse(err)
 		}
 	}
@@ -82,7 +85,6 @@ func (r *run) mutate(ctx context.Context, m mutation) error {
 	if err != nil {
 		return err
 	}
-	rn := ops.NewRunner(c)
 	p.IgnoreController = in.ignoreController
 	if in.what != "" {
 		// A controller that would undo the change refuses it before the

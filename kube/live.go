@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/client-go/discovery"
 	memory "k8s.io/client-go/discovery/cached"
 	"k8s.io/client-go/dynamic"
@@ -40,9 +41,37 @@ type liveSource struct {
 	build func() (*LiveClients, error)
 	lc    *LiveClients
 	err   error
-	// warm is set once ServedAPIs filled the cached discovery, until
-	// InvalidateDiscovery: Client.Discovery then answers from it.
+	// warm is set once ServedAPIs filled the cached discovery, or
+	// FreshDiscovery started a pass, until InvalidateDiscovery:
+	// Client.Discovery then answers from it.
 	warm atomic.Bool
+
+	// version is the server's version, read once per discovery pass.
+	vmu     sync.Mutex
+	version *version.Info
+}
+
+// serverVersion returns the version this pass read, reading it through dc
+// the first time.
+func (s *liveSource) serverVersion(dc discovery.DiscoveryInterface) (*version.Info, error) {
+	s.vmu.Lock()
+	defer s.vmu.Unlock()
+	if s.version != nil {
+		return s.version, nil
+	}
+	v, err := dc.ServerVersion()
+	if err != nil {
+		return nil, err
+	}
+	s.version = v
+	return v, nil
+}
+
+// forgetVersion makes the next serverVersion read the version again.
+func (s *liveSource) forgetVersion() {
+	s.vmu.Lock()
+	s.version = nil
+	s.vmu.Unlock()
 }
 
 func (s *liveSource) get() (*LiveClients, error) {

@@ -146,6 +146,41 @@ func (c *Client) Prefetch(ctx context.Context, rows ...RevisionRow) error {
 	return errors.Join(errs...)
 }
 
+// PrefetchTogether is Prefetch with fewer requests: the records of Helm's
+// stores among rows that the details cache does not hold are read in one list
+// per release (selected by their version labels), not one GET each. An
+// operation's plan reads the revisions it compares so. A record the list did
+// not return, and every other row, is read as Prefetch reads it.
+func (c *Client) PrefetchTogether(ctx context.Context, rows ...RevisionRow) error {
+	type release struct{ kind, ns, name string }
+	together := map[release][]RevisionRow{}
+	var rest []RevisionRow
+	for _, r := range rows {
+		kind := r.driver()
+		if _, ok := c.reader.cache.get(cacheKey(r)); (ok && r.ResourceVersion != "") || (kind != DriverSecret && kind != DriverConfigMap) {
+			rest = append(rest, r)
+			continue
+		}
+		k := release{kind, r.StorageNamespace, r.Name}
+		together[k] = append(together[k], r)
+	}
+	for k, rs := range together {
+		if len(rs) < 2 {
+			rest = append(rest, rs...)
+			continue
+		}
+		got, err := c.store(k.kind).(*helmStore).readTogether(ctx, rs)
+		for _, r := range rs {
+			if d, ok := got[r.Key]; ok && err == nil {
+				c.reader.keep(r, d)
+				continue
+			}
+			rest = append(rest, r)
+		}
+	}
+	return c.Prefetch(ctx, rest...)
+}
+
 // FillDetails decodes the rows that lack a summary, or whose summary was only
 // peeked (see FillSummaries), a few at a time, and updates them in place. A
 // broken revision is marked in its row and does not fail the rest.

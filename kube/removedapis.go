@@ -8,6 +8,7 @@ import (
 	"golang.org/x/sync/errgroup"
 	"helm.sh/helm/v3/pkg/release"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/client-go/discovery"
 
 	"github.com/chunkview/chunkview/kube/apis"
@@ -35,7 +36,7 @@ func (c *Client) ServedAPIs(ctx context.Context) (*apis.Served, error) {
 	if err == nil && lc.Discovery != nil {
 		dc = lc.Discovery
 	}
-	v, err := dc.ServerVersion()
+	v, err := c.serverVersion(dc)
 	if err != nil {
 		return nil, Explain(fmt.Errorf("read the server's version: %w", err), "get", "version", "")
 	}
@@ -129,6 +130,7 @@ func (c *Client) InvalidateDiscovery() {
 		return
 	}
 	c.live.warm.Store(false)
+	c.live.forgetVersion()
 	lc, err := c.live.get()
 	if err != nil {
 		return
@@ -140,4 +142,38 @@ func (c *Client) InvalidateDiscovery() {
 	if lc.Discovery != nil {
 		lc.Discovery.Invalidate()
 	}
+}
+
+// FreshDiscovery forgets what discovery said (InvalidateDiscovery), then
+// answers every later read of the APIs served (Discovery, ServedAPIs, the
+// server's version, the live views' RESTMapper) from one new pass, until the
+// next InvalidateDiscovery: an operation calls it once, so that its controller
+// checks, its removed-APIs warning and Helm's kube clients read discovery once
+// between them, and afresh.
+func (c *Client) FreshDiscovery() {
+	if c.live == nil {
+		return
+	}
+	c.InvalidateDiscovery()
+	c.live.warm.Store(true)
+}
+
+// ServerVersion returns the API server's version, read once per discovery pass
+// (until InvalidateDiscovery): ServedAPIs and Helm's kube clients under an
+// operation share it. On a connection without live objects it asks the
+// clientset each time.
+func (c *Client) ServerVersion() (*version.Info, error) {
+	if c.live == nil {
+		return c.cs.Discovery().ServerVersion()
+	}
+	dc := c.Discovery()
+	return c.serverVersion(dc)
+}
+
+// serverVersion is ServerVersion read through dc when the pass has none.
+func (c *Client) serverVersion(dc discovery.DiscoveryInterface) (*version.Info, error) {
+	if c.live == nil {
+		return dc.ServerVersion()
+	}
+	return c.live.serverVersion(dc)
 }

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/selection"
 
 	"helm.sh/helm/v3/pkg/release"
 
@@ -359,17 +361,56 @@ func (s *helmStore) details(ctx context.Context, row RevisionRow) (*Details, boo
 	if err != nil {
 		return nil, false, Explain(err, "get", s.resource(), row.StorageNamespace)
 	}
+	d, keep := s.decoded(row, rec)
+	return d, keep, nil
+}
+
+// readTogether reads the records of rows, revisions of one release in one
+// storage namespace, in one list selected by their version labels, and
+// decodes each as details does; a row the list did not return is left out.
+func (s *helmStore) readTogether(ctx context.Context, rows []RevisionRow) (map[string]*Details, error) {
+	versions := make([]string, len(rows))
+	for i, r := range rows {
+		versions[i] = strconv.Itoa(r.Revision)
+	}
+	in, err := labels.NewRequirement(storage.LabelVersion, selection.In, versions)
+	if err != nil {
+		return nil, err
+	}
+	sel := labels.SelectorFromSet(labels.Set{storage.LabelOwner: HelmOwner, storage.LabelName: rows[0].Name}).Add(*in)
+	recs, err := s.listRecords(ctx, rows[0].StorageNamespace, sel.String())
+	if err != nil {
+		return nil, err
+	}
+	byKey := make(map[string]helmObject, len(recs))
+	for _, rec := range recs {
+		byKey[rec.meta.Name] = rec
+	}
+	out := map[string]*Details{}
+	for _, r := range rows {
+		if rec, ok := byKey[r.Key]; ok {
+			if d, keep := s.decoded(r, rec); keep {
+				out[r.Key] = d
+			}
+		}
+	}
+	return out, nil
+}
+
+// decoded decodes rec, the record of row, and says whether it may be kept.
+func (s *helmStore) decoded(row RevisionRow, rec helmObject) (*Details, bool) {
+	d := &Details{Row: row}
 	d.Row.ResourceVersion, d.Row.Written = rec.meta.ResourceVersion, writtenAt(&rec.meta)
 	d.Row.Writing = false
 	r, err := storage.DecodeHelmRecord(rec.data, 0)
 	if err != nil {
 		d.Row.Broken, d.Row.Problem, d.Row.Checked = true, err.Error(), false
 		d.Row.Summary.StoredBytes = int64(len(rec.data))
-		return d, true, nil
+		return d, true
 	}
 	s.fromRecord(&d.Row, r, int64(len(rec.data)))
 	d.Release = r.Release
-	return d, true, nil
+	return d, true
 }
 
 // layout describes the one object that holds a revision, and what takes its room.

@@ -92,7 +92,8 @@ const (
 	VerbPatch            = "patch"
 	VerbDelete           = "delete"
 	VerbDeleteCollection = "deletecollection"
-	// VerbAccessReview counts SelfSubjectAccessReviews: creates that store nothing,
+	// VerbAccessReview counts SelfSubjectAccessReviews and
+	// SelfSubjectRulesReviews: creates that store nothing,
 	// counted apart so that Writes counts only requests that change the cluster.
 	VerbAccessReview = "accessreview"
 )
@@ -277,8 +278,42 @@ func (c *Cluster) review(obj runtime.Object) (runtime.Object, error) {
 	return r, nil
 }
 
+// rulesReview answers a SelfSubjectRulesReview: every verb on every resource
+// for the cluster admin (no Authorizer), else an incomplete review with no
+// rules, as from an authorizer that cannot list its rules (a webhook's):
+// the Authorizer is a function, so each access is asked with a
+// SelfSubjectAccessReview, as a real client then asks it.
+func (c *Cluster) rulesReview(obj runtime.Object) (runtime.Object, error) {
+	r, ok := obj.(*authorizationv1.SelfSubjectRulesReview)
+	if !ok {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("not a SelfSubjectRulesReview: %T", obj))
+	}
+	r = r.DeepCopy()
+	c.mu.Lock()
+	auth := c.auth
+	c.mu.Unlock()
+	if auth == nil {
+		all := []string{"*"}
+		r.Status = authorizationv1.SubjectRulesReviewStatus{ResourceRules: []authorizationv1.ResourceRule{{Verbs: all, APIGroups: all, Resources: all}}}
+		return r, nil
+	}
+	r.Status = authorizationv1.SubjectRulesReviewStatus{Incomplete: true, EvaluationError: "the authorizer cannot list its rules"}
+	return r, nil
+}
+
 func (c *Cluster) react(action k8stesting.Action) (bool, runtime.Object, error) {
 	gvr, ns := action.GetResource(), action.GetNamespace()
+	if gvr.Resource == "selfsubjectrulesreviews" {
+		if err := c.begin(VerbAccessReview); err != nil {
+			return true, nil, err
+		}
+		a, ok := action.(k8stesting.CreateActionImpl)
+		if !ok {
+			return true, nil, apierrors.NewMethodNotSupported(gvr.GroupResource(), action.GetVerb())
+		}
+		obj, err := c.rulesReview(a.Object)
+		return true, obj, err
+	}
 	if gvr.Resource == "selfsubjectaccessreviews" {
 		if err := c.begin(VerbAccessReview); err != nil {
 			return true, nil, err

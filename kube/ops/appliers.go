@@ -1,7 +1,15 @@
 package ops
 
 import (
+	"bytes"
+	"encoding/json"
+	"io"
 	"net/http"
+	"path"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/client-go/discovery"
 
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/rest"
@@ -123,7 +131,66 @@ func appliersOf(c *kube.Client) Appliers {
 	case Appliers:
 		return a
 	case genericclioptions.RESTClientGetter:
-		return NewAppliers(a)
+		return NewAppliers(connGetter{RESTClientGetter: a, c: c})
 	}
 	return nil
+}
+
+// connGetter is the connection flags of c as Helm's kube clients read them,
+// with the discovery of c: Helm's RESTMapper maps kinds through c's cached
+// discovery, and its reads of the server's version are answered from c's (see
+// kube.Client.FreshDiscovery), so that an operation reads discovery once, not
+// once for chunkview and once for Helm.
+type connGetter struct {
+	genericclioptions.RESTClientGetter
+	c *kube.Client
+}
+
+func (g connGetter) ToRESTConfig() (*rest.Config, error) {
+	rc, err := g.RESTClientGetter.ToRESTConfig()
+	if err != nil {
+		return nil, err
+	}
+	rc = rest.CopyConfig(rc)
+	rc.Wrap(func(rt http.RoundTripper) http.RoundTripper { return versionTransport{next: rt, c: g.c} })
+	return rc, nil
+}
+
+func (g connGetter) ToDiscoveryClient() (discovery.CachedDiscoveryInterface, error) {
+	if lc, err := g.c.Live(); err == nil && lc.Discovery != nil {
+		return lc.Discovery, nil
+	}
+	return g.RESTClientGetter.ToDiscoveryClient()
+}
+
+func (g connGetter) ToRESTMapper() (meta.RESTMapper, error) {
+	if lc, err := g.c.Live(); err == nil && lc.Mapper != nil && lc.Discovery != nil {
+		return lc.Mapper, nil
+	}
+	return g.RESTClientGetter.ToRESTMapper()
+}
+
+// versionTransport answers a GET of the server's version (Helm's reachability
+// check, its capabilities) from the connection's discovery pass; every other
+// request, and that one when the pass cannot answer, goes to next.
+type versionTransport struct {
+	next http.RoundTripper
+	c    *kube.Client
+}
+
+func (t versionTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Method != http.MethodGet || path.Base(req.URL.Path) != "version" || strings.Contains(req.URL.Path, "/api") {
+		return t.next.RoundTrip(req)
+	}
+	v, err := t.c.ServerVersion()
+	if err != nil {
+		return t.next.RoundTrip(req)
+	}
+	body, err := json.Marshal(v)
+	if err != nil {
+		return t.next.RoundTrip(req)
+	}
+	return &http.Response{StatusCode: http.StatusOK, Status: "200 OK", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: http.Header{"Content-Type": []string{"application/json"}}, Body: io.NopCloser(bytes.NewReader(body)),
+		ContentLength: int64(len(body)), Request: req}, nil
 }

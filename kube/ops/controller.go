@@ -47,6 +47,7 @@ func (r *Runner) CheckControllerOf(ctx context.Context, p *Plan, verb string) er
 	if p == nil || p.IgnoreController || len(p.Rows) == 0 {
 		return nil
 	}
+	r.discovery()
 	ctl, err := owner.OfRelease(ctx, r.c, p.Rows, func() map[string]string { return r.releaseLabels(ctx, p) })
 	if err != nil || !ctl.Active() {
 		return nil

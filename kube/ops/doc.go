@@ -11,16 +11,22 @@
 //  3. after the person confirms, Runner.Apply runs it.
 //
 // Apply refuses under --read-only and when the release moved on since the plan
-// (one metadata list of its revisions), and runs the operation on a driver held
-// to the plan's records (their resourceVersions): a change that lands while Helm
-// runs stops the operation at its next read or write of the records, and from
-// then on Helm's kube client refuses to change any resource.
+// (one metadata list of its revisions; on Helm's own stores, a rollback's or an
+// uninstall's first listing of the records by Helm, held to the plan, is that
+// check), and runs the operation on a driver held to the plan's records (their
+// resourceVersions): a change that lands while Helm runs stops the operation at
+// its next read or write of the records, and from then on Helm's kube client
+// refuses to change any resource.
 //
 // Before a plan, CheckAllowed (and Can, for a screen that greys out what the
 // user may not do) asks the API server whether the user may write the release's
 // records; a rollback or an uninstall, before it writes, also reviews the release's own
-// resources (Review). An operation refuses while a controller that would undo
-// it is active (kube/owner reads it).
+// resources (Runner.Review: one SelfSubjectRulesReview per namespace, which the
+// runner keeps for the apply, and an access review of what its rules do not
+// grant). An operation refuses while a controller that would undo it is active
+// (kube/owner reads it). One runner plans and applies an operation, and reads
+// discovery once for it (its controller checks, the removed-APIs check, Helm's
+// kube clients).
 //
 // The Helm kube clients that apply and delete the release's resources come from
 // the connection (Appliers): built from its flags as helm's CLIs build them, or

@@ -98,6 +98,7 @@ func (r *Runner) planServerSide(ctx context.Context, p *Plan, major int, to kube
 	if !ok {
 		return nil
 	}
+	r.discovery()
 	ss := &ServerSide{Manager: p.FieldManager, Why: managerNamed}
 	resNS := r.resourceNamespace(ctx, p.latest())
 	infos, err := buildWith(a, resNS, manifest)
@@ -209,7 +210,7 @@ func dryRunConflicts(infos []*resource.Info, live []*unstructured.Unstructured, 
 	var out []FieldConflict
 	no := false
 	for i, info := range infos {
-		if live[i] == nil {
+		if live[i] == nil || soleOwner(live[i], manager) {
 			continue
 		}
 		obj, ok := info.Object.(*unstructured.Unstructured)
@@ -245,6 +246,27 @@ func dryRunConflicts(infos []*resource.Info, live []*unstructured.Unstructured, 
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Object < out[j].Object })
 	return out, nil
+}
+
+// soleOwner reports whether manager's server-side applies own every field of
+// live that another manager could: no other manager, nor manager's own Update,
+// owns a field of the object itself (a status subresource's manager owns status
+// alone, which an apply of the object does not set). Such an object cannot
+// conflict with manager's apply, so it needs no dry run.
+func soleOwner(live *unstructured.Unstructured, manager string) bool {
+	fields := live.GetManagedFields()
+	if len(fields) == 0 {
+		return false
+	}
+	for _, f := range fields {
+		if f.Subresource != "" {
+			continue
+		}
+		if f.Manager != manager || f.Operation != metav1.ManagedFieldsOperationApply {
+			return false
+		}
+	}
+	return true
 }
 
 // conflictsOf reads the fields and managers of a server-side apply's conflict

@@ -78,7 +78,7 @@ func (r *Runner) checkResources(ctx context.Context, op string, h helm, from, to
 			}
 		}
 	}
-	verdicts, err := Review(ctx, r.c.Clientset(), slices.Collect(maps.Keys(need)))
+	verdicts, err := r.Review(ctx, slices.Collect(maps.Keys(need)))
 	if err != nil {
 		return nil
 	}

@@ -62,14 +62,21 @@ func Review(ctx context.Context, cs kubernetes.Interface, need []Access) (map[Ac
 
 // Can asks the API server what the user of connection c may do with the records
 // in the storage namespace of namespace ns (the namespace looked at, as for
-// History), one SelfSubjectAccessReview per verb, concurrently. It sends POST
-// requests, so it is not available in read-only mode, where nothing may be
-// changed anyway.
+// History): one SelfSubjectRulesReview of that namespace, then a
+// SelfSubjectAccessReview of each verb its rules do not grant, for the
+// authorizer's reason (see Runner.Review). It sends POST requests, so it is not
+// available in read-only mode, where nothing may be changed anyway.
 //
 // It checks the store the client reads when it reads one (WithDrivers,
 // --driver): Helm's ConfigMaps driver keeps its records in configmaps. Reading
 // several, it checks the chunked store's Secrets.
 func Can(ctx context.Context, c *kube.Client, ns string) (*kube.Permissions, error) {
+	return NewRunner(c).Can(ctx, ns)
+}
+
+// Can is the package's Can through r's permission answers (see Runner.Review).
+func (r *Runner) Can(ctx context.Context, ns string) (*kube.Permissions, error) {
+	c := r.c
 	d := c.Drivers()[0]
 	res := kube.StoreResource(d)
 	sns := c.StorageNamespaceFor(d, ns)
@@ -87,7 +94,7 @@ func Can(ctx context.Context, c *kube.Client, ns string) (*kube.Permissions, err
 	for _, verb := range kube.SecretVerbs {
 		need = append(need, Access{Verb: verb, Resource: schema.GroupResource{Resource: res}, Namespace: sns})
 	}
-	verdicts, err := Review(ctx, c.Clientset(), need)
+	verdicts, err := r.Review(ctx, need)
 	if err != nil {
 		return nil, fmt.Errorf("check permissions in namespace %s: %w", sns, err)
 	}
@@ -106,13 +113,21 @@ func Can(ctx context.Context, c *kube.Client, ns string) (*kube.Permissions, err
 // returns nil: the operation's own requests will meet the same answer, with their
 // own error.
 func CheckAllowed(ctx context.Context, c *kube.Client, ns, op string) error {
+	return NewRunner(c).CheckAllowed(ctx, ns, op)
+}
+
+// CheckAllowed is the package's CheckAllowed through r's permission answers: the
+// rules it reads for the records' namespace answer the apply's review of the
+// release's resources too, when they live there (see Runner.Review).
+func (r *Runner) CheckAllowed(ctx context.Context, ns, op string) error {
+	c := r.c
 	if err := checkWritable(c, op); err != nil {
 		return err
 	}
 	if c.StorageNamespaceFor(c.Drivers()[0], ns) == "" {
 		return nil
 	}
-	p, err := Can(ctx, c, ns)
+	p, err := r.Can(ctx, ns)
 	if err != nil {
 		return nil
 	}

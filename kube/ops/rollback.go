@@ -111,6 +111,10 @@ func (r *Runner) PlanRollback(ctx context.Context, p *Plan, rev int, opts kube.D
 		return nil, err
 	}
 	o := &Rollback{Plan: *p, Name: p.Release, To: rev}
+	// The plan compares the latest revision with rev: both records in one
+	// read where the store allows (Helm's, by their version labels). A
+	// failure here is met again, and reported, by the reads below.
+	_ = r.c.PrefetchTogether(ctx, p.latest(), toRow)
 	// The latest revisions that cannot be read, down to the one rolled back to.
 	from := kube.RevisionRow{}
 	for i := len(p.Rows) - 1; i >= 0; i-- {
@@ -237,6 +241,10 @@ func (o *Rollback) run(ctx context.Context, r *Runner, h helm) error {
 	}
 	return nil
 }
+
+// listsFirst: Helm's rollback reads the history (Last, History) before it
+// writes, unless unreadable records are deleted first.
+func (o *Rollback) listsFirst() bool { return len(o.Drop) == 0 }
 
 // refuseInFlight refuses to roll back over a latest revision that turned
 // pending moments ago: Helm's rollback, unlike its upgrade, goes ahead when the

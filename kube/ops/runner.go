@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/apis"
 )
 
 // Operation is one change to a release, planned from the rows a person was shown
@@ -30,11 +32,35 @@ type Operation interface {
 // own actions and drivers, of the Helm that wrote the release.
 type Runner struct {
 	c *kube.Client
+	// rules are the permission rules read of each namespace, for a while (see
+	// Review): an operation's plan and its apply ask once.
+	rules *rulesCache
+	// fresh starts the operation's one discovery pass (see discovery).
+	fresh sync.Once
 }
 
-// NewRunner returns the runner of operations over connection c. It holds no state
-// of its own: making one per operation costs nothing.
-func NewRunner(c *kube.Client) *Runner { return &Runner{c: c} }
+// discovery starts the runner's one pass of discovery, at its first reader:
+// the controller checks of the plan and of the apply, the removed-APIs check
+// and Helm's kube clients then read what the cluster serves once between them,
+// and afresh for each runner (one per operation), although the connection
+// lasts (the TUI's).
+func (r *Runner) discovery() { r.fresh.Do(r.c.FreshDiscovery) }
+
+// ServedAPIs is the connection's ServedAPIs, read in the runner's discovery
+// pass.
+func (r *Runner) ServedAPIs(ctx context.Context) (*apis.Served, error) {
+	r.discovery()
+	return r.c.ServedAPIs(ctx)
+}
+
+// NewRunner returns the runner of operations over connection c. It holds no
+// state but the permission rules it read (see Review): making one per operation
+// costs nothing, and one operation's plan and apply share them.
+func NewRunner(c *kube.Client) *Runner {
+	r := &Runner{c: c}
+	r.rules = newRulesCache(r)
+	return r
+}
 
 // Client returns the connection the runner reads and writes through.
 func (r *Runner) Client() *kube.Client { return r.c }
@@ -53,9 +79,17 @@ func (r *Runner) Apply(ctx context.Context, op Operation) error {
 	if p == nil || len(p.Rows) == 0 {
 		return fmt.Errorf("%s: no plan to apply", verb)
 	}
-	if err := r.check(ctx, verb, p); err != nil {
-		return err
+	// An operation whose first read of the records is Helm's listing of
+	// them, held to the plan (see heldByHelmListing), is checked by that
+	// listing: the metadata list is made only when it refused, for the
+	// refusal's words.
+	deferCheck := heldByHelmListing(op, p)
+	if !deferCheck {
+		if err := r.check(ctx, verb, p); err != nil {
+			return err
+		}
 	}
+	r.discovery()
 	if err := r.CheckController(ctx, op); err != nil {
 		return err
 	}
@@ -64,6 +98,11 @@ func (r *Runner) Apply(ctx context.Context, op Operation) error {
 		return err
 	}
 	if err := op.run(ctx, r, h); err != nil {
+		if t := h.track(); deferCheck && t.conflicted() && t.untouched() {
+			if cerr := r.check(ctx, verb, p); cerr != nil {
+				return cerr
+			}
+		}
 		if uerr := r.unfinishedWrite(ctx, verb, p, h, err); uerr != nil {
 			return uerr
 		}
@@ -88,6 +127,26 @@ func (r *Runner) check(ctx context.Context, op string, p *Plan) error {
 			op, p.Release, kube.ErrChanged, strings.Join(ch, ", "))
 	}
 	return nil
+}
+
+// listsFirst is an operation whose run reads the records first through Helm's
+// listing of them, and writes nothing before: Helm's rollback and uninstall.
+type listsFirst interface {
+	Operation
+	// listsFirst reports whether this run does (a rollback that deletes
+	// unreadable records first does not).
+	listsFirst() bool
+}
+
+// heldByHelmListing reports whether op's apply is checked against its plan by
+// Helm's first listing of the records: op lists first, and the plan's store
+// is one of Helm's own, whose listings under an operation are held to the
+// plan's records (see pins.checkList: a record added, deleted or rewritten
+// since stops the operation before any write). The chunked store's
+// operations, and those that write before Helm lists, are checked up front.
+func heldByHelmListing(op Operation, p *Plan) bool {
+	lf, ok := op.(listsFirst)
+	return ok && lf.listsFirst() && (p.Driver == kube.DriverSecret || p.Driver == kube.DriverConfigMap)
 }
 
 // refusal is an error an operation returns before it changed anything: Apply

@@ -97,6 +97,14 @@ func (t *tracker) conflicted() bool {
 	return t.conflict.Load() || (t.pins != nil && t.pins.conflicted())
 }
 
+// untouched reports whether the operation has changed nothing yet: no record
+// written, no resource changed.
+func (t *tracker) untouched() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.writes) == 0 && !t.resources.Load()
+}
+
 // changedResources notes that Helm changed the release's resources.
 func (t *tracker) changedResources() { t.resources.Store(true) }
 

@@ -90,6 +90,9 @@ func (o *Uninstall) Describe() string {
 }
 
 // run uninstalls the release with Helm's own uninstall action.
+// listsFirst: Helm's uninstall reads the history before it writes.
+func (o *Uninstall) listsFirst() bool { return true }
+
 func (o *Uninstall) run(ctx context.Context, r *Runner, h helm) error {
 	p := &o.Plan
 	latest := p.latest()

@@ -69,8 +69,10 @@ func TestPermissionsPartlyAllowed(t *testing.T) {
 // actions stay on and the server decides each one.
 func TestPermissionsUnknown(t *testing.T) {
 	f := screentest.NewFixture(t)
-	for range len(kube.Operations) * 2 {
-		f.Cluster.FailRequest(fakeapi.VerbAccessReview, 1, errors.New("authorization webhook unavailable"))
+	// Every review fails: the rules review, then each access review asked
+	// in its stead.
+	for i := range len(kube.Operations) * 2 {
+		f.Cluster.FailRequest(fakeapi.VerbAccessReview, i+1, errors.New("authorization webhook unavailable"))
 	}
 	s, h := open(t, f.Client, "worker", 120, 37)
 	if s.perms != nil {

@@ -1,0 +1,4 @@
+package ops
+
+// RulesGrant is rulesGrant, for TestRulesGrant.
+var RulesGrant = rulesGrant
