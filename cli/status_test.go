@@ -58,11 +58,16 @@ func TestStatusCLI(t *testing.T) {
 		"Deployment   shop          InProgress   Replicas: 0/2",
 		"Service      shop          Current      Service is ready",
 		"Job    shop-migrate   post-install,post-upgrade   Succeeded ",
-		"No Warning events.",
 	} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("want %q in:\n%s", want, r.stdout)
 		}
+	}
+	// No Warning event yet, but the one the API server's own repair loop may
+	// raise of the Service just created (ClusterIPNotAllocated), when it runs
+	// in the test's window on a loaded machine.
+	if !strings.Contains(r.stdout, "No Warning events.") && (!strings.Contains(r.stdout, "ClusterIPNotAllocated") || strings.Contains(r.stdout, "BackOff")) {
+		t.Errorf("want no Warning event in:\n%s", r.stdout)
 	}
 
 	kubetest.SetDeploymentStatus(t, cluster.Client, e.ns, "shop", 2)
