@@ -224,6 +224,7 @@ func (r *run) addSubcommands(root *cobra.Command) {
 		r.driftCommand(),
 		r.fitCommand(),
 		r.statusCommand(),
+		r.logsCommand(),
 		r.verifyCommand(),
 		r.gcCommand(),
 		r.rollbackCommand(),
