@@ -32,7 +32,7 @@ func prefixed(out string) map[string][]string {
 // CrashLoopBackOff and not its three running ones, the current run's log
 // (--previous the one before, which differs); payments-api's failed migration
 // hook Pods (not counted again as the Deployment's, whose labels they share),
-// the database password masked unless --reveal. Named objects, -c and --tail
+// the database password masked unless --reveal; -f reads them at once. Named objects, -c and --tail
 // are kubectl's; a release with no failing container says so.
 func TestLogsDemo(t *testing.T) {
 	t.Parallel()
@@ -61,6 +61,14 @@ func TestLogsDemo(t *testing.T) {
 		if p := prev[name]; len(p) != len(lines) || p[5] == lines[5] {
 			t.Errorf("--previous of %s: %q, the current: %q", name, p, lines)
 		}
+	}
+
+	// -f reads both at once, each line whole under its prefix (the demo's logs
+	// end where they are; a cluster's follow until Ctrl-C).
+	f := runDemo(t, &cli.App{}, "logs", demo.StuckRelease, "-f")
+	mustCode(t, f, cli.ExitOK)
+	if got := prefixed(f.stdout); len(got) != 2 || strings.Count(f.stdout, "\n") != strings.Count(r.stdout, "\n") {
+		t.Errorf("-f:\n%s", f)
 	}
 
 	// The running Pods are in the release, but not failing.
