@@ -15,6 +15,42 @@ import (
 // to SuggestionsFor, which the root's argument check calls.
 const suggestDistance = 2
 
+// nearest is the command cobra suggests for typed that is the fewest edits
+// away: cobra lists its suggestions in the commands' order, so "lss" would
+// suggest "logs" before "ls". "" when it suggests none.
+func nearest(cmd *cobra.Command, typed string) string {
+	best, bestD := "", 0
+	for _, s := range cmd.SuggestionsFor(typed) {
+		if d := editDistance(typed, s); best == "" || d < bestD {
+			best, bestD = s, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance of a and b, as cobra measures it
+// (case aside).
+func editDistance(a, b string) int {
+	ra, rb := []rune(strings.ToLower(a)), []rune(strings.ToLower(b))
+	prev := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur := make([]int, len(rb)+1)
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(rb)]
+}
+
 // checkReleaseArgs checks, before any request, the positional arguments of cmd
 // that name a release (see completedArgs): a name that cannot be a label value
 // cannot be stored either (every record carries it in its name label), and
@@ -95,8 +131,8 @@ func choiceError(what string) func(cmd *cobra.Command, args []string) error {
 			return usageErrorf("%s takes %s: %s", cmd.CommandPath(), what, choices)
 		}
 		msg := fmt.Sprintf("unknown command %q for %q: %s takes %s", args[0], cmd.CommandPath(), cmd.Name(), choices)
-		if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
-			msg += fmt.Sprintf("; did you mean %q?", s[0])
+		if s := nearest(cmd, args[0]); s != "" {
+			msg += fmt.Sprintf("; did you mean %q?", s)
 		}
 		return usageErrorf("%s", msg)
 	}

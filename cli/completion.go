@@ -31,6 +31,7 @@ var completedArgs = map[string][]argKind{
 	"diff":            {argRelease, argRevision, argRevision},
 	"drift":           {argRelease},
 	"status":          {argRelease},
+	"logs":            {argRelease},
 	"get values":      {argRelease},
 	"get manifest":    {argRelease},
 	"get notes":       {argRelease},
@@ -54,8 +55,11 @@ func (r *run) addCompletion(root *cobra.Command) {
 		}
 		if f := c.Flags().Lookup("output"); f != nil {
 			values := []string{FormatTable, FormatJSON, FormatYAML}
-			if strings.Contains(f.Usage, FormatWide) {
+			switch {
+			case strings.Contains(f.Usage, FormatWide+", "+FormatName):
 				values = []string{FormatTable, FormatWide, FormatName, FormatJSON, FormatYAML}
+			case strings.Contains(f.Usage, FormatWide):
+				values = []string{FormatTable, FormatWide, FormatJSON, FormatYAML}
 			}
 			_ = c.RegisterFlagCompletionFunc("output", fixed(values...))
 		}

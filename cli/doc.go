@@ -1,5 +1,5 @@
 // Package cli is chunkview's non-interactive front end: the cobra command tree with
-// one subcommand per release operation (ls, history, get, inspect, status, diff, drift, fit,
+// one subcommand per release operation (ls, history, get, inspect, status, logs, diff, drift, fit,
 // verify, gc, rollback, uninstall, delete-revision, prune, fix-stuck, fix-apis), plus version
 // and completion.
 // It calls kube and prints tables, JSON or YAML; it never exits the process. main
@@ -32,12 +32,15 @@
 // some, 8 any other failure; so does diff --exit-code: 0 the same, 1 they
 // differ. status exits 0 when every object of the release is Current, 1 when
 // any is not, 3 when there is no such release or revision, and 6 when the
-// status could not be read (see ExitNotCurrent).
+// status could not be read (see ExitNotCurrent). logs exits 0 when it printed
+// the logs (or found no failing container, which it says), 1 when some log
+// could not be read, 2, 3 and 6 as above.
 //
 // # Output
 //
-// Every subcommand takes -o table|json|yaml; ls and history also take -o wide and
-// -o name (the index Secrets, as kubectl names them). Tables are for people. JSON and YAML
+// Every subcommand but logs takes -o table|json|yaml; ls and history also take -o wide and
+// -o name (the index Secrets, as kubectl names them), status -o wide (the Pods
+// behind each workload). Tables are for people. JSON and YAML
 // come from the same structs (Releases, History, Inspection, VerifyResult, GCResult,
 // RollbackResult, UninstallResult, DeleteRevisionResult, PruneResult, StuckResult, FixAPIsResult,
 // for status live.ReleaseStatus, for diff revdiff.Result, for drift revdiff.Drift); their field names are part of chunkview's interface and change

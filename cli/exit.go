@@ -45,6 +45,7 @@ const exitCodesHelp = `Exit codes:
      they differ, 8 another failure
   status exits 0 when every object is Current, 1 when one is not, 6 for any
      failure to read it (see 'chunkview status --help')
+  logs exits 1 when some log could not be read (each said on stderr)
   130  cancelled with Ctrl-C at a confirmation prompt: nothing was changed`
 
 // Errors the CLI itself raises, wrapped into the messages it prints.

@@ -189,8 +189,8 @@ func unknownCommand(cmd *cobra.Command, args []string) error {
 		return nil
 	}
 	msg := fmt.Sprintf("unknown command %q for chunkview", args[0])
-	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
-		msg += fmt.Sprintf("; did you mean %q?", s[0])
+	if s := nearest(cmd, args[0]); s != "" {
+		msg += fmt.Sprintf("; did you mean %q?", s)
 	}
 	return usageErrorf("%s", msg)
 }
@@ -224,6 +224,7 @@ func (r *run) addSubcommands(root *cobra.Command) {
 		r.driftCommand(),
 		r.fitCommand(),
 		r.statusCommand(),
+		r.logsCommand(),
 		r.verifyCommand(),
 		r.gcCommand(),
 		r.rollbackCommand(),

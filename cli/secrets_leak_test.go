@@ -138,6 +138,7 @@ func TestSecretsMaskedEverywhere(t *testing.T) {
 		{"get", "values", "leaky", "-a", "-o", "yaml", "--revision", "1"},
 		{"get", "manifest", "leaky"}, {"get", "notes", "leaky"}, {"get", "hooks", "leaky"}, {"get", "all", "leaky"},
 		{"get", "all", "leaky", "--revision", "1"},
+		{"status", "leaky"}, {"status", "leaky", "-o", "json"}, // the NOTES
 	} {
 		r := e.run(args...)
 		runs++

@@ -43,7 +43,13 @@ func (o *statusOptions) Validate() error {
 	if o.revision < 0 {
 		return usageErrorf("--revision %d: want a revision number (1, 2, ...), or none for the latest deployed", o.revision)
 	}
-	return checkFormat(o.format)
+	if o.format == FormatWide {
+		return nil
+	}
+	if err := checkFormat(o.format); err != nil {
+		return usageErrorf("unknown output format -o %q: use table, wide, json or yaml", o.format)
+	}
+	return nil
 }
 
 // Run reads the status, prints it and returns the exit code as an error: nil
@@ -71,15 +77,16 @@ func (o *statusOptions) run(ctx context.Context, r *run) error {
 			return err
 		}
 	}
-	st, err := live.StatusOf(ctx, c, rows, o.revision, live.StatusOptions{Reveal: o.reveal})
+	wide := o.format == FormatWide
+	st, err := live.StatusOf(ctx, c, rows, o.revision, live.StatusOptions{Reveal: o.reveal, Pods: wide})
 	if err != nil {
 		return err
 	}
 	found := checkStatusAPIs(ctx, c, rows, st)
-	if o.format != FormatTable {
-		err = printStructured(r.stdout, o.format, statusJSON{st, found})
+	if isTable(o.format) {
+		err = printStatus(r.stdout, st, r.now(), statusWidth, wide)
 	} else {
-		err = printStatus(r.stdout, st, r.now(), statusWidth)
+		err = printStructured(r.stdout, o.format, statusJSON{st, found})
 	}
 	switch {
 	case err != nil:
@@ -94,8 +101,10 @@ func (r *run) statusCommand() *cobra.Command {
 	o := &statusOptions{}
 	cmd := &cobra.Command{
 		Use:   "status NAME",
-		Short: "Show whether a release's objects run: their health, its hooks, warning events",
-		Long: `Show how the objects of a release run: every object in the manifest of its latest
+		Short: "Show whether a release's objects run: their health, its Pods, hooks, warning events, NOTES",
+		Long: `Show how the objects of a release run, under helm status's header (NAME, LAST
+DEPLOYED, NAMESPACE, STATUS, REVISION, DESCRIPTION, then the STORE) and over the
+chart's NOTES: every object in the manifest of its latest
 deployed revision (or --revision N; with no deployed revision, the latest), with its
 health in kstatus's words (Current, InProgress, Failed, Terminating, NotFound,
 Unknown) and the reason, computed by sigs.k8s.io/cli-utils' kstatus, as Helm 4
@@ -104,6 +113,12 @@ it; for a hook Job whose last run failed or is still running, its Pods' state an
 the last 20 lines of the failed container's log. Then the recent Warning events of
 the objects, of the Pods and ReplicaSets their controllers create (by the names they
 give them) and of the hook Jobs' Pods.
+
+-o wide adds the Pods behind each workload (Deployment, StatefulSet, DaemonSet,
+Job), selected by its spec.selector (a Job without one, by its job-name label):
+NAME, READY, STATUS, RESTARTS, AGE, NODE and LAST EXIT (how the failing
+container's run ended), as kubectl get pods shows them; one list of at most 100
+Pods per workload. 'chunkview logs NAME' shows the failing containers' logs.
 
 Logs, termination messages and event messages are masked of the secrets the release
 holds (its values under sensitive keys, its Secrets' data) unless --reveal; a secret
@@ -123,16 +138,19 @@ unreachable, forbidden, the revision's record unreadable, any other failure).
 
 -o json and -o yaml print release, namespace, revision, releaseStatus, store,
 resources (kind, namespace, name, status, message), hooks (kind, name, events,
-phase, started, completed; job: status, message, pods, log), events (namespace,
-object, for, reason, message, count, lastSeen), notes and removedAPIs.`,
+phase, started, completed; job: status, message, pods, log, remarks), events
+(namespace, object, for, reason, message, count, lastSeen; [] when none), notes
+(the chart's NOTES, as helm status -o json has them), remarks (chunkview's: what
+could not be looked at) and removedAPIs.`,
 		Example: `  chunkview status my-release -n shop
+  chunkview status my-release -o wide           # and the Pods of each workload
   chunkview status my-release --revision 3 -o json`,
 		Args: exactArgs(1, "a release NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runOptions(cmd.Context(), r, o, args)
 		},
 	}
-	addOutputFlag(cmd, &o.format)
+	cmd.Flags().StringVarP(&o.format, "output", "o", FormatTable, "output format: table, wide (the Pods of each workload too), json or yaml")
 	cmd.Flags().IntVar(&o.revision, "revision", 0, "revision whose objects to show (default: the latest deployed)")
 	cmd.Flags().BoolVar(&o.reveal, "reveal", false, "show logs and messages as they are instead of masking the release's secrets")
 	return cmd

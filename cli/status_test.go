@@ -12,6 +12,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"helm.sh/helm/v3/pkg/action"
+
 	"github.com/chunkview/chunkview/cli"
 	"github.com/chunkview/chunkview/internal/kubetest"
 	"github.com/chunkview/chunkview/kube"
@@ -52,7 +54,8 @@ func TestStatusCLI(t *testing.T) {
 	mustCode(t, r, cli.ExitNotCurrent)
 	within80(t, r.stdout)
 	for _, want := range []string{
-		`Release "shop" (namespace ` + e.ns + `), revision 1: deployed, in the chunked store`,
+		"NAME: shop\nLAST DEPLOYED: ",
+		"\nNAMESPACE: " + e.ns + "\nSTATUS: deployed\nREVISION: 1\nDESCRIPTION: Install complete\nSTORE: chunked\n",
 		"Objects: 4 of 5 Current (1 InProgress)",
 		"KIND         NAME          STATUS       MESSAGE",
 		"Deployment   shop          InProgress   Replicas: 0/2",
@@ -68,6 +71,14 @@ func TestStatusCLI(t *testing.T) {
 	// in the test's window on a loaded machine.
 	if !strings.Contains(r.stdout, "No Warning events.") && (!strings.Contains(r.stdout, "ClusterIPNotAllocated") || strings.Contains(r.stdout, "BackOff")) {
 		t.Errorf("want no Warning event in:\n%s", r.stdout)
+	}
+
+	// helm status's header: LAST DEPLOYED as helm prints it, from the record
+	// as Helm reads it.
+	if rel, err := action.NewGet(e.actionConfig(byChunkview)).Run("shop"); err != nil {
+		t.Fatal(err)
+	} else if want := "\nLAST DEPLOYED: " + rel.Info.LastDeployed.Format(time.ANSIC) + "\n"; !strings.Contains(r.stdout, want) {
+		t.Errorf("want %q in:\n%s", want, r.stdout)
 	}
 
 	kubetest.SetDeploymentStatus(t, cluster.Client, e.ns, "shop", 2)
@@ -132,7 +143,7 @@ func TestStatusCLI(t *testing.T) {
 	mustCode(t, e.run("status", "nope"), cli.ExitNotFound)
 	mustCode(t, e.run("status", "shop", "--revision", "9"), cli.ExitNotFound)
 	mustCode(t, e.run("status"), cli.ExitUsage)
-	mustCode(t, e.run("status", "shop", "-o", "wide"), cli.ExitUsage)
+	mustCode(t, e.run("status", "shop", "-o", "name"), cli.ExitUsage)
 
 	// A record with a chunk gone: its objects are not known.
 	e.deleteSecret(e.chunkOf("shop", 1))
@@ -157,8 +168,7 @@ func TestStatusCLIFailedHook(t *testing.T) {
 	// Long lines wrap: compare with the words alone.
 	flat := strings.Join(strings.Fields(r.stdout), " ")
 	for _, want := range []string{
-		"revision 1: failed, in the chunked store",
-		`failed post-install: 1 error occurred:; * job shop-migrate failed: BackoffLimitExceeded`,
+		"STATUS: failed REVISION: 1 DESCRIPTION: Release \"shop\" failed: failed post-install: 1 error occurred:; * job shop-migrate failed: BackoffLimitExceeded STORE: chunked",
 		`Note: no revision of "shop" is deployed: showing the latest, 1 (failed)`,
 		"Job shop-migrate post-install,post-upgrade Failed ",
 		"Job shop-migrate: Failed: Job Failed. failed: 1/1",
@@ -177,6 +187,15 @@ func TestStatusCLIFailedHook(t *testing.T) {
 	mustCode(t, r, cli.ExitNotCurrent)
 	if !strings.Contains(r.stdout, "password "+kubetest.ShopPassword+" rejected") {
 		t.Errorf("--reveal: %s", r)
+	}
+	// chunkview's remarks are remarks; notes are the chart's NOTES (none).
+	var doc struct {
+		Notes   *string  `json:"notes"`
+		Remarks []string `json:"remarks"`
+	}
+	decode(t, r, &doc)
+	if doc.Notes == nil || *doc.Notes != "" || len(doc.Remarks) != 1 || !strings.Contains(doc.Remarks[0], `no revision of "shop" is deployed`) {
+		t.Errorf("notes %v, remarks %q", doc.Notes, doc.Remarks)
 	}
 }
 

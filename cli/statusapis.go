@@ -38,15 +38,15 @@ func checkStatusAPIs(ctx context.Context, c *kube.Client, rows []kube.RevisionRo
 		rep, err = c.CheckAPIs(ctx, *row, served, apis.Options{})
 	}
 	if err != nil {
-		st.Notes = append(st.Notes, "whether the revision uses APIs the cluster no longer serves could not be checked: "+message(err))
+		st.Remarks = append(st.Remarks, "whether the revision uses APIs the cluster no longer serves could not be checked: "+message(err))
 		return nil
 	}
 	if un := rep.With(apis.Unserved); len(un) > 0 {
-		st.Notes = append(st.Notes, fmt.Sprintf("%s %s: the cluster no longer serves %s; `%s` writes a revision on served versions",
+		st.Remarks = append(st.Remarks, fmt.Sprintf("%s %s: the cluster no longer serves %s; `%s` writes a revision on served versions",
 			apis.CannotUpgrade, row.Name, findingRefs(un), c.SuggestFor(*row, "fix-apis")))
 	}
 	for _, f := range rep.With(apis.Deprecated) {
-		st.Notes = append(st.Notes, "deprecated API: "+f.String())
+		st.Remarks = append(st.Remarks, "deprecated API: "+f.String())
 	}
 	return rep.Findings
 }

@@ -20,22 +20,23 @@ const statusWidth = 80
 const maxEventsShown = 10
 
 // printStatus writes st as `status` shows it, in width columns: render.StatusOf
-// printed plain.
-func printStatus(w io.Writer, st *live.ReleaseStatus, now time.Time, width int) error {
+// printed plain, under helm status's header and over its NOTES; with wide,
+// the Pods behind each workload after the objects.
+func printStatus(w io.Writer, st *live.ReleaseStatus, now time.Time, width int, wide bool) error {
 	s := render.StatusOf(st, now)
 	var b strings.Builder
-	fmt.Fprintf(&b, "Release %q (namespace %s), revision %d: %s, in the %s store\n", s.Release, s.Namespace, s.Revision, s.Helm.Text, s.Store)
-	if s.Deployed != "" {
-		b.WriteString(human.WrapHanging(s.Deployed, width, "  "))
-	}
+	writeStatusHeader(&b, s, width)
 	if s.Latest != nil {
 		fmt.Fprintf(&b, "%s; --revision %d shows its objects and hooks.\n", s.Latest.Text, s.LatestRevision)
 	}
-	for _, n := range s.Notes {
+	for _, n := range s.Remarks {
 		b.WriteString(human.WrapHanging("Note: "+n.Text, width, "  "))
 	}
 	fmt.Fprintf(&b, "Objects: %s\n\n", s.Objects.Text)
 	b.WriteString(fitTable(s.Resources.Head(), s.Resources.Texts(), width))
+	if wide {
+		writePods(&b, st.Pods, now, width)
+	}
 
 	if len(s.Hooks) > 0 {
 		b.WriteString("\nHooks (last run, as Helm recorded it):\n")
@@ -58,8 +59,64 @@ func printStatus(w io.Writer, st *live.ReleaseStatus, now time.Time, width int) 
 			}
 		}
 	}
+	if n := strings.TrimSpace(s.ChartNotes); n != "" {
+		fmt.Fprintf(&b, "\nNOTES:\n%s\n", n)
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeStatusHeader writes the release's header as helm status does (NAME,
+// LAST DEPLOYED in time.ANSIC and the record's zone, NAMESPACE, STATUS,
+// REVISION; DESCRIPTION as its --show-desc), then chunkview's STORE.
+func writeStatusHeader(b *strings.Builder, s render.Status, width int) {
+	fmt.Fprintf(b, "NAME: %s\n", s.Release)
+	if !s.LastDeployed.IsZero() {
+		fmt.Fprintf(b, "LAST DEPLOYED: %s\n", s.LastDeployed.Format(time.ANSIC))
+	}
+	fmt.Fprintf(b, "NAMESPACE: %s\nSTATUS: %s\nREVISION: %d\n", s.Namespace, s.Helm.Text, s.Revision)
+	if s.Description != "" {
+		b.WriteString(human.WrapHanging("DESCRIPTION: "+s.Description, width, "  "))
+	}
+	fmt.Fprintf(b, "STORE: %s\n\n", s.Store)
+}
+
+// writePods writes the Pods behind each workload, render.PodsOf printed
+// plain: a table a workload, its columns as wide as their values (-o wide,
+// as kubectl's, is not held to the width).
+func writePods(b *strings.Builder, pods []live.WorkloadPods, now time.Time, width int) {
+	if len(pods) == 0 {
+		b.WriteString("\nNo workload (Deployment, StatefulSet, DaemonSet, Job) of the release is in the cluster.\n")
+		return
+	}
+	for _, w := range pods {
+		p := render.PodsOf(w, now)
+		b.WriteString("\n" + human.WrapHanging("Pods of "+p.Title.Text, width, "  "))
+		if p.Remark != nil {
+			b.WriteString(human.WrapHanging("  "+p.Remark.Text, width, "    "))
+		}
+		if len(p.Table.Rows) == 0 {
+			if p.Remark == nil {
+				b.WriteString("  none\n")
+			}
+			continue
+		}
+		var tb strings.Builder
+		tw := newTable(&tb)
+		for _, r := range append([][]string{p.Table.Head()}, p.Table.Texts()...) {
+			cells := make([]any, len(r))
+			for i, c := range r {
+				cells[i] = c
+			}
+			row(tw, cells...)
+		}
+		_ = tw.Flush()
+		for _, line := range strings.SplitAfter(tb.String(), "\n") {
+			if line = strings.TrimRight(line, " \n"); line != "" {
+				b.WriteString("  " + line + "\n")
+			}
+		}
+	}
 }
 
 // statusIndent is how far the CLI sets a line of a hook's Job at each depth.

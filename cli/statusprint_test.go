@@ -16,7 +16,7 @@ import (
 func TestStatusPrintShowsWhatRenderYields(t *testing.T) {
 	st := rendertest.Status()
 	var b strings.Builder
-	if err := printStatus(&b, st, rendertest.Now, 200); err != nil {
+	if err := printStatus(&b, st, rendertest.Now, 200, false); err != nil {
 		t.Fatal(err)
 	}
 	flat := strings.Join(strings.Fields(b.String()), " ")

@@ -139,8 +139,8 @@ func TestStatusFailedHook(t *testing.T) {
 		t.Fatalf("install with a failing hook: %v", err)
 	}
 	st := mustStatus(t, c, ns, "shop", live.StatusOptions{})
-	if st.Revision != 1 || st.ReleaseStatus != "failed" || len(st.Notes) != 1 || !strings.Contains(st.Notes[0], "no revision of \"shop\" is deployed") {
-		t.Fatalf("revision %d (%s), notes %q", st.Revision, st.ReleaseStatus, st.Notes)
+	if st.Revision != 1 || st.ReleaseStatus != "failed" || len(st.Remarks) != 1 || !strings.Contains(st.Remarks[0], "no revision of \"shop\" is deployed") {
+		t.Fatalf("revision %d (%s), remarks %q", st.Revision, st.ReleaseStatus, st.Remarks)
 	}
 	if len(st.Hooks) != 1 || st.Hooks[0].Phase != "Failed" || st.Hooks[0].Job == nil {
 		t.Fatalf("hooks: %+v", st.Hooks)

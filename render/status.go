@@ -28,8 +28,14 @@ type Status struct {
 	// warning: each front end adds how to see it (LatestRevision).
 	Latest         *Line
 	LatestRevision int
-	// Notes say what could not be looked at.
-	Notes []Line
+	// Remarks are chunkview's: what could not be looked at.
+	Remarks []Line
+	// LastDeployed and Description are the revision's, for a header in
+	// helm status's words (LAST DEPLOYED, DESCRIPTION).
+	LastDeployed time.Time
+	Description  string
+	// ChartNotes are the chart's NOTES as the revision rendered them, masked.
+	ChartNotes string
 	// Resources are the manifest's objects: KIND, NAMESPACE (when some object
 	// lives outside the release's namespace), NAME, STATUS, MESSAGE.
 	Resources Table
@@ -67,7 +73,7 @@ func StatusOf(st *live.ReleaseStatus, now time.Time) Status {
 		Release: st.Release, Namespace: st.Namespace, Revision: st.Revision, Store: st.Store,
 		Helm:      Cell{Text: human.OrUnknown(st.ReleaseStatus), Meaning: ReleaseStatus(st.ReleaseStatus)},
 		Objects:   Cell{Text: st.Summary(), Meaning: OK},
-		HooksRead: st.Hooks != nil || st.Events != nil, EventsOmitted: st.EventsOmitted,
+		HooksRead: st.Hooks != nil, EventsOmitted: st.EventsOmitted,
 	}
 	if !st.Ready() {
 		out.Objects.Meaning = Warning
@@ -79,8 +85,9 @@ func StatusOf(st *live.ReleaseStatus, now time.Time) Status {
 		out.Latest = &Line{Text: fmt.Sprintf("The latest revision, %d, is %s", st.LatestRevision, st.LatestStatus), Meaning: Warning}
 		out.LatestRevision = st.LatestRevision
 	}
-	for _, n := range st.Notes {
-		out.Notes = append(out.Notes, Line{Text: n, Meaning: Muted})
+	out.LastDeployed, out.Description, out.ChartNotes = st.LastDeployed, human.FoldLines(st.Description), st.Notes
+	for _, n := range st.Remarks {
+		out.Remarks = append(out.Remarks, Line{Text: n, Meaning: Muted})
 	}
 	out.Resources = resourceTable(st)
 	for _, h := range st.Hooks {
@@ -143,7 +150,7 @@ func hookOf(h live.HookStatus, now time.Time) Hook {
 		return out
 	}
 	out.Job = &Cell{Text: fmt.Sprintf("%s: %s", j.Status, j.Message), Meaning: KStatus(j.Status)}
-	for _, n := range j.Notes {
+	for _, n := range j.Remarks {
 		out.Details = append(out.Details, Line{Text: "note: " + n, Meaning: Muted, Depth: 1})
 	}
 	for _, p := range j.Pods {

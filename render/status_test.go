@@ -37,8 +37,8 @@ func TestStatusOf(t *testing.T) {
 	if s.Deployed != "Last deployed "+human.Timestamp(rendertest.Now.Add(-24*time.Hour))+": Upgrade complete" || s.Latest != nil || !s.HooksRead {
 		t.Errorf("deployed %q, latest %+v, hooks read %v", s.Deployed, s.Latest, s.HooksRead)
 	}
-	if len(s.Notes) != 1 || s.Notes[0] != (render.Line{Text: "watching deployments was refused", Meaning: render.Muted}) {
-		t.Errorf("notes %+v", s.Notes)
+	if len(s.Remarks) != 1 || s.Remarks[0] != (render.Line{Text: "watching deployments was refused", Meaning: render.Muted}) {
+		t.Errorf("remarks %+v", s.Remarks)
 	}
 
 	ht := s.HookTable()

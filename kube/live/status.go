@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
 	"helm.sh/helm/v3/pkg/release"
@@ -63,8 +64,14 @@ type ReleaseStatus struct {
 	// most MaxStatusEvents; EventsOmitted counts the older ones left out.
 	Events        []WarningEvent `json:"events"`
 	EventsOmitted int            `json:"eventsOmitted,omitempty"`
-	// Notes say what could not be looked at, and why.
-	Notes []string `json:"notes,omitempty"`
+	// Notes are the chart's NOTES as the revision rendered them (helm status's
+	// NOTES), masked of the secrets the release holds unless Revealed.
+	Notes string `json:"notes"`
+	// Remarks are chunkview's: what could not be looked at, and why.
+	Remarks []string `json:"remarks,omitempty"`
+	// Pods are the Pods behind each workload of the manifest (Deployment,
+	// StatefulSet, DaemonSet, Job), read when StatusOptions.Pods asks.
+	Pods []WorkloadPods `json:"pods,omitempty"`
 	// Revealed is set when nothing was masked (--reveal).
 	Revealed bool `json:"revealed"`
 
@@ -134,7 +141,8 @@ func (s *ReleaseStatus) Copy() *ReleaseStatus {
 	cp.Resources = slices.Clone(s.Resources)
 	cp.Events = slices.Clone(s.Events)
 	cp.Hooks = slices.Clone(s.Hooks)
-	cp.Notes = slices.Clone(s.Notes)
+	cp.Remarks = slices.Clone(s.Remarks)
+	cp.Pods = slices.Clone(s.Pods)
 	return &cp
 }
 
@@ -151,6 +159,9 @@ type StatusOptions struct {
 	// Logs reads containers' logs; nil reads them from the API server (the
 	// pods/log subresource, which the kubelet serves).
 	Logs LogSource
+	// Pods lists the Pods behind each workload of the manifest (one list per
+	// workload in the cluster).
+	Pods bool
 }
 
 // DefaultLogLines is how much of a failed hook container's log Status shows.
@@ -225,24 +236,30 @@ func StatusOf(ctx context.Context, c Source, rows []kube.RevisionRow, rev int, o
 		Release: rel.Name, Namespace: rel.Namespace, Revision: rel.Version,
 		Store: storeOf(row), StorageNamespace: row.StorageNamespace,
 		Revealed: opts.Reveal, scrub: revdiff.Scrubber(rel, opts.Reveal),
+		Events: []WarningEvent{},
 	}
 	if rel.Info != nil {
+		st.Notes = st.scrub(rel.Info.Notes)
 		st.ReleaseStatus, st.Description, st.LastDeployed = rel.Info.Status.String(), rel.Info.Description, rel.Info.LastDeployed.Time
 	}
 	if latest := rows[len(rows)-1]; latest.Revision != rel.Version {
 		st.LatestRevision, st.LatestStatus = latest.Revision, latest.Status
 	}
 	if note != "" {
-		st.Notes = append(st.Notes, note)
+		st.Remarks = append(st.Remarks, note)
 	}
 	if err := st.readObjects(ctx, lc, rel); err != nil {
 		return nil, err
+	}
+	if opts.Pods {
+		if err := st.readPods(ctx, c.Clientset()); err != nil {
+			return nil, err
+		}
 	}
 	if opts.ObjectsOnly {
 		return st, nil
 	}
 	st.Hooks = []HookStatus{}
-	st.Events = []WarningEvent{}
 	if err := readHooks(ctx, c, st, rel, opts); err != nil {
 		return nil, err
 	}
@@ -258,6 +275,10 @@ type statusObject struct {
 	// labelled is set when the object was read carrying Helm's managed-by
 	// label, so a watch selected by that label sees it.
 	labelled bool
+	// selector selects the Pods of a workload; noSelector says why a
+	// workload has none.
+	selector   labels.Selector
+	noSelector string
 }
 
 // readObjects reads every object of rel's manifest (with drift's reading) and
@@ -285,6 +306,9 @@ func (s *ReleaseStatus) readObjects(ctx context.Context, lc *kube.LiveClients, r
 		}
 		s.Resources[i] = r
 		s.objs[i] = statusObject{target: targets[i], labelled: helmLabelled(o.Live)}
+		if t := targets[i]; t != nil && o.Live != nil && workloadResources[t.mapping.Resource.GroupResource()] {
+			s.objs[i].selector, s.objs[i].noSelector = workloadSelector(r.Kind, o.Live)
+		}
 	}
 	return nil
 }

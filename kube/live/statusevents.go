@@ -141,7 +141,7 @@ func readEvents(ctx context.Context, c Source, st *ReleaseStatus) error {
 			return l.Items, l.Continue, nil
 		})
 		if apierrors.IsForbidden(err) {
-			st.Notes = append(st.Notes, cannotThen("list", corev1.SchemeGroupVersion.WithResource("events").GroupResource(), ns, "its Warning events are not shown"))
+			st.Remarks = append(st.Remarks, cannotThen("list", corev1.SchemeGroupVersion.WithResource("events").GroupResource(), ns, "its Warning events are not shown"))
 			continue
 		}
 		if err != nil {
@@ -197,7 +197,8 @@ func lastSeen(e *corev1.Event) time.Time {
 func (s *ReleaseStatus) setEvents(evs []WarningEvent) {
 	sort.SliceStable(evs, func(i, j int) bool { return evs[i].LastSeen.After(evs[j].LastSeen) })
 	s.EventsOmitted = max(len(evs)-MaxStatusEvents, 0)
-	s.Events = evs[:min(len(evs), MaxStatusEvents)]
+	// Never nil: -o json says [] when there are none.
+	s.Events = append([]WarningEvent{}, evs[:min(len(evs), MaxStatusEvents)]...)
 }
 
 // upsertEvent adds or replaces one event (a watch's), and reports whether the

@@ -52,17 +52,30 @@ type HookJob struct {
 	// Log is the end of the failed container's log, of the newest Pod that has
 	// one; nil when no container failed.
 	Log *ContainerLog `json:"log,omitempty"`
-	// Notes say what could not be read.
-	Notes []string `json:"notes,omitempty"`
+	// Remarks say what could not be read.
+	Remarks []string `json:"remarks,omitempty"`
 }
 
-// PodState is a Pod of a hook Job: its phase and its containers' states.
+// PodState is a Pod of a workload or a hook Job: its phase, its containers'
+// states, and what kubectl get pods shows of it.
 type PodState struct {
-	Name       string           `json:"name"`
-	Phase      string           `json:"phase"`
-	Reason     string           `json:"reason,omitempty"`
-	Message    string           `json:"message,omitempty"`
-	Containers []ContainerState `json:"containers"`
+	Name    string `json:"name"`
+	Phase   string `json:"phase"`
+	Reason  string `json:"reason,omitempty"`
+	Message string `json:"message,omitempty"`
+	// Status is the Pod's state in a word, as kubectl get pods's STATUS
+	// (Running, CrashLoopBackOff, Init:0/1, Completed, Terminating, ...).
+	Status string `json:"status"`
+	// Ready counts its containers that are ready, of Containers (init
+	// containers aside); Restarts sums their restarts, the last of them at
+	// LastRestart.
+	Ready       int              `json:"ready"`
+	Total       int              `json:"total"`
+	Restarts    int32            `json:"restarts"`
+	LastRestart time.Time        `json:"lastRestart,omitzero"`
+	Node        string           `json:"node,omitempty"`
+	Created     time.Time        `json:"created,omitzero"`
+	Containers  []ContainerState `json:"containers"`
 }
 
 // ContainerState is one container of a Pod as its status says: waiting,
@@ -72,6 +85,7 @@ type ContainerState struct {
 	// Init is set for an init container.
 	Init  bool   `json:"init,omitempty"`
 	State string `json:"state"`
+	Ready bool   `json:"ready"`
 	// Reason, ExitCode and Message are the current state's (a terminated
 	// container's termination message, as it wrote it).
 	Reason   string `json:"reason,omitempty"`
@@ -194,13 +208,13 @@ func hookJob(ctx context.Context, c Source, st *ReleaseStatus, h HookStatus, opt
 	st.wantPods(h.Namespace, job)
 	sel, err := jobSelector(job)
 	if err != nil {
-		out.Notes = append(out.Notes, "its Pods are not looked for: "+err.Error())
+		out.Remarks = append(out.Remarks, "its Pods are not looked for: "+err.Error())
 		return out, nil
 	}
 	pods, err := c.Clientset().CoreV1().Pods(h.Namespace).List(ctx, metav1.ListOptions{LabelSelector: sel.String()})
 	switch {
 	case apierrors.IsForbidden(err):
-		out.Notes = append(out.Notes, cannotThen("list", corev1.SchemeGroupVersion.WithResource("pods").GroupResource(), h.Namespace, "its Pods are not shown"))
+		out.Remarks = append(out.Remarks, cannotThen("list", corev1.SchemeGroupVersion.WithResource("pods").GroupResource(), h.Namespace, "its Pods are not shown"))
 		return out, nil
 	case err != nil:
 		return nil, kube.Explain(err, "list", "pods", h.Namespace)
@@ -252,10 +266,20 @@ func jobSelector(job *batchv1.Job) (labels.Selector, error) {
 // podState is what a Pod's status says of it and its containers, its messages
 // scrubbed of the release's secrets (a termination message may quote one).
 func podState(p corev1.Pod, scrub func(string) string) PodState {
-	ps := PodState{Name: p.Name, Phase: string(p.Status.Phase), Reason: p.Status.Reason, Message: scrub(p.Status.Message), Containers: []ContainerState{}}
+	ps := PodState{Name: p.Name, Phase: string(p.Status.Phase), Reason: p.Status.Reason, Message: scrub(p.Status.Message),
+		Status: podWord(p), Total: len(p.Spec.Containers), Node: p.Spec.NodeName, Created: p.CreationTimestamp.Time, Containers: []ContainerState{}}
 	add := func(cs []corev1.ContainerStatus, init bool) {
 		for _, s := range cs {
-			c := ContainerState{Name: s.Name, Init: init, Restarts: s.RestartCount}
+			c := ContainerState{Name: s.Name, Init: init, Ready: s.Ready, Restarts: s.RestartCount}
+			if !init {
+				ps.Restarts += s.RestartCount
+				if s.Ready {
+					ps.Ready++
+				}
+				if t := s.LastTerminationState.Terminated; t != nil && t.FinishedAt.After(ps.LastRestart) {
+					ps.LastRestart = t.FinishedAt.Time
+				}
+			}
 			switch {
 			case s.State.Terminated != nil:
 				t := s.State.Terminated

@@ -34,7 +34,7 @@ func Status() *live.ReleaseStatus {
 			{Kind: "Job", Name: "web-migrate", Namespace: "default", Events: []string{"pre-upgrade"}, Phase: "Failed",
 				Started: Now.Add(-10 * time.Minute), Completed: Now.Add(-10*time.Minute + 12*time.Second),
 				Job: &live.HookJob{
-					Status: live.StatusFailed, Message: "BackoffLimitExceeded", Notes: []string{"an earlier Pod was deleted"},
+					Status: live.StatusFailed, Message: "BackoffLimitExceeded", Remarks: []string{"an earlier Pod was deleted"},
 					Pods: []live.PodState{{Name: "web-migrate-x7k2p", Phase: "Failed", Containers: []live.ContainerState{
 						{Name: "migrate", State: "terminated", Reason: "Error", ExitCode: &one, Restarts: 2, LastExitCode: &last, LastReason: "OOMKilled"},
 					}}},
@@ -45,7 +45,7 @@ func Status() *live.ReleaseStatus {
 		Events: []live.WarningEvent{
 			{Namespace: "default", Object: "Pod/web-7d9f8c-abcde", Reason: "BackOff", Message: "Back-off restarting failed container", Count: 14, LastSeen: Now.Add(-time.Minute)},
 		},
-		Notes: []string{"watching deployments was refused"},
+		Remarks: []string{"watching deployments was refused"},
 	}
 }
 
@@ -67,7 +67,7 @@ func StatusFacts(s render.Status) []string {
 	if s.Latest != nil {
 		out = append(out, s.Latest.Text)
 	}
-	for _, n := range s.Notes {
+	for _, n := range s.Remarks {
 		out = append(out, n.Text)
 	}
 	cells(s.Resources)

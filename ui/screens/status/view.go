@@ -57,7 +57,7 @@ func renderStatusBody(st *theme.Styles, s *live.ReleaseStatus, width int, now ti
 	if r.Latest != nil {
 		add(common.Paint(st, human.WrapCells(r.Latest.Text+": s on it in the history shows its objects.", width), r.Latest.Meaning))
 	}
-	for _, n := range r.Notes {
+	for _, n := range r.Remarks {
 		add(common.Paint(st, human.WrapCells("note: "+n.Text, width), n.Meaning))
 	}
 
