@@ -198,7 +198,7 @@ func (o *lsOptions) Run(ctx context.Context, r *run) error {
 	if o.apis.on {
 		// Discovery first: the controllers' discovery below then reads the
 		// same pass (kube.Client.Discovery), one pass in all.
-		if o.apis.served, err = c.ServedAPIs(ctx); err != nil {
+		if o.apis.served, err = kube.NewChecker(c).ServedAPIs(ctx); err != nil {
 			return err
 		}
 	}
@@ -228,7 +228,7 @@ func (o *lsOptions) Run(ctx context.Context, r *run) error {
 	if err := o.sizeNearLimit(ctx, c, todo); err != nil {
 		fmt.Fprintf(r.stderr, "Warning: some releases could not be decoded to tell their size; they are listed: %s\n", message(err))
 	}
-	if err := c.CheckHealth(ctx, todo); err != nil {
+	if err := kube.NewChecker(c).CheckHealth(ctx, todo); err != nil {
 		fmt.Fprintf(r.stderr, "Warning: the chunk Secrets of some releases could not be checked (marked unchecked): %s\n", message(err))
 	}
 	if strings.HasPrefix(cfg.DriversFrom, "HELM_DRIVER") {

@@ -50,7 +50,7 @@ func (a *lsAPIs) keep(ctx context.Context, r *run, c *kube.Client, f *lsFilter, 
 	served := a.served
 	if served == nil {
 		var err error
-		if served, err = c.ServedAPIs(ctx); err != nil {
+		if served, err = kube.NewChecker(c).ServedAPIs(ctx); err != nil {
 			return nil, err
 		}
 	}
@@ -60,7 +60,7 @@ func (a *lsAPIs) keep(ctx context.Context, r *run, c *kube.Client, f *lsFilter, 
 			rows = append(rows, it.latest)
 		}
 	}
-	reps, err := c.CheckAPIsOf(ctx, rows, served, apis.Options{Target: a.target})
+	reps, err := kube.NewChecker(c).CheckAPIsOf(ctx, rows, served, apis.Options{Target: a.target})
 	if err != nil {
 		return nil, err
 	}

@@ -47,7 +47,7 @@ func (r *run) warnRollback(c *kube.Client, plan *ops.Rollback, byDefault bool) {
 // breaks the release again. A check that cannot be made is said, not fatal.
 func (r *run) warnRollbackAPIs(ctx context.Context, rn *ops.Runner, plan *ops.Rollback) *ops.RollbackAPIs {
 	c := rn.Client()
-	served, err := c.ServedAPIs(ctx)
+	served, err := kube.NewChecker(c).ServedAPIs(ctx)
 	var ra ops.RollbackAPIs
 	if err == nil {
 		ra, err = rn.RollbackAPIs(ctx, plan, served)

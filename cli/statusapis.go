@@ -32,10 +32,10 @@ func checkStatusAPIs(ctx context.Context, c *kube.Client, rows []kube.RevisionRo
 	if row == nil {
 		return nil
 	}
-	served, err := c.ServedAPIs(ctx)
+	served, err := kube.NewChecker(c).ServedAPIs(ctx)
 	var rep apis.Report
 	if err == nil {
-		rep, err = c.CheckAPIs(ctx, *row, served, apis.Options{})
+		rep, err = kube.NewChecker(c).CheckAPIs(ctx, *row, served, apis.Options{})
 	}
 	if err != nil {
 		st.Notes = append(st.Notes, "whether the revision uses APIs the cluster no longer serves could not be checked: "+message(err))

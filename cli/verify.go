@@ -152,7 +152,7 @@ func (o *verifyOptions) Run(ctx context.Context, r *run) error {
 			// Two stores hold the name: which one is the user's to say.
 			return err
 		}
-		if reps, err = c.VerifyRelease(ctx, ns, o.name, o.decode); err != nil {
+		if reps, err = kube.NewChecker(c).VerifyRelease(ctx, ns, o.name, o.decode); err != nil {
 			return err
 		}
 		if indexes(reps) == 0 && verifyResult(reps).OK {
@@ -160,7 +160,7 @@ func (o *verifyOptions) Run(ctx context.Context, r *run) error {
 				kube.ErrNotFound, o.name, c.Config().Owner, ns)
 		}
 	} else {
-		reps, err = c.Verify(ctx, "", o.decode)
+		reps, err = kube.NewChecker(c).Verify(ctx, "", o.decode)
 	}
 	partial, err := r.warnPartial(err)
 	if err != nil {

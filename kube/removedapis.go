@@ -7,7 +7,6 @@ import (
 
 	"golang.org/x/sync/errgroup"
 	"helm.sh/helm/v3/pkg/release"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/discovery"
 
 	"github.com/chunkview/chunkview/kube/apis"
@@ -21,17 +20,17 @@ import (
 // without live objects (the demo's) it fails with ErrNoLive. A group version
 // discovery could not read (an aggregated API whose backend is down) is kept
 // as unknown: nothing in it is reported removed.
-func (c *Client) ServedAPIs(ctx context.Context) (*apis.Served, error) {
+func (ch *Checker) ServedAPIs(ctx context.Context) (*apis.Served, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if c.live == nil {
+	if ch.c.live == nil {
 		// The demo's in-memory cluster serves release records only: its
 		// discovery would call every object's API unserved.
 		return nil, ErrNoLive
 	}
-	var dc discovery.DiscoveryInterface = c.cs.Discovery()
-	lc, err := c.live.get()
+	var dc discovery.DiscoveryInterface = ch.c.cs.Discovery()
+	lc, err := ch.c.live.get()
 	if err == nil && lc.Discovery != nil {
 		dc = lc.Discovery
 	}
@@ -44,23 +43,9 @@ func (c *Client) ServedAPIs(ctx context.Context) (*apis.Served, error) {
 		return nil, Explain(fmt.Errorf("read the API versions the server serves: %w", err), "get", "discovery", "")
 	}
 	if lc != nil && lc.Discovery != nil {
-		c.live.warm.Store(true)
+		ch.c.live.warm.Store(true)
 	}
 	return apis.NewServed(groups, lists, err, apis.ServerVersion(v.Major, v.Minor)), nil
-}
-
-// Discovery is what reads of the APIs the cluster serves go through (the
-// controllers' discovery in kube/owner): the cached discovery ServedAPIs
-// filled, while it holds that pass, so that a command that checks APIs makes
-// one discovery pass and not two; else the clientset's own, which asks the
-// server each time (a session that lasts sees an API installed since).
-func (c *Client) Discovery() discovery.DiscoveryInterface {
-	if c.live != nil && c.live.warm.Load() {
-		if lc, err := c.live.get(); err == nil && lc.Discovery != nil {
-			return lc.Discovery
-		}
-	}
-	return c.cs.Discovery()
 }
 
 // APIRevision is what detection reads of a decoded release: its manifest and
@@ -78,8 +63,8 @@ func APIRevision(rel *release.Release) apis.Revision {
 // CheckAPIs decodes the revision of row (through the details cache) and
 // reports its objects whose API the cluster, as served describes it, does not
 // serve, or that are deprecated (and removed by opts.Target).
-func (c *Client) CheckAPIs(ctx context.Context, row RevisionRow, served *apis.Served, opts apis.Options) (apis.Report, error) {
-	rel, err := c.Decode(ctx, row)
+func (ch *Checker) CheckAPIs(ctx context.Context, row RevisionRow, served *apis.Served, opts apis.Options) (apis.Report, error) {
+	rel, err := ch.c.Decode(ctx, row)
 	if err != nil {
 		return apis.Report{}, err
 	}
@@ -90,7 +75,7 @@ func (c *Client) CheckAPIs(ctx context.Context, row RevisionRow, served *apis.Se
 // record), and returns the reports by row (the same pointers). A row that
 // cannot be decoded has no report; the first failure to reach the server is
 // returned with the reports made.
-func (c *Client) CheckAPIsOf(ctx context.Context, rows []*RevisionRow, served *apis.Served, opts apis.Options) (map[*RevisionRow]apis.Report, error) {
+func (ch *Checker) CheckAPIsOf(ctx context.Context, rows []*RevisionRow, served *apis.Served, opts apis.Options) (map[*RevisionRow]apis.Report, error) {
 	out := make(map[*RevisionRow]apis.Report, len(rows))
 	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
@@ -100,7 +85,7 @@ func (c *Client) CheckAPIsOf(ctx context.Context, rows []*RevisionRow, served *a
 			continue
 		}
 		g.Go(func() error {
-			d, err := c.Details(gctx, *r)
+			d, err := ch.c.Details(gctx, *r)
 			if err != nil {
 				return err
 			}
@@ -115,29 +100,4 @@ func (c *Client) CheckAPIsOf(ctx context.Context, rows []*RevisionRow, served *a
 		})
 	}
 	return out, g.Wait()
-}
-
-// InvalidateDiscovery forgets what discovery said, for the live views'
-// RESTMapper and ServedAPIs alike: a session that lasts (the TUI) calls it
-// when it reads again, so that a CRD that dropped a version since is seen.
-// The mapper keeps its own mapping, built from the cache once: invalidating
-// the cache alone would leave it mapping a version no longer served (it
-// re-discovers only on a miss), so it is reset too, which invalidates the
-// cache under the mapper's own lock.
-func (c *Client) InvalidateDiscovery() {
-	if c.live == nil {
-		return
-	}
-	c.live.warm.Store(false)
-	lc, err := c.live.get()
-	if err != nil {
-		return
-	}
-	if m, ok := lc.Mapper.(meta.ResettableRESTMapper); ok {
-		m.Reset()
-		return
-	}
-	if lc.Discovery != nil {
-		lc.Discovery.Invalidate()
-	}
 }

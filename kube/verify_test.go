@@ -210,7 +210,7 @@ func TestLayoutVerifyGC(t *testing.T) {
 	})
 
 	t.Run("verify", func(t *testing.T) {
-		reps, err := c.Verify(ctx, "", true)
+		reps, err := kube.NewChecker(c).Verify(ctx, "", true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -249,7 +249,7 @@ func TestLayoutVerifyGC(t *testing.T) {
 		// Measured from now, the unreferenced chunks are too young to be leftovers:
 		// they could be a write in flight.
 		now := directClient(t, nil, kube.Config{Owner: owner, Namespace: ns})
-		reps, err = now.Verify(ctx, "", false)
+		reps, err = kube.NewChecker(now).Verify(ctx, "", false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -258,18 +258,18 @@ func TestLayoutVerifyGC(t *testing.T) {
 		}
 
 		// One release alone.
-		reps, err = c.Verify(ctx, "good", true)
+		reps, err = kube.NewChecker(c).Verify(ctx, "good", true)
 		if err != nil || !reps[0].OK() || reps[0].Indexes != 2 {
 			t.Errorf("Verify good: %+v, %v", reps, err)
 		}
-		reps, err = c.Verify(ctx, "orphan", false)
+		reps, err = kube.NewChecker(c).Verify(ctx, "orphan", false)
 		if err != nil || len(reps[0].Leftovers) != 1 || reps[0].Leftovers[0].Name != orphan {
 			t.Errorf("Verify orphan: %+v, %v", reps, err)
 		}
 
 		// -A reaches the namespace that holds nothing but a leftover chunk.
 		all := directClient(t, nil, kube.Config{Owner: owner, AllNamespaces: true, Now: func() time.Time { return later }})
-		reps, err = all.Verify(ctx, "", false)
+		reps, err = kube.NewChecker(all).Verify(ctx, "", false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -321,7 +321,7 @@ func TestLayoutVerifyGC(t *testing.T) {
 				}
 			}
 		}
-		reps, err = c.Verify(ctx, "", false)
+		reps, err = kube.NewChecker(c).Verify(ctx, "", false)
 		if err != nil {
 			t.Fatal(err)
 		}

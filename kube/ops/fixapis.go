@@ -74,7 +74,7 @@ func (o *FixAPIs) Helm() int { return o.Major }
 var ErrNothingToFix = errors.New("nothing to fix: every object uses an API the cluster serves")
 
 // PlanFixAPIs plans the fix of the release of p for the cluster served
-// describes (kube.Client.ServedAPIs). It reads the revision it copies through
+// describes (kube.Checker.ServedAPIs). It reads the revision it copies through
 // the details cache. A release whose latest revision is in flight, stuck or
 // uninstalled is refused; one with nothing unserved gets a plan that changes
 // nothing (Fix.Changed is false), which Apply refuses.

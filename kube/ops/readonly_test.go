@@ -54,11 +54,11 @@ func writeOps(t *testing.T, ns string) []writeOp {
 		{"fix-stuck mark-failed", func(c *client) error { return c.FixStuck(ctx, ns, "stuck", ops.FixMarkFailed) }},
 		{"fix-stuck delete-pending", func(c *client) error { return c.FixStuck(ctx, ns, "stuck", ops.FixDeletePending) }},
 		{"gc (find, then remove)", func(c *client) error {
-			reps, err := c.FindLeftovers(ctx, time.Nanosecond)
+			reps, err := c.checker().FindLeftovers(ctx, time.Nanosecond)
 			if err != nil {
 				return err
 			}
-			_, err = c.RemoveLeftovers(ctx, reps)
+			_, err = c.checker().RemoveLeftovers(ctx, reps)
 			return err
 		}},
 	}
