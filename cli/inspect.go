@@ -162,7 +162,7 @@ func (o *inspectOptions) Run(ctx context.Context, r *run) error {
 	if err != nil {
 		return err
 	}
-	l, err := c.Layout(ctx, ns, o.name, row.Revision)
+	l, err := kube.NewInspector(c).Layout(ctx, ns, o.name, row.Revision)
 	if err != nil {
 		return err
 	}

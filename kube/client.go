@@ -385,44 +385,6 @@ func PickRevision(rows []RevisionRow, name string, rev int) (RevisionRow, error)
 	return RevisionRow{}, fmt.Errorf("%w: release %q has no revision %d (it has %d..%d)", ErrNotFound, name, rev, rows[0].Revision, rows[len(rows)-1].Revision)
 }
 
-// Layout inspects how one revision is stored.
-func (c *Client) Layout(ctx context.Context, ns, name string, rev int) (*storage.Layout, error) {
-	row, err := c.Revision(ctx, ns, name, rev)
-	if err != nil {
-		return nil, err
-	}
-	return c.store(row.driver()).layout(ctx, row)
-}
-
-// LayoutSecrets is Layout in two steps, for a screen that draws the first while
-// the second runs. For a chunked record it returns its Secrets with their
-// sizes, hash checks and owners, from two requests, without decoding the
-// payload: MeasureLayout adds the decoded sizes and what takes the space, which
-// costs reading the chunks again, decoding them and compressing the release's
-// parts anew. A record of Helm's own stores is one object: its layout comes
-// whole, and MeasureLayout returns it as it is.
-func (c *Client) LayoutSecrets(ctx context.Context, ns, name string, rev int) (*storage.Layout, RevisionRow, error) {
-	row, err := c.Revision(ctx, ns, name, rev)
-	if err != nil {
-		return nil, row, err
-	}
-	if row.driver() != DriverChunked {
-		l, err := c.store(row.driver()).layout(ctx, row)
-		return l, row, err
-	}
-	l, err := chunkedStore{c}.layoutSecrets(ctx, row)
-	return l, row, err
-}
-
-// MeasureLayout completes l, which LayoutSecrets returned for row, into a new
-// layout; l is left as it is.
-func (c *Client) MeasureLayout(ctx context.Context, row RevisionRow, l *storage.Layout) (*storage.Layout, error) {
-	if l.Measured() {
-		return l, nil
-	}
-	return chunkedStore{c}.measure(ctx, row, l)
-}
-
 // writtenAt returns when a record was last written: its modifiedAt label, else its
 // createdAt label, else the Secret's creation time.
 func writtenAt(m metav1.Object) time.Time {

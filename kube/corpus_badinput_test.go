@@ -76,7 +76,7 @@ func TestBadInputThroughKube(t *testing.T) {
 				t.Fatalf("History: %+v, %v", hist, err)
 			}
 			wire.Reset()
-			l, err := cl.Layout(ctx, ns, c.Name, hist[0].Revision)
+			l, err := kube.NewInspector(cl).Layout(ctx, ns, c.Name, hist[0].Revision)
 			if err != nil {
 				t.Errorf("Layout: %v", err)
 			} else {

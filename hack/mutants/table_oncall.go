@@ -10,7 +10,7 @@ func init() {
 var oncallMutants = []mutant{
 	{
 		Name:      "diff-previous-is-latest",
-		File:      "kube/revisions.go",
+		File:      "kube/diff.go",
 		Find:      "from = rows[len(rows)-2].Revision",
 		Replace:   "from = rows[len(rows)-1].Revision",
 		Guarantee: "diff NAME compares the revision before the latest with the latest, as helm diff revision does",

@@ -55,7 +55,7 @@ func TestRBACReadOnlyUser(t *testing.T) {
 	if _, err := c.History(ctx, ns, "app"); err != nil {
 		t.Errorf("history: %v", err)
 	}
-	if l, err := c.Layout(ctx, ns, "app", 3); err != nil || l.Broken() {
+	if l, err := kube.NewInspector(c.Client).Layout(ctx, ns, "app", 3); err != nil || l.Broken() {
 		t.Errorf("inspect: %+v, %v", l, err)
 	}
 	if _, err := c.checker().Verify(ctx, "", true); err != nil {

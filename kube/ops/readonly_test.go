@@ -111,7 +111,7 @@ func TestReadOnly(t *testing.T) {
 	if reps, removed, err := gc(ctx, c.Client, true); err != nil || removed != 0 || len(reps) != 1 {
 		t.Errorf("gc --dry-run with --read-only: %+v %d %v", reps, removed, err)
 	}
-	if _, err := c.Layout(ctx, f.ns, "broken", 1); err != nil {
+	if _, err := kube.NewInspector(c.Client).Layout(ctx, f.ns, "broken", 1); err != nil {
 		t.Errorf("Layout with --read-only: %v", err)
 	}
 	if stats.Mutating() != 0 || len(wire.Mutating()) != 0 {

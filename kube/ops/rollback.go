@@ -77,7 +77,7 @@ func (o *Rollback) Base() *Plan { return &o.Plan }
 func (o *Rollback) Helm() int { return o.Major }
 
 // diff compares revision from, decoded by then (through the details cache), with
-// revision to; from's error first, as kube.Client.Diff does.
+// revision to; from's error first, as kube.Inspector.Diff does.
 func (r *Runner) diff(ctx context.Context, from, to kube.RevisionRow, opts kube.DiffOptions) (*revdiff.Result, error) {
 	a, err := r.c.Decode(ctx, from)
 	if err != nil {
