@@ -233,14 +233,14 @@ func (o *lsOptions) Run(ctx context.Context, r *run) error {
 	}
 	if strings.HasPrefix(cfg.DriversFrom, "HELM_DRIVER") {
 		// HELM_DRIVER is set for helm; its narrowing here is easy to miss.
-		fmt.Fprintf(r.stderr, "Note: %s\n", c.NarrowedNote())
+		fmt.Fprintf(r.stderr, "Note: %s\n", c.Config().NarrowedNote())
 	}
 	out := Releases{Releases: []ReleaseItem{}}
 	for i, rr := range rows {
 		it := releaseItem(rr)
 		it.latest = &rows[i].Latest
 		it.Stuck, it.InProgress = c.Stuck(rr.Latest)
-		it.verify = c.SuggestFor(rr.Latest, "verify")
+		it.verify = c.Config().SuggestFor(rr.Latest, "verify")
 		// -n narrows by the release's own namespace, which records of
 		// other tools reveal only once decoded (not when peeked).
 		if !cfg.AllNamespaces && cfg.Namespace != "" && rr.Latest.Known && !rr.Latest.Peeked && it.Namespace != cfg.Namespace {

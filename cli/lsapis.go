@@ -131,7 +131,7 @@ func (a *lsAPIs) warn(r *run, c *kube.Client, items []ReleaseItem) {
 		where := it.StorageNamespace + "/" + it.Name
 		if len(now) > 0 {
 			fmt.Fprintf(r.stderr, "Warning: %s %s (revision %d): the cluster no longer serves %s; `%s` writes a revision on served versions\n",
-				apis.CannotUpgrade, where, it.Revision, findingRefs(now), c.SuggestFor(*it.latest, "fix-apis"))
+				apis.CannotUpgrade, where, it.Revision, findingRefs(now), c.Config().SuggestFor(*it.latest, "fix-apis"))
 		}
 		if len(later) > 0 {
 			fmt.Fprintf(r.stderr, "Warning: %s: Kubernetes %s no longer serves %s; upgrade the release onto the successors before the cluster\n",

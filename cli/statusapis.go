@@ -43,7 +43,7 @@ func checkStatusAPIs(ctx context.Context, c *kube.Client, rows []kube.RevisionRo
 	}
 	if un := rep.With(apis.Unserved); len(un) > 0 {
 		st.Notes = append(st.Notes, fmt.Sprintf("%s %s: the cluster no longer serves %s; `%s` writes a revision on served versions",
-			apis.CannotUpgrade, row.Name, findingRefs(un), c.SuggestFor(*row, "fix-apis")))
+			apis.CannotUpgrade, row.Name, findingRefs(un), c.Config().SuggestFor(*row, "fix-apis")))
 	}
 	for _, f := range rep.With(apis.Deprecated) {
 		st.Notes = append(st.Notes, "deprecated API: "+f.String())

@@ -321,7 +321,7 @@ func (r *run) deleteAdvice(out VerifyResult) []string {
 			row := kube.RevisionRow{Name: p.Release, Revision: p.Revision, StorageNamespace: n.Namespace, Driver: n.Driver, Key: p.Key}
 			args := []string{strconv.Itoa(p.Revision), "--force"}
 			if r.client != nil {
-				cmds = append(cmds, r.client.SuggestFor(row, "delete-revision", args...))
+				cmds = append(cmds, r.client.Config().SuggestFor(row, "delete-revision", args...))
 			} else {
 				cmds = append(cmds, r.suggest("delete-revision", p.Release, args...))
 			}

@@ -92,7 +92,7 @@ func (ch *Checker) VerifyRow(ctx context.Context, row RevisionRow) (RevisionRow,
 	if !row.Known && d.Row.Known {
 		row.Summary, row.Known = d.Row.Summary, true
 	}
-	ch.c.judge(&row)
+	ch.c.cfg.judge(&row)
 	return row, nil
 }
 
@@ -142,7 +142,7 @@ func (ch *Checker) checkPresence(ctx context.Context, rows []*RevisionRow, wait 
 			r.Checked, r.Unchecked = true, ""
 			continue
 		}
-		if wait && ch.c.beingWritten(r.Written) {
+		if wait && ch.c.cfg.beingWritten(r.Written) {
 			r.Writing = true
 			r.Unchecked = fmt.Sprintf("%s, but its index was written %s ago: another writer may be storing it; checking again shortly", missing, ch.c.Now().Sub(r.Written).Round(time.Second))
 			continue
@@ -221,7 +221,7 @@ func (ch *Checker) chunkSecrets(ctx context.Context, rows []*RevisionRow) (map[s
 			sel = sel.Add(*req)
 		}
 	}
-	items, err := ch.c.listMeta(ctx, ns, sel)
+	items, err := secretMeta{ch.c.md}.list(ctx, ns, sel)
 	if ns == metav1.NamespaceAll && errors.Is(err, ErrForbidden) {
 		// The rows come from the namespaces the user may read (see Releases): one
 		// list in each of those instead.
@@ -232,7 +232,7 @@ func (ch *Checker) chunkSecrets(ctx context.Context, rows []*RevisionRow) (map[s
 				continue
 			}
 			done[r.StorageNamespace] = true
-			more, lerr := ch.c.listMeta(ctx, r.StorageNamespace, sel)
+			more, lerr := secretMeta{ch.c.md}.list(ctx, r.StorageNamespace, sel)
 			if lerr != nil {
 				return nil, lerr
 			}

@@ -64,7 +64,7 @@ func (ch *Checker) verifyEach(ctx context.Context, opts storage.VerifyOptions) (
 func (ch *Checker) eachStorageNamespace(ctx context.Context, fn func(ns string) error) error {
 	nss, err := ch.storageNamespaces(ctx)
 	if errors.Is(err, ErrForbidden) && ch.c.cfg.listNamespace() == "" {
-		return ch.c.eachReadable(err, fn)
+		return ch.c.cfg.eachReadable(err, fn)
 	}
 	if err != nil {
 		return err
@@ -87,7 +87,7 @@ func (ch *Checker) storageNamespaces(ctx context.Context) ([]string, error) {
 	if ns != "" {
 		return []string{ns}, nil
 	}
-	items, err := ch.c.listMeta(ctx, metav1.NamespaceAll, labels.SelectorFromSet(labels.Set{storage.LabelOwner: ch.c.cfg.Owner}))
+	items, err := secretMeta{ch.c.md}.list(ctx, metav1.NamespaceAll, labels.SelectorFromSet(labels.Set{storage.LabelOwner: ch.c.cfg.Owner}))
 	if err != nil {
 		return nil, err
 	}

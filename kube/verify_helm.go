@@ -110,7 +110,7 @@ func (ch *Checker) verifyStores(ctx context.Context, name string, decode bool, n
 		reps, err := ch.verifyHelm(ctx, s, where, name, decode)
 		if err != nil && errors.Is(err, ErrForbidden) && len(where) == 1 && where[0] == "" {
 			var read []NamespaceReport
-			err = ch.c.eachReadable(err, func(ns string) error {
+			err = ch.c.cfg.eachReadable(err, func(ns string) error {
 				r, err := ch.verifyHelm(ctx, s, []string{ns}, name, decode)
 				read = append(read, r...)
 				return err

@@ -18,23 +18,31 @@ const WritingWindow = 5 * time.Second
 // beingWritten reports whether a record written at t may still be being written.
 // A time ahead of the clock by more than the window (a skewed or bogus label) does
 // not count, so that a broken record is always reported in the end.
-func (c *Client) beingWritten(t time.Time) bool {
+func (cfg Config) beingWritten(t time.Time) bool {
 	if t.IsZero() {
 		return false
 	}
-	d := c.Now().Sub(t)
+	d := cfg.now().Sub(t)
 	return d < WritingWindow && d > -WritingWindow
 }
 
 // judge turns a row found broken for missing chunks, whose index was written
 // moments ago, into one being written: the record is checked again once
 // WritingWindow has passed, and reported broken then if it still is.
-func (c *Client) judge(r *RevisionRow) {
-	if !r.Broken || !strings.Contains(r.Problem, storage.ErrChunkMissing.Error()) || !c.beingWritten(r.Written) {
+func (cfg Config) judge(r *RevisionRow) {
+	if !r.Broken || !strings.Contains(r.Problem, storage.ErrChunkMissing.Error()) || !cfg.beingWritten(r.Written) {
 		return
 	}
 	r.Broken, r.Writing, r.Checked = false, true, false
 	r.Unchecked = fmt.Sprintf("a chunk Secret is missing, but its index was written %s ago: another writer may be storing it; checking again shortly",
-		c.Now().Sub(r.Written).Round(time.Second))
+		cfg.now().Sub(r.Written).Round(time.Second))
 	r.Problem = ""
+}
+
+// now is the configuration's clock (Config.Now), else the time.
+func (cfg Config) now() time.Time {
+	if cfg.Now != nil {
+		return cfg.Now()
+	}
+	return time.Now()
 }

@@ -43,7 +43,7 @@ var oncallMutants = []mutant{
 	{
 		Name:      "verify-advice-unnamed",
 		File:      "cli/verify.go",
-		Find:      "cmds = append(cmds, r.client.SuggestFor(row, \"delete-revision\", args...))",
+		Find:      "cmds = append(cmds, r.client.Config().SuggestFor(row, \"delete-revision\", args...))",
 		Replace:   "cmds, _ = append(cmds, \"chunkview delete-revision --force\"), row",
 		Guarantee: "verify's advice to delete a revision names the release and revision, with the flags that find it, and pastes",
 		Kill:      []target{{"./cli", "TestDemoVerifyAdvisesWhatPastes"}},

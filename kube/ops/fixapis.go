@@ -83,7 +83,7 @@ func (r *Runner) PlanFixAPIs(ctx context.Context, p *Plan, served *apis.Served, 
 	switch {
 	case kube.InFlight(latest.Status) && latest.Status != "uninstalling":
 		return nil, fmt.Errorf("%w: revision %d of %q is %s: an operation is in flight, or was interrupted (`%s` gets it out); nothing was changed",
-			kube.ErrInProgress, latest.Revision, p.Release, latest.Status, r.c.SuggestFor(latest, "fix-stuck"))
+			kube.ErrInProgress, latest.Revision, p.Release, latest.Status, r.c.Config().SuggestFor(latest, "fix-stuck"))
 	case latest.Status == "uninstalled" || latest.Status == "uninstalling":
 		return nil, fmt.Errorf("release %q is %s: there is nothing for Helm to upgrade", p.Release, latest.Status)
 	}

@@ -72,7 +72,7 @@ func Review(ctx context.Context, cs kubernetes.Interface, need []Access) (map[Ac
 func Can(ctx context.Context, c *kube.Client, ns string) (*kube.Permissions, error) {
 	d := c.Drivers()[0]
 	res := kube.StoreResource(d)
-	sns := c.StorageNamespaceFor(d, ns)
+	sns := c.Config().StorageNamespaceFor(d, ns)
 	p := &kube.Permissions{Namespace: sns, Driver: d, Resource: res, Allowed: map[string]bool{}, Reasons: map[string]string{}}
 	if c.ReadOnly() {
 		for _, v := range kube.SecretVerbs {
@@ -109,7 +109,7 @@ func CheckAllowed(ctx context.Context, c *kube.Client, ns, op string) error {
 	if err := checkWritable(c, op); err != nil {
 		return err
 	}
-	if c.StorageNamespaceFor(c.Drivers()[0], ns) == "" {
+	if c.Config().StorageNamespaceFor(c.Drivers()[0], ns) == "" {
 		return nil
 	}
 	p, err := Can(ctx, c, ns)

@@ -50,7 +50,7 @@ func (r *Runner) RollbackAPIs(ctx context.Context, o *Rollback, served *apis.Ser
 
 // Warnings say what a person should know before confirming the rollback,
 // with the command that fixes the latest revision (suggest builds it for the
-// release, with the flags that found it, as kube.Client.SuggestFor does).
+// release, with the flags that found it, as kube.Config.SuggestFor does).
 func (a RollbackAPIs) Warnings(release string, suggest func(verb string, args ...string) string) []string {
 	var out []string
 	if len(a.Target) > 0 {
