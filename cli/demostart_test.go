@@ -36,7 +36,7 @@ func TestDemoViewStartsAtOnce(t *testing.T) {
 			for i := range last {
 				rows[i] = &last[i].Latest
 			}
-			return c.CheckHealth(ctx, rows)
+			return kube.NewChecker(c).CheckHealth(ctx, rows)
 		}}
 	mustCode(t, runDemo(t, app), cli.ExitOK)
 	names := func(rows []kube.ReleaseRow) map[string]kube.RevisionRow {

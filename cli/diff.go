@@ -86,7 +86,7 @@ func (o *diffOptions) diff(ctx context.Context, r *run, ctxLines int) error {
 	if err != nil {
 		return err
 	}
-	res, err := c.Diff(ctx, ns, o.name, o.from, o.to, kube.DiffOptions{Reveal: o.reveal, Context: ctxLines})
+	res, err := kube.NewInspector(c).Diff(ctx, ns, o.name, o.from, o.to, kube.DiffOptions{Reveal: o.reveal, Context: ctxLines})
 	if err != nil {
 		return err
 	}

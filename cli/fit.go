@@ -142,7 +142,7 @@ func (o *fitOptions) run(ctx context.Context, r *run) error {
 		if err != nil {
 			return err
 		}
-		if base, err = c.UpgradeBase(ctx, ns, o.release); err != nil {
+		if base, err = kube.NewInspector(c).UpgradeBase(ctx, ns, o.release); err != nil {
 			return err
 		}
 		// The limits of the store that holds the release: the client's, which

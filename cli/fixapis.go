@@ -92,7 +92,7 @@ func (o *fixAPIsOptions) intent() intent {
 
 func (o *fixAPIsOptions) plan(ctx context.Context, r *run, rn *ops.Runner, p *ops.Plan) (ops.Operation, *confirmation, error) {
 	c := rn.Client()
-	served, err := c.ServedAPIs(ctx)
+	served, err := kube.NewChecker(c).ServedAPIs(ctx)
 	if err != nil {
 		return nil, nil, err
 	}

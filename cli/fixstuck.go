@@ -151,7 +151,7 @@ func (o *fixStuckOptions) plan(ctx context.Context, r *run, rn *ops.Runner, p *o
 			return nil, nil, printStructured(r.stdout, o.format, out)
 		}
 		c := rn.Client()
-		fmt.Fprintf(r.stdout, "\nRun `%s` or `%s` to apply one.\n", c.SuggestFor(latest, "fix-stuck", "--mark-failed"), c.SuggestFor(latest, "fix-stuck", "--delete-pending"))
+		fmt.Fprintf(r.stdout, "\nRun `%s` or `%s` to apply one.\n", c.Config().SuggestFor(latest, "fix-stuck", "--mark-failed"), c.Config().SuggestFor(latest, "fix-stuck", "--delete-pending"))
 		return nil, nil, nil
 	}
 	if table {

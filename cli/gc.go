@@ -96,7 +96,7 @@ func (o *gcOptions) Run(ctx context.Context, r *run) error {
 	if age == 0 {
 		age = time.Nanosecond // zero would mean the default to kube
 	}
-	reps, err := c.FindLeftovers(ctx, age)
+	reps, err := kube.NewChecker(c).FindLeftovers(ctx, age)
 	partial, err := r.warnPartial(err)
 	if err != nil {
 		return err
@@ -121,7 +121,7 @@ func (o *gcOptions) Run(ctx context.Context, r *run) error {
 		if err := r.confirm(o.yes, confirmation{what: fmt.Sprintf("delete %s", human.Plural(out.Found, "leftover Secret", "leftover Secrets")), want: "y"}); err != nil {
 			return err
 		}
-		out.Removed, err = c.RemoveLeftovers(ctx, reps)
+		out.Removed, err = kube.NewChecker(c).RemoveLeftovers(ctx, reps)
 		if table {
 			fmt.Fprintf(r.stdout, "Removed %d of %s.\n", out.Removed, human.Plural(out.Found, "leftover Secret", "leftover Secrets"))
 		}

@@ -68,7 +68,7 @@ func (o *getOptions) Run(ctx context.Context, r *run) error {
 		return err
 	}
 	if d.Release == nil {
-		return fmt.Errorf("revision %d of %s cannot be read: %s; `%s` says which Secret is at fault", row.Revision, o.name, d.Row.Problem, c.SuggestFor(row, "verify"))
+		return fmt.Errorf("revision %d of %s cannot be read: %s; `%s` says which Secret is at fault", row.Revision, o.name, d.Row.Problem, c.Config().SuggestFor(row, "verify"))
 	}
 	if o.part == getMetadata {
 		return printMetadata(r.stdout, o.format, releaseMetadata(d.Release))

@@ -149,7 +149,7 @@ func (o *historyOptions) Run(ctx context.Context, r *run) error {
 			fmt.Fprintf(r.stderr, "Warning: the apply method of some revisions could not be read: %s\n", message(err))
 		}
 	}
-	if err := c.CheckHealth(ctx, ptrs); err != nil {
+	if err := kube.NewChecker(c).CheckHealth(ctx, ptrs); err != nil {
 		fmt.Fprintf(r.stderr, "Warning: the chunk Secrets of some revisions could not be checked (marked unchecked): %s\n", message(err))
 	}
 	latest := rows[len(rows)-1]

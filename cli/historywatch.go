@@ -116,7 +116,7 @@ func (w *historyWatch) print(ctx context.Context, r *run, o *historyOptions, typ
 	if row.Status != "deleted" {
 		ptr := []*kube.RevisionRow{&row}
 		_ = w.c.FillDetails(ctx, ptr)
-		_ = w.c.CheckHealth(ctx, ptr)
+		_ = kube.NewChecker(w.c).CheckHealth(ctx, ptr)
 	} else {
 		row.Checked = true
 	}

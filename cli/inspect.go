@@ -162,7 +162,7 @@ func (o *inspectOptions) Run(ctx context.Context, r *run) error {
 	if err != nil {
 		return err
 	}
-	l, err := c.Layout(ctx, ns, o.name, row.Revision)
+	l, err := kube.NewInspector(c).Layout(ctx, ns, o.name, row.Revision)
 	if err != nil {
 		return err
 	}
@@ -188,7 +188,7 @@ func (o *inspectOptions) Run(ctx context.Context, r *run) error {
 	if o.format != FormatTable {
 		err = printStructured(r.stdout, o.format, out)
 	} else {
-		r.printInspection(out, valuesYAML, c.SuggestFor(row, "verify"))
+		r.printInspection(out, valuesYAML, c.Config().SuggestFor(row, "verify"))
 	}
 	if err == nil && out.DecodeError != "" {
 		// Its layout is shown, but a script must not take it for a sound one.

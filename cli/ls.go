@@ -198,7 +198,7 @@ func (o *lsOptions) Run(ctx context.Context, r *run) error {
 	if o.apis.on {
 		// Discovery first: the controllers' discovery below then reads the
 		// same pass (kube.Client.Discovery), one pass in all.
-		if o.apis.served, err = c.ServedAPIs(ctx); err != nil {
+		if o.apis.served, err = kube.NewChecker(c).ServedAPIs(ctx); err != nil {
 			return err
 		}
 	}
@@ -228,19 +228,19 @@ func (o *lsOptions) Run(ctx context.Context, r *run) error {
 	if err := o.sizeNearLimit(ctx, c, todo); err != nil {
 		fmt.Fprintf(r.stderr, "Warning: some releases could not be decoded to tell their size; they are listed: %s\n", message(err))
 	}
-	if err := c.CheckHealth(ctx, todo); err != nil {
+	if err := kube.NewChecker(c).CheckHealth(ctx, todo); err != nil {
 		fmt.Fprintf(r.stderr, "Warning: the chunk Secrets of some releases could not be checked (marked unchecked): %s\n", message(err))
 	}
 	if strings.HasPrefix(cfg.DriversFrom, "HELM_DRIVER") {
 		// HELM_DRIVER is set for helm; its narrowing here is easy to miss.
-		fmt.Fprintf(r.stderr, "Note: %s\n", c.NarrowedNote())
+		fmt.Fprintf(r.stderr, "Note: %s\n", c.Config().NarrowedNote())
 	}
 	out := Releases{Releases: []ReleaseItem{}}
 	for i, rr := range rows {
 		it := releaseItem(rr)
 		it.latest = &rows[i].Latest
 		it.Stuck, it.InProgress = c.Stuck(rr.Latest)
-		it.verify = c.SuggestFor(rr.Latest, "verify")
+		it.verify = c.Config().SuggestFor(rr.Latest, "verify")
 		// -n narrows by the release's own namespace, which records of
 		// other tools reveal only once decoded (not when peeked).
 		if !cfg.AllNamespaces && cfg.Namespace != "" && rr.Latest.Known && !rr.Latest.Peeked && it.Namespace != cfg.Namespace {

@@ -50,7 +50,7 @@ func (a *lsAPIs) keep(ctx context.Context, r *run, c *kube.Client, f *lsFilter, 
 	served := a.served
 	if served == nil {
 		var err error
-		if served, err = c.ServedAPIs(ctx); err != nil {
+		if served, err = kube.NewChecker(c).ServedAPIs(ctx); err != nil {
 			return nil, err
 		}
 	}
@@ -60,7 +60,7 @@ func (a *lsAPIs) keep(ctx context.Context, r *run, c *kube.Client, f *lsFilter, 
 			rows = append(rows, it.latest)
 		}
 	}
-	reps, err := c.CheckAPIsOf(ctx, rows, served, apis.Options{Target: a.target})
+	reps, err := kube.NewChecker(c).CheckAPIsOf(ctx, rows, served, apis.Options{Target: a.target})
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +131,7 @@ func (a *lsAPIs) warn(r *run, c *kube.Client, items []ReleaseItem) {
 		where := it.StorageNamespace + "/" + it.Name
 		if len(now) > 0 {
 			fmt.Fprintf(r.stderr, "Warning: %s %s (revision %d): the cluster no longer serves %s; `%s` writes a revision on served versions\n",
-				apis.CannotUpgrade, where, it.Revision, findingRefs(now), c.SuggestFor(*it.latest, "fix-apis"))
+				apis.CannotUpgrade, where, it.Revision, findingRefs(now), c.Config().SuggestFor(*it.latest, "fix-apis"))
 		}
 		if len(later) > 0 {
 			fmt.Fprintf(r.stderr, "Warning: %s: Kubernetes %s no longer serves %s; upgrade the release onto the successors before the cluster\n",

@@ -134,7 +134,7 @@ func (o *rollbackOptions) plan(ctx context.Context, r *run, rn *ops.Runner, p *o
 		// landing on a failed one by default is a surprise, so it must be named
 		// (a dry run shows the plan, with a warning).
 		if prev := p.Rows[len(p.Rows)-2]; prev.Status == "failed" {
-			return nil, nil, usageErrorf("the default target, revision %d (the one before the latest), is failed: name the revision to roll back to (`%s` lists them)", prev.Revision, rn.Client().SuggestFor(prev, "history"))
+			return nil, nil, usageErrorf("the default target, revision %d (the one before the latest), is failed: name the revision to roll back to (`%s` lists them)", prev.Revision, rn.Client().Config().SuggestFor(prev, "history"))
 		}
 	}
 	p.FieldManager = o.fieldManager
@@ -242,7 +242,7 @@ func (o *rollbackOptions) waitFor(r *run, done *ops.Rollback) error {
 	case errors.Is(err, errWaitTimeout):
 		nr := st.NotReady()
 		return &codedError{code: ExitFailure, err: fmt.Errorf("rolled %s back to revision %d as revision %d, but after %s %s not Current: %s; `%s` follows them",
-			o.name, done.To, done.NewRevision, o.timeout, human.Plural(len(nr), "object is", "objects are"), notCurrent(st), o.client.Suggest("status", o.name))}
+			o.name, done.To, done.NewRevision, o.timeout, human.Plural(len(nr), "object is", "objects are"), notCurrent(st), o.client.Config().Suggest("status", o.name))}
 	}
 	return fmt.Errorf("rolled %s back to revision %d as revision %d, but could not wait for its objects: %w", o.name, done.To, done.NewRevision, err)
 }

@@ -13,7 +13,7 @@ import (
 // from latest to revision to: that the default target is itself a failed
 // revision, and that a pending latest revision stays behind, pending, under the
 // new one (Helm's rollback supersedes the deployed revision only).
-// suggest builds the commands they advise (kube.Client.SuggestFor).
+// suggest builds the commands they advise (kube.Config.SuggestFor).
 func rollbackWarnings(byDefault bool, latest, target kube.RevisionRow, suggest func(row kube.RevisionRow, verb string, args ...string) string) []string {
 	var out []string
 	if byDefault && target.Status == "failed" {
@@ -36,7 +36,7 @@ func (r *run) warnRollback(c *kube.Client, plan *ops.Rollback, byDefault bool) {
 	if err != nil {
 		return // the rollback itself reports a vanished revision
 	}
-	for _, w := range rollbackWarnings(byDefault, latest, target, c.SuggestFor) {
+	for _, w := range rollbackWarnings(byDefault, latest, target, c.Config().SuggestFor) {
 		fmt.Fprintf(r.stderr, "Warning: %s\n", w)
 	}
 }
@@ -66,7 +66,7 @@ func (r *run) warnRollbackAPIs(ctx context.Context, rn *ops.Runner, plan *ops.Ro
 	if err != nil {
 		return &ra
 	}
-	suggest := func(verb string, args ...string) string { return c.SuggestFor(latest, verb, args...) }
+	suggest := func(verb string, args ...string) string { return c.Config().SuggestFor(latest, verb, args...) }
 	for _, w := range ra.Warnings(plan.Release, suggest) {
 		fmt.Fprintf(r.stderr, "Warning: %s\n", w)
 	}

@@ -364,7 +364,7 @@ func (r *run) locateRelease(ctx context.Context, c *kube.Client, name string) (l
 	// namespace its records are looked up in.
 	var match []kube.ReleaseRow
 	for _, row := range rows {
-		if row.Latest.Name == name && row.Latest.Driver == l.store && row.Latest.StorageNamespace == c.StorageNamespaceFor(l.store, l.ns) {
+		if row.Latest.Name == name && row.Latest.Driver == l.store && row.Latest.StorageNamespace == c.Config().StorageNamespaceFor(l.store, l.ns) {
 			match = append(match, row)
 		}
 	}
@@ -453,10 +453,10 @@ func (r *run) connectTo(ctx context.Context, name string) (*kube.Client, string,
 }
 
 // suggest is the command line of a chunkview command to advise, with the flags
-// of this run that it needs (kube.Client.Suggest), whether or not it connected.
+// of this run that it needs (kube.Config.Suggest), whether or not it connected.
 func (r *run) suggest(verb, name string, args ...string) string {
 	if r.client != nil {
-		return r.client.Suggest(verb, name, args...)
+		return r.client.Config().Suggest(verb, name, args...)
 	}
 	cfg, _ := r.opts.Resolve()
 	cfg.Demo = r.demo
@@ -466,7 +466,7 @@ func (r *run) suggest(verb, name string, args ...string) string {
 	if f := r.opts.Flags; f.Context != nil {
 		cfg.Context = *f.Context
 	}
-	return kube.SuggestWith(cfg, verb, name, args...)
+	return cfg.Suggest(verb, name, args...)
 }
 
 // refuseReadOnly refuses a change up front under --read-only, before any request.

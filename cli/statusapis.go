@@ -32,10 +32,10 @@ func checkStatusAPIs(ctx context.Context, c *kube.Client, rows []kube.RevisionRo
 	if row == nil {
 		return nil
 	}
-	served, err := c.ServedAPIs(ctx)
+	served, err := kube.NewChecker(c).ServedAPIs(ctx)
 	var rep apis.Report
 	if err == nil {
-		rep, err = c.CheckAPIs(ctx, *row, served, apis.Options{})
+		rep, err = kube.NewChecker(c).CheckAPIs(ctx, *row, served, apis.Options{})
 	}
 	if err != nil {
 		st.Remarks = append(st.Remarks, "whether the revision uses APIs the cluster no longer serves could not be checked: "+message(err))
@@ -43,7 +43,7 @@ func checkStatusAPIs(ctx context.Context, c *kube.Client, rows []kube.RevisionRo
 	}
 	if un := rep.With(apis.Unserved); len(un) > 0 {
 		st.Remarks = append(st.Remarks, fmt.Sprintf("%s %s: the cluster no longer serves %s; `%s` writes a revision on served versions",
-			apis.CannotUpgrade, row.Name, findingRefs(un), c.SuggestFor(*row, "fix-apis")))
+			apis.CannotUpgrade, row.Name, findingRefs(un), c.Config().SuggestFor(*row, "fix-apis")))
 	}
 	for _, f := range rep.With(apis.Deprecated) {
 		st.Remarks = append(st.Remarks, "deprecated API: "+f.String())

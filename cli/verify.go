@@ -152,7 +152,7 @@ func (o *verifyOptions) Run(ctx context.Context, r *run) error {
 			// Two stores hold the name: which one is the user's to say.
 			return err
 		}
-		if reps, err = c.VerifyRelease(ctx, ns, o.name, o.decode); err != nil {
+		if reps, err = kube.NewChecker(c).VerifyRelease(ctx, ns, o.name, o.decode); err != nil {
 			return err
 		}
 		if indexes(reps) == 0 && verifyResult(reps).OK {
@@ -160,7 +160,7 @@ func (o *verifyOptions) Run(ctx context.Context, r *run) error {
 				kube.ErrNotFound, o.name, c.Config().Owner, ns)
 		}
 	} else {
-		reps, err = c.Verify(ctx, "", o.decode)
+		reps, err = kube.NewChecker(c).Verify(ctx, "", o.decode)
 	}
 	partial, err := r.warnPartial(err)
 	if err != nil {
@@ -321,7 +321,7 @@ func (r *run) deleteAdvice(out VerifyResult) []string {
 			row := kube.RevisionRow{Name: p.Release, Revision: p.Revision, StorageNamespace: n.Namespace, Driver: n.Driver, Key: p.Key}
 			args := []string{strconv.Itoa(p.Revision), "--force"}
 			if r.client != nil {
-				cmds = append(cmds, r.client.SuggestFor(row, "delete-revision", args...))
+				cmds = append(cmds, r.client.Config().SuggestFor(row, "delete-revision", args...))
 			} else {
 				cmds = append(cmds, r.suggest("delete-revision", p.Release, args...))
 			}

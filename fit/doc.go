@@ -16,5 +16,5 @@
 // its store's limit, which the history screen, `history` and `fit` show alike.
 //
 // Nothing here talks to a cluster: the CLI reads the release an upgrade starts
-// from (kube.Client.UpgradeBase) and hands it over.
+// from (kube.Inspector.UpgradeBase) and hands it over.
 package fit

@@ -42,7 +42,7 @@ func chunkviewHelmList(ctx context.Context, cs kubernetes.Interface, md metadata
 	if err := c.FillDetails(ctx, todo); err != nil {
 		return nil, err
 	}
-	if err := c.CheckHealth(ctx, todo); err != nil {
+	if err := kube.NewChecker(c).CheckHealth(ctx, todo); err != nil {
 		return nil, err
 	}
 	return rows, nil

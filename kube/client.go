@@ -24,7 +24,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
@@ -96,12 +95,7 @@ func New(cs kubernetes.Interface, md metadata.Interface, apply ApplySource, cfg 
 }
 
 // Now returns the current time as the configuration tells it (Config.Now).
-func (c *Client) Now() time.Time {
-	if c.cfg.Now != nil {
-		return c.cfg.Now()
-	}
-	return time.Now()
-}
+func (c *Client) Now() time.Time { return c.cfg.now() }
 
 // ApplySource returns what the client was made with to apply release resources
 // (see New); nil for a connection that cannot.
@@ -137,16 +131,6 @@ func (c *Client) withDynamic(dyn dynamic.Interface) *Client {
 	cp := *c
 	cp.dyn = dyn
 	return &cp
-}
-
-// StorageNamespaceFor returns where store d keeps the records of a release looked
-// up in namespace ns.
-func (c *Client) StorageNamespaceFor(d, ns string) string { return c.cfg.storeNamespaceFor(d, ns) }
-
-// listIndexMeta lists index Secret metadata matching extra labels through the
-// metadata API (see listMeta): no Secret data crosses the wire.
-func (c *Client) listIndexMeta(ctx context.Context, ns string, extra labels.Set) ([]metav1.PartialObjectMetadata, error) {
-	return c.listMeta(ctx, ns, c.cfg.indexSelector(extra))
 }
 
 // rowOf reads a revision row off index metadata.
@@ -326,40 +310,15 @@ func (c *Client) history(ctx context.Context, ns, name string, light bool) ([]Re
 	case len(holders) == 0 && refused != nil && answered == 0:
 		return nil, refused
 	case len(holders) == 0 && refused != nil:
-		return nil, fmt.Errorf("%w (and a store could not be read: %v)", c.notFound(name, c.cfg.storageNamespaceFor(ns)), refused)
+		return nil, fmt.Errorf("%w (and a store could not be read: %v)", c.cfg.notFound(name, c.cfg.storageNamespaceFor(ns)), refused)
 	case len(holders) == 0:
-		return nil, c.notFound(name, c.cfg.storageNamespaceFor(ns))
+		return nil, c.cfg.notFound(name, c.cfg.storageNamespaceFor(ns))
 	}
 	for i := range found {
 		c.reader.applyCached(&found[i])
 	}
 	sort.Slice(found, func(i, j int) bool { return found[i].Revision < found[j].Revision })
 	return found, nil
-}
-
-func (c *Client) notFound(name, ns string) error {
-	where := "namespace " + strconv.Quote(ns)
-	if ns == "" {
-		where = "any namespace"
-	}
-	narrowed := ""
-	if n := c.NarrowedNote(); n != "" {
-		narrowed = " (" + n + ")"
-	}
-	return fmt.Errorf("%w: no release %q with owner %q in %s%s; if it was stored by another tool, try --owner, --storage-namespace or --profile olmv1",
-		ErrNotFound, name, c.cfg.Owner, where, narrowed)
-}
-
-// NarrowedNote says, when the stores read were narrowed by a flag or by
-// HELM_DRIVER, which were read and how to read them all; "" otherwise. A release
-// not found may be in a store that was not read.
-func (c *Client) NarrowedNote() string {
-	if c.cfg.DriversFrom == "" || len(c.cfg.drivers()) == len(AllDrivers) {
-		return ""
-	}
-	return fmt.Sprintf("only the %s store%s read, as %s says; --driver %s reads them all",
-		strings.Join(c.cfg.drivers(), " and "), map[bool]string{true: " was", false: "s were"}[len(c.cfg.drivers()) == 1],
-		c.cfg.DriversFrom, strings.Join(AllDrivers, ","))
 }
 
 // Revision returns the row of one revision; rev 0 means the latest.
@@ -383,44 +342,6 @@ func PickRevision(rows []RevisionRow, name string, rev int) (RevisionRow, error)
 		}
 	}
 	return RevisionRow{}, fmt.Errorf("%w: release %q has no revision %d (it has %d..%d)", ErrNotFound, name, rev, rows[0].Revision, rows[len(rows)-1].Revision)
-}
-
-// Layout inspects how one revision is stored.
-func (c *Client) Layout(ctx context.Context, ns, name string, rev int) (*storage.Layout, error) {
-	row, err := c.Revision(ctx, ns, name, rev)
-	if err != nil {
-		return nil, err
-	}
-	return c.store(row.driver()).layout(ctx, row)
-}
-
-// LayoutSecrets is Layout in two steps, for a screen that draws the first while
-// the second runs. For a chunked record it returns its Secrets with their
-// sizes, hash checks and owners, from two requests, without decoding the
-// payload: MeasureLayout adds the decoded sizes and what takes the space, which
-// costs reading the chunks again, decoding them and compressing the release's
-// parts anew. A record of Helm's own stores is one object: its layout comes
-// whole, and MeasureLayout returns it as it is.
-func (c *Client) LayoutSecrets(ctx context.Context, ns, name string, rev int) (*storage.Layout, RevisionRow, error) {
-	row, err := c.Revision(ctx, ns, name, rev)
-	if err != nil {
-		return nil, row, err
-	}
-	if row.driver() != DriverChunked {
-		l, err := c.store(row.driver()).layout(ctx, row)
-		return l, row, err
-	}
-	l, err := chunkedStore{c}.layoutSecrets(ctx, row)
-	return l, row, err
-}
-
-// MeasureLayout completes l, which LayoutSecrets returned for row, into a new
-// layout; l is left as it is.
-func (c *Client) MeasureLayout(ctx context.Context, row RevisionRow, l *storage.Layout) (*storage.Layout, error) {
-	if l.Measured() {
-		return l, nil
-	}
-	return chunkedStore{c}.measure(ctx, row, l)
 }
 
 // writtenAt returns when a record was last written: its modifiedAt label, else its

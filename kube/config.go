@@ -1,6 +1,9 @@
 package kube
 
 import (
+	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -175,4 +178,33 @@ func (cfg Config) listingSelector(extra labels.Set) labels.Selector {
 		sel = sel.Add(*req)
 	}
 	return sel
+}
+
+// StorageNamespaceFor returns where store d keeps the records of a release
+// looked up in namespace ns.
+func (cfg Config) StorageNamespaceFor(d, ns string) string { return cfg.storeNamespaceFor(d, ns) }
+
+func (cfg Config) notFound(name, ns string) error {
+	where := "namespace " + strconv.Quote(ns)
+	if ns == "" {
+		where = "any namespace"
+	}
+	narrowed := ""
+	if n := cfg.NarrowedNote(); n != "" {
+		narrowed = " (" + n + ")"
+	}
+	return fmt.Errorf("%w: no release %q with owner %q in %s%s; if it was stored by another tool, try --owner, --storage-namespace or --profile olmv1",
+		ErrNotFound, name, cfg.Owner, where, narrowed)
+}
+
+// NarrowedNote says, when the stores read were narrowed by a flag or by
+// HELM_DRIVER, which were read and how to read them all; "" otherwise. A release
+// not found may be in a store that was not read.
+func (cfg Config) NarrowedNote() string {
+	if cfg.DriversFrom == "" || len(cfg.drivers()) == len(AllDrivers) {
+		return ""
+	}
+	return fmt.Sprintf("only the %s store%s read, as %s says; --driver %s reads them all",
+		strings.Join(cfg.drivers(), " and "), map[bool]string{true: " was", false: "s were"}[len(cfg.drivers()) == 1],
+		cfg.DriversFrom, strings.Join(AllDrivers, ","))
 }

@@ -76,7 +76,7 @@ func TestBadInputThroughKube(t *testing.T) {
 				t.Fatalf("History: %+v, %v", hist, err)
 			}
 			wire.Reset()
-			l, err := cl.Layout(ctx, ns, c.Name, hist[0].Revision)
+			l, err := kube.NewInspector(cl).Layout(ctx, ns, c.Name, hist[0].Revision)
 			if err != nil {
 				t.Errorf("Layout: %v", err)
 			} else {
@@ -98,7 +98,7 @@ func TestBadInputThroughKube(t *testing.T) {
 				}
 			}
 
-			reps, err := cl.Verify(ctx, "", true)
+			reps, err := kube.NewChecker(cl).Verify(ctx, "", true)
 			if err != nil {
 				t.Fatalf("Verify: %v", err)
 			}
@@ -115,7 +115,7 @@ func TestBadInputThroughKube(t *testing.T) {
 				t.Errorf("verify does not report %s on %s: %+v", c.Problem, c.Secret, reps)
 			}
 			// gc finds nothing of the corpus to remove.
-			leftovers, err := cl.FindLeftovers(ctx, 1)
+			leftovers, err := kube.NewChecker(cl).FindLeftovers(ctx, 1)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -34,7 +34,7 @@ func TestDiff(t *testing.T) {
 	}
 	k := func(kind, name string) string { return kind + "/" + ns + "/" + name }
 
-	res, err := c.Diff(ctx, ns, "shop", 1, 2, kube.DiffOptions{})
+	res, err := kube.NewInspector(c).Diff(ctx, ns, "shop", 1, 2, kube.DiffOptions{})
 	if err != nil {
 		t.Fatalf("Diff 1..2: %v", err)
 	}
@@ -67,7 +67,7 @@ func TestDiff(t *testing.T) {
 	}
 
 	// Across the two drivers' records, and with a resource removed.
-	res, err = c.Diff(ctx, ns, "shop", 2, 3, kube.DiffOptions{})
+	res, err = kube.NewInspector(c).Diff(ctx, ns, "shop", 2, 3, kube.DiffOptions{})
 	if err != nil {
 		t.Fatalf("Diff 2..3: %v", err)
 	}
@@ -79,7 +79,7 @@ func TestDiff(t *testing.T) {
 	}
 
 	// Revealed, the passwords show as they are.
-	res, err = c.Diff(ctx, ns, "shop", 1, 2, kube.DiffOptions{Reveal: true})
+	res, err = kube.NewInspector(c).Diff(ctx, ns, "shop", 1, 2, kube.DiffOptions{Reveal: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,13 +90,13 @@ func TestDiff(t *testing.T) {
 	}
 
 	// Same revision: nothing changed.
-	res, err = c.Diff(ctx, ns, "shop", 4, 4, kube.DiffOptions{})
+	res, err = kube.NewInspector(c).Diff(ctx, ns, "shop", 4, 4, kube.DiffOptions{})
 	if err != nil || res.Changed() {
 		t.Errorf("Diff 4..4: changed %v, %v", res != nil && res.Changed(), err)
 	}
 
 	// A revision that does not exist, and one that cannot be read.
-	if _, err := c.Diff(ctx, ns, "shop", 1, 9, kube.DiffOptions{}); err == nil {
+	if _, err := kube.NewInspector(c).Diff(ctx, ns, "shop", 1, 9, kube.DiffOptions{}); err == nil {
 		t.Errorf("Diff to revision 9 succeeded")
 	} else {
 		mustContain(t, mustErrIs(t, err, kube.ErrNotFound), "has no revision 9", "1..4")
@@ -108,11 +108,11 @@ func TestDiff(t *testing.T) {
 	// This client decoded revision 1 already and keeps it by the index's
 	// resourceVersion (chunks are named by their content, so the content it read is
 	// still right); a fresh one must read the chunks.
-	if _, err := c.Diff(ctx, ns, "shop", 1, 2, kube.DiffOptions{}); err != nil {
+	if _, err := kube.NewInspector(c).Diff(ctx, ns, "shop", 1, 2, kube.DiffOptions{}); err != nil {
 		t.Errorf("Diff from a revision decoded before its chunk went: %v", err)
 	}
 	c = connect(t, adminKubeconfig(t, ns), []string{"--owner", owner}, nil)
-	_, err = c.Diff(ctx, ns, "shop", 1, 2, kube.DiffOptions{})
+	_, err = kube.NewInspector(c).Diff(ctx, ns, "shop", 1, 2, kube.DiffOptions{})
 	if err == nil {
 		t.Fatalf("Diff from a revision with a missing chunk succeeded")
 	}

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/chunkview/chunkview/internal/kubetest"
+	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/kube/apis"
 )
 
@@ -27,7 +28,7 @@ func TestInvalidateDiscoveryResetsTheMapper(t *testing.T) {
 	mapped := false
 	kubetest.InstallWidgetCRD(t, cluster.Config, func(ctx context.Context) (*apis.Served, error) {
 		c.InvalidateDiscovery()
-		s, err := c.ServedAPIs(ctx)
+		s, err := kube.NewChecker(c).ServedAPIs(ctx)
 		if err == nil && s.Serves(kubetest.WidgetGroup+"/v1alpha1", "Widget") == apis.IsServed {
 			// While v1alpha1 is served, the mapper maps it: its mapping is
 			// built, holding v1alpha1.

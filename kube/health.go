@@ -16,41 +16,23 @@ import (
 	"github.com/chunkview/chunkview/storage"
 )
 
-// WritingWindow is how long after its index was written a record whose chunks are
-// missing counts as one being written rather than a broken one.
-// helm-operator-plugins writes the index before its chunks, and rewrites it before
-// creating the new ones, so while the operator reconciles a healthy release is, for
-// a moment, an index naming chunks that do not exist yet.
-const WritingWindow = 5 * time.Second
-
 // maxSelectorKeys bounds the keys a chunk listing names in its label selector;
 // past it the listing takes every chunk Secret of the owner instead, still in one
 // request.
 var maxSelectorKeys = 500
 
-// beingWritten reports whether a record written at t may still be being written.
-// A time ahead of the clock by more than the window (a skewed or bogus label) does
-// not count, so that a broken record is always reported in the end.
-func (c *Client) beingWritten(t time.Time) bool {
-	if t.IsZero() {
-		return false
-	}
-	d := c.Now().Sub(t)
-	return d < WritingWindow && d > -WritingWindow
-}
-
 // CheckChunks tells whether one revision still has all its chunk Secrets, from
 // metadata alone when its summary counts them: one list of the chunk Secrets
 // labelled with its key. See CheckHealth.
-func (c *Client) CheckChunks(ctx context.Context, row RevisionRow) (RevisionRow, error) {
-	err := c.CheckChunksOf(ctx, []*RevisionRow{&row})
+func (ch *Checker) CheckChunks(ctx context.Context, row RevisionRow) (RevisionRow, error) {
+	err := ch.CheckChunksOf(ctx, []*RevisionRow{&row})
 	return row, err
 }
 
 // CheckChunksOf is CheckChunks for several rows, in place, with one list of chunk
 // Secret metadata for all of them.
-func (c *Client) CheckChunksOf(ctx context.Context, rows []*RevisionRow) error {
-	return c.checkPresence(ctx, rows, true)
+func (ch *Checker) CheckChunksOf(ctx context.Context, rows []*RevisionRow) error {
+	return ch.checkPresence(ctx, rows, true)
 }
 
 // CheckHealth tells for each row whether its revision's chunk Secrets are all
@@ -60,8 +42,8 @@ func (c *Client) CheckChunksOf(ctx context.Context, rows []*RevisionRow) error {
 // checked again once WritingWindow has passed, by decoding it. Fewer chunk Secrets than the summary counts is not proof (identical
 // slices share one), so such a row is decoded to decide. Rows without a summary
 // are for FillDetails: decoding is what checks those.
-func (c *Client) CheckHealth(ctx context.Context, rows []*RevisionRow) error {
-	err := c.checkPresence(ctx, rows, true)
+func (ch *Checker) CheckHealth(ctx context.Context, rows []*RevisionRow) error {
+	err := ch.checkPresence(ctx, rows, true)
 	var writing []*RevisionRow
 	var until time.Time
 	for _, r := range rows {
@@ -75,7 +57,7 @@ func (c *Client) CheckHealth(ctx context.Context, rows []*RevisionRow) error {
 	if len(writing) == 0 {
 		return err
 	}
-	if wait := min(until.Sub(c.Now()), WritingWindow); wait > 0 {
+	if wait := min(until.Sub(ch.c.Now()), WritingWindow); wait > 0 {
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
@@ -87,7 +69,7 @@ func (c *Client) CheckHealth(ctx context.Context, rows []*RevisionRow) error {
 	for _, r := range writing {
 		r.Writing, r.Unchecked = false, ""
 	}
-	err = errors.Join(err, c.checkPresence(ctx, writing, false))
+	err = errors.Join(err, ch.checkPresence(ctx, writing, false))
 	for _, r := range writing {
 		if r.Writing {
 			// Written again meanwhile: another writer is busy with it.
@@ -100,8 +82,8 @@ func (c *Client) CheckHealth(ctx context.Context, rows []*RevisionRow) error {
 // VerifyRow decodes a row's revision whatever its summary says, which reads all its
 // chunks: the only way to find a chunk whose bytes were damaged. A record found
 // with chunks missing moments after its index was written is marked Writing.
-func (c *Client) VerifyRow(ctx context.Context, row RevisionRow) (RevisionRow, error) {
-	d, err := c.Details(ctx, row)
+func (ch *Checker) VerifyRow(ctx context.Context, row RevisionRow) (RevisionRow, error) {
+	d, err := ch.c.Details(ctx, row)
 	if err != nil {
 		return row, err
 	}
@@ -110,26 +92,13 @@ func (c *Client) VerifyRow(ctx context.Context, row RevisionRow) (RevisionRow, e
 	if !row.Known && d.Row.Known {
 		row.Summary, row.Known = d.Row.Summary, true
 	}
-	c.judge(&row)
+	ch.c.cfg.judge(&row)
 	return row, nil
-}
-
-// judge turns a row found broken for missing chunks, whose index was written
-// moments ago, into one being written: the record is checked again once
-// WritingWindow has passed, and reported broken then if it still is.
-func (c *Client) judge(r *RevisionRow) {
-	if !r.Broken || !strings.Contains(r.Problem, storage.ErrChunkMissing.Error()) || !c.beingWritten(r.Written) {
-		return
-	}
-	r.Broken, r.Writing, r.Checked = false, true, false
-	r.Unchecked = fmt.Sprintf("a chunk Secret is missing, but its index was written %s ago: another writer may be storing it; checking again shortly",
-		c.Now().Sub(r.Written).Round(time.Second))
-	r.Problem = ""
 }
 
 // checkPresence is one round of CheckHealth; with wait false, records with chunks
 // missing are decoded at once, even those just written.
-func (c *Client) checkPresence(ctx context.Context, rows []*RevisionRow, wait bool) error {
+func (ch *Checker) checkPresence(ctx context.Context, rows []*RevisionRow, wait bool) error {
 	var need []*RevisionRow
 	var errs []error
 	for _, r := range rows {
@@ -138,7 +107,7 @@ func (c *Client) checkPresence(ctx context.Context, rows []*RevisionRow, wait bo
 		case !r.Known && !wait:
 			// Another tool's record, being written when FillDetails decoded it:
 			// decoded again now.
-			v, err := c.VerifyRow(ctx, *r)
+			v, err := ch.VerifyRow(ctx, *r)
 			if err != nil {
 				r.Unchecked = "it could not be decoded: " + human.FirstLine(err.Error(), 200)
 				errs = append(errs, err)
@@ -160,7 +129,7 @@ func (c *Client) checkPresence(ctx context.Context, rows []*RevisionRow, wait bo
 	if len(need) == 0 {
 		return errors.Join(errs...)
 	}
-	have, err := c.chunkSecrets(ctx, need)
+	have, err := ch.chunkSecrets(ctx, need)
 	if err != nil {
 		for _, r := range need {
 			r.Unchecked = "its chunk Secrets could not be listed: " + human.FirstLine(err.Error(), 200)
@@ -173,12 +142,12 @@ func (c *Client) checkPresence(ctx context.Context, rows []*RevisionRow, wait bo
 			r.Checked, r.Unchecked = true, ""
 			continue
 		}
-		if wait && c.beingWritten(r.Written) {
+		if wait && ch.c.cfg.beingWritten(r.Written) {
 			r.Writing = true
-			r.Unchecked = fmt.Sprintf("%s, but its index was written %s ago: another writer may be storing it; checking again shortly", missing, c.Now().Sub(r.Written).Round(time.Second))
+			r.Unchecked = fmt.Sprintf("%s, but its index was written %s ago: another writer may be storing it; checking again shortly", missing, ch.c.Now().Sub(r.Written).Round(time.Second))
 			continue
 		}
-		v, err := c.VerifyRow(ctx, *r)
+		v, err := ch.VerifyRow(ctx, *r)
 		switch {
 		case err != nil:
 			r.Unchecked = missing + " and it could not be decoded to be sure: " + human.FirstLine(err.Error(), 200)
@@ -233,7 +202,7 @@ func missingChunks(r *RevisionRow, present map[string]bool) string {
 
 // chunkSecrets lists, in one request, the chunk Secrets of the rows' keys, and
 // returns their names by storage namespace/key.
-func (c *Client) chunkSecrets(ctx context.Context, rows []*RevisionRow) (map[string]map[string]bool, error) {
+func (ch *Checker) chunkSecrets(ctx context.Context, rows []*RevisionRow) (map[string]map[string]bool, error) {
 	ns := rows[0].StorageNamespace
 	seen := map[string]bool{}
 	var keys []string
@@ -246,13 +215,13 @@ func (c *Client) chunkSecrets(ctx context.Context, rows []*RevisionRow) (map[str
 			keys = append(keys, r.Key)
 		}
 	}
-	sel := storage.ChunkSelector(c.cfg.Owner, "")
+	sel := storage.ChunkSelector(ch.c.cfg.Owner, "")
 	if len(keys) <= maxSelectorKeys {
 		if req, err := labels.NewRequirement(storage.LabelKey, selection.In, keys); err == nil {
 			sel = sel.Add(*req)
 		}
 	}
-	items, err := c.listMeta(ctx, ns, sel)
+	items, err := secretMeta{ch.c.md}.list(ctx, ns, sel)
 	if ns == metav1.NamespaceAll && errors.Is(err, ErrForbidden) {
 		// The rows come from the namespaces the user may read (see Releases): one
 		// list in each of those instead.
@@ -263,7 +232,7 @@ func (c *Client) chunkSecrets(ctx context.Context, rows []*RevisionRow) (map[str
 				continue
 			}
 			done[r.StorageNamespace] = true
-			more, lerr := c.listMeta(ctx, r.StorageNamespace, sel)
+			more, lerr := secretMeta{ch.c.md}.list(ctx, r.StorageNamespace, sel)
 			if lerr != nil {
 				return nil, lerr
 			}

@@ -28,7 +28,7 @@ func TestLeftoverDoesNotMaskMissing(t *testing.T) {
 	}
 	c := connect(t, adminKubeconfig(t, ns), []string{"-n", ns, "--owner", healthOwner}, nil)
 	row := healthRows(t, c)["lost"]
-	if err := c.CheckHealth(ctx, []*kube.RevisionRow{row}); err != nil {
+	if err := kube.NewChecker(c).CheckHealth(ctx, []*kube.RevisionRow{row}); err != nil {
 		t.Fatal(err)
 	}
 	if !row.Broken || !strings.Contains(row.Problem, "missing") {

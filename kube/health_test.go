@@ -92,7 +92,7 @@ func TestCheckHealth(t *testing.T) {
 
 	// The record another tool wrote records no chunk count: unchecked until decoded.
 	theirs := rows["theirs"]
-	if err := c.CheckHealth(ctx, []*kube.RevisionRow{theirs}); err != nil {
+	if err := kube.NewChecker(c).CheckHealth(ctx, []*kube.RevisionRow{theirs}); err != nil {
 		t.Fatal(err)
 	}
 	if theirs.Checked || theirs.Broken || !strings.Contains(theirs.Unchecked, "not recorded") {
@@ -107,7 +107,7 @@ func TestCheckHealth(t *testing.T) {
 
 	healthy := []*kube.RevisionRow{rows["whole"], rows["small"], theirs}
 	wire.Reset()
-	if err := c.CheckHealth(ctx, healthy); err != nil {
+	if err := kube.NewChecker(c).CheckHealth(ctx, healthy); err != nil {
 		t.Fatal(err)
 	}
 	reqs := wire.Requests()
@@ -131,7 +131,7 @@ func TestCheckHealth(t *testing.T) {
 	again := healthRows(t, c)
 	many := []*kube.RevisionRow{again["whole"], again["theirs"]}
 	wire.Reset()
-	if err := c.CheckHealth(ctx, many); err != nil {
+	if err := kube.NewChecker(c).CheckHealth(ctx, many); err != nil {
 		t.Fatal(err)
 	}
 	restore()
@@ -148,7 +148,7 @@ func TestCheckHealth(t *testing.T) {
 	// Counted one way: the chunks, the index's own slice the first, as the
 	// decode's "chunk K of N" counts them.
 	want := strconv.Itoa(lost.Summary.Chunks)
-	if err := c.CheckHealth(ctx, []*kube.RevisionRow{lost}); err != nil {
+	if err := kube.NewChecker(c).CheckHealth(ctx, []*kube.RevisionRow{lost}); err != nil {
 		t.Fatal(err)
 	}
 	if !lost.Broken || lost.Checked || !strings.HasPrefix(lost.Problem, "1 of "+want+" chunks missing: chunk ") || !strings.Contains(lost.Problem, " of "+want+", Secret ") {
@@ -197,7 +197,7 @@ func TestHealthDuringAnotherWrite(t *testing.T) {
 
 	// Checked from metadata, one row at a time (the TUI's way).
 	freshen(t, ns, storage.RecordKey("stays", 1))
-	row, err := c.CheckChunks(ctx, *healthRows(t, c)["stays"])
+	row, err := kube.NewChecker(c).CheckChunks(ctx, *healthRows(t, c)["stays"])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +273,7 @@ func TestHealthDuringAnotherWrite(t *testing.T) {
 	mu.Lock()
 	checking = true
 	mu.Unlock()
-	if err := lc.CheckHealth(ctx, []*kube.RevisionRow{returns, stays, gone}); err != nil {
+	if err := kube.NewChecker(lc).CheckHealth(ctx, []*kube.RevisionRow{returns, stays, gone}); err != nil {
 		t.Fatal(err)
 	}
 	if !gone.Broken || gone.Writing || !strings.Contains(gone.Problem, "does not exist") {

@@ -14,14 +14,14 @@ import (
 // the younger ones apart. It changes nothing: a caller shows the list, asks, and
 // hands the same list to RemoveLeftovers, so that only what was shown is removed.
 // As Verify, it may return reports with a *PartialError.
-func (c *Client) FindLeftovers(ctx context.Context, minAge time.Duration) ([]NamespaceReport, error) {
-	return c.verifyEach(ctx, storage.VerifyOptions{MinAge: minAge})
+func (ch *Checker) FindLeftovers(ctx context.Context, minAge time.Duration) ([]NamespaceReport, error) {
+	return ch.verifyEach(ctx, storage.VerifyOptions{MinAge: minAge})
 }
 
 // RemoveLeftovers deletes the leftovers of reports found by FindLeftovers, each only
 // if it is still the same object and still unreferenced. It returns how many went.
-func (c *Client) RemoveLeftovers(ctx context.Context, reps []NamespaceReport) (int, error) {
-	if err := c.cfg.checkWritable("gc"); err != nil {
+func (ch *Checker) RemoveLeftovers(ctx context.Context, reps []NamespaceReport) (int, error) {
+	if err := ch.c.cfg.checkWritable("gc"); err != nil {
 		return 0, err
 	}
 	removed := 0
@@ -30,7 +30,7 @@ func (c *Client) RemoveLeftovers(ctx context.Context, reps []NamespaceReport) (i
 		if r.Report == nil || len(r.Leftovers) == 0 {
 			continue
 		}
-		n, err := storage.RemoveLeftovers(ctx, c.cs.CoreV1().Secrets(r.Namespace), r.Leftovers)
+		n, err := storage.RemoveLeftovers(ctx, ch.c.cs.CoreV1().Secrets(r.Namespace), r.Leftovers)
 		removed += n
 		if err != nil {
 			errs = append(errs, Explain(err, "delete", "secrets", r.Namespace))

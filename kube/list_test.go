@@ -105,7 +105,7 @@ func TestListingReadsMetadataOnly(t *testing.T) {
 	}
 	wire.Reset()
 	before := stats.BytesReceived()
-	if err := c.CheckHealth(ctx, known); err != nil {
+	if err := kube.NewChecker(c).CheckHealth(ctx, known); err != nil {
 		t.Fatalf("CheckHealth: %v", err)
 	}
 	if reqs := wire.Requests(); len(reqs) != 1 {

@@ -5,6 +5,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/metadata"
 
 	"github.com/chunkview/chunkview/kube/internal/paging"
 )
@@ -20,31 +21,37 @@ import (
 // without. A page still bounds what one response holds on a huge fleet.
 var metadataPage int64 = 5000
 
-// listMeta lists the metadata of the Secrets in ns ("" for all) that sel selects,
+// secretMeta lists Secrets' metadata through the metadata API: what every
+// store's listing, the checks and the watch's relist go through.
+type secretMeta struct {
+	md metadata.Interface
+}
+
+// list lists the metadata of the Secrets in ns ("" for all) that sel selects,
 // through the metadata API, in pages of metadataPage. No Secret data crosses the
 // wire.
-func (c *Client) listMeta(ctx context.Context, ns string, sel labels.Selector) ([]metav1.PartialObjectMetadata, error) {
-	items, err := paging.All(ctx, c.metaPage(ns, sel))
+func (m secretMeta) list(ctx context.Context, ns string, sel labels.Selector) ([]metav1.PartialObjectMetadata, error) {
+	items, err := paging.All(ctx, m.page(ns, sel))
 	if err != nil {
 		return nil, Explain(err, "list", "secrets", ns)
 	}
 	return items, nil
 }
 
-// eachMeta lists what listMeta lists, handing each page to fn as it arrives
+// each lists what list lists, handing each page to fn as it arrives
 // (restart as in eachPage), so that the whole listing need not be held at once.
-func (c *Client) eachMeta(ctx context.Context, ns string, sel labels.Selector, restart func(), fn func([]metav1.PartialObjectMetadata)) error {
-	if err := paging.Each(ctx, c.metaPage(ns, sel), restart, fn); err != nil {
+func (m secretMeta) each(ctx context.Context, ns string, sel labels.Selector, restart func(), fn func([]metav1.PartialObjectMetadata)) error {
+	if err := paging.Each(ctx, m.page(ns, sel), restart, fn); err != nil {
 		return Explain(err, "list", "secrets", ns)
 	}
 	return nil
 }
 
-// metaPage reads one page of the metadata of the Secrets in ns that sel selects.
-func (c *Client) metaPage(ns string, sel labels.Selector) paging.Page[metav1.PartialObjectMetadata] {
+// page reads one page of the metadata of the Secrets in ns that sel selects.
+func (m secretMeta) page(ns string, sel labels.Selector) paging.Page[metav1.PartialObjectMetadata] {
 	return func(ctx context.Context, cont string) ([]metav1.PartialObjectMetadata, string, error) {
 		opts := metav1.ListOptions{LabelSelector: sel.String(), Limit: metadataPage, Continue: cont}
-		list, err := c.md.Resource(secretsGVR).Namespace(ns).List(ctx, opts)
+		list, err := m.md.Resource(secretsGVR).Namespace(ns).List(ctx, opts)
 		if err != nil {
 			return nil, "", err
 		}

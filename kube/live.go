@@ -29,7 +29,7 @@ type LiveClients struct {
 	Metadata metadata.Interface
 	Mapper   meta.RESTMapper
 	// Discovery is the memory-cached discovery the mapper reads, which
-	// Client.ServedAPIs reads too: one discovery pass serves both. Nil when
+	// Checker.ServedAPIs reads too: one discovery pass serves both. Nil when
 	// the connection has none of its own.
 	Discovery discovery.CachedDiscoveryInterface
 }

@@ -94,7 +94,7 @@ func TestListRestartsOnExpiredContinue(t *testing.T) {
 	for i := range rows {
 		all[i] = &rows[i].Latest
 	}
-	if err := c.CheckHealth(ctx, all); err != nil {
+	if err := kube.NewChecker(c).CheckHealth(ctx, all); err != nil {
 		t.Fatalf("CheckHealth: %v", err)
 	}
 	if exp.expired != 2 {

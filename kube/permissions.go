@@ -162,9 +162,9 @@ func (e *PartialError) Unwrap() []error { return []error{ErrPartial, e.Cause} }
 // eachReadable runs list in each fallback namespace after a listing across all
 // namespaces failed with cause. It returns nil, cause when none could be read, and
 // a *PartialError otherwise.
-func (c *Client) eachReadable(cause error, list func(ns string) error) error {
+func (cfg Config) eachReadable(cause error, list func(ns string) error) error {
 	pe := &PartialError{Skipped: map[string]string{}, Cause: cause}
-	for _, ns := range c.cfg.fallbackNamespaces() {
+	for _, ns := range cfg.fallbackNamespaces() {
 		if err := list(ns); err != nil {
 			if !errors.Is(err, ErrForbidden) {
 				return err

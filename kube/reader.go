@@ -185,7 +185,7 @@ func (c *Client) PrefetchTogether(ctx context.Context, rows ...RevisionRow) erro
 // peeked (see FillSummaries), a few at a time, and updates them in place. A
 // broken revision is marked in its row and does not fail the rest.
 func (c *Client) FillDetails(ctx context.Context, rows []*RevisionRow) error {
-	return c.fillEach(rows, func(r *RevisionRow) bool { return (!r.Known || r.Peeked) && !r.Broken }, func(r RevisionRow) (RevisionRow, error) {
+	return c.cfg.fillEach(rows, func(r *RevisionRow) bool { return (!r.Known || r.Peeked) && !r.Broken }, func(r RevisionRow) (RevisionRow, error) {
 		d, err := c.Details(ctx, r)
 		if err != nil {
 			return r, err

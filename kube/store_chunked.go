@@ -79,7 +79,7 @@ func (s chunkedStore) releases(ctx context.Context, name string, _ bool) ([]Rele
 	var partial error
 	if err != nil && !across && ns == metav1.NamespaceAll && errors.Is(err, ErrForbidden) {
 		out = nil
-		partial = c.eachReadable(err, func(ns string) error {
+		partial = c.cfg.eachReadable(err, func(ns string) error {
 			rr, err := s.indexReleases(ctx, ns, sel, all)
 			out = append(out, rr...)
 			return err
@@ -118,7 +118,7 @@ func (s chunkedStore) indexReleases(ctx context.Context, ns string, sel labels.S
 	limit, now := s.limit(), s.c.Now()
 	restart := func() { g = releaseGroups{all: all}; pending = pendingIndexes{} }
 	restart()
-	err := s.c.eachMeta(ctx, ns, selector, restart, func(page []metav1.PartialObjectMetadata) {
+	err := secretMeta{s.c.md}.each(ctx, ns, selector, restart, func(page []metav1.PartialObjectMetadata) {
 		for i := range page {
 			m := &page[i]
 			if pending.offer(m, now) {
@@ -141,14 +141,14 @@ func (s chunkedStore) indexReleases(ctx context.Context, ns string, sel labels.S
 // history lists the revisions of one release from index metadata.
 func (s chunkedStore) history(ctx context.Context, sns, name string, _ bool) ([]RevisionRow, error) {
 	c := s.c
-	metas, err := c.listIndexMeta(ctx, sns, labels.Set{storage.LabelName: name})
+	metas, err := secretMeta{c.md}.list(ctx, sns, c.cfg.indexSelector(labels.Set{storage.LabelName: name}))
 	if err != nil {
 		return nil, err
 	}
 	if len(metas) == 0 {
 		// A record without its name label is listed (its name read from its key)
 		// but not selected by name: look for those before saying there is none.
-		all, err := c.listIndexMeta(ctx, sns, nil)
+		all, err := secretMeta{c.md}.list(ctx, sns, c.cfg.indexSelector(nil))
 		if err != nil {
 			return nil, err
 		}
@@ -210,7 +210,7 @@ func (s chunkedStore) decode(ctx context.Context, drv *storage.ChunkedSecrets, r
 		d.Row.Broken, d.Row.Problem, d.Row.Checked = false, "", true
 	case errors.Is(err, storage.ErrCorrupt) || errors.Is(err, storage.ErrTooLarge):
 		d.Row.Broken, d.Row.Problem = true, err.Error()
-		if errors.Is(err, storage.ErrChunkMissing) && c.beingWritten(d.Row.Written) {
+		if errors.Is(err, storage.ErrChunkMissing) && c.cfg.beingWritten(d.Row.Written) {
 			// Another writer may be storing the chunks now, under this very index
 			// resourceVersion: not a verdict to keep.
 			return d, false, nil

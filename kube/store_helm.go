@@ -226,7 +226,7 @@ func (s *helmStore) releases(ctx context.Context, name string, light bool) ([]Re
 	var partial error
 	if err != nil && ns == metav1.NamespaceAll && errors.Is(err, ErrForbidden) {
 		metas = nil
-		partial = s.c.eachReadable(err, func(ns string) error {
+		partial = s.c.cfg.eachReadable(err, func(ns string) error {
 			m, err := s.listMeta(ctx, ns, all)
 			metas = append(metas, m...)
 			return err

@@ -12,46 +12,32 @@ import (
 // that found the release here (--context when not the current one, --profile,
 // -n, --storage-namespace, --owner, --driver when the stores were narrowed) after
 // verb, name and args.
-func (c *Client) Suggest(verb, name string, args ...string) string {
-	ns := c.cfg.Namespace
-	if c.cfg.AllNamespaces {
-		ns = ""
-	}
-	return c.suggest(ns, "", verb, name, args...)
-}
-
-// SuggestFor is Suggest for the release whose revision row is: its own namespace
-// (-n), and its store (--driver) when the connection reads more than one, so that
-// the command finds that release and no other.
-func (c *Client) SuggestFor(row RevisionRow, verb string, args ...string) string {
-	ns := row.StorageNamespace
-	if s := row.Summary.Namespace; row.Known && s != "" && !row.NamespaceUnknown {
-		ns = s
-	}
-	if c.cfg.StorageNamespace != "" && ns == row.StorageNamespace {
-		// Records kept apart from the release (OLMv1): its namespace is not
-		// known here, and the storage namespace is not it.
-		ns = ""
-	}
-	d := ""
-	if len(c.cfg.drivers()) > 1 {
-		d = row.driver()
-	}
-	return c.suggest(ns, d, verb, row.Name, args...)
-}
-
-func (c *Client) suggest(ns, driver, verb, name string, args ...string) string {
-	return suggest(c.cfg, ns, driver, verb, name, args...)
-}
-
-// SuggestWith is Suggest for a command line made before connecting, from the
-// configuration the flags resolve to.
-func SuggestWith(cfg Config, verb, name string, args ...string) string {
+func (cfg Config) Suggest(verb, name string, args ...string) string {
 	ns := cfg.Namespace
 	if cfg.AllNamespaces {
 		ns = ""
 	}
 	return suggest(cfg, ns, "", verb, name, args...)
+}
+
+// SuggestFor is Suggest for the release whose revision row is: its own namespace
+// (-n), and its store (--driver) when the connection reads more than one, so that
+// the command finds that release and no other.
+func (cfg Config) SuggestFor(row RevisionRow, verb string, args ...string) string {
+	ns := row.StorageNamespace
+	if s := row.Summary.Namespace; row.Known && s != "" && !row.NamespaceUnknown {
+		ns = s
+	}
+	if cfg.StorageNamespace != "" && ns == row.StorageNamespace {
+		// Records kept apart from the release (OLMv1): its namespace is not
+		// known here, and the storage namespace is not it.
+		ns = ""
+	}
+	d := ""
+	if len(cfg.drivers()) > 1 {
+		d = row.driver()
+	}
+	return suggest(cfg, ns, d, verb, row.Name, args...)
 }
 
 func suggest(cfg Config, ns, driver, verb, name string, args ...string) string {

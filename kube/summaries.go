@@ -53,7 +53,7 @@ func (c *Client) FillSummaries(ctx context.Context, rows []*RevisionRow) error {
 	var wg sync.WaitGroup
 	var othersErr error
 	wg.Go(func() {
-		othersErr = c.fillEachIn(sem, others, want, func(r RevisionRow) (RevisionRow, error) {
+		othersErr = c.cfg.fillEachIn(sem, others, want, func(r RevisionRow) (RevisionRow, error) {
 			d, err := c.Details(ctx, r)
 			if err != nil {
 				return r, err
@@ -68,7 +68,7 @@ func (c *Client) FillSummaries(ctx context.Context, rows []*RevisionRow) error {
 	s := chunkedStore{c}
 	err := forEachIn(make(chan struct{}, indexLists), batches, func(b []*RevisionRow) error {
 		idx := s.readIndexes(ctx, b)
-		return c.fillEachIn(sem, b, want, func(r RevisionRow) (RevisionRow, error) {
+		return c.cfg.fillEachIn(sem, b, want, func(r RevisionRow) (RevisionRow, error) {
 			if i := idx[r.Key]; i != nil {
 				return s.fromIndex(ctx, r, i)
 			}
@@ -142,9 +142,9 @@ func forEachIn[T any](sem chan struct{}, items []T, fn func(T) error) error {
 }
 
 // fillEach runs fill over the rows want picks, four at a time, and writes back
-// what each returns; c.judge then looks at it.
-func (c *Client) fillEach(rows []*RevisionRow, want func(*RevisionRow) bool, fill func(RevisionRow) (RevisionRow, error)) error {
-	return c.fillEachIn(make(chan struct{}, fillWidth), rows, want, fill)
+// what each returns; cfg.judge then looks at it.
+func (cfg Config) fillEach(rows []*RevisionRow, want func(*RevisionRow) bool, fill func(RevisionRow) (RevisionRow, error)) error {
+	return cfg.fillEachIn(make(chan struct{}, fillWidth), rows, want, fill)
 }
 
 // fillWidth is how many rows are filled at once: each fill may decode a record.
@@ -152,7 +152,7 @@ const fillWidth = 4
 
 // fillEachIn is fillEach with the slots of sem, which other calls may share so
 // that together they fill no more than cap(sem) rows at once.
-func (c *Client) fillEachIn(sem chan struct{}, rows []*RevisionRow, want func(*RevisionRow) bool, fill func(RevisionRow) (RevisionRow, error)) error {
+func (cfg Config) fillEachIn(sem chan struct{}, rows []*RevisionRow, want func(*RevisionRow) bool, fill func(RevisionRow) (RevisionRow, error)) error {
 	var mu sync.Mutex
 	return forEachIn(sem, slices.DeleteFunc(slices.Clone(rows), func(r *RevisionRow) bool { return !want(r) }), func(r *RevisionRow) error {
 		got, err := fill(*r)
@@ -162,7 +162,7 @@ func (c *Client) fillEachIn(sem chan struct{}, rows []*RevisionRow, want func(*R
 		mu.Lock()
 		defer mu.Unlock()
 		*r = got
-		c.judge(r)
+		cfg.judge(r)
 		return nil
 	})
 }

@@ -148,7 +148,7 @@ func TestFillSummariesPeeksIndexes(t *testing.T) {
 
 	// The health check finds the peeked rows' chunks: one list.
 	wire.Reset()
-	if err := c.CheckHealth(ctx, ptrs); err != nil {
+	if err := kube.NewChecker(c).CheckHealth(ctx, ptrs); err != nil {
 		t.Fatalf("CheckHealth: %v", err)
 	}
 	if reqs := wire.Requests(); len(reqs) != 1 {

@@ -35,8 +35,8 @@ type UpgradeBase struct {
 // them. Helm's release records lose their custom labels to the object's
 // metadata; they are put back on the decoded revisions, as Helm's drivers do
 // when they read them.
-func (c *Client) UpgradeBase(ctx context.Context, ns, name string) (*UpgradeBase, error) {
-	rows, err := c.History(ctx, ns, name)
+func (in *Inspector) UpgradeBase(ctx context.Context, ns, name string) (*UpgradeBase, error) {
+	rows, err := in.c.History(ctx, ns, name)
 	if err != nil {
 		return nil, err
 	}
@@ -45,22 +45,22 @@ func (c *Client) UpgradeBase(ctx context.Context, ns, name string) (*UpgradeBase
 		ptrs[i] = &rows[i]
 	}
 	b := &UpgradeBase{Rows: rows}
-	if err := c.FillDetails(ctx, ptrs); err != nil {
+	if err := in.c.FillDetails(ctx, ptrs); err != nil {
 		b.SizesUnread = err.Error()
 	}
 	last := rows[len(rows)-1]
-	if b.Last, err = c.upgradeRevision(ctx, last); err != nil {
+	if b.Last, err = in.upgradeRevision(ctx, last); err != nil {
 		return nil, err
 	}
 	for i := len(rows) - 2; i >= 0; i-- {
 		if rows[i].Status == release.StatusDeployed.String() && b.Last.Info.Status != release.StatusDeployed {
-			if b.Deployed, err = c.upgradeRevision(ctx, rows[i]); err != nil {
+			if b.Deployed, err = in.upgradeRevision(ctx, rows[i]); err != nil {
 				return nil, err
 			}
 			break
 		}
 	}
-	if b.Capabilities, err = c.Capabilities(ctx); err != nil {
+	if b.Capabilities, err = in.Capabilities(ctx); err != nil {
 		return nil, err
 	}
 	return b, nil
@@ -69,8 +69,8 @@ func (c *Client) UpgradeBase(ctx context.Context, ns, name string) (*UpgradeBase
 // upgradeRevision decodes one revision for an upgrade to start from: a copy, so
 // that the cached one is left as it was read, with the labels of its record's
 // metadata when its payload holds none.
-func (c *Client) upgradeRevision(ctx context.Context, row RevisionRow) (*release.Release, error) {
-	rls, err := c.Decode(ctx, row)
+func (in *Inspector) upgradeRevision(ctx context.Context, row RevisionRow) (*release.Release, error) {
+	rls, err := in.c.Decode(ctx, row)
 	if err != nil {
 		return nil, err
 	}
@@ -85,8 +85,8 @@ func (c *Client) upgradeRevision(ctx context.Context, row RevisionRow) (*release
 // them (action.Configuration's own discovery): the server's version and the
 // API versions it serves. An API group the server cannot list (an orphaned
 // APIService) is left out, as Helm leaves it out with a warning.
-func (c *Client) Capabilities(ctx context.Context) (*chartutil.Capabilities, error) {
-	dc := c.cs.Discovery()
+func (in *Inspector) Capabilities(ctx context.Context) (*chartutil.Capabilities, error) {
+	dc := in.c.cs.Discovery()
 	v, err := dc.ServerVersion()
 	if err != nil {
 		return nil, Explain(fmt.Errorf("read the server's version: %w", err), "get", "version", "")

@@ -16,19 +16,19 @@ import (
 // When listing across all namespaces is forbidden, it checks the namespaces the
 // user may read and returns their reports with a *PartialError (ErrPartial) that
 // names the rest.
-func (c *Client) Verify(ctx context.Context, name string, decode bool) ([]NamespaceReport, error) {
-	return c.verifyStores(ctx, name, decode, nil, func() ([]NamespaceReport, error) {
-		return c.verifyEach(ctx, storage.VerifyOptions{Release: name, Decode: decode})
+func (ch *Checker) Verify(ctx context.Context, name string, decode bool) ([]NamespaceReport, error) {
+	return ch.verifyStores(ctx, name, decode, nil, func() ([]NamespaceReport, error) {
+		return ch.verifyEach(ctx, storage.VerifyOptions{Release: name, Decode: decode})
 	})
 }
 
 // VerifyRelease checks the records of release name, looked up in namespace ns (as
 // History looks it up): the namespace a caller located the release's records in.
-func (c *Client) VerifyRelease(ctx context.Context, ns, name string, decode bool) ([]NamespaceReport, error) {
-	return c.verifyStores(ctx, name, decode, []string{c.cfg.storeNamespaceFor(DriverSecret, ns)}, func() ([]NamespaceReport, error) {
-		sns := c.cfg.storageNamespaceFor(ns)
-		rep, err := storage.Verify(ctx, c.cs.CoreV1().Secrets(sns), c.cfg.Owner,
-			storage.VerifyOptions{Release: name, Decode: decode, Config: c.cfg.Driver, Now: c.Now()})
+func (ch *Checker) VerifyRelease(ctx context.Context, ns, name string, decode bool) ([]NamespaceReport, error) {
+	return ch.verifyStores(ctx, name, decode, []string{ch.c.cfg.storeNamespaceFor(DriverSecret, ns)}, func() ([]NamespaceReport, error) {
+		sns := ch.c.cfg.storageNamespaceFor(ns)
+		rep, err := storage.Verify(ctx, ch.c.cs.CoreV1().Secrets(sns), ch.c.cfg.Owner,
+			storage.VerifyOptions{Release: name, Decode: decode, Config: ch.c.cfg.Driver, Now: ch.c.Now()})
 		if err != nil {
 			return nil, Explain(err, "list", "secrets", sns)
 		}
@@ -39,14 +39,14 @@ func (c *Client) VerifyRelease(ctx context.Context, ns, name string, decode bool
 // verifyEach runs storage.Verify with opts in each storage namespace in view. With
 // -n, the namespace looked at is a release namespace, as in helm: the records of
 // the releases in it are checked wherever they are stored (see verifyInView).
-func (c *Client) verifyEach(ctx context.Context, opts storage.VerifyOptions) ([]NamespaceReport, error) {
-	opts.Config, opts.Now = c.cfg.Driver, c.Now()
-	if !c.cfg.AllNamespaces && c.cfg.Namespace != "" {
-		return c.verifyInView(ctx, opts)
+func (ch *Checker) verifyEach(ctx context.Context, opts storage.VerifyOptions) ([]NamespaceReport, error) {
+	opts.Config, opts.Now = ch.c.cfg.Driver, ch.c.Now()
+	if !ch.c.cfg.AllNamespaces && ch.c.cfg.Namespace != "" {
+		return ch.verifyInView(ctx, opts)
 	}
 	var out []NamespaceReport
-	err := c.eachStorageNamespace(ctx, func(ns string) error {
-		rep, err := storage.Verify(ctx, c.cs.CoreV1().Secrets(ns), c.cfg.Owner, opts)
+	err := ch.eachStorageNamespace(ctx, func(ns string) error {
+		rep, err := storage.Verify(ctx, ch.c.cs.CoreV1().Secrets(ns), ch.c.cfg.Owner, opts)
 		if err != nil {
 			return Explain(err, "list", "secrets", ns)
 		}
@@ -61,10 +61,10 @@ func (c *Client) verifyEach(ctx context.Context, opts storage.VerifyOptions) ([]
 // namespaces the user may read instead (the context's and --namespaces), skipping
 // those fn finds forbidden, and returns a *PartialError that names what was left
 // out; it returns the cause when none could be read.
-func (c *Client) eachStorageNamespace(ctx context.Context, fn func(ns string) error) error {
-	nss, err := c.storageNamespaces(ctx)
-	if errors.Is(err, ErrForbidden) && c.cfg.listNamespace() == "" {
-		return c.eachReadable(err, fn)
+func (ch *Checker) eachStorageNamespace(ctx context.Context, fn func(ns string) error) error {
+	nss, err := ch.storageNamespaces(ctx)
+	if errors.Is(err, ErrForbidden) && ch.c.cfg.listNamespace() == "" {
+		return ch.c.cfg.eachReadable(err, fn)
 	}
 	if err != nil {
 		return err
@@ -82,12 +82,12 @@ func (c *Client) eachStorageNamespace(ctx context.Context, fn func(ns string) er
 // count on their own, since the leftovers of an interrupted delete of a namespace's
 // last release are all that is left of it. Listing across all namespaces may be
 // forbidden: the error then wraps ErrForbidden.
-func (c *Client) storageNamespaces(ctx context.Context) ([]string, error) {
-	ns := c.cfg.listNamespace()
+func (ch *Checker) storageNamespaces(ctx context.Context) ([]string, error) {
+	ns := ch.c.cfg.listNamespace()
 	if ns != "" {
 		return []string{ns}, nil
 	}
-	items, err := c.listMeta(ctx, metav1.NamespaceAll, labels.SelectorFromSet(labels.Set{storage.LabelOwner: c.cfg.Owner}))
+	items, err := secretMeta{ch.c.md}.list(ctx, metav1.NamespaceAll, labels.SelectorFromSet(labels.Set{storage.LabelOwner: ch.c.cfg.Owner}))
 	if err != nil {
 		return nil, err
 	}
@@ -109,12 +109,12 @@ func (c *Client) storageNamespaces(ctx context.Context) ([]string, error) {
 // namespace goes unchecked, and nothing of its releases either. In a storage
 // namespace of its own (--storage-namespace, a profile), only the records of the
 // namespace's releases are checked.
-func (c *Client) verifyInView(ctx context.Context, opts storage.VerifyOptions) ([]NamespaceReport, error) {
+func (ch *Checker) verifyInView(ctx context.Context, opts storage.VerifyOptions) ([]NamespaceReport, error) {
 	home := ""
-	if c.cfg.storageNamespaceFor("") == c.cfg.Namespace {
-		home = c.cfg.Namespace
+	if ch.c.cfg.storageNamespaceFor("") == ch.c.cfg.Namespace {
+		home = ch.c.cfg.Namespace
 	}
-	byNS, err := c.releasesByStorage(ctx, opts.Release, home)
+	byNS, err := ch.releasesByStorage(ctx, opts.Release, home)
 	// A listing that could read only some stores or namespaces still says
 	// where the releases it read are stored: those are verified, and what it
 	// could not read is said with the report.
@@ -136,7 +136,7 @@ func (c *Client) verifyInView(ctx context.Context, opts storage.VerifyOptions) (
 		if ns != home {
 			o.Release, o.Releases = "", append([]string{}, byNS[ns]...)
 		}
-		rep, err := storage.Verify(ctx, c.cs.CoreV1().Secrets(ns), c.cfg.Owner, o)
+		rep, err := storage.Verify(ctx, ch.c.cs.CoreV1().Secrets(ns), ch.c.cfg.Owner, o)
 		if err != nil {
 			return out, Explain(err, "list", "secrets", ns)
 		}
@@ -151,9 +151,9 @@ func (c *Client) verifyInView(ctx context.Context, opts storage.VerifyOptions) (
 // helm-operator-plugins' driver, say) do not say where their release is deployed:
 // it decodes the latest revision of each to know. One that cannot be decoded
 // belongs where its records are, as in Releases.
-func (c *Client) releasesByStorage(ctx context.Context, name, home string) (map[string][]string, error) {
-	rows, err := c.releases(ctx, name, false, func(r RevisionRow) bool {
-		return r.StorageNamespace != home && (name == "" || r.Name == name) && (!r.Known || c.cfg.inView(r))
+func (ch *Checker) releasesByStorage(ctx context.Context, name, home string) (map[string][]string, error) {
+	rows, err := ch.c.releases(ctx, name, false, func(r RevisionRow) bool {
+		return r.StorageNamespace != home && (name == "" || r.Name == name) && (!r.Known || ch.c.cfg.inView(r))
 	})
 	if err != nil && !errors.Is(err, ErrPartial) {
 		return nil, err
@@ -165,11 +165,11 @@ func (c *Client) releasesByStorage(ctx context.Context, name, home string) (map[
 			todo = append(todo, &rows[i].Latest)
 		}
 	}
-	_ = c.FillDetails(ctx, todo) // failures leave a row unknown: see above
+	_ = ch.c.FillDetails(ctx, todo) // failures leave a row unknown: see above
 	out := map[string][]string{}
 	for _, rr := range rows {
 		r := rr.Latest
-		if !c.cfg.inView(r) {
+		if !ch.c.cfg.inView(r) {
 			continue
 		}
 		out[r.StorageNamespace] = append(out[r.StorageNamespace], r.Name)

@@ -17,7 +17,7 @@ import (
 // when set): that each record's labels agree with its name, and, with decode, that
 // its payload decodes. Without decode it reads metadata only. A Helm record is one
 // object, so there is nothing else to be missing.
-func (c *Client) verifyHelm(ctx context.Context, s *helmStore, nss []string, name string, decode bool) ([]NamespaceReport, error) {
+func (ch *Checker) verifyHelm(ctx context.Context, s *helmStore, nss []string, name string, decode bool) ([]NamespaceReport, error) {
 	var extra labels.Set
 	if name != "" {
 		extra = labels.Set{storage.LabelName: name}
@@ -86,11 +86,11 @@ func (c *Client) verifyHelm(ctx context.Context, s *helmStore, nss []string, nam
 // verifyStores runs verify over every store the client reads: fn for the chunked
 // store, verifyHelm for Helm's, in the namespaces in view (nss, or with nil the
 // store's own: the one looked at, or all, falling back to those readable).
-func (c *Client) verifyStores(ctx context.Context, name string, decode bool, nss []string, chunked func() ([]NamespaceReport, error)) ([]NamespaceReport, error) {
+func (ch *Checker) verifyStores(ctx context.Context, name string, decode bool, nss []string, chunked func() ([]NamespaceReport, error)) ([]NamespaceReport, error) {
 	var out []NamespaceReport
 	var partials []error
 	skipped := map[string]error{}
-	for _, d := range c.cfg.drivers() {
+	for _, d := range ch.c.cfg.drivers() {
 		if d == DriverChunked {
 			reps, err := chunked()
 			if errors.Is(err, ErrPartial) {
@@ -102,16 +102,16 @@ func (c *Client) verifyStores(ctx context.Context, name string, decode bool, nss
 			out = append(out, reps...)
 			continue
 		}
-		s := c.store(d).(*helmStore)
+		s := ch.c.store(d).(*helmStore)
 		where := nss
 		if where == nil {
 			where = []string{s.listNamespace()}
 		}
-		reps, err := c.verifyHelm(ctx, s, where, name, decode)
+		reps, err := ch.verifyHelm(ctx, s, where, name, decode)
 		if err != nil && errors.Is(err, ErrForbidden) && len(where) == 1 && where[0] == "" {
 			var read []NamespaceReport
-			err = c.eachReadable(err, func(ns string) error {
-				r, err := c.verifyHelm(ctx, s, []string{ns}, name, decode)
+			err = ch.c.cfg.eachReadable(err, func(ns string) error {
+				r, err := ch.verifyHelm(ctx, s, []string{ns}, name, decode)
 				read = append(read, r...)
 				return err
 			})
@@ -120,7 +120,7 @@ func (c *Client) verifyStores(ctx context.Context, name string, decode bool, nss
 				partials, err = append(partials, err), nil
 			}
 		}
-		if err != nil && errors.Is(err, ErrForbidden) && len(c.cfg.drivers()) > 1 {
+		if err != nil && errors.Is(err, ErrForbidden) && len(ch.c.cfg.drivers()) > 1 {
 			// A store the user may not read is skipped, and said so.
 			skipped[d] = err
 			continue

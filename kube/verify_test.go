@@ -131,7 +131,7 @@ func TestLayoutVerifyGC(t *testing.T) {
 	c := directClient(t, nil, kube.Config{Owner: owner, Namespace: ns, Now: func() time.Time { return later }})
 
 	t.Run("layout", func(t *testing.T) {
-		l, err := c.Layout(ctx, ns, "good", 0)
+		l, err := kube.NewInspector(c).Layout(ctx, ns, "good", 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -164,18 +164,18 @@ func TestLayoutVerifyGC(t *testing.T) {
 			t.Errorf("good: breakdown %+v", l.Parts)
 		}
 
-		l, err = c.Layout(ctx, ns, "orig", 1)
+		l, err = kube.NewInspector(c).Layout(ctx, ns, "orig", 1)
 		if err != nil || l.Broken() || l.Revision != 1 || l.Status != "superseded" || len(l.Chunks) < 2 || l.DecodedBytes == 0 {
 			t.Errorf("orig v1 (original driver): %+v, %v", l, err)
 		}
 
-		l, err = c.Layout(ctx, ns, "huge", 0)
+		l, err = kube.NewInspector(c).Layout(ctx, ns, "huge", 0)
 		if err != nil || l.Broken() || len(l.Chunks) != 3 || l.HelmSecretFits || l.HelmSecretBytes <= storage.MaxSecretDataBytes {
 			t.Errorf("huge: %d chunks, %d stored, Helm Secrets driver %d bytes fits %v, %v", len(l.Chunks), l.StoredBytes, l.HelmSecretBytes, l.HelmSecretFits, err)
 		}
 		t.Logf("huge: %d gzip bytes in %d Secrets; Helm's Secrets driver would need %d bytes in one", l.StoredBytes, 1+len(l.Chunks), l.HelmSecretBytes)
 
-		l, err = c.Layout(ctx, ns, "missing", 0)
+		l, err = kube.NewInspector(c).Layout(ctx, ns, "missing", 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -183,7 +183,7 @@ func TestLayoutVerifyGC(t *testing.T) {
 			t.Errorf("missing: broken %v chunk 2 %+v decode error %q", l.Broken(), l.Chunks[1], l.DecodeError)
 		}
 
-		l, err = c.Layout(ctx, ns, "corrupt", 0)
+		l, err = kube.NewInspector(c).Layout(ctx, ns, "corrupt", 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -191,7 +191,7 @@ func TestLayoutVerifyGC(t *testing.T) {
 			t.Errorf("corrupt: broken %v chunk %+v decode error %q", l.Broken(), l.Chunks[0], l.DecodeError)
 		}
 
-		l, err = c.Layout(ctx, ns, "orphan", 0)
+		l, err = kube.NewInspector(c).Layout(ctx, ns, "orphan", 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -199,18 +199,18 @@ func TestLayoutVerifyGC(t *testing.T) {
 			t.Errorf("orphan: broken %v orphans %+v", l.Broken(), l.Orphans)
 		}
 
-		l, err = c.Layout(ctx, ns, "undecodable", 0)
+		l, err = kube.NewInspector(c).Layout(ctx, ns, "undecodable", 0)
 		if err != nil || !l.Broken() || !strings.Contains(l.DecodeError, "gzip") {
 			t.Errorf("undecodable: %+v, %v", l, err)
 		}
 
-		if _, err := c.Layout(ctx, ns, "good", 7); !strings.Contains(fmt.Sprint(err), "has no revision 7 (it has 1..2)") {
+		if _, err := kube.NewInspector(c).Layout(ctx, ns, "good", 7); !strings.Contains(fmt.Sprint(err), "has no revision 7 (it has 1..2)") {
 			t.Errorf("Layout of a revision that does not exist: %v", err)
 		}
 	})
 
 	t.Run("verify", func(t *testing.T) {
-		reps, err := c.Verify(ctx, "", true)
+		reps, err := kube.NewChecker(c).Verify(ctx, "", true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -249,7 +249,7 @@ func TestLayoutVerifyGC(t *testing.T) {
 		// Measured from now, the unreferenced chunks are too young to be leftovers:
 		// they could be a write in flight.
 		now := directClient(t, nil, kube.Config{Owner: owner, Namespace: ns})
-		reps, err = now.Verify(ctx, "", false)
+		reps, err = kube.NewChecker(now).Verify(ctx, "", false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -258,18 +258,18 @@ func TestLayoutVerifyGC(t *testing.T) {
 		}
 
 		// One release alone.
-		reps, err = c.Verify(ctx, "good", true)
+		reps, err = kube.NewChecker(c).Verify(ctx, "good", true)
 		if err != nil || !reps[0].OK() || reps[0].Indexes != 2 {
 			t.Errorf("Verify good: %+v, %v", reps, err)
 		}
-		reps, err = c.Verify(ctx, "orphan", false)
+		reps, err = kube.NewChecker(c).Verify(ctx, "orphan", false)
 		if err != nil || len(reps[0].Leftovers) != 1 || reps[0].Leftovers[0].Name != orphan {
 			t.Errorf("Verify orphan: %+v, %v", reps, err)
 		}
 
 		// -A reaches the namespace that holds nothing but a leftover chunk.
 		all := directClient(t, nil, kube.Config{Owner: owner, AllNamespaces: true, Now: func() time.Time { return later }})
-		reps, err = all.Verify(ctx, "", false)
+		reps, err = kube.NewChecker(all).Verify(ctx, "", false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -321,7 +321,7 @@ func TestLayoutVerifyGC(t *testing.T) {
 				}
 			}
 		}
-		reps, err = c.Verify(ctx, "", false)
+		reps, err = kube.NewChecker(c).Verify(ctx, "", false)
 		if err != nil {
 			t.Fatal(err)
 		}

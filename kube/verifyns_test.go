@@ -64,7 +64,7 @@ func TestVerifyAndGCTakeTheReleaseNamespace(t *testing.T) {
 		return out
 	}
 
-	reps, err := client(app).Verify(ctx, "", true)
+	reps, err := kube.NewChecker(client(app)).Verify(ctx, "", true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestVerifyAndGCTakeTheReleaseNamespace(t *testing.T) {
 		t.Errorf("verify -n app found\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
 	}
 
-	reps, err = client(ops).Verify(ctx, "", false)
+	reps, err = kube.NewChecker(client(ops)).Verify(ctx, "", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestVerifyAndGCTakeTheReleaseNamespace(t *testing.T) {
 	}
 
 	// One release of the namespace: its records alone.
-	reps, err = client(app).Verify(ctx, "moved", false)
+	reps, err = kube.NewChecker(client(app)).Verify(ctx, "moved", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,12 +108,12 @@ func TestVerifyAndGCTakeTheReleaseNamespace(t *testing.T) {
 		t.Errorf("verify moved -n app: indexes %v (want %v), problems %v", got, want, problemSet(reps))
 	}
 	// Looked up where it is stored, as the CLI does once it has located it.
-	reps, err = client(app).VerifyRelease(ctx, ops, "moved", false)
+	reps, err = kube.NewChecker(client(app)).VerifyRelease(ctx, ops, "moved", false)
 	if err != nil || len(reps) != 1 || reps[0].Namespace != ops || reps[0].Indexes != 2 || len(reps[0].Problems) != 2 {
 		t.Errorf("VerifyRelease(ops, moved): %+v, %v", reps, err)
 	}
 
-	found, err := client(app).FindLeftovers(ctx, time.Nanosecond)
+	found, err := kube.NewChecker(client(app)).FindLeftovers(ctx, time.Nanosecond)
 	if err != nil {
 		t.Fatal(err)
 	}

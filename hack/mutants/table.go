@@ -96,7 +96,7 @@ var mutants = []mutant{
 	// Honest health.
 	{
 		Name:      "health-no-writing-window",
-		File:      "kube/health.go",
+		File:      "kube/writing.go",
 		Find:      "return d < WritingWindow && d > -WritingWindow",
 		Replace:   "return d < 0 && d > 0",
 		Guarantee: "a record whose chunks are missing moments after its index was written shows as being written, not broken",
@@ -105,7 +105,7 @@ var mutants = []mutant{
 	{
 		Name:      "health-no-wait",
 		File:      "kube/health.go",
-		Find:      "if wait := min(until.Sub(c.Now()), WritingWindow); wait > 0 {",
+		Find:      "if wait := min(until.Sub(ch.c.Now()), WritingWindow); wait > 0 {",
 		Replace:   "if wait := time.Duration(0); wait > 0 {",
 		Guarantee: "a record seen mid-write is checked again once the writing window has passed, not before",
 		Kill:      []target{{"./kube", "TestHealthDuringAnotherWrite"}},
@@ -549,7 +549,7 @@ var mutants = []mutant{
 	},
 	{
 		Name:      "discovery-mapper-not-reset",
-		File:      "kube/removedapis.go",
+		File:      "kube/discovery.go",
 		Find:      "m.Reset()",
 		Replace:   "_ = m",
 		Guarantee: "reading again forgets what discovery said in the live views' RESTMapper too, so a version a CRD dropped is no longer mapped",

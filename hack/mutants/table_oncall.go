@@ -10,7 +10,7 @@ func init() {
 var oncallMutants = []mutant{
 	{
 		Name:      "diff-previous-is-latest",
-		File:      "kube/revisions.go",
+		File:      "kube/diff.go",
 		Find:      "from = rows[len(rows)-2].Revision",
 		Replace:   "from = rows[len(rows)-1].Revision",
 		Guarantee: "diff NAME compares the revision before the latest with the latest, as helm diff revision does",
@@ -43,7 +43,7 @@ var oncallMutants = []mutant{
 	{
 		Name:      "verify-advice-unnamed",
 		File:      "cli/verify.go",
-		Find:      "cmds = append(cmds, r.client.SuggestFor(row, \"delete-revision\", args...))",
+		Find:      "cmds = append(cmds, r.client.Config().SuggestFor(row, \"delete-revision\", args...))",
 		Replace:   "cmds, _ = append(cmds, \"chunkview delete-revision --force\"), row",
 		Guarantee: "verify's advice to delete a revision names the release and revision, with the flags that find it, and pastes",
 		Kill:      []target{{"./cli", "TestDemoVerifyAdvisesWhatPastes"}},

@@ -24,14 +24,14 @@ func Decode(ctx context.Context, c *kube.Client, ns, name string, rev int) (*rel
 // what was found, how many went, and a *kube.PartialError from the finding when
 // the rest succeeded.
 func GC(ctx context.Context, c *kube.Client, dryRun bool) ([]kube.NamespaceReport, int, error) {
-	reps, err := c.FindLeftovers(ctx, 0)
+	reps, err := kube.NewChecker(c).FindLeftovers(ctx, 0)
 	if err != nil && !errors.Is(err, kube.ErrPartial) {
 		return reps, 0, err
 	}
 	if dryRun {
 		return reps, 0, err
 	}
-	removed, rerr := c.RemoveLeftovers(ctx, reps)
+	removed, rerr := kube.NewChecker(c).RemoveLeftovers(ctx, reps)
 	if rerr != nil {
 		return reps, removed, rerr
 	}

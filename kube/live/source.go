@@ -25,7 +25,9 @@ type Source interface {
 	Revision(ctx context.Context, ns, name string, rev int) (kube.RevisionRow, error)
 	Details(ctx context.Context, row kube.RevisionRow) (*kube.Details, error)
 	Decode(ctx context.Context, row kube.RevisionRow) (*release.Release, error)
-	Suggest(verb, name string, args ...string) string
+	// Config says how the connection reads, for the commands live advises
+	// (kube.Config.Suggest).
+	Config() kube.Config
 }
 
 var _ Source = (*kube.Client)(nil)

@@ -229,7 +229,7 @@ func StatusOf(ctx context.Context, c Source, rows []kube.RevisionRow, rev int, o
 	}
 	if d.Release == nil {
 		return nil, fmt.Errorf("%w: revision %d of %q: %s; its objects are not known (`%s` shows another)",
-			ErrRecordUnreadable, row.Revision, row.Name, d.Row.Problem, c.Suggest("status", row.Name, "--revision", "N"))
+			ErrRecordUnreadable, row.Revision, row.Name, d.Row.Problem, c.Config().Suggest("status", row.Name, "--revision", "N"))
 	}
 	rel := d.Release
 	st := &ReleaseStatus{

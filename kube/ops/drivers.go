@@ -52,7 +52,7 @@ func (e helmEnv) configMaps(pn *pins) corev1client.ConfigMapInterface {
 // to the plan when the operation is.
 func (e helmEnv) chunked() *storage.ChunkedSecrets {
 	c := e.r.c
-	sns := c.StorageNamespaceFor(kube.DriverChunked, e.p.StorageNamespace)
+	sns := c.Config().StorageNamespaceFor(kube.DriverChunked, e.p.StorageNamespace)
 	d := storage.NewDriver(carrySecrets(c.Clientset().CoreV1().Secrets(sns), e.carry), c.Config().Owner, kube.ChunkedConfig(c.Config().Driver, c.Metadata(), sns)).WithContext(e.ctx)
 	if e.pinned {
 		d = d.Expect(e.p.Release, maps.Clone(e.p.Records))

@@ -74,7 +74,7 @@ func (o *FixAPIs) Helm() int { return o.Major }
 var ErrNothingToFix = errors.New("nothing to fix: every object uses an API the cluster serves")
 
 // PlanFixAPIs plans the fix of the release of p for the cluster served
-// describes (kube.Client.ServedAPIs). It reads the revision it copies through
+// describes (kube.Checker.ServedAPIs). It reads the revision it copies through
 // the details cache. A release whose latest revision is in flight, stuck or
 // uninstalled is refused; one with nothing unserved gets a plan that changes
 // nothing (Fix.Changed is false), which Apply refuses.
@@ -83,7 +83,7 @@ func (r *Runner) PlanFixAPIs(ctx context.Context, p *Plan, served *apis.Served, 
 	switch {
 	case kube.InFlight(latest.Status) && latest.Status != "uninstalling":
 		return nil, fmt.Errorf("%w: revision %d of %q is %s: an operation is in flight, or was interrupted (`%s` gets it out); nothing was changed",
-			kube.ErrInProgress, latest.Revision, p.Release, latest.Status, r.c.SuggestFor(latest, "fix-stuck"))
+			kube.ErrInProgress, latest.Revision, p.Release, latest.Status, r.c.Config().SuggestFor(latest, "fix-stuck"))
 	case latest.Status == "uninstalled" || latest.Status == "uninstalling":
 		return nil, fmt.Errorf("release %q is %s: there is nothing for Helm to upgrade", p.Release, latest.Status)
 	}

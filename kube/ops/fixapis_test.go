@@ -52,7 +52,7 @@ func TestFixAPIs(t *testing.T) {
 	admin := connect(t, adminKubeconfig(t, "default"), nil, nil)
 	kubetest.InstallWidgetCRD(t, cluster.Config, func(ctx context.Context) (*apis.Served, error) {
 		admin.InvalidateDiscovery()
-		return admin.ServedAPIs(ctx)
+		return admin.checker().ServedAPIs(ctx)
 	})
 	for _, tc := range fixAPIsCases {
 		t.Run(tc.name, func(t *testing.T) { testFixAPIs(t, tc) })
@@ -143,7 +143,7 @@ func testFixAPIs(t *testing.T, tc fixAPIsCase) {
 
 	// The API server really does not serve the stale versions.
 	c := connect(t, r.kc, []string{"-n", r.ns}, nil)
-	served, err := c.ServedAPIs(ctx)
+	served, err := c.checker().ServedAPIs(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +158,7 @@ func testFixAPIs(t *testing.T, tc fixAPIsCase) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := c.CheckAPIs(ctx, rows[len(rows)-1], served, apis.Options{})
+	rep, err := c.checker().CheckAPIs(ctx, rows[len(rows)-1], served, apis.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +262,7 @@ func checkHelm4Fields(t *testing.T, r *fixAPIsRelease, before map[string]any) {
 func checkRollbackWarns(t *testing.T, c *client, r *fixAPIsRelease) {
 	t.Helper()
 	ctx := t.Context()
-	served, err := c.ServedAPIs(ctx)
+	served, err := c.checker().ServedAPIs(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -91,14 +91,14 @@ func TestHelmStores(t *testing.T) {
 			if len(hist) != 3 || hist[0].Status != "superseded" || hist[2].Driver != store || !hist[1].Known {
 				t.Fatalf("history = %+v", hist)
 			}
-			res, err := c.Diff(t.Context(), ns, "web", 1, 2, kube.DiffOptions{})
+			res, err := kube.NewInspector(c.Client).Diff(t.Context(), ns, "web", 1, 2, kube.DiffOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if res == nil || res.Values.Diff == "" {
 				t.Fatalf("diff of revisions 1 and 2 found nothing: %+v", res)
 			}
-			lay, err := c.Layout(t.Context(), ns, "web", 2)
+			lay, err := kube.NewInspector(c.Client).Layout(t.Context(), ns, "web", 2)
 			if err != nil {
 				t.Fatal(err)
 			}

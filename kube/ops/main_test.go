@@ -248,3 +248,6 @@ func (c *client) checkWritable(op string) error {
 	}
 	return nil
 }
+
+// checker is the kube.Checker that reads through c.
+func (c *client) checker() *kube.Checker { return kube.NewChecker(c.Client) }

@@ -203,11 +203,11 @@ func faultScenarios() []faultScenario {
 				faultLeftovers(t, ns, 3)
 			},
 			run: func(ctx context.Context, c *client, ns string) error {
-				reps, err := c.FindLeftovers(ctx, time.Nanosecond)
+				reps, err := c.checker().FindLeftovers(ctx, time.Nanosecond)
 				if err != nil {
 					return err
 				}
-				_, err = c.RemoveLeftovers(ctx, reps)
+				_, err = c.checker().RemoveLeftovers(ctx, reps)
 				return err
 			},
 			check: func(t *testing.T, got map[int]*release.Release, err error) {

@@ -155,14 +155,14 @@ func raceRollbacks(t *testing.T) bool {
 
 	// Nothing left unreferenced once gc has run.
 	c := connect(t, kc, []string{"-n", ns, "--owner", raceOwner}, nil)
-	reps, err := c.FindLeftovers(ctx, time.Nanosecond)
+	reps, err := c.checker().FindLeftovers(ctx, time.Nanosecond)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.RemoveLeftovers(ctx, reps); err != nil {
+	if _, err := c.checker().RemoveLeftovers(ctx, reps); err != nil {
 		t.Fatal(err)
 	}
-	reps, err = c.Verify(ctx, "", true)
+	reps, err = c.checker().Verify(ctx, "", true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -52,5 +52,5 @@ func (r *Runner) unfinishedWrite(ctx context.Context, verb string, p *Plan, h he
 	return fmt.Errorf("%s of %s stopped: %w: revision %d is being written, or its write was cut short moments ago: the unfinished write's pending index Secret %s/%s, written %s ago, holds that revision. %s. "+
 		"Once it is %s old a create takes it over: retry in %s (if another chunkview or operator is writing it, look at the history again first), or see it with `%s`: %w",
 		verb, p.Release, kube.ErrChanged, rev, pending.Namespace, pending.Name, age.Round(time.Second), h.track().done(),
-		storage.PendingLease, wait, r.c.SuggestFor(p.latest(), "verify"), err)
+		storage.PendingLease, wait, r.c.Config().SuggestFor(p.latest(), "verify"), err)
 }

@@ -55,10 +55,10 @@ func TestRBACReadOnlyUser(t *testing.T) {
 	if _, err := c.History(ctx, ns, "app"); err != nil {
 		t.Errorf("history: %v", err)
 	}
-	if l, err := c.Layout(ctx, ns, "app", 3); err != nil || l.Broken() {
+	if l, err := kube.NewInspector(c.Client).Layout(ctx, ns, "app", 3); err != nil || l.Broken() {
 		t.Errorf("inspect: %+v, %v", l, err)
 	}
-	if _, err := c.Verify(ctx, "", true); err != nil {
+	if _, err := c.checker().Verify(ctx, "", true); err != nil {
 		t.Errorf("verify: %v", err)
 	}
 
@@ -96,11 +96,11 @@ func TestRBACReadOnlyUser(t *testing.T) {
 	mustContain(t, mustErrIs(t, err, kube.ErrForbidden), "forbidden")
 	err = c.DeleteRevision(ctx, ns, "app", 2, false)
 	mustErrIs(t, err, kube.ErrForbidden)
-	reps, err := c.FindLeftovers(ctx, time.Nanosecond)
+	reps, err := c.checker().FindLeftovers(ctx, time.Nanosecond)
 	if err != nil || len(reps) != 1 || len(reps[0].Leftovers) != 1 {
 		t.Fatalf("leftovers as a reader: %+v, %v", reps, err)
 	}
-	if _, err := c.RemoveLeftovers(ctx, reps); !errors.Is(err, kube.ErrForbidden) {
+	if _, err := c.checker().RemoveLeftovers(ctx, reps); !errors.Is(err, kube.ErrForbidden) {
 		t.Errorf("gc as a reader: %v", err)
 	}
 	if after := snapshot(t, ns); len(after) != len(before) {
@@ -214,7 +214,7 @@ func TestRBACAllNamespacesScoped(t *testing.T) {
 	if len(revs) != 6 {
 		t.Fatalf("%d revisions of several chunks, want 3 in each namespace", len(revs))
 	}
-	if err := c.CheckHealth(ctx, revs); err != nil {
+	if err := c.checker().CheckHealth(ctx, revs); err != nil {
 		t.Errorf("CheckHealth -A as a namespace-scoped user: %v", err)
 	}
 	for _, r := range revs {
@@ -225,11 +225,11 @@ func TestRBACAllNamespacesScoped(t *testing.T) {
 
 	// Verify and gc -A look in the readable namespaces too, skip the refused one,
 	// and say so. Each namespace holds one leftover chunk (rbacSeed).
-	reps, err := c.Verify(ctx, "", false)
+	reps, err := c.checker().Verify(ctx, "", false)
 	if !errors.As(err, &pe) || len(reps) != 2 || reps[0].Namespace != home || reps[1].Namespace != other || pe.Skipped[closed] == "" {
 		t.Errorf("verify -A: %v, %v", reps, err)
 	}
-	leftovers, err := c.FindLeftovers(ctx, time.Nanosecond)
+	leftovers, err := c.checker().FindLeftovers(ctx, time.Nanosecond)
 	found := 0
 	for _, r := range leftovers {
 		found += len(r.Leftovers)
@@ -274,11 +274,11 @@ func TestRBACReadOnlyAdmin(t *testing.T) {
 		"uninstall":       func() error { _, err := c.Uninstall(ctx, ns, "app", false); return err },
 		"delete-revision": func() error { return c.DeleteRevision(ctx, ns, "app", 2, true) },
 		"remove leftovers": func() error {
-			reps, err := c.FindLeftovers(ctx, time.Nanosecond)
+			reps, err := c.checker().FindLeftovers(ctx, time.Nanosecond)
 			if err != nil {
 				return err
 			}
-			_, err = c.RemoveLeftovers(ctx, reps)
+			_, err = c.checker().RemoveLeftovers(ctx, reps)
 			return err
 		},
 		"fix-stuck":     func() error { return c.FixStuck(ctx, ns, "app", ops.FixMarkFailed) },

@@ -54,11 +54,11 @@ func writeOps(t *testing.T, ns string) []writeOp {
 		{"fix-stuck mark-failed", func(c *client) error { return c.FixStuck(ctx, ns, "stuck", ops.FixMarkFailed) }},
 		{"fix-stuck delete-pending", func(c *client) error { return c.FixStuck(ctx, ns, "stuck", ops.FixDeletePending) }},
 		{"gc (find, then remove)", func(c *client) error {
-			reps, err := c.FindLeftovers(ctx, time.Nanosecond)
+			reps, err := c.checker().FindLeftovers(ctx, time.Nanosecond)
 			if err != nil {
 				return err
 			}
-			_, err = c.RemoveLeftovers(ctx, reps)
+			_, err = c.checker().RemoveLeftovers(ctx, reps)
 			return err
 		}},
 	}
@@ -111,7 +111,7 @@ func TestReadOnly(t *testing.T) {
 	if reps, removed, err := gc(ctx, c.Client, true); err != nil || removed != 0 || len(reps) != 1 {
 		t.Errorf("gc --dry-run with --read-only: %+v %d %v", reps, removed, err)
 	}
-	if _, err := c.Layout(ctx, f.ns, "broken", 1); err != nil {
+	if _, err := kube.NewInspector(c.Client).Layout(ctx, f.ns, "broken", 1); err != nil {
 		t.Errorf("Layout with --read-only: %v", err)
 	}
 	if stats.Mutating() != 0 || len(wire.Mutating()) != 0 {

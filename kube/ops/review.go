@@ -79,7 +79,7 @@ func (r *Runner) Can(ctx context.Context, ns string) (*kube.Permissions, error) 
 	c := r.c
 	d := c.Drivers()[0]
 	res := kube.StoreResource(d)
-	sns := c.StorageNamespaceFor(d, ns)
+	sns := c.Config().StorageNamespaceFor(d, ns)
 	p := &kube.Permissions{Namespace: sns, Driver: d, Resource: res, Allowed: map[string]bool{}, Reasons: map[string]string{}}
 	if c.ReadOnly() {
 		for _, v := range kube.SecretVerbs {
@@ -124,7 +124,7 @@ func (r *Runner) CheckAllowed(ctx context.Context, ns, op string) error {
 	if err := checkWritable(c, op); err != nil {
 		return err
 	}
-	if c.StorageNamespaceFor(c.Drivers()[0], ns) == "" {
+	if c.Config().StorageNamespaceFor(c.Drivers()[0], ns) == "" {
 		return nil
 	}
 	p, err := r.Can(ctx, ns)

@@ -77,7 +77,7 @@ func (o *Rollback) Base() *Plan { return &o.Plan }
 func (o *Rollback) Helm() int { return o.Major }
 
 // diff compares revision from, decoded by then (through the details cache), with
-// revision to; from's error first, as kube.Client.Diff does.
+// revision to; from's error first, as kube.Inspector.Diff does.
 func (r *Runner) diff(ctx context.Context, from, to kube.RevisionRow, opts kube.DiffOptions) (*revdiff.Result, error) {
 	a, err := r.c.Decode(ctx, from)
 	if err != nil {
@@ -102,7 +102,7 @@ func (r *Runner) diff(ctx context.Context, from, to kube.RevisionRow, opts kube.
 func (r *Runner) PlanRollback(ctx context.Context, p *Plan, rev int, opts kube.DiffOptions) (*Rollback, error) {
 	if rev == 0 {
 		if len(p.Rows) < 2 {
-			return nil, fmt.Errorf("release %q has only revision %d: nothing to roll back to; name it to apply it again (`%s`)", p.Release, p.Latest, r.c.SuggestFor(p.latest(), "rollback", fmt.Sprint(p.Latest)))
+			return nil, fmt.Errorf("release %q has only revision %d: nothing to roll back to; name it to apply it again (`%s`)", p.Release, p.Latest, r.c.Config().SuggestFor(p.latest(), "rollback", fmt.Sprint(p.Latest)))
 		}
 		rev = p.Rows[len(p.Rows)-2].Revision
 	}
@@ -261,7 +261,7 @@ func (r *Runner) refuseInFlight(ctx context.Context, row kube.RevisionRow) error
 		return nil
 	}
 	return fmt.Errorf("%w: revision %d of %q has been %s for %s; nothing was changed: wait for that operation to finish and retry (if it was interrupted, for example by a lost connection, `%s` gets it out)",
-		kube.ErrInProgress, row.Revision, row.Name, row.Status, since.Round(time.Second), r.c.SuggestFor(row, "fix-stuck", "--mark-failed"))
+		kube.ErrInProgress, row.Revision, row.Name, row.Status, since.Round(time.Second), r.c.Config().SuggestFor(row, "fix-stuck", "--mark-failed"))
 }
 
 // pendingFor is how long revision row has been in its state: since Helm last

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/kube/apis"
 )
 
@@ -27,7 +28,7 @@ type RollbackAPIs struct {
 func (a RollbackAPIs) Any() bool { return len(a.Target)+len(a.Current) > 0 }
 
 // RollbackAPIs checks the revisions of a planned rollback against what the
-// cluster serves (kube.Client.ServedAPIs). Both were decoded for the plan: the
+// cluster serves (kube.Checker.ServedAPIs). Both were decoded for the plan: the
 // details cache has them.
 func (r *Runner) RollbackAPIs(ctx context.Context, o *Rollback, served *apis.Served) (RollbackAPIs, error) {
 	out := RollbackAPIs{To: o.To, From: o.From}
@@ -36,7 +37,7 @@ func (r *Runner) RollbackAPIs(ctx context.Context, o *Rollback, served *apis.Ser
 		if err != nil {
 			return nil, err
 		}
-		rep, err := r.c.CheckAPIs(ctx, row, served, apis.Options{})
+		rep, err := kube.NewChecker(r.c).CheckAPIs(ctx, row, served, apis.Options{})
 		return rep.With(apis.Unserved), err
 	}
 	var err error
@@ -49,7 +50,7 @@ func (r *Runner) RollbackAPIs(ctx context.Context, o *Rollback, served *apis.Ser
 
 // Warnings say what a person should know before confirming the rollback,
 // with the command that fixes the latest revision (suggest builds it for the
-// release, with the flags that found it, as kube.Client.SuggestFor does).
+// release, with the flags that found it, as kube.Config.SuggestFor does).
 func (a RollbackAPIs) Warnings(release string, suggest func(verb string, args ...string) string) []string {
 	var out []string
 	if len(a.Target) > 0 {

@@ -50,7 +50,7 @@ func (r *Runner) discovery() { r.fresh.Do(r.c.FreshDiscovery) }
 // pass.
 func (r *Runner) ServedAPIs(ctx context.Context) (*apis.Served, error) {
 	r.discovery()
-	return r.c.ServedAPIs(ctx)
+	return kube.NewChecker(r.c).ServedAPIs(ctx)
 }
 
 // NewRunner returns the runner of operations over connection c. It holds no

@@ -151,7 +151,7 @@ func (r *Runner) explain(op string, p *Plan, h helm, err error) error {
 	// the index that names them), so what is left to check is where it stopped.
 	c, row := r.c, p.latest()
 	return fmt.Errorf("%s: %w; it may have been partly applied: check the release with `%s` and `%s`, remove leftover chunks with `%s`, then retry", op, lostServer(kube.Explain(h.explain(err), "update", "secrets", p.StorageNamespace), c.Config().Server),
-		c.SuggestFor(row, "history"), c.SuggestFor(row, "verify"), c.Suggest("gc", ""))
+		c.Config().SuggestFor(row, "history"), c.Config().SuggestFor(row, "verify"), c.Config().Suggest("gc", ""))
 }
 
 // helmLog keeps the failures Helm logs during one action, for its error message:

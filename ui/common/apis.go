@@ -14,7 +14,7 @@ import (
 )
 
 // Removed Kubernetes APIs (issue 30), as the screens say them: what the
-// cluster serves comes from one discovery pass (kube.Client.ServedAPIs, which
+// cluster serves comes from one discovery pass (kube.Checker.ServedAPIs, which
 // later passes answer from its cache until the list is read again), and each
 // revision is checked from the details cache, decoding nothing a screen had
 // not decoded or would not.
@@ -34,7 +34,7 @@ func LoadServed(ctx context.Context, c *kube.Client, afresh bool) tea.Cmd {
 		if afresh {
 			c.InvalidateDiscovery()
 		}
-		s, err := c.ServedAPIs(ctx)
+		s, err := kube.NewChecker(c).ServedAPIs(ctx)
 		return ServedMsg{Served: s, Err: err}
 	}
 }
@@ -57,7 +57,7 @@ func CheckAPIs(ctx context.Context, c *kube.Client, served *apis.Served, rows []
 		for i := range rows {
 			ptrs[i] = &rows[i]
 		}
-		reps, _ := c.CheckAPIsOf(ctx, ptrs, served, apis.Options{})
+		reps, _ := kube.NewChecker(c).CheckAPIsOf(ctx, ptrs, served, apis.Options{})
 		out := APIsMsg{Served: served, Reports: map[string]apis.Report{}}
 		for r, rep := range reps {
 			out.Reports[RowID(*r)] = rep

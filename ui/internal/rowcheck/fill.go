@@ -58,7 +58,7 @@ func FillRow(ctx context.Context, c *kube.Client, row kube.RevisionRow, peek boo
 		}
 		if msg.Err == nil && r.Known && !r.Checked && !r.Broken && !r.Writing {
 			// A summary peeked from the index: its chunks were not read.
-			r, msg.Err = c.CheckChunks(ctx, r)
+			r, msg.Err = kube.NewChecker(c).CheckChunks(ctx, r)
 		}
 		msg.Row = r
 		return msg
@@ -103,7 +103,7 @@ func FillRows(ctx context.Context, c *kube.Client, rows []kube.RevisionRow) tea.
 		for j, i := range check {
 			ptrs[j] = &rs[i]
 		}
-		if err := c.CheckChunksOf(ctx, ptrs); err != nil {
+		if err := kube.NewChecker(c).CheckChunksOf(ctx, ptrs); err != nil {
 			for _, i := range check {
 				if r := &rs[i]; !r.Checked && !r.Broken && !r.Writing {
 					alone[i] = true
@@ -128,7 +128,7 @@ func FillRows(ctx context.Context, c *kube.Client, rows []kube.RevisionRow) tea.
 func VerifyRow(ctx context.Context, c *kube.Client, row kube.RevisionRow) tea.Cmd {
 	return func() tea.Msg {
 		msg := RowDetailsMsg{Driver: row.Driver, Ns: row.StorageNamespace, Key: row.Key, Rv: row.ResourceVersion, Row: row, Verified: true}
-		msg.Row, msg.Err = c.VerifyRow(ctx, row)
+		msg.Row, msg.Err = kube.NewChecker(c).VerifyRow(ctx, row)
 		return msg
 	}
 }

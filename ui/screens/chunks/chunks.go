@@ -51,7 +51,7 @@ func (s *Screen) Init() tea.Cmd { return s.reload() }
 
 func (s *Screen) reload() tea.Cmd {
 	s.loading = true
-	return loadLayout(s.Ctx, s.Client, s.row.StorageNamespace, s.row.Name, s.row.Revision)
+	return loadLayout(s.Ctx, kube.NewInspector(s.Client), s.row.StorageNamespace, s.row.Name, s.row.Revision)
 }
 
 // Title is the part of the breadcrumb it adds.
@@ -107,7 +107,7 @@ func (s *Screen) Update(msg tea.Msg) tea.Cmd {
 		}
 		s.rerender()
 		if s.measuring {
-			return measureLayout(s.Ctx, s.Client, msg.row, msg.Layout)
+			return measureLayout(s.Ctx, kube.NewInspector(s.Client), msg.row, msg.Layout)
 		}
 		return nil
 	case layoutMeasuredMsg:

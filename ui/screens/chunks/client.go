@@ -7,11 +7,12 @@ import (
 	"github.com/chunkview/chunkview/storage"
 )
 
-// client is what the chunks screen reads a revision's layout through: the
-// shared *kube.Client, in two steps (see kube.Client.LayoutSecrets).
+// client is what the chunks screen reads a revision's layout through: a
+// *kube.Inspector on the shared client, in two steps (see
+// kube.Inspector.LayoutSecrets).
 type client interface {
 	LayoutSecrets(ctx context.Context, ns, name string, rev int) (*storage.Layout, kube.RevisionRow, error)
 	MeasureLayout(ctx context.Context, row kube.RevisionRow, l *storage.Layout) (*storage.Layout, error)
 }
 
-var _ client = (*kube.Client)(nil)
+var _ client = (*kube.Inspector)(nil)

@@ -4,15 +4,14 @@ import (
 	"context"
 
 	"github.com/chunkview/chunkview/kube"
-	"github.com/chunkview/chunkview/kube/live"
 	"github.com/chunkview/chunkview/revdiff"
 )
 
-// client is what the diff screen compares through: the shared *kube.Client's
-// revisions, and the live objects (kube/live) for a drift.
-type client interface {
-	live.Source
+// differ is what the diff screen compares two revisions through (a
+// *kube.Inspector on the shared client); a drift reads the live objects
+// through kube/live's Source instead.
+type differ interface {
 	Diff(ctx context.Context, ns, name string, from, to int, opts kube.DiffOptions) (*revdiff.Result, error)
 }
 
-var _ client = (*kube.Client)(nil)
+var _ differ = (*kube.Inspector)(nil)

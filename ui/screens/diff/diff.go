@@ -8,6 +8,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/revdiff"
 	"github.com/chunkview/chunkview/ui/common"
 	"github.com/chunkview/chunkview/ui/components/diffview"
@@ -58,7 +59,7 @@ func (s *Screen) load() tea.Cmd {
 		return nil
 	}
 	s.loading = true
-	return loadDiff(s.Ctx, s.Client, s.ns, s.name, s.from, s.to, s.reveal)
+	return loadDiff(s.Ctx, kube.NewInspector(s.Client), s.ns, s.name, s.from, s.to, s.reveal)
 }
 
 // Title names the two sides.

@@ -25,7 +25,7 @@ type LiveLoadedMsg struct {
 }
 
 // loadLiveDiff compares revision rev of a release with the live cluster.
-func loadLiveDiff(ctx context.Context, c client, ns, name string, rev int, reveal bool) tea.Cmd {
+func loadLiveDiff(ctx context.Context, c live.Source, ns, name string, rev int, reveal bool) tea.Cmd {
 	return func() tea.Msg {
 		d, err := live.Drift(ctx, c, ns, name, rev, live.DriftOptions{Reveal: reveal})
 		return LiveLoadedMsg{Ns: ns, Name: name, Rev: rev, Reveal: reveal, Drift: d, err: err}

@@ -19,7 +19,7 @@ type LoadedMsg struct {
 	Err      error
 }
 
-func loadDiff(ctx context.Context, c client, ns, name string, from, to int, reveal bool) tea.Cmd {
+func loadDiff(ctx context.Context, c differ, ns, name string, from, to int, reveal bool) tea.Cmd {
 	return func() tea.Msg {
 		res, err := c.Diff(ctx, ns, name, from, to, kube.DiffOptions{Reveal: reveal})
 		return LoadedMsg{Ns: ns, Name: name, From: from, To: to, Reveal: reveal, result: res, Err: err}

@@ -46,7 +46,7 @@ func planRollback(ctx context.Context, c *kube.Client, base *ops.Plan, rev int, 
 			return msg
 		}
 		if served == nil {
-			served, _ = c.ServedAPIs(ctx) // unknown on the demo's cluster: no warning
+			served, _ = kube.NewChecker(c).ServedAPIs(ctx) // unknown on the demo's cluster: no warning
 		}
 		if served != nil {
 			if ra, aerr := rn.RollbackAPIs(ctx, plan, served); aerr == nil {

@@ -42,7 +42,7 @@ func checkRevisionAPIs(ctx context.Context, c *kube.Client, ns, name string, rev
 		}
 		for _, r := range rows {
 			if r.Revision == rev && (store == "" || common.SameStore(r.Driver, store)) {
-				if rep, err := c.CheckAPIs(ctx, r, served, apis.Options{}); err == nil {
+				if rep, err := kube.NewChecker(c).CheckAPIs(ctx, r, served, apis.Options{}); err == nil {
 					msg.Rep = &rep
 				}
 				break
