@@ -141,9 +141,10 @@ func (f *Fleet) Release(namespace, name string) (*SampleRelease, bool) {
 // Latest returns the last revision of r.
 func (r *SampleRelease) Latest() *SampleRevision { return &r.Revisions[len(r.Revisions)-1] }
 
-// Seed writes the sample releases onto c, the way Helm would have written their
-// histories (a pending revision created, then updated to its outcome, the previous
-// one superseded), most through the chunked driver and a few through Helm's own
+// Seed writes the sample releases onto c as Helm would have left their histories
+// (a pending revision created, then updated to its outcome, the previous one
+// superseded: each revision is written once as its history ends, see history),
+// most through the chunked driver and a few through Helm's own
 // Secrets and ConfigMaps drivers, then damages some of the chunked ones on
 // purpose. With DriverConfig the chunked records are (chunks per revision in
 // brackets):
