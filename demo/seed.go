@@ -1,29 +1,16 @@
 package demo
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"maps"
-	"path"
 	"slices"
-	"strconv"
 	"sync"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 
-	"helm.sh/helm/v3/pkg/chart"
-	"helm.sh/helm/v3/pkg/chartutil"
-	"helm.sh/helm/v3/pkg/engine"
 	"helm.sh/helm/v3/pkg/release"
-	"helm.sh/helm/v3/pkg/releaseutil"
-	"helm.sh/helm/v3/pkg/storage/driver"
-	helmtime "helm.sh/helm/v3/pkg/time"
 
 	"github.com/chunkview/chunkview/internal/fakeapi"
 	"github.com/chunkview/chunkview/storage"
@@ -75,6 +62,9 @@ type SeedOptions struct {
 	// Live, when set, holds the samples' live objects back until its Start;
 	// nil writes them with the records.
 	Live *Live
+	// replay sends every write of each history to the drivers as Helm sends
+	// them, rather than each revision once (see history): the tests' oracle.
+	replay bool
 }
 
 // Damage is what Seed broke in a revision on purpose.
@@ -151,9 +141,10 @@ func (f *Fleet) Release(namespace, name string) (*SampleRelease, bool) {
 // Latest returns the last revision of r.
 func (r *SampleRelease) Latest() *SampleRevision { return &r.Revisions[len(r.Revisions)-1] }
 
-// Seed writes the sample releases onto c, the way Helm would have written their
-// histories (a pending revision created, then updated to its outcome, the previous
-// one superseded), most through the chunked driver and a few through Helm's own
+// Seed writes the sample releases onto c as Helm would have left their histories
+// (a pending revision created, then updated to its outcome, the previous one
+// superseded: each revision is written once as its history ends, see history),
+// most through the chunked driver and a few through Helm's own
 // Secrets and ConfigMaps drivers, then damages some of the chunked ones on
 // purpose. With DriverConfig the chunked records are (chunks per revision in
 // brackets):
@@ -265,7 +256,7 @@ var sampleDamage = map[string]struct {
 // ledger's missing chunk, fraud-model's corrupt one, and beside cert-manager the
 // orphan of its interrupted upgrade.
 func (sd *seeding) write(s sample) error {
-	sr, err := writeSample(sd.ctx, sd.c, sd.cfg, sd.opts.Now, s)
+	sr, err := writeSample(sd.ctx, sd.c, sd.cfg, sd.opts.Now, s, sd.opts.replay)
 	if err != nil {
 		return fmt.Errorf("seed: release %s/%s: %w", s.storageNamespace, s.name, err)
 	}
@@ -307,325 +298,4 @@ func (sd *seeding) fleet() *Fleet {
 		}
 	}
 	return f
-}
-
-// history replays one sample's Helm commands against the driver.
-type history struct {
-	s      sample
-	drv    driver.Driver
-	now    time.Time
-	charts map[string]*chart.Chart
-	revs   []*release.Release
-}
-
-func writeSample(ctx context.Context, c *fakeapi.Cluster, cfg storage.ChunkedSecretsConfig, now time.Time, s sample) (*SampleRelease, error) {
-	h := &history{
-		s:      s,
-		drv:    sampleDriver(ctx, c, cfg, s),
-		now:    now,
-		charts: map[string]*chart.Chart{},
-	}
-	for _, st := range s.steps {
-		if err := h.run(st); err != nil {
-			return nil, err
-		}
-	}
-	out := &SampleRelease{Name: s.name, Namespace: s.storageNamespace, ReleaseNamespace: s.namespace, Owner: s.owner, Store: s.store}
-	for _, rls := range h.revs {
-		key := storage.RecordKey(rls.Name, rls.Version)
-		if s.owner == OLMOwner {
-			if err := markOLMv1(ctx, c, s, key, rls.Chart.Metadata.Version); err != nil {
-				return nil, err
-			}
-		}
-		chunks, stored, err := readBackSize(ctx, c, s, key)
-		if err != nil {
-			return nil, err
-		}
-		out.Revisions = append(out.Revisions, SampleRevision{
-			Revision: rls.Version, Key: key, Status: rls.Info.Status,
-			Chunks: chunks, StoredBytes: stored, Release: rls,
-		})
-	}
-	return out, nil
-}
-
-func (h *history) chart(version string) (*chart.Chart, error) {
-	if ch, ok := h.charts[version]; ok {
-		return ch, nil
-	}
-	ch, err := h.s.chart(version).build()
-	if err != nil {
-		return nil, err
-	}
-	h.charts[version] = ch
-	return ch, nil
-}
-
-// at is a moment d before now, as Helm stores times.
-func (h *history) at(d time.Duration) helmtime.Time { return helmtime.Time{Time: h.now.Add(-d).UTC()} }
-
-func (h *history) write(create bool, rls *release.Release) error {
-	key := storage.RecordKey(rls.Name, rls.Version)
-	if create {
-		return h.drv.Create(key, rls)
-	}
-	return h.drv.Update(key, rls)
-}
-
-// setStatus records a status change as Helm's recordRelease does: an update of
-// the stored revision.
-func (h *history) setStatus(rls *release.Release, st release.Status, desc string) error {
-	rls.Info.Status = st
-	if desc != "" {
-		rls.Info.Description = desc
-	}
-	return h.write(false, rls)
-}
-
-func (h *history) run(st step) error {
-	v := len(h.revs) + 1
-	start := h.at(st.ago)
-	var (
-		rls *release.Release
-		err error
-	)
-	pending, event := release.StatusPendingInstall, release.HookPreInstall
-	switch st.op {
-	case opInstall, opUpgrade:
-		if st.op == opUpgrade {
-			pending, event = release.StatusPendingUpgrade, release.HookPreUpgrade
-		}
-		rls, err = h.render(st, v)
-		if err != nil {
-			return err
-		}
-	case opRollback:
-		pending, event = release.StatusPendingRollback, release.HookPreRollback
-		if st.to < 1 || st.to >= v {
-			return fmt.Errorf("rollback to revision %d of %d", st.to, v-1)
-		}
-		prev := h.revs[st.to-1]
-		rls = &release.Release{
-			Name: prev.Name, Namespace: prev.Namespace, Version: v,
-			Chart: prev.Chart, Config: prev.Config, Manifest: prev.Manifest,
-			Hooks: cloneHooks(prev.Hooks), Labels: maps.Clone(prev.Labels),
-			Info: &release.Info{Notes: prev.Info.Notes},
-		}
-	}
-	rls.Info.FirstDeployed = start
-	if len(h.revs) > 0 {
-		rls.Info.FirstDeployed = h.revs[0].Info.FirstDeployed
-	}
-	rls.Info.LastDeployed = start
-	rls.Info.Status = pending
-	rls.Info.Description = map[op]string{
-		opInstall:  "Initial install underway",
-		opUpgrade:  "Preparing upgrade",
-		opRollback: fmt.Sprintf("Rollback to %d", st.to),
-	}[st.op]
-	for _, hk := range rls.Hooks {
-		if !slices.Contains(hk.Events, event) {
-			continue
-		}
-		hk.LastRun = release.HookExecution{StartedAt: at(start, 2*time.Second), Phase: release.HookPhaseRunning}
-		if !st.stuck {
-			hk.LastRun.CompletedAt = at(start, 2*time.Second+st.took/3)
-			hk.LastRun.Phase = release.HookPhaseSucceeded
-		}
-	}
-	if err := h.write(true, rls); err != nil {
-		return err
-	}
-	h.revs = append(h.revs, rls)
-	if st.stuck {
-		return nil
-	}
-	if st.fail != "" {
-		msg := map[op]string{
-			opInstall:  fmt.Sprintf("Release %q failed: %s", rls.Name, st.fail),
-			opUpgrade:  fmt.Sprintf("Upgrade %q failed: %s", rls.Name, st.fail),
-			opRollback: fmt.Sprintf("Rollback %q failed: %s", rls.Name, st.fail),
-		}[st.op]
-		return h.setStatus(rls, release.StatusFailed, msg)
-	}
-	// Helm supersedes the deployed revision on upgrade, and every deployed one on
-	// rollback; failed revisions stay failed.
-	for _, old := range h.revs[:len(h.revs)-1] {
-		if old.Info.Status == release.StatusDeployed {
-			if err := h.setStatus(old, release.StatusSuperseded, ""); err != nil {
-				return err
-			}
-		}
-	}
-	done := map[op]string{opInstall: "Install complete", opUpgrade: "Upgrade complete", opRollback: ""}[st.op]
-	return h.setStatus(rls, release.StatusDeployed, done)
-}
-
-func at(t helmtime.Time, d time.Duration) helmtime.Time { return t.Add(d) }
-
-func cloneHooks(hs []*release.Hook) []*release.Hook {
-	out := make([]*release.Hook, len(hs))
-	for i, h := range hs {
-		cp := *h
-		cp.Events = slices.Clone(h.Events)
-		cp.DeletePolicies = slices.Clone(h.DeletePolicies)
-		cp.LastRun = release.HookExecution{}
-		out[i] = &cp
-	}
-	return out
-}
-
-// render renders the step's chart with its values as helm install or upgrade does
-// and returns the new revision, without Info times and status.
-func (h *history) render(st step, version int) (*release.Release, error) {
-	ch, err := h.chart(st.chart)
-	if err != nil {
-		return nil, err
-	}
-	vals, err := chartutil.ReadValues([]byte(st.values))
-	if err != nil {
-		return nil, fmt.Errorf("revision %d values: %w", version, err)
-	}
-	manifest, hooks, notes, err := renderChart(ch, vals, chartutil.ReleaseOptions{
-		Name: h.s.name, Namespace: h.s.namespace, Revision: version,
-		IsInstall: st.op == opInstall, IsUpgrade: st.op == opUpgrade,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("revision %d: %w", version, err)
-	}
-	return &release.Release{
-		Name: h.s.name, Namespace: h.s.namespace, Version: version,
-		Chart: ch, Config: vals, Manifest: manifest, Hooks: hooks,
-		Labels: maps.Clone(labelsFor(h.s, st.chart)),
-		Info:   &release.Info{Notes: notes},
-	}, nil
-}
-
-// renderChart does what Helm's renderResources does for install and upgrade:
-// render every template, take NOTES.txt apart, split hooks from manifests and join
-// the manifests in install order, each under its "# Source:" line.
-func renderChart(ch *chart.Chart, vals map[string]any, ro chartutil.ReleaseOptions) (manifest string, hooks []*release.Hook, notes string, err error) {
-	top, err := chartutil.ToRenderValues(ch, vals, ro, chartutil.DefaultCapabilities)
-	if err != nil {
-		return "", nil, "", err
-	}
-	files, err := engine.Render(ch, top)
-	if err != nil {
-		return "", nil, "", fmt.Errorf("render %s: %w", ch.Name(), err)
-	}
-	notesKey := path.Join(ch.Name(), "templates", "NOTES.txt")
-	notes = files[notesKey]
-	delete(files, notesKey)
-	hooks, manifests, err := releaseutil.SortManifests(files, nil, releaseutil.InstallOrder)
-	if err != nil {
-		return "", nil, "", fmt.Errorf("sort manifests of %s: %w", ch.Name(), err)
-	}
-	var b bytes.Buffer
-	for _, m := range manifests {
-		fmt.Fprintf(&b, "---\n# Source: %s\n%s\n", m.Name, m.Content)
-	}
-	return b.String(), hooks, notes, nil
-}
-
-// damage breaks one revision's record: it deletes one of its chunk Secrets, or
-// replaces one with a Secret of the same name, labels and owner whose bytes no
-// longer match the hash in the name (a chunk is immutable, so it is deleted and
-// created again, as a bad restore would do).
-func damage(ctx context.Context, c *fakeapi.Cluster, r *SampleRelease, revision int, d Damage) error {
-	if revision < 1 || revision > len(r.Revisions) {
-		return fmt.Errorf("damage %s/%s revision %d: no such sample", r.Namespace, r.Name, revision)
-	}
-	rev := &r.Revisions[revision-1]
-	secrets := c.Clientset().CoreV1().Secrets(r.Namespace)
-	idx, err := secrets.Get(ctx, rev.Key, metav1.GetOptions{})
-	if err != nil {
-		return fmt.Errorf("damage %s: %w", rev.Key, err)
-	}
-	names, err := storage.ParseExtraChunks(rev.Key, idx.Data[storage.DataExtraChunks])
-	if err != nil || len(names) == 0 {
-		return fmt.Errorf("damage %s: want a record with chunks, it has %d (%v)", rev.Key, len(names), err)
-	}
-	victim := names[len(names)/2]
-	chunk, err := secrets.Get(ctx, victim, metav1.GetOptions{})
-	if err != nil {
-		return fmt.Errorf("damage %s: %w", victim, err)
-	}
-	if err := secrets.Delete(ctx, victim, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &chunk.UID}}); err != nil {
-		return fmt.Errorf("damage %s: %w", victim, err)
-	}
-	if d == CorruptChunk {
-		data := bytes.Clone(chunk.Data[storage.DataChunk])
-		for i := len(data) / 2; i < len(data)/2+16 && i < len(data); i++ {
-			data[i] ^= 0x5a
-		}
-		bad := &corev1.Secret{
-			ObjectMeta: metav1.ObjectMeta{
-				Name: chunk.Name, Labels: chunk.Labels, Annotations: chunk.Annotations,
-				OwnerReferences: chunk.OwnerReferences,
-			},
-			Type:      chunk.Type,
-			Immutable: ptr.To(true),
-			Data:      map[string][]byte{storage.DataChunk: data},
-		}
-		if _, err := secrets.Create(ctx, bad, metav1.CreateOptions{}); err != nil {
-			return fmt.Errorf("damage %s: recreate: %w", victim, err)
-		}
-	}
-	rev.Damage, rev.DamagedSecret = d, victim
-	// The damage is old news, not a write in progress: the record was last written
-	// when the revision was deployed, long before the chunk went (see
-	// kube.WritingWindow).
-	if rev.Release != nil && rev.Release.Info != nil {
-		idx, err := secrets.Get(ctx, rev.Key, metav1.GetOptions{})
-		if err != nil {
-			return fmt.Errorf("damage %s: %w", rev.Key, err)
-		}
-		at := strconv.FormatInt(rev.Release.Info.LastDeployed.Unix(), 10)
-		idx.Labels[storage.LabelCreatedAt], idx.Labels[storage.LabelModifiedAt] = at, at
-		if _, err := secrets.Update(ctx, idx, metav1.UpdateOptions{}); err != nil {
-			return fmt.Errorf("damage %s: date the index: %w", rev.Key, err)
-		}
-	}
-	return nil
-}
-
-// orphanKey is the record whose write was interrupted: cert-manager's upgrade to
-// 1.16.0, revision 4, which never got its index.
-var orphanKey = storage.RecordKey("cert-manager", 4)
-
-// leaveOrphan writes the second slice of cert-manager's revision 4 as a chunk
-// Secret and nothing else, two days before now: the trace of an upgrade whose
-// index was never written. Its creationTimestamp is that old too, so verify counts
-// it a leftover rather than a write in flight.
-func leaveOrphan(ctx context.Context, c *fakeapi.Cluster, cfg storage.ChunkedSecretsConfig, now time.Time) (*Orphan, error) {
-	s := samples()[slices.IndexFunc(samples(), func(s sample) bool { return s.name == "cert-manager" })]
-	h := &history{s: s, now: now, charts: map[string]*chart.Chart{}}
-	st := step{op: opUpgrade, chart: "1.16.0", values: "installCRDs: true\nreplicaCount: 2\n"}
-	rls, err := h.render(st, 4)
-	if err != nil {
-		return nil, fmt.Errorf("orphan: %w", err)
-	}
-	when := now.Add(-2*day - 3*hour)
-	rls.Info.FirstDeployed, rls.Info.LastDeployed = h.at(75*day), helmtime.Time{Time: when.UTC()}
-	rls.Info.Status, rls.Info.Description = release.StatusPendingUpgrade, "Preparing upgrade"
-	gz, _, err := storage.EncodePayload(rls)
-	if err != nil {
-		return nil, fmt.Errorf("orphan: %w", err)
-	}
-	parts := storage.Split(gz, cfg.ChunkSize)
-	if len(parts) < 2 {
-		return nil, errors.New("orphan: cert-manager 1.16.0 fits one slice; raise its size")
-	}
-	o := &Orphan{Namespace: OLMNamespace, Owner: OLMOwner, Key: orphanKey, Name: storage.ChunkName(orphanKey, parts[1])}
-	chunk := storage.ChunkSecret(o.Owner, o.Key, parts[1], when, nil)
-	clock := c.Clock()
-	c.SetClock(func() time.Time { return when })
-	defer func() {
-		c.SetClock(clock)
-	}()
-	if _, err := c.Clientset().CoreV1().Secrets(o.Namespace).Create(ctx, chunk, metav1.CreateOptions{}); err != nil {
-		return nil, fmt.Errorf("orphan %s: %w", o.Name, err)
-	}
-	return o, nil
 }

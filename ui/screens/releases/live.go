@@ -37,10 +37,15 @@ func (s *Screen) applyLive(ev kube.WatchEvent) tea.Cmd {
 				it.Row.Revisions++
 			}
 			if r.Revision > l.Revision || (r.Revision == l.Revision && r.ResourceVersion != l.ResourceVersion) {
+				it.reread = nil
 				if !r.Known && l.Known && r.Revision == l.Revision {
 					// A rewrite of the same revision (a status change) keeps its
 					// chart, sizes and deploy time until the record is read again:
-					// the metadata's modifiedAt is when the status changed.
+					// the metadata's modifiedAt is when the status changed. The
+					// rewrite may have changed them too (Helm's description,
+					// the record's size), so it is read again all the same.
+					unread := r
+					it.reread = &unread
 					common.KeepSummary(&r, l)
 				}
 				// The old latest's size, filled since the listing, stays in

@@ -31,6 +31,10 @@ type ReleaseItem struct {
 	// Filled is set once the row's details (or chunk check) came back.
 	Filled bool
 	Err    error
+	// reread, when set, is the latest record as the watch last saw it, whose
+	// summary the row shows from the record's previous write (a status
+	// rewrite, common.KeepSummary): fillVisible reads it again.
+	reread *kube.RevisionRow
 }
 
 func (it *ReleaseItem) id() string { return common.RowID(it.Row.Latest) }
@@ -233,7 +237,7 @@ func (s *Screen) Update(msg tea.Msg) tea.Cmd {
 				cmds = append(cmds, s.verify.Result())
 				s.verify = nil
 			}
-			it.Filled = true
+			it.Filled, it.reread = true, nil
 			it.Err = msg.Err
 			if msg.Err == nil {
 				it.Row.Latest = msg.Row
@@ -433,7 +437,10 @@ func (s *Screen) fillVisible() tea.Cmd {
 		if it.Filled || s.Inflight[it.id()] {
 			continue
 		}
-		if l.Known && (l.Broken || l.Summary.Chunks <= 1) {
+		if it.reread != nil {
+			// The summary shown is the previous write's: read the record.
+			l = *it.reread
+		} else if l.Known && (l.Broken || l.Summary.Chunks <= 1) {
 			it.Filled = true
 			continue
 		}
