@@ -57,3 +57,33 @@ var verifyMutants = []mutant{
 		Kill:      []target{{"./kube", "TestVerifyAndGCTakeTheReleaseNamespace"}},
 	},
 }
+
+// The screens' shared record of removed-API checks (ui/common.APIChecks).
+func init() {
+	mutants = append(mutants, []mutant{
+		{
+			Name:      "apichecks-broken-rows-asked",
+			File:      "ui/common/apis.go",
+			Find:      "if id := RowID(r); !r.Broken && !a.asked[id] {",
+			Replace:   "if id := RowID(r); !a.asked[id] {",
+			Guarantee: "a revision that cannot be read is not decoded again to check its APIs (the list and the history say why it cannot be read instead)",
+			Kill:      []target{{"./ui/common", "TestAPIChecks"}},
+		},
+		{
+			Name:      "apichecks-new-served-keeps-reports",
+			File:      "ui/common/apis.go",
+			Find:      "a.Served, a.reports, a.asked = msg.Served, nil, nil",
+			Replace:   "a.Served = msg.Served",
+			Guarantee: "discovery read again (r) checks every revision again against what the cluster serves now",
+			Kill:      []target{{"./ui/common", "TestAPIChecks"}},
+		},
+		{
+			Name:      "apichecks-other-served-kept",
+			File:      "ui/common/apis.go",
+			Find:      "if msg.Served == a.Served && a.Served != nil {",
+			Replace:   "if true {",
+			Guarantee: "a late answer checked against what the cluster used to serve is dropped",
+			Kill:      []target{{"./ui/common", "TestAPIChecks"}},
+		},
+	}...)
+}

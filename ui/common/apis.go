@@ -3,6 +3,7 @@ package common
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -65,6 +66,75 @@ func CheckAPIs(ctx context.Context, c *kube.Client, served *apis.Served, rows []
 		return out
 	}
 }
+
+// APIChecks is what a screen knows of its revisions' APIs: what the cluster
+// serves, once known, and the report of each revision checked against it, by
+// RowID. The release list and the history each keep one; the zero value knows
+// nothing.
+type APIChecks struct {
+	// Served is what the cluster serves; nil until ServedMsg answers.
+	Served  *apis.Served
+	reports map[string]apis.Report
+	asked   map[string]bool
+}
+
+// Take keeps what a ServedMsg or an APIsMsg says and returns true when it was
+// one of them. A new Served forgets every report (a CRD may have dropped a
+// version since); reports checked against another Served are dropped.
+func (a *APIChecks) Take(msg tea.Msg) bool {
+	switch msg := msg.(type) {
+	case ServedMsg:
+		if msg.Err == nil {
+			a.Served, a.reports, a.asked = msg.Served, nil, nil
+		}
+		return true
+	case APIsMsg:
+		if msg.Served == a.Served && a.Served != nil {
+			if a.reports == nil {
+				a.reports = map[string]apis.Report{}
+			}
+			maps.Copy(a.reports, msg.Reports)
+		}
+		return true
+	}
+	return false
+}
+
+// Check checks the rows not asked of yet (and readable) against what the
+// cluster serves, once that is known, through the details cache; nil when
+// there is nothing to ask.
+func (a *APIChecks) Check(ctx context.Context, c *kube.Client, rows []kube.RevisionRow) tea.Cmd {
+	if a.Served == nil {
+		return nil
+	}
+	if a.asked == nil {
+		a.asked = map[string]bool{}
+	}
+	var ask []kube.RevisionRow
+	for _, r := range rows {
+		if id := RowID(r); !r.Broken && !a.asked[id] {
+			a.asked[id] = true
+			ask = append(ask, r)
+		}
+	}
+	return CheckAPIs(ctx, c, a.Served, ask)
+}
+
+// Report is revision r's report, and whether it was checked.
+func (a *APIChecks) Report(r kube.RevisionRow) (apis.Report, bool) {
+	rep, ok := a.reports[RowID(r)]
+	return rep, ok
+}
+
+// CannotUpgrade is revision r's report when it uses APIs the cluster no longer
+// serves; false when it does not, or is not known to.
+func (a *APIChecks) CannotUpgrade(r kube.RevisionRow) (apis.Report, bool) {
+	rep, ok := a.Report(r)
+	return rep, ok && rep.CannotUpgrade()
+}
+
+// Any reports whether any revision was checked.
+func (a *APIChecks) Any() bool { return len(a.reports) > 0 }
 
 // UnservedRefs names the objects of findings that use an API the cluster no
 // longer serves, each with its apiVersion and what serves it now:

@@ -16,24 +16,13 @@ import (
 // serves, once known: through the details cache, which the history's own
 // reads fill (its trend decodes every revision).
 func (s *Screen) checkAPIs() tea.Cmd {
-	if s.served == nil {
-		return nil
-	}
-	var rows []kube.RevisionRow
-	for _, r := range s.rows {
-		if id := common.RowID(r); !r.Broken && !s.apisAsked[id] {
-			s.apisAsked[id] = true
-			rows = append(rows, r)
-		}
-	}
-	return common.CheckAPIs(s.Ctx, s.Client, s.served, rows)
+	return s.apis.Check(s.Ctx, s.Client, s.rows)
 }
 
 // unserved is the report of revision r when it uses APIs the cluster no
 // longer serves.
 func (s *Screen) unserved(r kube.RevisionRow) (apis.Report, bool) {
-	rep, ok := s.apis[common.RowID(r)]
-	return rep, ok && rep.CannotUpgrade()
+	return s.apis.CannotUpgrade(r)
 }
 
 // current is the revision Helm's upgrade reads (the latest deployed, else the
@@ -81,21 +70,21 @@ func (s *Screen) apisLines(r kube.RevisionRow) (string, string, bool) {
 // openFixAPIs opens the plan of fix-apis for the release as the screen shows
 // it, against what the cluster served when the revisions were checked.
 func (s *Screen) openFixAPIs() tea.Cmd {
-	if s.served == nil {
+	if s.apis.Served == nil {
 		return common.Status("What the cluster serves is not known (discovery could not be read), so fix-apis cannot plan.", true)
 	}
 	p, err := s.plan()
 	if err != nil {
 		return common.Status(common.ShortError(err), true)
 	}
-	if _, bad := s.currentCannotUpgrade(); !bad && len(s.apis) > 0 {
+	if _, bad := s.currentCannotUpgrade(); !bad && s.apis.Any() {
 		if c := s.current(); c != nil {
-			if _, checked := s.apis[common.RowID(*c)]; checked {
+			if _, checked := s.apis.Report(*c); checked {
 				return common.Status(fmt.Sprintf("Revision %d of %s uses only APIs the cluster serves: nothing to fix.", c.Revision, s.name), false)
 			}
 		}
 	}
-	return common.Push(fixapis.New(s.Common, p, s.served))
+	return common.Push(fixapis.New(s.Common, p, s.apis.Served))
 }
 
 // hasAPIsLines says whether revision r's detail lines are apisLines'.

@@ -3,14 +3,12 @@ package history
 import (
 	"context"
 	"fmt"
-	"maps"
 	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/chunkview/chunkview/kube"
-	"github.com/chunkview/chunkview/kube/apis"
 	"github.com/chunkview/chunkview/kube/ops"
 	"github.com/chunkview/chunkview/ui/common"
 	"github.com/chunkview/chunkview/ui/components/dialog"
@@ -72,19 +70,16 @@ type Screen struct {
 	// prefetch); stopPrefetch cancels that read.
 	prefetched   string
 	stopPrefetch context.CancelFunc
-	// served is what the cluster serves, once known; apis the revisions'
-	// reports against it, by RowID (apisAsked those asked).
-	served    *apis.Served
-	apis      map[string]apis.Report
-	apisAsked map[string]bool
+	// apis is what the cluster serves, once known, and the revisions
+	// checked against it.
+	apis common.APIChecks
 }
 
 // New opens the history of release name in storage namespace ns.
 func New(c common.Common, ns, name string) *Screen {
 	list := table.New()
 	list.KeyMap = c.Keys.List
-	return &Screen{Common: c, ns: ns, name: name, rowErr: map[string]error{}, inflight: map[string]bool{}, checked: map[string]bool{}, list: list,
-		apis: map[string]apis.Report{}, apisAsked: map[string]bool{}}
+	return &Screen{Common: c, ns: ns, name: name, rowErr: map[string]error{}, inflight: map[string]bool{}, checked: map[string]bool{}, list: list}
 }
 
 // Init starts the first loads.
@@ -239,16 +234,10 @@ func (s *Screen) updateSelf(msg tea.Msg) tea.Cmd {
 		s.setRows(msg.Rows)
 		return tea.Batch(s.fill(), s.askExtension(), s.askController(), s.prefetch(), s.checkAPIs())
 
-	case common.ServedMsg:
-		if msg.Err == nil {
-			s.served, s.apis, s.apisAsked = msg.Served, map[string]apis.Report{}, map[string]bool{}
+	case common.ServedMsg, common.APIsMsg:
+		s.apis.Take(msg)
+		if _, served := msg.(common.ServedMsg); served {
 			return s.checkAPIs()
-		}
-		return nil
-
-	case common.APIsMsg:
-		if msg.Served == s.served {
-			maps.Copy(s.apis, msg.Reports)
 		}
 		return nil
 
@@ -479,7 +468,7 @@ func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			return common.Status(common.ShortError(err), true)
 		}
 		rs := rollback.New(s.Common, p, sel.Revision)
-		rs.Served = s.served
+		rs.Served = s.apis.Served
 		if l := s.latest(); l != nil && kube.Pending(l.Status) {
 			rs.LeftPending = fmt.Sprintf("Revision %d stays %s under the new one: F in the history fixes it first.", l.Revision, l.Status)
 		}

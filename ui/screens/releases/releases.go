@@ -3,7 +3,6 @@ package releases
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"sort"
 	"strings"
 
@@ -73,12 +72,9 @@ type Screen struct {
 	// Live is set while the live view feeds the rows: the first list waits
 	// for the watch's (see model.Init).
 	Live bool
-	// served is what the cluster serves, once known; apis the reports of
-	// the latest revisions checked against it, by RowID (apisAsked those
-	// asked), for the rows Helm can no longer upgrade.
-	served    *apis.Served
-	apis      map[string]apis.Report
-	apisAsked map[string]bool
+	// apis is what the cluster serves, once known, and the latest
+	// revisions checked against it, for the rows Helm can no longer upgrade.
+	apis common.APIChecks
 }
 
 // New opens the release list of the namespace the client is set to.
@@ -88,7 +84,7 @@ func New(c common.Common) *Screen {
 	f.Placeholder = "part of a name; ~ first for fuzzy on name, namespace, chart, status"
 	list := table.New()
 	list.KeyMap = c.Keys.List
-	s := &Screen{Common: c, filter: f, list: list, Inflight: map[string]bool{}, apis: map[string]apis.Report{}, apisAsked: map[string]bool{}}
+	s := &Screen{Common: c, filter: f, list: list, Inflight: map[string]bool{}}
 	s.ViewName = namespaceView(c.Client)
 	return s
 }
@@ -248,16 +244,10 @@ func (s *Screen) Update(msg tea.Msg) tea.Cmd {
 		}
 		return tea.Batch(cmds...)
 
-	case common.ServedMsg:
-		if msg.Err == nil {
-			s.served, s.apis, s.apisAsked = msg.Served, map[string]apis.Report{}, map[string]bool{}
+	case common.ServedMsg, common.APIsMsg:
+		s.apis.Take(msg)
+		if _, served := msg.(common.ServedMsg); served {
 			return s.checkVisible()
-		}
-		return nil
-
-	case common.APIsMsg:
-		if msg.Served == s.served {
-			maps.Copy(s.apis, msg.Reports)
 		}
 		return nil
 
@@ -461,25 +451,20 @@ func (s *Screen) fillVisible() tea.Cmd {
 // yet against what the cluster serves, once that is known: each is decoded
 // once (the details cache keeps it for the history).
 func (s *Screen) checkVisible() tea.Cmd {
-	if s.served == nil {
+	if s.apis.Served == nil {
 		return nil
 	}
 	var rows []kube.RevisionRow
 	for _, idx := range s.Shown[s.list.Offset():s.list.End()] {
-		l := s.Items[idx].Row.Latest
-		if id := common.RowID(l); !l.Broken && !s.apisAsked[id] {
-			s.apisAsked[id] = true
-			rows = append(rows, l)
-		}
+		rows = append(rows, s.Items[idx].Row.Latest)
 	}
-	return common.CheckAPIs(s.Ctx, s.Client, s.served, rows)
+	return s.apis.Check(s.Ctx, s.Client, rows)
 }
 
 // cannotUpgrade is the report of a row whose latest revision uses APIs the
 // cluster no longer serves; false when it does not, or is not known to.
 func (s *Screen) cannotUpgrade(l kube.RevisionRow) (apis.Report, bool) {
-	rep, ok := s.apis[common.RowID(l)]
-	return rep, ok && rep.CannotUpgrade()
+	return s.apis.CannotUpgrade(l)
 }
 
 func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
@@ -539,7 +524,7 @@ func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		for i := range s.Items {
 			s.Items[i].Filled = false
 		}
-		if s.served != nil {
+		if s.apis.Served != nil {
 			// A CRD may have dropped a version since: discovery afresh.
 			return tea.Batch(s.Reload(), common.LoadServed(s.Ctx, s.Client, true))
 		}
