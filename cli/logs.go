@@ -59,15 +59,9 @@ func (o *logsOptions) Validate() error {
 
 // Run reads the release's Pods, picks the containers and streams their logs.
 func (o *logsOptions) Run(ctx context.Context, r *run) error {
-	c, l, err := r.connectRelease(ctx, o.name)
+	c, rows, err := r.connectReleaseRows(ctx, o.name)
 	if err != nil {
 		return err
-	}
-	rows := l.rows
-	if rows == nil {
-		if rows, err = c.Versions(ctx, l.ns, o.name); err != nil {
-			return err
-		}
 	}
 	pods, err := live.PodsOf(ctx, c, rows, o.revision, o.reveal)
 	if err != nil {

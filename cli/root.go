@@ -432,6 +432,22 @@ func (r *run) connectRelease(ctx context.Context, name string) (*kube.Client, lo
 	return c, l, nil
 }
 
+// connectReleaseRows is connectRelease, then the release's revisions: the
+// rows the locating read, else read from its store.
+func (r *run) connectReleaseRows(ctx context.Context, name string) (*kube.Client, []kube.RevisionRow, error) {
+	c, l, err := r.connectRelease(ctx, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	rows := l.rows
+	if rows == nil {
+		if rows, err = c.Versions(ctx, l.ns, name); err != nil {
+			return nil, nil, err
+		}
+	}
+	return c, rows, nil
+}
+
 // connectTo connects and finds the namespace whose records hold release name.
 func (r *run) connectTo(ctx context.Context, name string) (*kube.Client, string, error) {
 	if r.client == nil {

@@ -67,15 +67,9 @@ func (o *statusOptions) Run(ctx context.Context, r *run) error {
 }
 
 func (o *statusOptions) run(ctx context.Context, r *run) error {
-	c, l, err := r.connectRelease(ctx, o.name)
+	c, rows, err := r.connectReleaseRows(ctx, o.name)
 	if err != nil {
 		return err
-	}
-	rows := l.rows
-	if rows == nil {
-		if rows, err = c.Versions(ctx, l.ns, o.name); err != nil {
-			return err
-		}
 	}
 	wide := o.format == FormatWide
 	st, err := live.StatusOf(ctx, c, rows, o.revision, live.StatusOptions{Reveal: o.reveal, Pods: wide})
