@@ -7,15 +7,6 @@ package main
 // that replaces it, the guarantee, and the tests. TESTING.md explains the
 // columns and keeps the last run's results.
 var mutants = []mutant{
-	// Reads and the defaults every front end runs with.
-	{
-		Name:      "read-retry-zero",
-		File:      "storage/chunked/chunked.go",
-		Find:      "const DefaultReadRetry = 2 * time.Second",
-		Replace:   "const DefaultReadRetry = 0",
-		Guarantee: "a read rides out another writer's write for 2 s by default (ls, the TUI and the operations set no ReadRetry)",
-		Kill:      []target{{"./kube", "TestDefaultReadRetryRidesOutAWrite"}},
-	},
 	{
 		Name:      "details-cache-unbounded",
 		File:      "kube/client.go",
@@ -40,7 +31,6 @@ var mutants = []mutant{
 		Guarantee: "the details cache evicts the least recently used revision first",
 		Kill:      []target{{"./kube", "TestDetailsCacheEviction|TestDetailsCacheBoundByDefault"}},
 	},
-
 	// Masking: secrets are masked by default in anything shown.
 	{
 		Name:      "stringdata-unmasked",
@@ -74,7 +64,6 @@ var mutants = []mutant{
 		Guarantee: "values under keys that name a secret (dbPassword, apiToken, tls.crt) are masked",
 		Kill:      []target{{"./revdiff", "TestSensitiveKey|TestMaskValues"}},
 	},
-
 	// The live view.
 	{
 		Name:      "watch-410-not-resynced",
@@ -92,7 +81,6 @@ var mutants = []mutant{
 		Guarantee: "a store whose watch a proxy refuses (405) is polled, and the header says POLL",
 		Kill:      []target{{"./kube", "TestWatchPollsOnTheRealServer405"}},
 	},
-
 	// Honest health.
 	{
 		Name:      "health-no-writing-window",
@@ -110,7 +98,6 @@ var mutants = []mutant{
 		Guarantee: "a record seen mid-write is checked again once the writing window has passed, not before",
 		Kill:      []target{{"./kube", "TestHealthDuringAnotherWrite"}},
 	},
-
 	// gc and read-only.
 	{
 		Name:      "gc-no-min-age",
@@ -128,197 +115,6 @@ var mutants = []mutant{
 		Guarantee: "--read-only makes every mutating request impossible: the connection refuses them",
 		Kill:      []target{{"./kube/ops", "TestReadOnlyTransport"}, {"./cli", "TestReadOnlyZeroMutatingCLI"}},
 	},
-
-	// Cheap listing: peeks, and their bounds on hostile bytes.
-	{
-		Name:      "peek-drops-description",
-		File:      "storage/peek.go",
-		Find:      "s.Description = info.Description",
-		Replace:   `s.Description = ""`,
-		Guarantee: "a listing row peeked from an index another tool wrote shows the release's description",
-		Kill:      []target{{"./kube", "TestFillSummariesPeeksIndexes"}, {"./storage", "FuzzPeekSummary"}},
-	},
-	{
-		Name:      "peek-unbounded",
-		File:      "storage/peek.go",
-		Find:      "const peekLimit = 4 << 20",
-		Replace:   "const peekLimit = 1 << 40",
-		Guarantee: "a peek inflates at most 4 MiB of JSON, whatever the record inflates to",
-		Kill:      []target{{"./storage", "FuzzPeekSummary|FuzzPeekHelmSummary"}},
-	},
-	{
-		Name:      "helm-record-unbounded",
-		File:      "storage/helmrecord.go",
-		Find:      "js, err := chunked.Inflate(gz, limit)",
-		Replace:   "js, err := chunked.Inflate(gz, 1<<62)",
-		Guarantee: "a Helm record is refused having cost about the bound on decoded size, whatever it inflates to",
-		Kill:      []target{{"./storage", "FuzzDecodeHelmRecord"}},
-	},
-	// Storage: preconditions, claims, integrity, bounds (README, "Guarantees";
-	// issue 24).
-	{
-		Name:      "chunk-delete-no-rv",
-		File:      "storage/chunked/write.go",
-		Find:      "err := c.client.Delete(ctx, r.name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &r.uid, ResourceVersion: &r.rv}})",
-		Replace:   "err := c.client.Delete(ctx, r.name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &r.uid}})",
-		Guarantee: "the driver's own chunk deletes (an update's old chunks, Delete, a failed write's cleanup) carry the resourceVersion they read: a chunk another write reused and claimed since is kept",
-		Kill:      []target{{"./storage", "TestRaceDeleteSparesNewRecord"}},
-	},
-	{
-		Name:      "index-delete-no-rv",
-		File:      "storage/chunked/delete.go",
-		Find:      "err := c.client.Delete(ctx, idx.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &idx.UID, ResourceVersion: &idx.ResourceVersion}})",
-		Replace:   "err := c.client.Delete(ctx, idx.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &idx.UID}})",
-		Guarantee: "a delete removes the record only at the version it read: another writer's update in between is a conflict, not lost",
-		Kill:      []target{{"./storage", "TestStaleWriteConflicts"}},
-	},
-	{
-		Name:      "delete-skips-read-check",
-		File:      "storage/chunked/delete.go",
-		Find:      "if read && want != idx.ResourceVersion {",
-		Replace:   "if read && want != idx.ResourceVersion && false {",
-		Guarantee: "a delete of a record rewritten since this driver read it fails with ErrConflict",
-		Kill:      []target{{"./storage", "TestStaleWriteConflicts"}},
-	},
-	{
-		Name:      "update-skips-read-check",
-		File:      "storage/chunked/write.go",
-		Find:      "if want, read := c.reads.expectedFor(key, rls); read && want != cur.ResourceVersion {",
-		Replace:   "if want, read := c.reads.expectedFor(key, rls); read && want != cur.ResourceVersion && false {",
-		Guarantee: "no lost update: an update of a record rewritten since this driver read it fails with ErrConflict",
-		Kill:      []target{{"./storage", "TestNoLostUpdate|TestStaleWriteConflicts"}},
-	},
-	{
-		Name:      "update-index-unconditional",
-		File:      "storage/chunked/write.go",
-		Find:      "want.ResourceVersion = cur.ResourceVersion",
-		Replace:   `want.ResourceVersion = ""`,
-		Guarantee: "an update's index write is held to the version it checked: a write that lands between the check and the write is a conflict",
-		Kill:      []target{{"./storage", "TestConcurrentUpdates|TestFaultInjection|TestRaceSameContent"}},
-	},
-	{
-		Name:      "claims-never-made",
-		File:      "storage/chunked/write.go",
-		Find:      "if len(chunks) == 0 {",
-		Replace:   "if true {",
-		Guarantee: "a write claims the chunks it reuses (ownerReference or claim annotation), so a cleanup decided before it cannot delete them",
-		Kill:      []target{{"./storage", "TestClaimKeepsReusedChunk|TestClaimChainOfReuses"}},
-	},
-	{
-		Name:      "payload-hash-unchecked",
-		File:      "storage/chunked/read.go",
-		Find:      "if got := hexSum(h); got != want {",
-		Replace:   "if got := hexSum(h); got != want && false {",
-		Guarantee: "a record whose payload does not match the SHA-256 on its index is refused with ErrCorrupt",
-		Kill:      []target{{"./storage", "TestIntegrity|TestHandBuiltRecords"}},
-	},
-	{
-		Name:      "chunk-hash-unchecked",
-		File:      "storage/chunked/fetch.go",
-		Find:      "if got, want := SliceHash(data), name[len(idx.Name)+1:]; got != want {",
-		Replace:   "if got, want := SliceHash(data), name[len(idx.Name)+1:]; got != want && false {",
-		Guarantee: "a chunk Secret whose bytes do not hash to its name is refused (ErrChunkMismatch)",
-		Kill:      []target{{"./storage", "TestIntegrity|TestHandBuiltRecords|TestOriginalRecordDamage"}},
-	},
-	{
-		Name:      "record-name-unchecked",
-		File:      "storage/chunked/read.go",
-		Find:      "if name, rev, ok := ParseKey(idx.Name); ok && (f.Name != name || f.Version != rev) {",
-		Replace:   "if name, rev, ok := ParseKey(idx.Name); ok && (f.Name != name || f.Version != rev) && false {",
-		Guarantee: "a record holding another release or revision than its key names is refused: Helm would act on the wrong release",
-		Kill:      []target{{"./storage", "TestIntegrity|TestHandBuiltRecords|TestBadInputCorpus"}},
-	},
-	{
-		Name:      "decode-bound-default",
-		File:      "storage/chunked/codec.go",
-		Find:      "const DefaultMaxDecodedBytes = 128 << 20",
-		Replace:   "const DefaultMaxDecodedBytes = 1 << 40",
-		Guarantee: "a record decodes to at most 128 MiB by default (ErrTooLarge past it), whatever its bytes inflate to",
-		Kill:      []target{{"./storage", "TestGetBoundedByDefault"}},
-	},
-	{
-		Name:      "pending-lease-zero",
-		File:      "storage/chunked/create.go",
-		Find:      "const PendingLease = 15 * time.Second",
-		Replace:   "const PendingLease = 0",
-		Guarantee: "a create in flight (its pending index younger than 15 s) is not taken over by another create of the key",
-		Kill:      []target{{"./storage", "TestCreatePendingWindow|TestInterruptedCreate|TestConcurrentCreates"}},
-	},
-	{
-		Name:      "resting-damage-by-fetch-count",
-		File:      "storage/chunked/settle.go",
-		Find:      "if perr != nil || len(before) == 0 {",
-		Replace:   "if perr != nil || len(refs) == 0 {",
-		Guarantee: "a record at rest that lost a chunk is reported after one second look, whichever of its chunks its decodes had fetched when they met the missing one (issue 28, item 9)",
-		Kill:      []target{{"./storage", "TestRestingDamageWhateverAnswersFirst"}},
-	},
-	{
-		Name:      "resting-damage-moved-unseen",
-		File:      "storage/chunked/settle.go",
-		Find:      "if perr == nil && sameChunks(before, after) {",
-		Replace:   "if _ = after; perr == nil {",
-		Guarantee: "a record at rest is reported damaged only when its second look finds the same index and the server holding the same of its chunks: a DeleteCollection part-way through is ridden out",
-		Kill:      []target{{"./storage", "TestRestingIndexUpdateRiddenOut"}},
-	},
-	{
-		Name:      "list-cache-paged-again",
-		File:      "storage/chunked/list.go",
-		Find:      `opts.Continue, opts.Limit = "", 0`,
-		Replace:   `opts.Continue = ""`,
-		Guarantee: "a list whose continue token the source does not support (controller-runtime's cache) is read as one page, whole (issue 28, item 1)",
-		Kill:      []target{{"./storage/chunked", "TestListAllSources"}, {"./storage", "TestWorksOverControllerRuntimeCache"}},
-	},
-	{
-		Name:      "list-refused-token-fails",
-		File:      "storage/chunked/list.go",
-		Find:      `if opts.Continue != "" && !whole && refusedContinue(ctx, err) {`,
-		Replace:   "if false {",
-		Guarantee: "a source that refuses a continue token it handed out, whatever the token, is read as one page, whole (issue 28, item 1)",
-		Kill:      []target{{"./storage/chunked", "TestListAllSources"}, {"./storage", "TestWorksOverControllerRuntimeCache"}},
-	},
-	{
-		Name:      "list-server-error-read-whole",
-		File:      "storage/chunked/list.go",
-		Find:      "return ctx.Err() == nil && !errors.As(err, &status) && !errors.As(err, &uerr) &&",
-		Replace:   "return ctx.Err() == nil && status == nil && uerr == nil &&",
-		Guarantee: "a continued list that the API server or the connection fails (other than 410) fails the listing: it is not read again whole, in one request of every item",
-		Kill:      []target{{"./storage/chunked", "TestListAllSources"}},
-	},
-
-	// The Helm 4 driver (storage/helm4, issue 20).
-	{
-		Name:      "helm4-labels-dropped",
-		File:      "storage/helm4/codec.go",
-		Find:      "return json.NewEncoder(w).Encode(&payload{Release: *rls, Labels: rls.Labels})",
-		Replace:   "return json.NewEncoder(w).Encode(&payload{Release: *rls})",
-		Guarantee: "the Helm 4 driver keeps a release's custom labels, in the payload as Helm 3's and helm-operator-plugins' drivers do",
-		Kill:      []target{{"./storage/helm4", "TestContract|TestFieldsKept|TestHelm4RecordsReadByHelm3Drivers|TestHelm3RecordsReadByHelm4"}},
-	},
-	{
-		Name:      "helm4-status-label-lost",
-		File:      "storage/helm4/codec.go",
-		Find:      "f.HasInfo, f.Status = true, rls.Info.Status.String()",
-		Replace:   `f.HasInfo, f.Status = true, ""`,
-		Guarantee: "the Helm 4 driver labels each record with its status, which Helm 4's Query (status=deployed) selects by",
-		Kill:      []target{{"./storage/helm4", "TestContract|TestHelmActions"}},
-	},
-	{
-		Name:      "helm4-notfound-identity",
-		File:      "storage/helm4/codec.go",
-		Find:      "func (codec) NotFound() error { return driver.ErrReleaseNotFound }",
-		Replace:   "func (codec) NotFound() error { return driver.ErrNoDeployedReleases }",
-		Guarantee: "the Helm 4 driver returns Helm 4's driver.ErrReleaseNotFound, unwrapped, where Helm 4 compares it by identity",
-		Kill:      []target{{"./storage/helm4", "TestContract|TestHelmActions"}},
-	},
-	{
-		Name:      "helm4-expect-ignored",
-		File:      "storage/helm4/chunked.go",
-		Find:      "return &ChunkedSecrets{Core: c.Core.Expect(release, records), log: c.log}",
-		Replace:   "return &ChunkedSecrets{Core: c.Core, log: c.log}",
-		Guarantee: "the Helm 4 driver held to a plan (Expect) refuses a record changed since, with ErrConflict",
-		Kill:      []target{{"./storage/helm4", "TestExpectThroughHelmStorage"}},
-	},
-
 	// Operations (kube/ops): plans, pins, rollback, prune, controllers, Helm 4.
 	{
 		Name:      "rollback-default-oldest",
@@ -408,34 +204,6 @@ var mutants = []mutant{
 		Guarantee: "an operation planned for Helm 4 runs Helm 4's actions and drivers, which keep Helm 4's fields",
 		Kill:      []target{{"./kube/ops", "TestHelm4TwinRollback|TestHelm4Operations|TestHelm4ChunkedRecord"}},
 	},
-
-	// The release cache (issue 28): reads through it see their own writes, hand
-	// out copies, and stay within their bounds.
-	{
-		Name:      "cache-reads-before-its-writes",
-		File:      "storage/chunked/cache_informer.go",
-		Find:      "if missing == 0 {",
-		Replace:   "if missing >= 0 {",
-		Guarantee: "a read through the release cache after a write made through one of its drivers sees that write, also while the informer has not delivered it",
-		Kill:      []target{{"./storage", "TestCacheReadsItsOwnWrites"}},
-	},
-	{
-		Name:      "cache-hands-out-its-own",
-		File:      "storage/chunked/cache_read.go",
-		Find:      "return deepCopy(cr.rls.(*T)), idx, nil",
-		Replace:   "return cr.rls.(*T), idx, nil",
-		Guarantee: "the release cache hands out copies: what Helm changes in a release it read never reaches the cache",
-		Kill:      []target{{"./storage", "TestCacheHandsOutCopies"}},
-	},
-	{
-		Name:      "cache-chunks-unbounded",
-		File:      "storage/chunked/cache_lru.go",
-		Find:      "for l.used > l.max {",
-		Replace:   "for l.used > l.max && false {",
-		Guarantee: "the slices and decoded releases the release cache holds stay under their bounds, least recently used first",
-		Kill:      []target{{"./storage", "TestCacheBounds"}},
-	},
-
 	// Server-side apply as the release's writer did it (issue 32).
 	{
 		Name:      "ssa-manager-always-helm",
@@ -477,7 +245,6 @@ var mutants = []mutant{
 		Guarantee: "the TUI's rollback offers taking conflicting fields over as an explicit choice (f), which runs the plan with --force-conflicts",
 		Kill:      []target{{"./ui/screens/rollback", "TestConflictsAreAnExplicitChoice"}},
 	},
-
 	// Every record chunkview writes keeps what other writers put on the records
 	// it continues, and the controller is judged from all of them (issue 32).
 	{
@@ -520,7 +287,6 @@ var mutants = []mutant{
 		Guarantee: "the controller guard reads OLMv1's owner labels in the release's own labels (the payload's)",
 		Kill:      []target{{"./kube/ops", "TestForcedOperationKeepsTheController"}},
 	},
-
 	// Removed Kubernetes APIs (issue 30): found, fixed through the Helm that
 	// wrote the release, and never dropped unless asked.
 	{
@@ -579,7 +345,6 @@ var mutants = []mutant{
 		Guarantee: "the TUI's rollback plan warns, before y, when the target revision uses an API the cluster no longer serves, as the CLI's does",
 		Kill:      []target{{"./ui/screens/rollback", "TestWarnsOfUnservedAPIs"}},
 	},
-
 	// Rendering: both front ends print what package render yields.
 	{
 		Name:      "render-status-last-exit-code",
