@@ -1,7 +1,6 @@
 package fakeapi
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,17 +16,13 @@ import (
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/apimachinery/pkg/util/uuid"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/yaml"
@@ -96,102 +91,6 @@ func etcdKey(gvr schema.GroupVersionResource, ns, name string) string {
 		return "/registry/" + gvr.Resource + "/" + name
 	}
 	return "/registry/" + gvr.Resource + "/" + ns + "/" + name
-}
-
-// object is what the store keeps: every typed API object is both.
-type object interface {
-	runtime.Object
-	metav1.Object
-}
-
-// asObject takes a copy of obj, refusing what has no object metadata.
-func asObject(obj runtime.Object) (object, error) {
-	o, ok := obj.DeepCopyObject().(object)
-	if !ok {
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("%T has no object metadata", obj))
-	}
-	return o, nil
-}
-
-func copyOf(o object) object { return o.DeepCopyObject().(object) }
-
-// qualifiedKind names obj's kind for Invalid errors, as the API server does.
-func qualifiedKind(obj runtime.Object, gvr schema.GroupVersionResource) schema.GroupKind {
-	if gvks, _, err := scheme.Scheme.ObjectKinds(obj); err == nil && len(gvks) > 0 {
-		return gvks[0].GroupKind()
-	}
-	return schema.GroupKind{Group: gvr.Group, Kind: gvr.Resource}
-}
-
-// prepare applies the server-side defaulting and conversion that matter here, and
-// drops apiVersion and kind: typed clients of a real server return objects without
-// them.
-func prepare(o object) {
-	o.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
-	o.SetManagedFields(nil)
-	if s, ok := o.(*corev1.Secret); ok {
-		prepareSecret(s)
-	}
-}
-
-func validateCreate(o object, namespaced bool) field.ErrorList {
-	switch o := o.(type) {
-	case *corev1.Secret:
-		return validateSecret(o)
-	case *corev1.ConfigMap:
-		return validateConfigMap(o)
-	}
-	return validateGenericCreate(o, namespaced)
-}
-
-func validateUpdate(o, old object) field.ErrorList {
-	switch o := o.(type) {
-	case *corev1.Secret:
-		if oldSecret, ok := old.(*corev1.Secret); ok {
-			return validateSecretUpdate(o, oldSecret)
-		}
-	case *corev1.ConfigMap:
-		if oldCM, ok := old.(*corev1.ConfigMap); ok {
-			return validateConfigMapUpdate(o, oldCM)
-		}
-	}
-	return validateGenericUpdate(o, old)
-}
-
-// selectors parses a list's selectors, refusing what the API server refuses, in its
-// words.
-func selectors(gvr schema.GroupVersionResource, opts metav1.ListOptions) (labels.Selector, fields.Selector, error) {
-	ls, err := labels.Parse(opts.LabelSelector)
-	if err != nil {
-		return nil, nil, apierrors.NewBadRequest(err.Error())
-	}
-	fs, err := fields.ParseSelector(opts.FieldSelector)
-	if err != nil {
-		return nil, nil, apierrors.NewBadRequest(err.Error())
-	}
-	if err := checkFieldSelector(fs, gvr == secretsGVR, gvr == eventsGVR); err != nil {
-		return nil, nil, apierrors.NewBadRequest(err.Error())
-	}
-	return ls, fs, nil
-}
-
-func matches(o object, ls labels.Selector, fs fields.Selector) bool {
-	return ls.Matches(labels.Set(o.GetLabels())) && fs.Matches(selectableFields(o, o))
-}
-
-func isDryRun(dryRun []string) bool { return slices.Contains(dryRun, metav1.DryRunAll) }
-
-// settleNamespace applies the request's namespace to o as the API server does.
-func settleNamespace(o object, ns string) error {
-	switch {
-	case ns == "":
-		o.SetNamespace("")
-	case o.GetNamespace() == "":
-		o.SetNamespace(ns)
-	case o.GetNamespace() != ns:
-		return apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
-	}
-	return nil
 }
 
 // put stores o, which the store now owns, under a new resourceVersion and tells
@@ -507,136 +406,6 @@ func (s *store) deleteCollection(gvr schema.GroupVersionResource, ns string, opt
 		}
 	}
 	return nil
-}
-
-// selectLocked returns the stored objects of gvr in ns (all namespaces when ns is
-// empty) that match the selectors and whose key sorts after the key after, in key
-// order, at most limit of them when limit is positive. more tells whether any
-// object, matching or not, follows the last one returned: the API server's watch
-// cache hands out a continue token on that ground, so a selective list can end
-// with an empty page. The objects are the stored ones: copy before handing out.
-func (s *store) selectLocked(gvr schema.GroupVersionResource, ns string, ls labels.Selector, fs fields.Selector, after string, limit int64) (out []object, more bool) {
-	objs := s.objects[gvr]
-	keys := slices.Sorted(maps.Keys(objs))
-	keys = slices.DeleteFunc(keys, func(k string) bool {
-		return (ns != "" && !strings.HasPrefix(k, ns+"/")) || (after != "" && k <= after)
-	})
-	for i, k := range keys {
-		if matches(objs[k], ls, fs) {
-			out = append(out, objs[k])
-		}
-		if limit > 0 && int64(len(out)) >= limit {
-			return out, i < len(keys)-1
-		}
-	}
-	return out, false
-}
-
-// continueToken has the shape of kube-apiserver's continue tokens (base64url JSON):
-// the key to start after, relative to the list's prefix, and a resourceVersion.
-type continueToken struct {
-	APIVersion      string `json:"v"`
-	ResourceVersion int64  `json:"rv"`
-	Start           string `json:"start"`
-}
-
-func encodeContinue(ns, lastKey string, rv uint64) string {
-	start := lastKey
-	if ns != "" {
-		start = strings.TrimPrefix(lastKey, ns+"/")
-	}
-	b, _ := json.Marshal(continueToken{APIVersion: "meta.k8s.io/v1", ResourceVersion: int64(rv), Start: start + "\x00"})
-	return base64.RawURLEncoding.EncodeToString(b)
-}
-
-// decodeContinue returns the key a continued list starts after, refusing tokens
-// as storage.DecodeContinue does, with its wording.
-func decodeContinue(ns, tok string) (after string, err error) {
-	b, err := base64.RawURLEncoding.DecodeString(tok)
-	if err != nil {
-		return "", fmt.Errorf("continue key is not valid: %v", err)
-	}
-	var t continueToken
-	if err := json.Unmarshal(b, &t); err != nil {
-		return "", fmt.Errorf("continue key is not valid: %v", err)
-	}
-	switch {
-	case t.APIVersion != "meta.k8s.io/v1":
-		return "", fmt.Errorf("continue key is not valid: server does not recognize this encoded version %v", t.APIVersion)
-	case t.ResourceVersion == 0:
-		return "", errors.New("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
-	case t.Start == "":
-		return "", errors.New("continue key is not valid: encoded start key empty (version meta.k8s.io/v1)")
-	}
-	start := strings.TrimSuffix(t.Start, "\x00")
-	if ns != "" {
-		start = ns + "/" + start
-	}
-	return start, nil
-}
-
-// list returns copies of the matching objects, one page of them when opts.Limit is
-// set, with the list's metadata. Unlike etcd, later pages are read from the current
-// state rather than from the first page's snapshot.
-func (s *store) list(gvr schema.GroupVersionResource, ns string, opts metav1.ListOptions) ([]object, metav1.ListMeta, error) {
-	ls, fs, err := selectors(gvr, opts)
-	if err != nil {
-		return nil, metav1.ListMeta{}, err
-	}
-	var after string
-	if opts.Continue != "" {
-		if opts.ResourceVersion != "" && opts.ResourceVersion != "0" {
-			return nil, metav1.ListMeta{}, apierrors.NewBadRequest("specifying resource version is not allowed when using continue")
-		}
-		if after, err = decodeContinue(ns, opts.Continue); err != nil {
-			return nil, metav1.ListMeta{}, apierrors.NewBadRequest(fmt.Sprintf("invalid continue token: %v", err))
-		}
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	found, more := s.selectLocked(gvr, ns, ls, fs, after, opts.Limit)
-	lm := metav1.ListMeta{ResourceVersion: strconv.FormatUint(s.rv, 10)}
-	if more {
-		last := found[len(found)-1]
-		lm.Continue = encodeContinue(ns, storageKey(last.GetNamespace(), last.GetName()), s.rv)
-		if ls.Empty() && fs.Empty() {
-			all, _ := s.selectLocked(gvr, ns, ls, fs, after, 0)
-			rest := int64(len(all) - len(found))
-			lm.RemainingItemCount = &rest
-		}
-	}
-	out := make([]object, len(found))
-	for i, o := range found {
-		out[i] = copyOf(o)
-	}
-	return out, lm, nil
-}
-
-// listTyped is list as a typed list object (a *corev1.SecretList for Secrets).
-func (s *store) listTyped(gvr schema.GroupVersionResource, gvk schema.GroupVersionKind, ns string, opts metav1.ListOptions) (runtime.Object, error) {
-	items, lm, err := s.list(gvr, ns, opts)
-	if err != nil {
-		return nil, err
-	}
-	list, err := scheme.Scheme.New(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
-	if err != nil {
-		return nil, apierrors.NewInternalError(fmt.Errorf("no list type for %s: %w", gvk, err))
-	}
-	objs := make([]runtime.Object, len(items))
-	for i, o := range items {
-		objs[i] = o
-	}
-	if err := meta.SetList(list, objs); err != nil {
-		return nil, apierrors.NewInternalError(err)
-	}
-	la, err := meta.ListAccessor(list)
-	if err != nil {
-		return nil, apierrors.NewInternalError(err)
-	}
-	la.SetResourceVersion(lm.ResourceVersion)
-	la.SetContinue(lm.Continue)
-	la.SetRemainingItemCount(lm.RemainingItemCount)
-	return list, nil
 }
 
 // watch starts a watch the way the API server does: with no resourceVersion (or
