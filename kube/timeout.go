@@ -2,7 +2,6 @@ package kube
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"net/http"
 	"sync"
@@ -14,26 +13,6 @@ import (
 // DefaultRequestTimeout is how long one read waits for the API server's answer
 // when --request-timeout is not given, in the CLI and the TUI alike.
 const DefaultRequestTimeout = 10 * time.Second
-
-// RequestTimeoutError is the error of a request that the API server did not
-// answer within the request timeout. Explain words it for the user; it names
-// the server and the timeout, so a message read alone says where to look.
-type RequestTimeoutError struct {
-	// Server is the API server's address, as the kubeconfig gives it.
-	Server string
-	// After is the request timeout that ran out.
-	After time.Duration
-}
-
-// Error names the server, the timeout and the flag that sets it.
-func (e *RequestTimeoutError) Error() string {
-	return fmt.Sprintf("the API server %s did not answer within %s (--request-timeout)", e.Server, e.After)
-}
-
-// Is makes a RequestTimeoutError an ErrTimeout. It has no Timeout method on
-// purpose: client-go retries a watch whose error reads as a network timeout, up
-// to ten times, which would multiply the wait the user asked for.
-func (e *RequestTimeoutError) Is(target error) bool { return target == ErrTimeout }
 
 // timeoutTransport gives up on a request the server does not answer within
 // after. client-go's own Timeout (rest.Config.Timeout, what kubectl's
