@@ -8,32 +8,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
 
-// WatchState says whether Watch follows the cluster: what a live view may claim.
-type WatchState string
-
-// The states of a watch, worst last.
-const (
-	// WatchUp: every store followed is listed, and its watch is open (or its
-	// poll answered): what the view shows is the cluster's.
-	WatchUp WatchState = "up"
-	// WatchRetrying: a store's watch broke, or the server answered its reopening
-	// with an error (a 5xx, 429), and it is being reopened with backoff.
-	WatchRetrying WatchState = "retrying"
-	// WatchOffline: the server could not be reached at all: the connection was
-	// refused, or nothing answered within the request timeout.
-	WatchOffline WatchState = "offline"
-)
-
-func (s WatchState) rank() int {
-	switch s {
-	case WatchRetrying:
-		return 1
-	case WatchOffline:
-		return 2
-	}
-	return 0
-}
-
 // DefaultWatchStaleAfter is how long a watch may stay silent before it is
 // reopened. The API server sends a bookmark about every minute on a watch that
 // asks for them, so a watch that hears nothing for longer is probably on a
