@@ -3,7 +3,6 @@ package kube
 import (
 	"context"
 	"fmt"
-	"sort"
 	"time"
 
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -32,20 +31,6 @@ func (o *Options) Contexts() *Contexts {
 		current = raw.CurrentContext
 	}
 	return &Contexts{Current: current, List: o.ContextNames, Connect: o.ConnectContext}
-}
-
-// ContextNames returns the names of the kubeconfig's contexts, sorted.
-func (o *Options) ContextNames() ([]string, error) {
-	raw, err := o.Flags.ToRawKubeConfigLoader().RawConfig()
-	if err != nil {
-		return nil, fmt.Errorf("read the kubeconfig's contexts: %w", err)
-	}
-	names := make([]string, 0, len(raw.Contexts))
-	for n := range raw.Contexts {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names, nil
 }
 
 // ConnectContext connects as Connect does, with the same flags but kube context

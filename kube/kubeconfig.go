@@ -76,3 +76,17 @@ func (o *Options) explainConfig(err error) error {
 	}
 	return fmt.Errorf("load kubeconfig: %w", err)
 }
+
+// ContextNames returns the names of the kubeconfig's contexts, sorted.
+func (o *Options) ContextNames() ([]string, error) {
+	raw, err := o.Flags.ToRawKubeConfigLoader().RawConfig()
+	if err != nil {
+		return nil, fmt.Errorf("read the kubeconfig's contexts: %w", err)
+	}
+	names := make([]string, 0, len(raw.Contexts))
+	for n := range raw.Contexts {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names, nil
+}
