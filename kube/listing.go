@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/metadata"
@@ -58,3 +59,6 @@ func (m secretMeta) page(ns string, sel labels.Selector) paging.Page[metav1.Part
 		return list.Items, list.Continue, nil
 	}
 }
+
+// secretsGVR is the resource the metadata client lists.
+var secretsGVR = corev1.SchemeGroupVersion.WithResource("secrets")

@@ -96,18 +96,6 @@ func liveFromConfig(rc *rest.Config, md metadata.Interface) *liveSource {
 	}}
 }
 
-// WithLive returns a copy of c that reads live objects, and the controllers'
-// objects (Flux's HelmReleases, OLMv1's ClusterExtensions), through the clients
-// build returns, built on first use like Connect's: the demo's in-memory
-// cluster, whose objects are made when they are first looked at. dyn is the
-// dynamic client the controllers are read through at once. The details cache
-// is shared.
-func (c *Client) WithLive(dyn dynamic.Interface, build func() (*LiveClients, error)) *Client {
-	cp := c.withDynamic(dyn)
-	cp.live = &liveSource{build: build}
-	return cp
-}
-
 // NewLiveClients returns live clients over dyn and md that map kinds to
 // resources through dc's discovery, memory-cached, as Connect's do: for a
 // connection made otherwise, such as the demo's in-memory cluster (WithLive).

@@ -1,12 +1,6 @@
 package kube
 
-import (
-	"strings"
-
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/chunkview/chunkview/storage"
-)
+import "strings"
 
 // OLM's labels that name the owner of a release (OLMOwnerKindLabel and
 // OLMOwnerNameLabel) or of a ClusterObjectSet (OLMOwnerLabel), read when no
@@ -19,30 +13,6 @@ const (
 	// OLMOwnerLabel is the extension a ClusterObjectSet belongs to.
 	OLMOwnerLabel = "olm.operatorframework.io/owner"
 )
-
-// controlledBy is "Kind/Name" of m's controller ownerReference, "" without one.
-func controlledBy(m metav1.Object) string {
-	if ref := metav1.GetControllerOf(m); ref != nil {
-		return ref.Kind + "/" + ref.Name
-	}
-	return ""
-}
-
-// customLabelsOf returns the labels of m the driver does not manage (see
-// storage.IsSystemLabel); nil when there are none.
-func customLabelsOf(m metav1.Object) map[string]string {
-	var out map[string]string
-	for k, v := range m.GetLabels() {
-		if storage.IsSystemLabel(k) {
-			continue
-		}
-		if out == nil {
-			out = map[string]string{}
-		}
-		out[k] = v
-	}
-	return out
-}
 
 // ExtensionName returns the ClusterExtension that owns the release of row r: its
 // controller ownerReference, else OLM's owner labels; "" when none says.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	"helm.sh/helm/v3/pkg/release"
+
 	"github.com/chunkview/chunkview/storage"
 )
 
@@ -276,3 +278,9 @@ const (
 	// the Boxcutter runtime.
 	KindClusterObjectSet = "ClusterObjectSet"
 )
+
+// Details is what a revision's payload tells beyond its metadata.
+type Details struct {
+	Row     RevisionRow
+	Release *release.Release
+}
