@@ -19,30 +19,6 @@ import (
 	"github.com/chunkview/chunkview/kube"
 )
 
-// WorkloadPods are the Pods behind one workload of the release: a Deployment,
-// StatefulSet, DaemonSet or Job of its manifest, or one of its hook Jobs.
-type WorkloadPods struct {
-	Kind      string `json:"kind"`
-	Namespace string `json:"namespace"`
-	Name      string `json:"name"`
-	// Hook is set for a hook Job.
-	Hook bool `json:"hook,omitempty"`
-	// Pods are those the workload's selector selects in its namespace, newest
-	// first, at most MaxWorkloadPods.
-	Pods []PodState `json:"pods"`
-	// More is set when the workload has more Pods than MaxWorkloadPods.
-	More bool `json:"more,omitempty"`
-	// Remark says why its Pods are not shown, or not all of them.
-	Remark string `json:"remark,omitempty"`
-}
-
-// Key names the workload as kubectl does: "Kind/name".
-func (w WorkloadPods) Key() string { return w.Kind + "/" + w.Name }
-
-// MaxWorkloadPods bounds the Pods read for one workload: one list of at most
-// that many.
-const MaxWorkloadPods = 100
-
 // workloadResources are the kinds whose Pods are looked for, by their
 // resource: those whose controller selects its Pods by spec.selector.
 var workloadResources = map[schema.GroupResource]bool{
@@ -227,4 +203,46 @@ func (p PodState) Failing() []ContainerState {
 		}
 	}
 	return out
+}
+
+// podState is what a Pod's status says of it and its containers, its messages
+// scrubbed of the release's secrets (a termination message may quote one).
+func podState(p corev1.Pod, scrub func(string) string) PodState {
+	ps := PodState{Name: p.Name, Phase: string(p.Status.Phase), Reason: p.Status.Reason, Message: scrub(p.Status.Message),
+		Status: podWord(p), Total: len(p.Spec.Containers), Node: p.Spec.NodeName, Created: p.CreationTimestamp.Time, Containers: []ContainerState{}}
+	add := func(cs []corev1.ContainerStatus, init bool) {
+		for _, s := range cs {
+			c := ContainerState{Name: s.Name, Init: init, Ready: s.Ready, Restarts: s.RestartCount}
+			if !init {
+				ps.Restarts += s.RestartCount
+				if s.Ready {
+					ps.Ready++
+				}
+				if t := s.LastTerminationState.Terminated; t != nil && t.FinishedAt.After(ps.LastRestart) {
+					ps.LastRestart = t.FinishedAt.Time
+				}
+			}
+			switch {
+			case s.State.Terminated != nil:
+				t := s.State.Terminated
+				c.State, c.Reason, c.Message = "terminated", t.Reason, scrub(strings.TrimSpace(t.Message))
+				code := t.ExitCode
+				c.ExitCode = &code
+			case s.State.Running != nil:
+				c.State = "running"
+			case s.State.Waiting != nil:
+				c.State, c.Reason, c.Message = "waiting", s.State.Waiting.Reason, scrub(s.State.Waiting.Message)
+			default:
+				c.State = "unknown"
+			}
+			if t := s.LastTerminationState.Terminated; t != nil {
+				code := t.ExitCode
+				c.LastExitCode, c.LastReason = &code, t.Reason
+			}
+			ps.Containers = append(ps.Containers, c)
+		}
+	}
+	add(p.Status.InitContainerStatuses, true)
+	add(p.Status.ContainerStatuses, false)
+	return ps
 }

@@ -2,7 +2,6 @@ package live
 
 import (
 	"context"
-	"regexp"
 	"slices"
 	"sort"
 	"time"
@@ -16,88 +15,9 @@ import (
 	"github.com/chunkview/chunkview/kube/internal/paging"
 )
 
-// WarningEvent is one Warning event of an object of the release, or of a Pod or
-// ReplicaSet one of them runs.
-type WarningEvent struct {
-	Namespace string `json:"namespace"`
-	// Object is the object the event is about: "Kind/name".
-	Object string `json:"object"`
-	// For names the release's object that runs Object, when Object is not one
-	// of the release's own ("Deployment/web" for its Pods).
-	For      string    `json:"for,omitempty"`
-	Reason   string    `json:"reason"`
-	Message  string    `json:"message"`
-	Count    int32     `json:"count"`
-	LastSeen time.Time `json:"lastSeen,omitzero"`
-
-	uid string
-}
-
-// MaxStatusEvents bounds the events Status keeps: the newest.
-const MaxStatusEvents = 50
-
 // warningSelector selects Warning events, which every API server's events
 // field selectors support.
 const warningSelector = "type=" + corev1.EventTypeWarning
-
-// eventMatcher tells which events concern the release: those of its objects and
-// hook Jobs, and those of the Pods and ReplicaSets their controllers create,
-// recognised by the names the controllers give them (a Deployment's ReplicaSet
-// NAME-HASH and Pods NAME-HASH-XXXXX, a StatefulSet's Pods NAME-N, a DaemonSet's
-// or a Job's Pods NAME-XXXXX, a CronJob's Jobs NAME-N and their Pods). Reading
-// each controller's Pods would cost a list per object; names cost nothing.
-type eventMatcher struct {
-	exact map[string]string // "Kind/ns/name" → its own key
-	owned []ownedName
-}
-
-type ownedName struct {
-	ns, kind string
-	re       *regexp.Regexp
-	owner    string
-}
-
-func newEventMatcher() *eventMatcher { return &eventMatcher{exact: map[string]string{}} }
-
-// add makes the events of kind ns/name, and of what it runs, concern the
-// release.
-func (m *eventMatcher) add(kind, ns, name string) {
-	self := kind + "/" + name
-	m.exact[kind+"/"+ns+"/"+name] = self
-	q := regexp.QuoteMeta(name)
-	own := func(k, pattern string) {
-		m.owned = append(m.owned, ownedName{ns: ns, kind: k, re: regexp.MustCompile("^" + q + pattern + "$"), owner: self})
-	}
-	const hash, suffix = `-[a-z0-9]+`, `-[a-z0-9]{5}`
-	switch kind {
-	case "Deployment":
-		own("ReplicaSet", hash)
-		own("Pod", hash+suffix)
-	case "StatefulSet":
-		own("Pod", `-[0-9]+`)
-	case "DaemonSet", "Job":
-		own("Pod", suffix)
-	case "ReplicaSet":
-		own("Pod", suffix)
-	case "CronJob":
-		own("Job", `-[0-9]+`)
-		own("Pod", `-[0-9]+`+suffix)
-	}
-}
-
-// match returns the object an event about kind ns/name concerns ("" for the
-// object itself), and whether it concerns the release at all.
-func (m *eventMatcher) match(kind, ns, name string) (forKey string, ok bool) {
-	if _, ok := m.exact[kind+"/"+ns+"/"+name]; ok {
-		return "", true
-	}
-	for _, o := range m.owned {
-		if o.kind == kind && o.ns == ns && o.re.MatchString(name) {
-			return o.owner, true
-		}
-	}
-	return "", false
-}
 
 // wantPods makes the events of a hook Job's Pods concern the release.
 func (s *ReleaseStatus) wantPods(ns string, job *batchv1.Job) {

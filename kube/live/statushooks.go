@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
+	"helm.sh/helm/v3/pkg/release"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -18,118 +18,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes"
 
-	"helm.sh/helm/v3/pkg/release"
-
 	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/revdiff"
 )
-
-// HookStatus is one hook of the revision and its last run, as Helm recorded it
-// in the release. For a Job whose last run failed or is still running, Job says
-// how it stands in the cluster now.
-type HookStatus struct {
-	Kind      string   `json:"kind"`
-	Name      string   `json:"name"`
-	Namespace string   `json:"namespace"`
-	Events    []string `json:"events"`
-	// DeletePolicies are its helm.sh/hook-delete-policy values.
-	DeletePolicies []string `json:"deletePolicies,omitempty"`
-	// Phase is the last run's: Succeeded, Failed, Running or Unknown; "" when
-	// Helm never ran it (its events did not happen yet).
-	Phase     string    `json:"phase"`
-	Started   time.Time `json:"started,omitzero"`
-	Completed time.Time `json:"completed,omitzero"`
-	Job       *HookJob  `json:"job,omitempty"`
-}
-
-// HookJob is the live state of a hook Job: its kstatus, its Pods and the end of
-// the log of the container that failed.
-type HookJob struct {
-	Status  string     `json:"status"`
-	Message string     `json:"message"`
-	Pods    []PodState `json:"pods"`
-	// Log is the end of the failed container's log, of the newest Pod that has
-	// one; nil when no container failed.
-	Log *ContainerLog `json:"log,omitempty"`
-	// Remarks say what could not be read.
-	Remarks []string `json:"remarks,omitempty"`
-}
-
-// PodState is a Pod of a workload or a hook Job: its phase, its containers'
-// states, and what kubectl get pods shows of it.
-type PodState struct {
-	Name    string `json:"name"`
-	Phase   string `json:"phase"`
-	Reason  string `json:"reason,omitempty"`
-	Message string `json:"message,omitempty"`
-	// Status is the Pod's state in a word, as kubectl get pods's STATUS
-	// (Running, CrashLoopBackOff, Init:0/1, Completed, Terminating, ...).
-	Status string `json:"status"`
-	// Ready counts its containers that are ready, of Containers (init
-	// containers aside); Restarts sums their restarts, the last of them at
-	// LastRestart.
-	Ready       int              `json:"ready"`
-	Total       int              `json:"total"`
-	Restarts    int32            `json:"restarts"`
-	LastRestart time.Time        `json:"lastRestart,omitzero"`
-	Node        string           `json:"node,omitempty"`
-	Created     time.Time        `json:"created,omitzero"`
-	Containers  []ContainerState `json:"containers"`
-}
-
-// ContainerState is one container of a Pod as its status says: waiting,
-// running or terminated, and how its last run ended when it restarted.
-type ContainerState struct {
-	Name string `json:"name"`
-	// Init is set for an init container.
-	Init  bool   `json:"init,omitempty"`
-	State string `json:"state"`
-	Ready bool   `json:"ready"`
-	// Reason, ExitCode and Message are the current state's (a terminated
-	// container's termination message, as it wrote it).
-	Reason   string `json:"reason,omitempty"`
-	ExitCode *int32 `json:"exitCode,omitempty"`
-	Message  string `json:"message,omitempty"`
-	Restarts int32  `json:"restarts"`
-	// LastExitCode and LastReason are how the previous run ended, for a
-	// container that restarted.
-	LastExitCode *int32 `json:"lastExitCode,omitempty"`
-	LastReason   string `json:"lastReason,omitempty"`
-}
-
-// Failed reports whether the container's current run, or else its previous
-// one, ended with a non-zero exit code; previous tells which.
-func (c ContainerState) Failed() (failed, previous bool) {
-	switch {
-	case c.ExitCode != nil && *c.ExitCode != 0:
-		return true, false
-	case c.ExitCode == nil && c.LastExitCode != nil && *c.LastExitCode != 0:
-		return true, true
-	}
-	return false, false
-}
-
-// ContainerLog is the end of one container's log.
-type ContainerLog struct {
-	Pod       string `json:"pod"`
-	Container string `json:"container"`
-	// Previous is set when the log is that of the run before the current one.
-	Previous bool     `json:"previous,omitempty"`
-	Lines    []string `json:"lines"`
-	// Masked is set when the secrets the release holds were masked in it.
-	Masked bool `json:"masked"`
-	// Unavailable says why the log could not be read (no kubelet to serve it,
-	// the node gone, no right to pods/log).
-	Unavailable string `json:"unavailable,omitempty"`
-}
-
-// LogSource reads the end of a container's log.
-type LogSource interface {
-	// TailLog returns up to lines lines of the end of the log of container in
-	// pod ns/pod, of its previous run when previous is set.
-	TailLog(ctx context.Context, ns, pod, container string, previous bool, lines int) (string, error)
-}
 
 // maxLogBytes bounds what one log read fetches, whatever its lines' length.
 const maxLogBytes = 64 << 10
@@ -261,48 +153,6 @@ func jobSelector(job *batchv1.Job) (labels.Selector, error) {
 		return metav1.LabelSelectorAsSelector(job.Spec.Selector)
 	}
 	return labels.SelectorFromSet(labels.Set{batchv1.JobNameLabel: job.Name}), nil
-}
-
-// podState is what a Pod's status says of it and its containers, its messages
-// scrubbed of the release's secrets (a termination message may quote one).
-func podState(p corev1.Pod, scrub func(string) string) PodState {
-	ps := PodState{Name: p.Name, Phase: string(p.Status.Phase), Reason: p.Status.Reason, Message: scrub(p.Status.Message),
-		Status: podWord(p), Total: len(p.Spec.Containers), Node: p.Spec.NodeName, Created: p.CreationTimestamp.Time, Containers: []ContainerState{}}
-	add := func(cs []corev1.ContainerStatus, init bool) {
-		for _, s := range cs {
-			c := ContainerState{Name: s.Name, Init: init, Ready: s.Ready, Restarts: s.RestartCount}
-			if !init {
-				ps.Restarts += s.RestartCount
-				if s.Ready {
-					ps.Ready++
-				}
-				if t := s.LastTerminationState.Terminated; t != nil && t.FinishedAt.After(ps.LastRestart) {
-					ps.LastRestart = t.FinishedAt.Time
-				}
-			}
-			switch {
-			case s.State.Terminated != nil:
-				t := s.State.Terminated
-				c.State, c.Reason, c.Message = "terminated", t.Reason, scrub(strings.TrimSpace(t.Message))
-				code := t.ExitCode
-				c.ExitCode = &code
-			case s.State.Running != nil:
-				c.State = "running"
-			case s.State.Waiting != nil:
-				c.State, c.Reason, c.Message = "waiting", s.State.Waiting.Reason, scrub(s.State.Waiting.Message)
-			default:
-				c.State = "unknown"
-			}
-			if t := s.LastTerminationState.Terminated; t != nil {
-				code := t.ExitCode
-				c.LastExitCode, c.LastReason = &code, t.Reason
-			}
-			ps.Containers = append(ps.Containers, c)
-		}
-	}
-	add(p.Status.InitContainerStatuses, true)
-	add(p.Status.ContainerStatuses, false)
-	return ps
 }
 
 // failedContainer returns the first container that failed, in the newest Pod
