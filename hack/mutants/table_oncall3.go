@@ -58,7 +58,7 @@ var oncall3Mutants = []mutant{
 	},
 	{
 		Name:      "status-notes-are-remarks",
-		File:      "kube/live/status.go",
+		File:      "kube/live/releasestatus.go",
 		Find:      "Remarks []string `json:\"remarks,omitempty\"`",
 		Replace:   "Remarks []string `json:\"notes,omitempty\"`",
 		Guarantee: "status -o json's notes are the chart's NOTES, as helm status's; chunkview's own remarks are remarks",
