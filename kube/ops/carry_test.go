@@ -98,16 +98,16 @@ func forcedThenUnforced(t *testing.T) {
 	}
 	c := connect(t, adminKubeconfig(t, ns), []string{"-n", ns, "--owner", ctlOwner}, nil)
 
-	p, err := c.base(t.Context(), ns, "app")
+	p, err := planOf(t.Context(), c, ns, "app")
 	if err != nil {
 		t.Fatal(err)
 	}
 	p.IgnoreController = true
-	rb, err := c.runner().PlanRollback(t.Context(), p, 1, kube.DiffOptions{})
+	rb, err := ops.NewRunner(c).PlanRollback(t.Context(), p, 1, kube.DiffOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.ApplyRollback(t.Context(), rb); err != nil || rb.NewRevision != 3 {
+	if err := ops.NewRunner(c).Apply(t.Context(), rb); err != nil || rb.NewRevision != 3 {
 		t.Fatalf("forced rollback: revision %d, %v", rb.NewRevision, err)
 	}
 	mustCarry(t, ns, 3, ref)
@@ -116,7 +116,7 @@ func forcedThenUnforced(t *testing.T) {
 	refused := func(when string) {
 		t.Helper()
 		before := snapshot(t, ns)
-		_, err := c.Rollback(t.Context(), ns, "app", 2, kube.DiffOptions{})
+		_, err := applyByName(t.Context(), c, ns, "app", rollbackPlan(2, kube.DiffOptions{}))
 		mustContain(t, mustErrIs(t, err, ops.ErrControlled), "ClusterExtension/app-"+ns)
 		if !sameSnapshot(before, snapshot(t, ns)) {
 			t.Fatalf("%s: a refused rollback changed the records", when)
@@ -139,7 +139,7 @@ func controllerFromOwnerLabels(t *testing.T) {
 	}
 	c := ctlSeedWith(t, ns, rels)
 	before := snapshot(t, ns)
-	_, err := c.Rollback(t.Context(), ns, "app", 1, kube.DiffOptions{})
+	_, err := applyByName(t.Context(), c, ns, "app", rollbackPlan(1, kube.DiffOptions{}))
 	mustContain(t, mustErrIs(t, err, ops.ErrControlled), "ClusterExtension/app-"+ns)
 	if !sameSnapshot(before, snapshot(t, ns)) {
 		t.Fatal("a refused rollback changed the records")
@@ -147,7 +147,7 @@ func controllerFromOwnerLabels(t *testing.T) {
 }
 
 // ctlSeedWith stores rels with chunkview's driver in ns, and connects to them.
-func ctlSeedWith(t *testing.T, ns string, rels []*release.Release) *client {
+func ctlSeedWith(t *testing.T, ns string, rels []*release.Release) *kube.Client {
 	t.Helper()
 	seed(t, chunkviewDriver(ns, ctlOwner, 16384), rels...)
 	return connect(t, adminKubeconfig(t, ns), []string{"-n", ns, "--owner", ctlOwner}, nil)

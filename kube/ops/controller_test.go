@@ -23,7 +23,7 @@ const ctlOwner = "ctl-owner"
 
 // ctlSeed stores two revisions of release app in ns, the second deployed, and
 // connects to them.
-func ctlSeed(t *testing.T, ns string) *client {
+func ctlSeed(t *testing.T, ns string) *kube.Client {
 	t.Helper()
 	seed(t, chunkviewDriver(ns, ctlOwner, 16384), history("app", ns, 2, 2_000)...)
 	return connect(t, adminKubeconfig(t, ns), []string{"-n", ns, "--owner", ctlOwner}, nil)
@@ -70,20 +70,20 @@ func TestApplyRechecksHelmRelease(t *testing.T) {
 	ns := cluster.Namespace(t)
 	c := ctlSeed(t, ns)
 	setSuspend(t, ns, true, true)
-	rb, err := c.PlanRollback(t.Context(), ns, "app", 1, kube.DiffOptions{})
+	rb, err := planByName(t.Context(), c, ns, "app", rollbackPlan(1, kube.DiffOptions{}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	setSuspend(t, ns, false, false)
 	before := snapshot(t, ns)
-	_, err = c.ApplyRollback(t.Context(), rb)
+	err = ops.NewRunner(c).Apply(t.Context(), rb)
 	mustContain(t, mustErrIs(t, err, ops.ErrControlled), "HelmRelease/"+ns+"/app", "flux suspend helmrelease app -n "+ns)
 	if after := snapshot(t, ns); !sameSnapshot(before, after) {
 		t.Fatalf("a refused rollback changed the records:\nbefore %v\nafter  %v", before, after)
 	}
 	setSuspend(t, ns, true, false)
-	if done, err := c.ApplyRollback(t.Context(), rb); err != nil || !done.Applied || done.NewRevision != 3 {
-		t.Fatalf("the plan, its HelmRelease suspended again: %+v, %v", done, err)
+	if err := ops.NewRunner(c).Apply(t.Context(), rb); err != nil || !rb.Applied || rb.NewRevision != 3 {
+		t.Fatalf("the plan, its HelmRelease suspended again: %+v, %v", rb, err)
 	}
 }
 
@@ -97,7 +97,7 @@ func TestApplyRechecksClusterExtension(t *testing.T) {
 	ns := cluster.Namespace(t)
 	c := ctlSeed(t, ns)
 	ownedBy(t, ns, "app")
-	rb, err := c.PlanRollback(t.Context(), ns, "app", 1, kube.DiffOptions{})
+	rb, err := planByName(t.Context(), c, ns, "app", rollbackPlan(1, kube.DiffOptions{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestApplyRechecksClusterExtension(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := snapshot(t, ns)
-	_, err = c.ApplyRollback(t.Context(), rb)
+	err = ops.NewRunner(c).Apply(t.Context(), rb)
 	mustContain(t, mustErrIs(t, err, ops.ErrControlled), "ClusterExtension/app-"+ns)
 	if after := snapshot(t, ns); !sameSnapshot(before, after) {
 		t.Fatalf("a refused rollback changed the records:\nbefore %v\nafter  %v", before, after)
@@ -119,8 +119,8 @@ func TestApplyRechecksClusterExtension(t *testing.T) {
 	if err := exts.Delete(t.Context(), "app-"+ns, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if done, err := c.ApplyRollback(t.Context(), rb); err != nil || !done.Applied || done.NewRevision != 3 {
-		t.Fatalf("the plan, its extension gone again: %+v, %v", done, err)
+	if err := ops.NewRunner(c).Apply(t.Context(), rb); err != nil || !rb.Applied || rb.NewRevision != 3 {
+		t.Fatalf("the plan, its extension gone again: %+v, %v", rb, err)
 	}
 }
 

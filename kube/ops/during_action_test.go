@@ -39,7 +39,7 @@ func TestUninstallCaughtDuringAction(t *testing.T) {
 	if len(before) == 0 {
 		t.Fatal("the release has no resources to begin with")
 	}
-	p, err := f.c.PlanUninstall(ctx, f.ns, "web", false)
+	p, err := planByName(ctx, f.c, f.ns, "web", uninstallPlan(false))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestUninstallCaughtDuringAction(t *testing.T) {
 			moved = true
 		})
 	})
-	_, err = f.c.ApplyUninstall(ctx, p)
+	err = ops.NewRunner(f.c).Apply(ctx, p)
 	if !moved {
 		t.Fatal("the release was not moved during the action: the interleaving was not reached")
 	}
@@ -95,7 +95,7 @@ func TestRollbackConflictAfterApply(t *testing.T) {
 		o.WrapConfig = func(rc *rest.Config) { tr.wrap(rc) }
 	})
 	f.install(t, "web", 3)
-	p, err := f.c.PlanRollback(ctx, f.ns, "web", 1, kube.DiffOptions{})
+	p, err := planByName(ctx, f.c, f.ns, "web", rollbackPlan(1, kube.DiffOptions{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestRollbackConflictAfterApply(t *testing.T) {
 			t.Error(err)
 		}
 	})
-	_, err = f.c.ApplyRollback(ctx, p)
+	err = ops.NewRunner(f.c).Apply(ctx, p)
 	if !fired {
 		t.Fatal("the release was not moved during the action")
 	}
@@ -162,21 +162,21 @@ func TestDeleteAndFixCaughtDuringAction(t *testing.T) {
 			var apply func() error
 			switch op {
 			case "delete-revision":
-				p, err := c.PlanDeleteRevision(ctx, ns, planRelease, 3, false)
+				p, err := planByName(ctx, c, ns, planRelease, deleteRevisionPlan(3, false))
 				if err != nil {
 					t.Fatal(err)
 				}
-				apply = func() error { return c.ApplyDeleteRevision(ctx, p) }
+				apply = func() error { return ops.NewRunner(c).Apply(ctx, p) }
 			default:
-				p, err := c.PlanFixStuck(ctx, ns, planRelease)
-				if err != nil {
-					t.Fatal(err)
-				}
 				fix := ops.FixMarkFailed
 				if op == "fix-stuck delete-pending" {
 					fix = ops.FixDeletePending
 				}
-				apply = func() error { return c.ApplyFixStuck(ctx, p, fix) }
+				p, err := planByName(ctx, c, ns, planRelease, fixStuckPlan(fix))
+				if err != nil {
+					t.Fatal(err)
+				}
+				apply = func() error { return ops.NewRunner(c).Apply(ctx, p) }
 			}
 			moved := false
 			tr.arm(func() {

@@ -126,7 +126,7 @@ func TestErrorsSayWhatToDo(t *testing.T) {
 			rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "list"}})
 		waitReleases(t, c, 2)
 		writer := connect(t, kc, []string{"--owner", opsOwner, "--chunk-size", "16384"}, nil)
-		_, err = writer.Uninstall(ctx, ns, "web", false)
+		_, err = applyByName(ctx, writer, ns, "web", uninstallPlan(false))
 		if err == nil {
 			t.Fatal("uninstall without the right to delete ConfigMaps succeeded")
 		}
@@ -149,7 +149,7 @@ func TestErrorsSayWhatToDo(t *testing.T) {
 		_, err = c.History(ctx, ns, "ext")
 		mustContain(t, mustErrIs(t, err, kube.ErrNotFound), `no release "ext" with owner "helm" in namespace "`+ns+`"`, "--owner", "--profile olmv1")
 		t.Logf("not found: %v", err)
-		if _, err := decode(ctx, c.Client, ns, "ext", 1); !errors.Is(err, kube.ErrNotFound) {
+		if _, err := decode(ctx, c, ns, "ext", 1); !errors.Is(err, kube.ErrNotFound) {
 			t.Errorf("Release of a missing name: %v", err)
 		}
 		right := connect(t, adminKubeconfig(t, ns), []string{"--owner", "operator-controller"}, nil)
@@ -163,7 +163,7 @@ func TestErrorsSayWhatToDo(t *testing.T) {
 }
 
 // waitReleases lists releases until the new rights take effect and n are listed.
-func waitReleases(t *testing.T, c *client, n int) []kube.ReleaseRow {
+func waitReleases(t *testing.T, c *kube.Client, n int) []kube.ReleaseRow {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {

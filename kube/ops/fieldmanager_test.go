@@ -90,7 +90,7 @@ func TestRollbackAsOwningManager(t *testing.T) {
 			upgrade4(t, cfg, ns, "app", "1.1.0", values4("app", 1))
 			c := connect(t, adminKubeconfig(t, ns), []string{"-n", ns, "--driver", kube.DriverSecret}, nil)
 
-			rb, err := c.PlanRollback(ctx, ns, "app", 1, kube.DiffOptions{})
+			rb, err := planByName(ctx, c, ns, "app", rollbackPlan(1, kube.DiffOptions{}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -99,7 +99,7 @@ func TestRollbackAsOwningManager(t *testing.T) {
 				t.Fatalf("plan: Helm %d, server side %+v; want Helm 4 applying as %q, no conflict", rb.Major, ss, manager)
 			}
 			mustContain(t, rb.Describe(), `field manager "`+manager+`"`, "own most of the release's fields")
-			if _, err := c.ApplyRollback(ctx, rb); err != nil || rb.NewRevision != 3 {
+			if err := ops.NewRunner(c).Apply(ctx, rb); err != nil || rb.NewRevision != 3 {
 				t.Fatalf("rollback: revision %d, %v", rb.NewRevision, err)
 			}
 			mustStatus4(t, ns, 3, common4.StatusDeployed)
@@ -140,7 +140,7 @@ func TestRollbackConflictsWithDrift(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := connect(t, adminKubeconfig(t, ns), []string{"-n", ns, "--driver", kube.DriverSecret}, nil)
-	rb, err := c.PlanRollback(ctx, ns, "app", 1, kube.DiffOptions{})
+	rb, err := planByName(ctx, c, ns, "app", rollbackPlan(1, kube.DiffOptions{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +155,7 @@ func TestRollbackConflictsWithDrift(t *testing.T) {
 	mustContain(t, rb.Describe(), "ConfigMap/app-config .data.color (kubectl-edit)", "--force-conflicts")
 
 	before := snapshot(t, ns)
-	_, err = c.ApplyRollback(ctx, rb)
+	err = ops.NewRunner(c).Apply(ctx, rb)
 	mustContain(t, mustErrIs(t, err, ops.ErrFieldConflicts), "Nothing was changed", "--force-conflicts")
 	mustSame(t, before, snapshot(t, ns))
 	if color, _ := appConfig(t, ns); color != "purple" {
@@ -163,7 +163,7 @@ func TestRollbackConflictsWithDrift(t *testing.T) {
 	}
 
 	rb.ForceConflicts = true
-	if _, err := c.ApplyRollback(ctx, rb); err != nil || rb.NewRevision != 2 {
+	if err := ops.NewRunner(c).Apply(ctx, rb); err != nil || rb.NewRevision != 2 {
 		t.Fatalf("forced rollback: revision %d, %v", rb.NewRevision, err)
 	}
 	mustStatus4(t, ns, 2, common4.StatusDeployed)

@@ -52,7 +52,7 @@ func TestFixAPIs(t *testing.T) {
 	admin := connect(t, adminKubeconfig(t, "default"), nil, nil)
 	kubetest.InstallWidgetCRD(t, cluster.Config, func(ctx context.Context) (*apis.Served, error) {
 		admin.InvalidateDiscovery()
-		return admin.checker().ServedAPIs(ctx)
+		return kube.NewChecker(admin).ServedAPIs(ctx)
 	})
 	for _, tc := range fixAPIsCases {
 		t.Run(tc.name, func(t *testing.T) { testFixAPIs(t, tc) })
@@ -143,7 +143,7 @@ func testFixAPIs(t *testing.T, tc fixAPIsCase) {
 
 	// The API server really does not serve the stale versions.
 	c := connect(t, r.kc, []string{"-n", r.ns}, nil)
-	served, err := c.checker().ServedAPIs(ctx)
+	served, err := kube.NewChecker(c).ServedAPIs(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +158,7 @@ func testFixAPIs(t *testing.T, tc fixAPIsCase) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := c.checker().CheckAPIs(ctx, rows[len(rows)-1], served, apis.Options{})
+	rep, err := kube.NewChecker(c).CheckAPIs(ctx, rows[len(rows)-1], served, apis.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +175,7 @@ func testFixAPIs(t *testing.T, tc fixAPIsCase) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rn := c.runner()
+	rn := ops.NewRunner(c)
 	if _, err := rn.PlanFixAPIs(ctx, p, served, false, kube.DiffOptions{}); !errors.Is(err, apis.ErrNoSuccessor) || !strings.Contains(err.Error(), "PodSecurityPolicy/legacy-restricted") {
 		t.Fatalf("fix-apis without --drop-unserved: %v; want a refusal naming the PodSecurityPolicy", err)
 	}
@@ -259,10 +259,10 @@ func checkHelm4Fields(t *testing.T, r *fixAPIsRelease, before map[string]any) {
 
 // checkRollbackWarns: a rollback plan to revision 1, which uses unserved
 // APIs, warns; one to the fix's revision does not.
-func checkRollbackWarns(t *testing.T, c *client, r *fixAPIsRelease) {
+func checkRollbackWarns(t *testing.T, c *kube.Client, r *fixAPIsRelease) {
 	t.Helper()
 	ctx := t.Context()
-	served, err := c.checker().ServedAPIs(ctx)
+	served, err := kube.NewChecker(c).ServedAPIs(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,11 +270,11 @@ func checkRollbackWarns(t *testing.T, c *client, r *fixAPIsRelease) {
 		to   int
 		warn bool
 	}{{1, true}, {2, false}} {
-		rb, err := c.PlanRollback(ctx, r.ns, r.name, tc.to, kube.DiffOptions{})
+		rb, err := planByName(ctx, c, r.ns, r.name, rollbackPlan(tc.to, kube.DiffOptions{}))
 		if err != nil {
 			t.Fatal(err)
 		}
-		ra, err := c.runner().RollbackAPIs(ctx, rb, served)
+		ra, err := ops.NewRunner(c).RollbackAPIs(ctx, rb, served)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -135,13 +135,13 @@ func TestHelm4ChunkedRecord(t *testing.T) {
 	if err != nil || d3.Row.ApplyMethod != "" || len(d3.Row.UnknownFields) != 0 {
 		t.Fatalf("details of a Helm 3 record: %+v, %v", d3, err)
 	}
-	if p, err := c.PlanRollback(ctx, ns, "h3c", 1, kube.DiffOptions{}); err != nil || p.Major != 3 {
+	if p, err := planByName(ctx, c, ns, "h3c", rollbackPlan(1, kube.DiffOptions{})); err != nil || p.Major != 3 {
 		t.Fatalf("rollback plan of a Helm 3 release: %+v, %v", p, err)
 	}
 
 	k1 := storage.RecordKey("h4c", 1)
 	chunks1 := chunkNames(t, ns, k1)
-	if err := c.DeleteRevision(ctx, ns, "h4c", 1, false); err != nil {
+	if _, err := applyByName(ctx, c, ns, "h4c", deleteRevisionPlan(1, false)); err != nil {
 		t.Fatalf("delete-revision of a Helm 4 chunked record: %v", err)
 	}
 	if got := secretsOfKey(t, ns, owner, k1); len(got) != 0 {

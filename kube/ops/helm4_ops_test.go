@@ -53,7 +53,7 @@ func TestHelm4Operations(t *testing.T) {
 			c := connect(t, adminKubeconfig(t, ns), args, nil)
 
 			// A stale plan: Helm 4 upgrades the release after the plan.
-			stale, err := c.PlanRollback(ctx, ns, "four", 1, kube.DiffOptions{})
+			stale, err := planByName(ctx, c, ns, "four", rollbackPlan(1, kube.DiffOptions{}))
 			if err != nil || stale.Major != 4 {
 				t.Fatalf("rollback plan: %+v, %v", stale, err)
 			}
@@ -63,7 +63,7 @@ func TestHelm4Operations(t *testing.T) {
 			}
 			upgrade4(t, config4(t, adminKubeconfig(t, ns), ns, st.store, d), ns, "four", "1.3.0", values4("four", 3))
 			before := snapshot(t, ns)
-			_, err = c.ApplyRollback(ctx, stale)
+			err = ops.NewRunner(c).Apply(ctx, stale)
 			mustContain(t, mustErrIs(t, err, kube.ErrChanged), "revision 4 (deployed) was added", "Nothing was changed")
 			mustSame(t, before, snapshot(t, ns))
 
@@ -76,7 +76,7 @@ func TestHelm4Operations(t *testing.T) {
 					(strings.HasSuffix(r.URL.Path, "/secrets") || strings.HasSuffix(r.URL.Path, "/configmaps"))
 			}}
 			hooked := connect(t, adminKubeconfig(t, ns), args, func(o *kube.Options) { o.WrapConfig = tr.wrap })
-			plan, err := hooked.PlanRollback(ctx, ns, "four", 1, kube.DiffOptions{})
+			plan, err := planByName(ctx, hooked, ns, "four", rollbackPlan(1, kube.DiffOptions{}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -90,7 +90,7 @@ func TestHelm4Operations(t *testing.T) {
 				fired = true
 			})
 			before = snapshot(t, ns)
-			_, err = hooked.ApplyRollback(ctx, plan)
+			err = ops.NewRunner(hooked).Apply(ctx, plan)
 			if !fired {
 				t.Fatal("the other writer's change never ran: no list of the records reached the server after the check")
 			}
@@ -111,11 +111,11 @@ func TestHelm4Operations(t *testing.T) {
 
 			// Read-only: refused before anything is sent.
 			ro := connect(t, adminKubeconfig(t, ns), append(args, "--read-only"), nil)
-			plan, err = ro.PlanRollback(ctx, ns, "four", 1, kube.DiffOptions{})
+			plan, err = planByName(ctx, ro, ns, "four", rollbackPlan(1, kube.DiffOptions{}))
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = ro.ApplyRollback(ctx, plan)
+			err = ops.NewRunner(ro).Apply(ctx, plan)
 			mustErrIs(t, err, kube.ErrReadOnly)
 			mustSame(t, after, snapshot(t, ns))
 
@@ -126,11 +126,11 @@ func TestHelm4Operations(t *testing.T) {
 			if err := read.Update(storage.RecordKey("four", 4), r); err != nil {
 				t.Fatal(err)
 			}
-			fs, err := c.PlanFixStuck(ctx, ns, "four")
+			fs, err := planByName(ctx, c, ns, "four", fixStuckPlan(ops.FixMarkFailed))
 			if err != nil || fs.Stuck == nil || fs.Major != 4 || fs.Stuck.InProgress {
 				t.Fatalf("fix-stuck plan: %+v, %v", fs, err)
 			}
-			if err := c.ApplyFixStuck(ctx, fs, ops.FixMarkFailed); err != nil {
+			if err := ops.NewRunner(c).Apply(ctx, fs); err != nil {
 				t.Fatal(err)
 			}
 			got := record4(t, read, "four", 4)
@@ -143,7 +143,7 @@ func TestHelm4Operations(t *testing.T) {
 
 			// delete-revision through Helm 4's driver: the record goes, the others
 			// stay as they were.
-			if err := c.DeleteRevision(ctx, ns, "four", 1, false); err != nil {
+			if _, err := applyByName(ctx, c, ns, "four", deleteRevisionPlan(1, false)); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := read.Get(storage.RecordKey("four", 1)); err != driver4.ErrReleaseNotFound {
@@ -152,11 +152,11 @@ func TestHelm4Operations(t *testing.T) {
 
 			// uninstall --keep-history, then uninstall: through Helm 4, whose
 			// uninstalled record keeps its fields.
-			up, err := c.PlanUninstall(ctx, ns, "four", true)
+			up, err := planByName(ctx, c, ns, "four", uninstallPlan(true))
 			if err != nil || up.Major != 4 {
 				t.Fatalf("uninstall plan: %+v, %v", up, err)
 			}
-			if _, err := c.ApplyUninstall(ctx, up); err != nil {
+			if err := ops.NewRunner(c).Apply(ctx, up); err != nil {
 				t.Fatal(err)
 			}
 			if got := record4(t, read, "four", 4); got.Info.Status != common4.StatusUninstalled || got.ApplyMethod != "ssa" || got.Info.Deleted.IsZero() {
@@ -165,7 +165,7 @@ func TestHelm4Operations(t *testing.T) {
 			if _, err := cluster.Client.CoreV1().ConfigMaps(ns).Get(ctx, "four-config", metav1.GetOptions{}); err == nil {
 				t.Error("four-config is still there after the uninstall")
 			}
-			if _, err := c.Uninstall(ctx, ns, "four", false); err != nil {
+			if _, err := applyByName(ctx, c, ns, "four", uninstallPlan(false)); err != nil {
 				t.Fatal(err)
 			}
 			if rls, err := read.Query(map[string]string{"name": "four", "owner": "helm"}); err != driver4.ErrReleaseNotFound {

@@ -14,6 +14,7 @@ import (
 	driver4 "helm.sh/helm/v4/pkg/storage/driver"
 
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/ops"
 	"github.com/chunkview/chunkview/storage"
 )
 
@@ -67,7 +68,7 @@ func TestHelm4Record(t *testing.T) {
 		return ri.(*release4.Release), nil
 	})
 
-	if err := c.DeleteRevision(ctx, ns, "h4", 1, false); err != nil {
+	if _, err := applyByName(ctx, c, ns, "h4", deleteRevisionPlan(1, false)); err != nil {
 		t.Fatalf("delete-revision of a Helm 4 record: %v", err)
 	}
 	if _, err := secrets(ns).Get(ctx, storage.RecordKey("h4", 1), metav1.GetOptions{}); err == nil {
@@ -82,19 +83,19 @@ func TestHelm4Record(t *testing.T) {
 // wrote (helm4Revision), are planned through Helm 4, and that a rollback to
 // revision 1 writes revision 4 as Helm 4's rollback writes it, every field of
 // revision 1 kept; get reads a record back through Helm 4's own types.
-func mustRunHelm4(t *testing.T, c *client, ns, name string, get func(key string) (*release4.Release, error)) {
+func mustRunHelm4(t *testing.T, c *kube.Client, ns, name string, get func(key string) (*release4.Release, error)) {
 	t.Helper()
 	ctx := t.Context()
-	up, err := c.PlanUninstall(ctx, ns, name, true)
+	up, err := planByName(ctx, c, ns, name, uninstallPlan(true))
 	if err != nil || up.Major != 4 || !strings.Contains(up.Describe(), "Helm 4") {
 		t.Fatalf("uninstall plan of a Helm 4 release: %+v, %v", up, err)
 	}
-	plan, err := c.PlanRollback(ctx, ns, name, 1, kube.DiffOptions{})
+	plan, err := planByName(ctx, c, ns, name, rollbackPlan(1, kube.DiffOptions{}))
 	if err != nil || plan.Major != 4 {
 		t.Fatalf("rollback plan of a Helm 4 release: %+v, %v", plan, err)
 	}
 	mustContain(t, plan.Describe(), "Helm 4", "apply_method")
-	if _, err := c.ApplyRollback(ctx, plan); err != nil {
+	if err := ops.NewRunner(c).Apply(ctx, plan); err != nil {
 		t.Fatalf("rollback of a Helm 4 release: %v", err)
 	}
 	got, err := get(storage.RecordKey(name, 4))

@@ -13,6 +13,7 @@ import (
 	driver4 "helm.sh/helm/v4/pkg/storage/driver"
 
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/ops"
 	"github.com/chunkview/chunkview/storage"
 	"github.com/chunkview/chunkview/storage/helm4"
 )
@@ -74,14 +75,14 @@ func TestHelm4TwinRollback(t *testing.T) {
 			}
 			// B: chunkview's.
 			c := connect(t, adminKubeconfig(t, nsB), []string{"-n", nsB, "--driver", st.store, "--chunk-size", "1024"}, nil)
-			plan, err := c.PlanRollback(ctx, nsB, "twin", 1, kube.DiffOptions{})
+			plan, err := planByName(ctx, c, nsB, "twin", rollbackPlan(1, kube.DiffOptions{}))
 			if err != nil {
 				t.Fatal(err)
 			}
 			if plan.Major != 4 || !strings.Contains(plan.Describe(), "Helm 4") {
 				t.Fatalf("the plan of a rollback of a Helm 4 release runs through Helm %d: %s", plan.Major, plan.Describe())
 			}
-			if _, err := c.ApplyRollback(ctx, plan); err != nil {
+			if err := ops.NewRunner(c).Apply(ctx, plan); err != nil {
 				t.Fatalf("chunkview rollback: %v", err)
 			}
 			for rev, want := range map[int]common4.Status{2: common4.StatusSuperseded, 3: common4.StatusDeployed} {
@@ -147,14 +148,14 @@ func TestHelm3TwinRollback(t *testing.T) {
 				t.Fatalf("helm 3 rollback: %v", err)
 			}
 			c := connect(t, adminKubeconfig(t, nsB), []string{"-n", nsB, "--driver", store}, nil)
-			plan, err := c.PlanRollback(ctx, nsB, "twin", 1, kube.DiffOptions{})
+			plan, err := planByName(ctx, c, nsB, "twin", rollbackPlan(1, kube.DiffOptions{}))
 			if err != nil {
 				t.Fatal(err)
 			}
 			if plan.Major != 3 {
 				t.Fatalf("a release Helm 3 wrote is rolled back through Helm %d (%s)", plan.Major, plan.Reason)
 			}
-			if _, err := c.ApplyRollback(ctx, plan); err != nil {
+			if err := ops.NewRunner(c).Apply(ctx, plan); err != nil {
 				t.Fatal(err)
 			}
 			for rev, want := range map[int]release.Status{1: release.StatusSuperseded, 2: release.StatusSuperseded, 3: release.StatusDeployed} {

@@ -91,14 +91,14 @@ func TestHelmStores(t *testing.T) {
 			if len(hist) != 3 || hist[0].Status != "superseded" || hist[2].Driver != store || !hist[1].Known {
 				t.Fatalf("history = %+v", hist)
 			}
-			res, err := kube.NewInspector(c.Client).Diff(t.Context(), ns, "web", 1, 2, kube.DiffOptions{})
+			res, err := kube.NewInspector(c).Diff(t.Context(), ns, "web", 1, 2, kube.DiffOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if res == nil || res.Values.Diff == "" {
 				t.Fatalf("diff of revisions 1 and 2 found nothing: %+v", res)
 			}
-			lay, err := kube.NewInspector(c.Client).Layout(t.Context(), ns, "web", 2)
+			lay, err := kube.NewInspector(c).Layout(t.Context(), ns, "web", 2)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -107,11 +107,11 @@ func TestHelmStores(t *testing.T) {
 			}
 
 			// Rollback through Helm's action over the store's own driver.
-			plan, err := c.PlanRollback(t.Context(), ns, "web", 1, kube.DiffOptions{})
+			plan, err := planByName(t.Context(), c, ns, "web", rollbackPlan(1, kube.DiffOptions{}))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := c.ApplyRollback(t.Context(), plan); err != nil {
+			if err := ops.NewRunner(c).Apply(t.Context(), plan); err != nil {
 				t.Fatal(err)
 			}
 			v4, err := hd.Get("sh.helm.release.v1.web.v4")
@@ -132,22 +132,22 @@ func TestHelmStores(t *testing.T) {
 
 			// A plan the release moved on from is refused, and the other
 			// writer's revision is left alone.
-			up, err := c.PlanUninstall(t.Context(), ns, "web", false)
+			up, err := planByName(t.Context(), c, ns, "web", uninstallPlan(false))
 			if err != nil {
 				t.Fatal(err)
 			}
 			helmUpgrade(t, cfg, ns, "web", "1.3.0", webappValues("web", 3, 2000))
-			_, err = c.ApplyUninstall(t.Context(), up)
+			err = ops.NewRunner(c).Apply(t.Context(), up)
 			mustErrIs(t, err, kube.ErrChanged)
 			if v5, err := hd.Get("sh.helm.release.v1.web.v5"); err != nil || v5.Info.Status != release.StatusDeployed {
 				t.Fatalf("the other writer's revision 5 after a refused uninstall: %v", err)
 			}
 
-			up, err = c.PlanUninstall(t.Context(), ns, "web", false)
+			up, err = planByName(t.Context(), c, ns, "web", uninstallPlan(false))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := c.ApplyUninstall(t.Context(), up); err != nil {
+			if err := ops.NewRunner(c).Apply(t.Context(), up); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := hd.Query(map[string]string{"name": "web", "owner": "helm"}); !errors.Is(err, driver.ErrReleaseNotFound) {
@@ -258,7 +258,7 @@ func TestHelmStoreFixStuck(t *testing.T) {
 	seed(t, hd, rels...)
 	c := connect(t, adminKubeconfig(t, ns), []string{"-n", ns}, nil)
 
-	sp, err := c.PlanFixStuck(ctx, ns, "stuck")
+	sp, err := planByName(ctx, c, ns, "stuck", fixStuckPlan(ops.FixMarkFailed))
 	if err != nil || sp.Stuck == nil || sp.Stuck.Row.Driver != kube.DriverConfigMap {
 		t.Fatalf("plan: %+v, %v", sp, err)
 	}
@@ -271,7 +271,7 @@ func TestHelmStoreFixStuck(t *testing.T) {
 	if err := hd.Update(storage.RecordKey("stuck", 3), v3); err != nil {
 		t.Fatal(err)
 	}
-	mustErrIs(t, c.ApplyFixStuck(ctx, sp, ops.FixMarkFailed), kube.ErrChanged)
+	mustErrIs(t, ops.NewRunner(c).Apply(ctx, sp), kube.ErrChanged)
 	if got, _ := hd.Get(storage.RecordKey("stuck", 3)); got.Info.Status != release.StatusDeployed {
 		t.Fatalf("the other writer's revision 3 is %s", got.Info.Status)
 	}
@@ -280,7 +280,7 @@ func TestHelmStoreFixStuck(t *testing.T) {
 	if err := hd.Update(storage.RecordKey("stuck", 3), v3); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.FixStuck(ctx, ns, "stuck", ops.FixMarkFailed); err != nil {
+	if _, err := applyByName(ctx, c, ns, "stuck", fixStuckPlan(ops.FixMarkFailed)); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := hd.Get(storage.RecordKey("stuck", 3)); err != nil || got.Info.Status != release.StatusFailed {
@@ -289,7 +289,7 @@ func TestHelmStoreFixStuck(t *testing.T) {
 
 	rels4 := makeRelease("stuck", ns, 4, release.StatusPendingRollback, 0)
 	seed(t, hd, rels4)
-	if err := c.FixStuck(ctx, ns, "stuck", ops.FixDeletePending); err != nil {
+	if _, err := applyByName(ctx, c, ns, "stuck", fixStuckPlan(ops.FixDeletePending)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := hd.Get(storage.RecordKey("stuck", 4)); !errors.Is(err, driver.ErrReleaseNotFound) {
@@ -319,11 +319,11 @@ func TestRollbackListsPerStore(t *testing.T) {
 			t.Fatalf("%s: %+v, %v", name, rows, err)
 		}
 		one := c.WithDrivers(rows[0].Latest.Driver)
-		plan, err := one.PlanRollback(ctx, ns, name, 1, kube.DiffOptions{})
+		plan, err := planByName(ctx, one, ns, name, rollbackPlan(1, kube.DiffOptions{}))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := one.ApplyRollback(ctx, plan); err != nil {
+		if err := ops.NewRunner(one).Apply(ctx, plan); err != nil {
 			t.Fatal(err)
 		}
 		lists, gets := 0, 0

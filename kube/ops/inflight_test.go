@@ -21,7 +21,7 @@ func TestRollbackInFlightRefused(t *testing.T) {
 	f.install(t, "busy", 2)
 	rev := f.makeStuck(t, "busy", 10*time.Second)
 	before := f.statuses(t, "busy")
-	_, err := f.c.Rollback(ctx, f.ns, "busy", 1, kube.DiffOptions{})
+	_, err := applyByName(ctx, f.c, f.ns, "busy", rollbackPlan(1, kube.DiffOptions{}))
 	if !errors.Is(err, kube.ErrInProgress) {
 		t.Fatalf("rollback over revision %d pending for 10s: %v; want ErrInProgress", rev, err)
 	}
@@ -34,7 +34,7 @@ func TestRollbackInFlightRefused(t *testing.T) {
 
 	f.install(t, "left", 2)
 	rev = f.makeStuck(t, "left", 10*time.Minute)
-	plan, err := f.c.Rollback(ctx, f.ns, "left", 1, kube.DiffOptions{})
+	plan, err := applyByName(ctx, f.c, f.ns, "left", rollbackPlan(1, kube.DiffOptions{}))
 	if err != nil || plan.NewRevision != rev+1 {
 		t.Fatalf("rollback over revision %d pending for 10m: %+v, %v; want revision %d", rev, plan, err, rev+1)
 	}

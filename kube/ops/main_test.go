@@ -4,10 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"k8s.io/cli-runtime/pkg/genericclioptions"
-
-	"github.com/chunkview/chunkview/storage"
-
 	"k8s.io/client-go/rest"
 
 	"github.com/chunkview/chunkview/internal/kubetest"
@@ -65,49 +61,16 @@ func (w *wireLog) install(rc *rest.Config) { w.WireLog.Install(rc) }
 
 type wireRequest = kubetest.WireRequest
 
-// client is a connection with the operations run the way the CLI runs them:
-// read the release's revisions, plan from them, apply. Its methods plan by name,
-// as a command does; PlanFrom plans from rows a screen showed.
-type client struct {
-	*kube.Client
-}
+// connect builds a connection the way chunkview's main does (kubetest.Connect);
+// tryConnect returns the error.
+var (
+	connect    = kubetest.Connect
+	tryConnect = kubetest.TryConnect
+)
 
-// Driver is the chunked driver the operations write through, on the client's
-// connection, in storage namespace ns.
-func (c *client) Driver(ns string) *storage.ChunkedSecrets {
-	return storage.NewDriver(c.Clientset().CoreV1().Secrets(ns), c.Config().Owner, kube.ChunkedConfig(c.Config().Driver, c.Metadata(), ns))
-}
-
-// Appliers builds Helm's kube clients on the client's connection, as the
-// operations do.
-func (c *client) Appliers() ops.Appliers {
-	if a, ok := c.ApplySource().(ops.Appliers); ok {
-		return a
-	}
-	return ops.NewAppliers(c.ApplySource().(genericclioptions.RESTClientGetter))
-}
-
-// connect builds a client the way chunkview's main does (kubetest.Connect).
-func connect(t *testing.T, kubeconfig string, args []string, setup func(*kube.Options)) *client {
-	t.Helper()
-	return &client{kubetest.Connect(t, kubeconfig, args, setup)}
-}
-
-// tryConnect is connect that returns the error.
-func tryConnect(t *testing.T, kubeconfig string, args []string, setup func(*kube.Options)) (*client, error) {
-	t.Helper()
-	c, err := kubetest.TryConnect(t, kubeconfig, args, setup)
-	if err != nil {
-		return nil, err
-	}
-	return &client{c}, nil
-}
-
-// runner is the runner of operations over the client.
-func (c *client) runner() *ops.Runner { return ops.NewRunner(c.Client) }
-
-// base reads the release's revisions and plans from them.
-func (c *client) base(ctx context.Context, ns, name string) (*ops.Plan, error) {
+// planOf reads the revisions of release name and makes the plan an operation
+// starts from, as a command by name does.
+func planOf(ctx context.Context, c *kube.Client, ns, name string) (*ops.Plan, error) {
 	rows, err := c.History(ctx, ns, name)
 	if err != nil {
 		return nil, err
@@ -115,139 +78,62 @@ func (c *client) base(ctx context.Context, ns, name string) (*ops.Plan, error) {
 	return ops.NewPlan(ns, rows)
 }
 
-// PlanRollback plans a rollback of release name to rev.
-func (c *client) PlanRollback(ctx context.Context, ns, name string, rev int, opts kube.DiffOptions) (*ops.Rollback, error) {
-	p, err := c.base(ctx, ns, name)
+// planner is one of the runner's Plan methods with its arguments bound.
+type planner[O ops.Operation] func(context.Context, *ops.Runner, *ops.Plan) (O, error)
+
+// planByName plans an operation on release name with pl, from its revisions
+// (planOf), on a runner of its own.
+func planByName[O ops.Operation](ctx context.Context, c *kube.Client, ns, name string, pl planner[O]) (O, error) {
+	p, err := planOf(ctx, c, ns, name)
 	if err != nil {
-		return nil, err
+		var none O
+		return none, err
 	}
-	return c.runner().PlanRollback(ctx, p, rev, opts)
+	return pl(ctx, ops.NewRunner(c), p)
 }
 
-// ApplyRollback applies a planned rollback.
-func (c *client) ApplyRollback(ctx context.Context, plan *ops.Rollback) (*ops.Rollback, error) {
-	return plan, c.runner().Apply(ctx, plan)
-}
-
-// Rollback plans and applies a rollback.
-func (c *client) Rollback(ctx context.Context, ns, name string, rev int, opts kube.DiffOptions) (*ops.Rollback, error) {
-	if err := c.checkWritable(kube.OpRollback); err != nil {
-		return nil, err
-	}
-	plan, err := c.PlanRollback(ctx, ns, name, rev, opts)
+// applyByName plans an operation on release name with pl and applies it with
+// Runner.Apply, as a command does once confirmed: one runner plans and
+// applies. It returns the operation as planned.
+func applyByName[O ops.Operation](ctx context.Context, c *kube.Client, ns, name string, pl planner[O]) (O, error) {
+	rn := ops.NewRunner(c)
+	p, err := planOf(ctx, c, ns, name)
 	if err != nil {
-		return nil, err
+		var none O
+		return none, err
 	}
-	return c.ApplyRollback(ctx, plan)
-}
-
-// PlanUninstall plans an uninstall of release name.
-func (c *client) PlanUninstall(ctx context.Context, ns, name string, keepHistory bool) (*ops.Uninstall, error) {
-	p, err := c.base(ctx, ns, name)
+	op, err := pl(ctx, rn, p)
 	if err != nil {
-		return nil, err
+		return op, err
 	}
-	return c.runner().PlanUninstall(ctx, p, keepHistory)
+	return op, rn.Apply(ctx, op)
 }
 
-// ApplyUninstall applies a planned uninstall.
-func (c *client) ApplyUninstall(ctx context.Context, plan *ops.Uninstall) (*ops.Uninstall, error) {
-	return plan, c.runner().Apply(ctx, plan)
+// rollbackPlan is Runner.PlanRollback to revision rev.
+func rollbackPlan(rev int, opts kube.DiffOptions) planner[*ops.Rollback] {
+	return func(ctx context.Context, rn *ops.Runner, p *ops.Plan) (*ops.Rollback, error) {
+		return rn.PlanRollback(ctx, p, rev, opts)
+	}
 }
 
-// Uninstall plans and applies an uninstall.
-func (c *client) Uninstall(ctx context.Context, ns, name string, keepHistory bool) (*ops.Uninstall, error) {
-	if err := c.checkWritable(kube.OpUninstall); err != nil {
-		return nil, err
+// uninstallPlan is Runner.PlanUninstall.
+func uninstallPlan(keepHistory bool) planner[*ops.Uninstall] {
+	return func(ctx context.Context, rn *ops.Runner, p *ops.Plan) (*ops.Uninstall, error) {
+		return rn.PlanUninstall(ctx, p, keepHistory)
 	}
-	plan, err := c.PlanUninstall(ctx, ns, name, keepHistory)
-	if err != nil {
-		return nil, err
-	}
-	return c.ApplyUninstall(ctx, plan)
 }
 
-// PlanDeleteRevision plans the deletion of revision rev's record.
-func (c *client) PlanDeleteRevision(ctx context.Context, ns, name string, rev int, force bool) (*ops.DeleteRevision, error) {
-	p, err := c.base(ctx, ns, name)
-	if err != nil {
-		return nil, err
+// deleteRevisionPlan is Runner.PlanDeleteRevision of revision rev.
+func deleteRevisionPlan(rev int, force bool) planner[*ops.DeleteRevision] {
+	return func(ctx context.Context, rn *ops.Runner, p *ops.Plan) (*ops.DeleteRevision, error) {
+		return rn.PlanDeleteRevision(ctx, p, rev, force)
 	}
-	return c.runner().PlanDeleteRevision(ctx, p, rev, force)
 }
 
-// ApplyDeleteRevision applies a planned deletion.
-func (c *client) ApplyDeleteRevision(ctx context.Context, plan *ops.DeleteRevision) error {
-	return c.runner().Apply(ctx, plan)
-}
-
-// DeleteRevision plans and applies the deletion of revision rev's record.
-func (c *client) DeleteRevision(ctx context.Context, ns, name string, rev int, force bool) error {
-	if err := c.checkWritable(kube.OpDeleteRevision); err != nil {
-		return err
+// fixStuckPlan is Runner.PlanFixStuck with fix ("" plans no fix: it says whether
+// the release is stuck).
+func fixStuckPlan(fix ops.StuckFix) planner[*ops.FixStuck] {
+	return func(ctx context.Context, rn *ops.Runner, p *ops.Plan) (*ops.FixStuck, error) {
+		return rn.PlanFixStuck(ctx, p, fix)
 	}
-	plan, err := c.PlanDeleteRevision(ctx, ns, name, rev, force)
-	if err != nil {
-		return err
-	}
-	return c.ApplyDeleteRevision(ctx, plan)
 }
-
-// PlanFixStuck plans no fix yet: it says whether the release is stuck.
-func (c *client) PlanFixStuck(ctx context.Context, ns, name string) (*ops.FixStuck, error) {
-	p, err := c.base(ctx, ns, name)
-	if err != nil {
-		return nil, err
-	}
-	return c.runner().PlanFixStuck(ctx, p, "")
-}
-
-// ApplyFixStuck applies fix to a planned stuck release.
-func (c *client) ApplyFixStuck(ctx context.Context, plan *ops.FixStuck, fix ops.StuckFix) error {
-	plan.Fix = fix
-	return c.runner().Apply(ctx, plan)
-}
-
-// FixStuck plans and applies fix.
-func (c *client) FixStuck(ctx context.Context, ns, name string, fix ops.StuckFix) error {
-	if err := c.checkWritable(kube.OpFixStuck); err != nil {
-		return err
-	}
-	if err := fix.Valid(); err != nil {
-		return err
-	}
-	plan, err := c.PlanFixStuck(ctx, ns, name)
-	if err != nil {
-		return err
-	}
-	return c.ApplyFixStuck(ctx, plan, fix)
-}
-
-// StuckInfo says whether release name is stuck, and for how long.
-func (c *client) StuckInfo(ctx context.Context, ns, name string) (*ops.Stuck, error) {
-	plan, err := c.PlanFixStuck(ctx, ns, name)
-	if err != nil {
-		return nil, err
-	}
-	return plan.Stuck, nil
-}
-
-// WithDrivers is kube.Client.WithDrivers, keeping the operations.
-func (c *client) WithDrivers(ds ...string) *client { return &client{c.Client.WithDrivers(ds...)} }
-
-// WithNamespace is kube.Client.WithNamespace, keeping the operations.
-func (c *client) WithNamespace(ns string, all bool) *client {
-	return &client{c.Client.WithNamespace(ns, all)}
-}
-
-// checkWritable refuses op, as Runner.Apply does, when the client is read-only:
-// the wrappers refuse before they plan, as the CLI does.
-func (c *client) checkWritable(op string) error {
-	if c.ReadOnly() {
-		return kube.ReadOnlyError(op)
-	}
-	return nil
-}
-
-// checker is the kube.Checker that reads through c.
-func (c *client) checker() *kube.Checker { return kube.NewChecker(c.Client) }

@@ -10,6 +10,7 @@ import (
 	driver4 "helm.sh/helm/v4/pkg/storage/driver"
 
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/ops"
 	"github.com/chunkview/chunkview/storage"
 )
 
@@ -46,14 +47,14 @@ func TestRollbackMixedHistory(t *testing.T) {
 	ns := cluster.Namespace(t)
 	mixedSeed(t, ns, []bool{false, true, false}, []release.Status{release.StatusSuperseded, release.StatusDeployed, release.StatusFailed})
 	c := connect(t, adminKubeconfig(t, ns), []string{"-n", ns}, nil)
-	plan, err := c.PlanRollback(ctx, ns, "mix", 1, kube.DiffOptions{})
+	plan, err := planByName(ctx, c, ns, "mix", rollbackPlan(1, kube.DiffOptions{}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if plan.Major != 4 || !strings.Contains(plan.Reason, "revision 2") {
 		t.Fatalf("rollback over a deployed Helm 4 revision: Helm %d (%s), want Helm 4 for revision 2", plan.Major, plan.Reason)
 	}
-	if _, err := c.ApplyRollback(ctx, plan); err != nil {
+	if err := ops.NewRunner(c).Apply(ctx, plan); err != nil {
 		t.Fatal(err)
 	}
 	two := record4(t, driver4.NewSecrets(secrets(ns)), "mix", 2)
@@ -69,7 +70,7 @@ func TestRollbackMixedHistory(t *testing.T) {
 	other := cluster.Namespace(t)
 	mixedSeed(t, other, []bool{true, false, false}, []release.Status{release.StatusSuperseded, release.StatusSuperseded, release.StatusDeployed})
 	c = connect(t, adminKubeconfig(t, other), []string{"-n", other}, nil)
-	plan, err = c.PlanRollback(ctx, other, "mix", 2, kube.DiffOptions{})
+	plan, err = planByName(ctx, c, other, "mix", rollbackPlan(2, kube.DiffOptions{}))
 	if err != nil {
 		t.Fatal(err)
 	}

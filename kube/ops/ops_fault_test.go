@@ -40,7 +40,7 @@ type faultScenario struct {
 	// prepare seeds namespace ns through a clean driver.
 	prepare func(t *testing.T, ns string)
 	// run performs the operation through c.
-	run func(ctx context.Context, c *client, ns string) error
+	run func(ctx context.Context, c *kube.Client, ns string) error
 	// check is given the records left (by revision) and the operation's error; it
 	// fails the test unless the records are the old state, the new one, or (for
 	// operations Helm itself does in several steps) a mix whose every record is
@@ -102,8 +102,8 @@ func faultScenarios() []faultScenario {
 		{
 			name:    "rollback",
 			prepare: faultSeed,
-			run: func(ctx context.Context, c *client, ns string) error {
-				_, err := c.Rollback(ctx, ns, faultRelease, 2, kube.DiffOptions{})
+			run: func(ctx context.Context, c *kube.Client, ns string) error {
+				_, err := applyByName(ctx, c, ns, faultRelease, rollbackPlan(2, kube.DiffOptions{}))
 				return err
 			},
 			check: func(t *testing.T, got map[int]*release.Release, err error) {
@@ -149,8 +149,8 @@ func faultScenarios() []faultScenario {
 		{
 			name:    "uninstall",
 			prepare: faultSeed,
-			run: func(ctx context.Context, c *client, ns string) error {
-				_, err := c.Uninstall(ctx, ns, faultRelease, false)
+			run: func(ctx context.Context, c *kube.Client, ns string) error {
+				_, err := applyByName(ctx, c, ns, faultRelease, uninstallPlan(false))
 				return err
 			},
 			check: func(t *testing.T, got map[int]*release.Release, err error) {
@@ -174,8 +174,9 @@ func faultScenarios() []faultScenario {
 		{
 			name:    "delete-revision",
 			prepare: faultSeed,
-			run: func(ctx context.Context, c *client, ns string) error {
-				return c.DeleteRevision(ctx, ns, faultRelease, 2, false)
+			run: func(ctx context.Context, c *kube.Client, ns string) error {
+				_, err := applyByName(ctx, c, ns, faultRelease, deleteRevisionPlan(2, false))
+				return err
 			},
 			check: func(t *testing.T, got map[int]*release.Release, err error) {
 				ns := ""
@@ -202,12 +203,12 @@ func faultScenarios() []faultScenario {
 				faultSeed(t, ns)
 				faultLeftovers(t, ns, 3)
 			},
-			run: func(ctx context.Context, c *client, ns string) error {
-				reps, err := c.checker().FindLeftovers(ctx, time.Nanosecond)
+			run: func(ctx context.Context, c *kube.Client, ns string) error {
+				reps, err := kube.NewChecker(c).FindLeftovers(ctx, time.Nanosecond)
 				if err != nil {
 					return err
 				}
-				_, err = c.checker().RemoveLeftovers(ctx, reps)
+				_, err = kube.NewChecker(c).RemoveLeftovers(ctx, reps)
 				return err
 			},
 			check: func(t *testing.T, got map[int]*release.Release, err error) {
@@ -232,16 +233,16 @@ func faultScenarios() []faultScenario {
 			// a gap among the newest.
 			name:    "prune",
 			prepare: faultSeed,
-			run: func(ctx context.Context, c *client, ns string) error {
-				p, err := c.base(ctx, ns, faultRelease)
+			run: func(ctx context.Context, c *kube.Client, ns string) error {
+				p, err := planOf(ctx, c, ns, faultRelease)
 				if err != nil {
 					return err
 				}
-				pr, err := c.runner().PlanPrune(ctx, p, 1)
+				pr, err := ops.NewRunner(c).PlanPrune(ctx, p, 1)
 				if err != nil {
 					return err
 				}
-				return c.runner().Apply(ctx, pr)
+				return ops.NewRunner(c).Apply(ctx, pr)
 			},
 			check: func(t *testing.T, got map[int]*release.Release, err error) {
 				ns := ""
@@ -398,7 +399,7 @@ func TestFaultMatrix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	faulty := func(t *testing.T, ns string) *client {
+	faulty := func(t *testing.T, ns string) *kube.Client {
 		// A discovery cache of its own: one shared with an earlier run would
 		// save that run's discovery requests and shift the count the rules
 		// are keyed on.
@@ -408,9 +409,9 @@ func TestFaultMatrix(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return &client{c}
+		return c
 	}
-	clean := func(t *testing.T, ns string) *client {
+	clean := func(t *testing.T, ns string) *kube.Client {
 		return connect(t, adminKubeconfig(t, ns), []string{"-n", ns, "--owner", faultOwner, "--chunk-size", fmt.Sprint(faultChunkSize)}, nil)
 	}
 
@@ -485,7 +486,7 @@ func TestFaultMatrix(t *testing.T) {
 							// rollback left its revision pending; the retry says so
 							// and names fix-stuck, which gets it out.
 							st.stuck++
-							if err := cc.FixStuck(t.Context(), ns, faultRelease, ops.FixMarkFailed); err != nil {
+							if _, err := applyByName(t.Context(), cc, ns, faultRelease, fixStuckPlan(ops.FixMarkFailed)); err != nil {
 								t.Fatalf("fix-stuck after %s: %v", rule, err)
 							}
 							rerr = sc.run(t.Context(), cc, ns)

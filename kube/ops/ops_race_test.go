@@ -95,7 +95,7 @@ func raceRollbacks(t *testing.T) bool {
 		c := connect(t, kc, []string{"-n", ns, "--owner", raceOwner, "--chunk-size", "16384"}, nil)
 		wg.Go(func() {
 			for r := range rounds {
-				_, err := c.Rollback(ctx, ns, "app", 1+(w+r)%2, kube.DiffOptions{})
+				_, err := applyByName(ctx, c, ns, "app", rollbackPlan(1+(w+r)%2, kube.DiffOptions{}))
 				count("rollback", raceOutcome(t, fmt.Sprintf("rollbacker %d round %d", w, r), err))
 			}
 		})
@@ -155,14 +155,14 @@ func raceRollbacks(t *testing.T) bool {
 
 	// Nothing left unreferenced once gc has run.
 	c := connect(t, kc, []string{"-n", ns, "--owner", raceOwner}, nil)
-	reps, err := c.checker().FindLeftovers(ctx, time.Nanosecond)
+	reps, err := kube.NewChecker(c).FindLeftovers(ctx, time.Nanosecond)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.checker().RemoveLeftovers(ctx, reps); err != nil {
+	if _, err := kube.NewChecker(c).RemoveLeftovers(ctx, reps); err != nil {
 		t.Fatal(err)
 	}
-	reps, err = c.checker().Verify(ctx, "", true)
+	reps, err = kube.NewChecker(c).Verify(ctx, "", true)
 	if err != nil {
 		t.Fatal(err)
 	}

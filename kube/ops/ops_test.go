@@ -23,7 +23,7 @@ import (
 type opsFixture struct {
 	ns, kubeconfig string
 	drv            *storage.ChunkedSecrets
-	c              *client
+	c              *kube.Client
 }
 
 const opsOwner = "ops-owner"
@@ -84,7 +84,7 @@ func TestRollbackAndUninstall(t *testing.T) {
 		t.Fatalf("installed web: %+v, %v; want 3 revisions of several chunks", rows, err)
 	}
 
-	plan, err := f.c.PlanRollback(ctx, f.ns, "web", 0, kube.DiffOptions{})
+	plan, err := planByName(ctx, f.c, f.ns, "web", rollbackPlan(0, kube.DiffOptions{}))
 	if err != nil {
 		t.Fatalf("PlanRollback: %v", err)
 	}
@@ -106,14 +106,14 @@ func TestRollbackAndUninstall(t *testing.T) {
 	}
 	// Rolling back to the latest revision applies it again, as `helm rollback
 	// web 3` does: its plan says so and changes no record's content.
-	if p, err := f.c.PlanRollback(ctx, f.ns, "web", 3, kube.DiffOptions{}); err != nil || !p.Reapply || p.From != 3 || p.To != 3 || p.Diff.Changed() {
+	if p, err := planByName(ctx, f.c, f.ns, "web", rollbackPlan(3, kube.DiffOptions{})); err != nil || !p.Reapply || p.From != 3 || p.To != 3 || p.Diff.Changed() {
 		t.Errorf("PlanRollback to the latest: %+v, %v; want a re-apply of revision 3 changing no resource", p, err)
 	}
 	if got := configMapData(t, f.ns, "web-config")["color"]; got != "red" {
 		t.Fatalf("web-config color %q before rollback", got)
 	}
 
-	plan, err = f.c.Rollback(ctx, f.ns, "web", 0, kube.DiffOptions{})
+	plan, err = applyByName(ctx, f.c, f.ns, "web", rollbackPlan(0, kube.DiffOptions{}))
 	if err != nil {
 		t.Fatalf("Rollback: %v", err)
 	}
@@ -123,11 +123,11 @@ func TestRollbackAndUninstall(t *testing.T) {
 	if got, want := f.statuses(t, "web"), []string{"superseded", "superseded", "superseded", "deployed"}; strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("statuses after rollback %v, want %v", got, want)
 	}
-	v2, err := decode(ctx, f.c.Client, f.ns, "web", 2)
+	v2, err := decode(ctx, f.c, f.ns, "web", 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	v4, err := decode(ctx, f.c.Client, f.ns, "web", 4)
+	v4, err := decode(ctx, f.c, f.ns, "web", 4)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +146,7 @@ func TestRollbackAndUninstall(t *testing.T) {
 	}
 
 	// Uninstall keeping the history: resources go, records stay, marked.
-	if _, err := f.c.Uninstall(ctx, f.ns, "web", true); err != nil {
+	if _, err := applyByName(ctx, f.c, f.ns, "web", uninstallPlan(true)); err != nil {
 		t.Fatalf("Uninstall --keep-history: %v", err)
 	}
 	if got := f.releaseResources(t, "web"); len(got) != 0 {
@@ -156,7 +156,7 @@ func TestRollbackAndUninstall(t *testing.T) {
 		t.Errorf("statuses after uninstall --keep-history: %v", got)
 	}
 	// Uninstalling again purges the records, index and chunks.
-	if _, err := f.c.Uninstall(ctx, f.ns, "web", false); err != nil {
+	if _, err := applyByName(ctx, f.c, f.ns, "web", uninstallPlan(false)); err != nil {
 		t.Fatalf("Uninstall (purge): %v", err)
 	}
 	if _, err := f.c.History(ctx, f.ns, "web"); !errors.Is(err, kube.ErrNotFound) {
@@ -173,7 +173,7 @@ func TestRollbackAndUninstall(t *testing.T) {
 	if got := f.releaseResources(t, "api"); len(got) != 4 {
 		t.Fatalf("api installed with %v", got)
 	}
-	if _, err := f.c.Uninstall(ctx, f.ns, "api", false); err != nil {
+	if _, err := applyByName(ctx, f.c, f.ns, "api", uninstallPlan(false)); err != nil {
 		t.Fatalf("Uninstall: %v", err)
 	}
 	if got := f.releaseResources(t, "api"); len(got) != 0 {
@@ -184,7 +184,7 @@ func TestRollbackAndUninstall(t *testing.T) {
 			t.Errorf("after uninstall, api v%d left %v", rev, got)
 		}
 	}
-	if _, err := f.c.Uninstall(ctx, f.ns, "api", false); !errors.Is(err, kube.ErrNotFound) {
+	if _, err := applyByName(ctx, f.c, f.ns, "api", uninstallPlan(false)); !errors.Is(err, kube.ErrNotFound) {
 		t.Errorf("Uninstall of a release that is gone: %v", err)
 	}
 }
@@ -199,7 +199,7 @@ func TestDeleteRevision(t *testing.T) {
 		t.Fatalf("jobs v2 is stored in %d Secrets, want several", n)
 	}
 
-	if err := f.c.DeleteRevision(ctx, f.ns, "jobs", 2, false); err != nil {
+	if _, err := applyByName(ctx, f.c, f.ns, "jobs", deleteRevisionPlan(2, false)); err != nil {
 		t.Fatalf("DeleteRevision 2: %v", err)
 	}
 	if got := secretsOfKey(t, f.ns, opsOwner, key(2)); len(got) != 0 {
@@ -210,14 +210,14 @@ func TestDeleteRevision(t *testing.T) {
 		t.Fatalf("History after deleting revision 2: %+v, %v", rows, err)
 	}
 	for _, rev := range []int{1, 3} {
-		if _, err := decode(ctx, f.c.Client, f.ns, "jobs", rev); err != nil {
+		if _, err := decode(ctx, f.c, f.ns, "jobs", rev); err != nil {
 			t.Errorf("revision %d after deleting revision 2: %v", rev, err)
 		}
 	}
-	if err := f.c.DeleteRevision(ctx, f.ns, "jobs", 2, false); !errors.Is(err, kube.ErrNotFound) {
+	if _, err := applyByName(ctx, f.c, f.ns, "jobs", deleteRevisionPlan(2, false)); !errors.Is(err, kube.ErrNotFound) {
 		t.Errorf("deleting revision 2 again: %v", err)
 	}
-	if err := f.c.DeleteRevision(ctx, f.ns, "jobs", 0, false); err == nil || !strings.Contains(err.Error(), "needs a revision number") {
+	if _, err := applyByName(ctx, f.c, f.ns, "jobs", deleteRevisionPlan(0, false)); err == nil || !strings.Contains(err.Error(), "needs a revision number") {
 		t.Errorf("DeleteRevision 0: %v", err)
 	}
 
@@ -227,7 +227,7 @@ func TestDeleteRevision(t *testing.T) {
 		t.Fatal(err)
 	}
 	left := secretsOfKey(t, f.ns, opsOwner, key(1))
-	err = f.c.DeleteRevision(ctx, f.ns, "jobs", 1, false)
+	_, err = applyByName(ctx, f.c, f.ns, "jobs", deleteRevisionPlan(1, false))
 	if err == nil {
 		t.Fatal("DeleteRevision of an undecodable revision without --force succeeded")
 	}
@@ -235,7 +235,7 @@ func TestDeleteRevision(t *testing.T) {
 	if got := secretsOfKey(t, f.ns, opsOwner, key(1)); strings.Join(got, ",") != strings.Join(left, ",") {
 		t.Errorf("a refused delete changed the record: %v -> %v", left, got)
 	}
-	if err := f.c.DeleteRevision(ctx, f.ns, "jobs", 1, true); err != nil {
+	if _, err := applyByName(ctx, f.c, f.ns, "jobs", deleteRevisionPlan(1, true)); err != nil {
 		t.Fatalf("DeleteRevision --force: %v", err)
 	}
 	if got := secretsOfKey(t, f.ns, opsOwner, key(1)); len(got) != 0 {
@@ -244,7 +244,7 @@ func TestDeleteRevision(t *testing.T) {
 	if got := f.statuses(t, "jobs"); len(got) != 1 || got[0] != "deployed" {
 		t.Errorf("jobs after the deletes: %v", got)
 	}
-	if _, err := decode(ctx, f.c.Client, f.ns, "jobs", 3); err != nil {
+	if _, err := decode(ctx, f.c, f.ns, "jobs", 3); err != nil {
 		t.Errorf("revision 3 after the deletes: %v", err)
 	}
 }
@@ -253,7 +253,7 @@ func TestDeleteRevision(t *testing.T) {
 // operator killed in the middle of an upgrade leaves it.
 func (f *opsFixture) makeStuck(t *testing.T, name string, ago time.Duration) int {
 	t.Helper()
-	last, err := decode(t.Context(), f.c.Client, f.ns, name, 0)
+	last, err := decode(t.Context(), f.c, f.ns, name, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,37 +278,38 @@ func TestFixStuck(t *testing.T) {
 	hc := helmConfig(t, f.kubeconfig, f.ns, f.drv)
 
 	f.install(t, "stuck", 2)
-	if st, err := f.c.StuckInfo(ctx, f.ns, "stuck"); err != nil || st != nil {
-		t.Fatalf("StuckInfo of a deployed release: %+v, %v", st, err)
+	if fs, err := planByName(ctx, f.c, f.ns, "stuck", fixStuckPlan("")); err != nil || fs.Stuck != nil {
+		t.Fatalf("PlanFixStuck of a deployed release: %+v, %v", fs, err)
 	}
-	if err := f.c.FixStuck(ctx, f.ns, "stuck", ops.FixMarkFailed); err == nil || !strings.Contains(err.Error(), "is not stuck") {
+	if _, err := applyByName(ctx, f.c, f.ns, "stuck", fixStuckPlan(ops.FixMarkFailed)); err == nil || !strings.Contains(err.Error(), "is not stuck") {
 		t.Errorf("FixStuck of a deployed release: %v", err)
 	}
 	rev := f.makeStuck(t, "stuck", 10*time.Minute)
-	st, err := f.c.StuckInfo(ctx, f.ns, "stuck")
-	if err != nil || st == nil {
-		t.Fatalf("StuckInfo: %+v, %v", st, err)
+	fs, err := planByName(ctx, f.c, f.ns, "stuck", fixStuckPlan(""))
+	if err != nil || fs.Stuck == nil {
+		t.Fatalf("PlanFixStuck: %+v, %v", fs, err)
 	}
+	st := fs.Stuck
 	if st.Row.Revision != rev || st.Row.Status != "pending-upgrade" || st.For < 10*time.Minute || st.For > 11*time.Minute {
-		t.Errorf("StuckInfo: revision %d %s for %v; want %d pending-upgrade for 10m", st.Row.Revision, st.Row.Status, st.For, rev)
+		t.Errorf("PlanFixStuck: revision %d %s for %v; want %d pending-upgrade for 10m", st.Row.Revision, st.Row.Status, st.For, rev)
 	}
 	if _, err := tryHelmUpgrade(hc, f.ns, "stuck", "1.5.0", webappValues("stuck", 3, 100)); err == nil || !strings.Contains(err.Error(), "in progress") {
 		t.Fatalf("helm upgrade of a stuck release: %v; want Helm's refusal", err)
 	}
-	if err := f.c.FixStuck(ctx, f.ns, "stuck", "reboot"); err == nil || !strings.Contains(err.Error(), "unknown fix") {
+	if _, err := applyByName(ctx, f.c, f.ns, "stuck", fixStuckPlan("reboot")); err == nil || !strings.Contains(err.Error(), "unknown fix") {
 		t.Errorf("FixStuck with an unknown fix: %v", err)
 	}
 	if ops.FixMarkFailed.Warning() == "" || ops.FixDeletePending.Warning() == "" {
 		t.Errorf("a fix has no warning")
 	}
 
-	if err := f.c.FixStuck(ctx, f.ns, "stuck", ops.FixMarkFailed); err != nil {
+	if _, err := applyByName(ctx, f.c, f.ns, "stuck", fixStuckPlan(ops.FixMarkFailed)); err != nil {
 		t.Fatalf("FixStuck mark-failed: %v", err)
 	}
 	if got := f.statuses(t, "stuck"); len(got) != 3 || got[2] != "failed" {
 		t.Errorf("statuses after mark-failed: %v", got)
 	}
-	marked, err := decode(ctx, f.c.Client, f.ns, "stuck", rev)
+	marked, err := decode(ctx, f.c, f.ns, "stuck", rev)
 	if err != nil || marked.Info.Status != release.StatusFailed || !strings.Contains(marked.Info.Description, "Marked failed by chunkview") {
 		t.Errorf("revision %d after mark-failed: %+v, %v", rev, marked, err)
 	}
@@ -320,14 +321,14 @@ func TestFixStuck(t *testing.T) {
 		t.Errorf("helm upgrade after mark-failed made revision %d", up.Version)
 	}
 	// And a rollback through chunkview, from there.
-	if plan, err := f.c.Rollback(ctx, f.ns, "stuck", 1, kube.DiffOptions{}); err != nil || plan.NewRevision != rev+2 {
+	if plan, err := applyByName(ctx, f.c, f.ns, "stuck", rollbackPlan(1, kube.DiffOptions{})); err != nil || plan.NewRevision != rev+2 {
 		t.Errorf("rollback after mark-failed: %+v, %v", plan, err)
 	}
 
 	// delete-pending: the previous revision is the latest again.
 	f.install(t, "stuck2", 2)
 	rev = f.makeStuck(t, "stuck2", time.Hour)
-	if err := f.c.FixStuck(ctx, f.ns, "stuck2", ops.FixDeletePending); err != nil {
+	if _, err := applyByName(ctx, f.c, f.ns, "stuck2", fixStuckPlan(ops.FixDeletePending)); err != nil {
 		t.Fatalf("FixStuck delete-pending: %v", err)
 	}
 	if got := secretsOfKey(t, f.ns, opsOwner, storage.RecordKey("stuck2", rev)); len(got) != 0 {
@@ -359,12 +360,12 @@ func TestRollbackToLatestUndoesDrift(t *testing.T) {
 	if _, err := cluster.Client.CoreV1().ConfigMaps(f.ns).Update(ctx, cm, metav1.UpdateOptions{FieldManager: "kubectl-edit"}); err != nil {
 		t.Fatal(err)
 	}
-	plan, err := f.c.PlanRollback(ctx, f.ns, "drifty", 2, kube.DiffOptions{})
+	plan, err := planByName(ctx, f.c, f.ns, "drifty", rollbackPlan(2, kube.DiffOptions{}))
 	if err != nil || !plan.Reapply || plan.From != 2 || plan.Major != 3 {
 		t.Fatalf("plan of a rollback to the latest: %+v, %v", plan, err)
 	}
 	mustContain(t, plan.Describe(), "applied again", "recorded as revision 3", "Helm 3")
-	if _, err := f.c.ApplyRollback(ctx, plan); err != nil {
+	if err := ops.NewRunner(f.c).Apply(ctx, plan); err != nil {
 		t.Fatalf("rollback to the latest: %v", err)
 	}
 	if got := configMapData(t, f.ns, "drifty-config")["color"]; got != want {
@@ -373,7 +374,7 @@ func TestRollbackToLatestUndoesDrift(t *testing.T) {
 	if got := f.statuses(t, "drifty"); strings.Join(got, " ") != "superseded superseded deployed" {
 		t.Errorf("statuses after the rollback to the latest: %v", got)
 	}
-	v3, err := decode(ctx, f.c.Client, f.ns, "drifty", 3)
+	v3, err := decode(ctx, f.c, f.ns, "drifty", 3)
 	if err != nil || v3.Info.Description != "Rollback to 2" {
 		t.Fatalf("revision 3: %v, %v", v3, err)
 	}

@@ -51,17 +51,17 @@ func TestApplyRefusesMovedHelmRelease(t *testing.T) {
 					c := connect(t, adminKubeconfig(t, ns), []string{"-n", ns, "--driver", drv}, nil)
 					var apply func() error
 					if op == kube.OpRollback {
-						p, err := c.PlanRollback(t.Context(), ns, name, 2, kube.DiffOptions{})
+						p, err := planByName(t.Context(), c, ns, name, rollbackPlan(2, kube.DiffOptions{}))
 						if err != nil {
 							t.Fatal(err)
 						}
-						apply = func() error { _, err := c.ApplyRollback(t.Context(), p); return err }
+						apply = func() error { return ops.NewRunner(c).Apply(t.Context(), p) }
 					} else {
-						p, err := c.PlanUninstall(t.Context(), ns, name, false)
+						p, err := planByName(t.Context(), c, ns, name, uninstallPlan(false))
 						if err != nil {
 							t.Fatal(err)
 						}
-						apply = func() error { _, err := c.ApplyUninstall(t.Context(), p); return err }
+						apply = func() error { return ops.NewRunner(c).Apply(t.Context(), p) }
 					}
 					mv.move(t, st, ns)
 					before := snapshot(t, ns)

@@ -55,14 +55,14 @@ func TestRBACReadOnlyUser(t *testing.T) {
 	if _, err := c.History(ctx, ns, "app"); err != nil {
 		t.Errorf("history: %v", err)
 	}
-	if l, err := kube.NewInspector(c.Client).Layout(ctx, ns, "app", 3); err != nil || l.Broken() {
+	if l, err := kube.NewInspector(c).Layout(ctx, ns, "app", 3); err != nil || l.Broken() {
 		t.Errorf("inspect: %+v, %v", l, err)
 	}
-	if _, err := c.checker().Verify(ctx, "", true); err != nil {
+	if _, err := kube.NewChecker(c).Verify(ctx, "", true); err != nil {
 		t.Errorf("verify: %v", err)
 	}
 
-	p, err := ops.Can(ctx, c.Client, ns)
+	p, err := ops.Can(ctx, c, ns)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,22 +85,22 @@ func TestRBACReadOnlyUser(t *testing.T) {
 	for _, op := range kube.Operations {
 		reason := disabled[op]
 		mustContain(t, reason, op+" needs permission to "+wantMissing[op]+" in namespace "+ns, "kubectl auth can-i", "-n "+ns)
-		err := ops.CheckAllowed(ctx, c.Client, ns, op)
+		err := ops.CheckAllowed(ctx, c, ns, op)
 		mustErrIs(t, err, kube.ErrForbidden)
 		t.Logf("%s disabled: %s", op, reason)
 	}
 
 	// Run anyway, the server refuses, and nothing changes.
 	before := snapshot(t, ns)
-	_, err = c.Rollback(ctx, ns, "app", 1, kube.DiffOptions{})
+	_, err = applyByName(ctx, c, ns, "app", rollbackPlan(1, kube.DiffOptions{}))
 	mustContain(t, mustErrIs(t, err, kube.ErrForbidden), "forbidden")
-	err = c.DeleteRevision(ctx, ns, "app", 2, false)
+	_, err = applyByName(ctx, c, ns, "app", deleteRevisionPlan(2, false))
 	mustErrIs(t, err, kube.ErrForbidden)
-	reps, err := c.checker().FindLeftovers(ctx, time.Nanosecond)
+	reps, err := kube.NewChecker(c).FindLeftovers(ctx, time.Nanosecond)
 	if err != nil || len(reps) != 1 || len(reps[0].Leftovers) != 1 {
 		t.Fatalf("leftovers as a reader: %+v, %v", reps, err)
 	}
-	if _, err := c.checker().RemoveLeftovers(ctx, reps); !errors.Is(err, kube.ErrForbidden) {
+	if _, err := kube.NewChecker(c).RemoveLeftovers(ctx, reps); !errors.Is(err, kube.ErrForbidden) {
 		t.Errorf("gc as a reader: %v", err)
 	}
 	if after := snapshot(t, ns); len(after) != len(before) {
@@ -110,7 +110,7 @@ func TestRBACReadOnlyUser(t *testing.T) {
 	// A writer's actions are all enabled.
 	grant(t, ns, user, "secret-writer", rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"*"}})
 	waitAllowed(t, "permissions after the grant", func() error {
-		p, err := ops.Can(ctx, c.Client, ns)
+		p, err := ops.Can(ctx, c, ns)
 		if err != nil {
 			return err
 		}
@@ -142,7 +142,7 @@ func TestRBACNoAccess(t *testing.T) {
 	mustContain(t, msg, "may not list secrets in namespace "+ns, `Ask for a Role granting "list" on "secrets"`, "kubectl auth can-i list secrets -n "+ns)
 	_, err = c.History(ctx, ns, "app")
 	mustErrIs(t, err, kube.ErrForbidden)
-	p, err := ops.Can(ctx, c.Client, ns)
+	p, err := ops.Can(ctx, c, ns)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +214,7 @@ func TestRBACAllNamespacesScoped(t *testing.T) {
 	if len(revs) != 6 {
 		t.Fatalf("%d revisions of several chunks, want 3 in each namespace", len(revs))
 	}
-	if err := c.checker().CheckHealth(ctx, revs); err != nil {
+	if err := kube.NewChecker(c).CheckHealth(ctx, revs); err != nil {
 		t.Errorf("CheckHealth -A as a namespace-scoped user: %v", err)
 	}
 	for _, r := range revs {
@@ -225,11 +225,11 @@ func TestRBACAllNamespacesScoped(t *testing.T) {
 
 	// Verify and gc -A look in the readable namespaces too, skip the refused one,
 	// and say so. Each namespace holds one leftover chunk (rbacSeed).
-	reps, err := c.checker().Verify(ctx, "", false)
+	reps, err := kube.NewChecker(c).Verify(ctx, "", false)
 	if !errors.As(err, &pe) || len(reps) != 2 || reps[0].Namespace != home || reps[1].Namespace != other || pe.Skipped[closed] == "" {
 		t.Errorf("verify -A: %v, %v", reps, err)
 	}
-	leftovers, err := c.checker().FindLeftovers(ctx, time.Nanosecond)
+	leftovers, err := kube.NewChecker(c).FindLeftovers(ctx, time.Nanosecond)
 	found := 0
 	for _, r := range leftovers {
 		found += len(r.Leftovers)
@@ -237,7 +237,7 @@ func TestRBACAllNamespacesScoped(t *testing.T) {
 	if !errors.Is(err, kube.ErrPartial) || found != 2 {
 		t.Errorf("gc -A found %d leftovers in %d namespaces: %v", found, len(leftovers), err)
 	}
-	if _, _, err := gc(ctx, c.Client, true); !errors.Is(err, kube.ErrPartial) {
+	if _, _, err := gc(ctx, c, true); !errors.Is(err, kube.ErrPartial) {
 		t.Errorf("gc -A --dry-run: %v", err)
 	}
 
@@ -270,24 +270,27 @@ func TestRBACReadOnlyAdmin(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, op := range map[string]func() error{
-		"rollback":        func() error { _, err := c.Rollback(ctx, ns, "app", 1, kube.DiffOptions{}); return err },
-		"uninstall":       func() error { _, err := c.Uninstall(ctx, ns, "app", false); return err },
-		"delete-revision": func() error { return c.DeleteRevision(ctx, ns, "app", 2, true) },
+		"rollback": func() error {
+			_, err := applyByName(ctx, c, ns, "app", rollbackPlan(1, kube.DiffOptions{}))
+			return err
+		},
+		"uninstall":       func() error { _, err := applyByName(ctx, c, ns, "app", uninstallPlan(false)); return err },
+		"delete-revision": func() error { _, err := applyByName(ctx, c, ns, "app", deleteRevisionPlan(2, true)); return err },
 		"remove leftovers": func() error {
-			reps, err := c.checker().FindLeftovers(ctx, time.Nanosecond)
+			reps, err := kube.NewChecker(c).FindLeftovers(ctx, time.Nanosecond)
 			if err != nil {
 				return err
 			}
-			_, err = c.checker().RemoveLeftovers(ctx, reps)
+			_, err = kube.NewChecker(c).RemoveLeftovers(ctx, reps)
 			return err
 		},
-		"fix-stuck":     func() error { return c.FixStuck(ctx, ns, "app", ops.FixMarkFailed) },
-		"check allowed": func() error { return ops.CheckAllowed(ctx, c.Client, ns, kube.OpRollback) },
+		"fix-stuck":     func() error { _, err := applyByName(ctx, c, ns, "app", fixStuckPlan(ops.FixMarkFailed)); return err },
+		"check allowed": func() error { return ops.CheckAllowed(ctx, c, ns, kube.OpRollback) },
 	} {
 		mustErrIs(t, op(), kube.ErrReadOnly)
 		_ = name
 	}
-	perm, err := ops.Can(ctx, c.Client, ns)
+	perm, err := ops.Can(ctx, c, ns)
 	if err != nil || !perm.ReadOnly() {
 		t.Errorf("Can under --read-only: %+v, %v", perm, err)
 	}
@@ -310,10 +313,10 @@ func TestRBACReleaseResources(t *testing.T) {
 	kc := rbacUser(t, user, ns)
 	grant(t, ns, user, "secret-writer", rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"*"}})
 	c := connect(t, kc, []string{"--owner", rbacOwner}, nil)
-	waitAllowed(t, "permissions after the grant", func() error { return ops.CheckAllowed(ctx, c.Client, ns, kube.OpRollback) })
+	waitAllowed(t, "permissions after the grant", func() error { return ops.CheckAllowed(ctx, c, ns, kube.OpRollback) })
 
 	before := snapshot(t, ns)
-	_, err := c.Rollback(ctx, ns, "app", 1, kube.DiffOptions{})
+	_, err := applyByName(ctx, c, ns, "app", rollbackPlan(1, kube.DiffOptions{}))
 	msg := mustErrIs(t, err, kube.ErrForbidden)
 	mustContain(t, msg, "rollback needs permission to get, patch configmaps in namespace "+ns, "nothing was changed",
 		"kubectl auth can-i get configmaps -n "+ns)
@@ -332,7 +335,7 @@ func TestRBACReleaseResources(t *testing.T) {
 	// With the rights on ConfigMaps, the same rollback works.
 	grant(t, ns, user, "configmap-writer", rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "create", "patch", "update", "delete"}})
 	waitAllowed(t, "rollback after the grant", func() error {
-		_, err := c.Rollback(ctx, ns, "app", 1, kube.DiffOptions{})
+		_, err := applyByName(ctx, c, ns, "app", rollbackPlan(1, kube.DiffOptions{}))
 		return err
 	})
 	rows, err = c.History(ctx, ns, "app")
@@ -344,7 +347,7 @@ func TestRBACReleaseResources(t *testing.T) {
 	// its records needs no right on ConfigMaps.
 	seed(t, d, history("gone", ns, 2, 1_000)...)
 	admin := connect(t, adminKubeconfig(t, ns), []string{"--owner", rbacOwner}, nil)
-	if _, err := admin.Uninstall(ctx, ns, "gone", true); err != nil {
+	if _, err := applyByName(ctx, admin, ns, "gone", uninstallPlan(true)); err != nil {
 		t.Fatal(err)
 	}
 	purger := "purger-" + ns
@@ -352,7 +355,7 @@ func TestRBACReleaseResources(t *testing.T) {
 	grant(t, ns, purger, "purger-secrets", rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"*"}})
 	limited := connect(t, pkc, []string{"--owner", rbacOwner}, nil)
 	waitAllowed(t, "purge as a user without rights on ConfigMaps", func() error {
-		_, err := limited.Uninstall(ctx, ns, "gone", false)
+		_, err := applyByName(ctx, limited, ns, "gone", uninstallPlan(false))
 		return err
 	})
 	if _, err := c.History(ctx, ns, "gone"); !errors.Is(err, kube.ErrNotFound) {
@@ -395,11 +398,11 @@ func TestRBACStoreSkipped(t *testing.T) {
 	}
 	// Asking what the user may do with a Helm Secrets release asks about Secrets;
 	// with a ConfigMaps release, about ConfigMaps.
-	p, err := ops.Can(ctx, c.WithDrivers(kube.DriverConfigMap).Client, ns)
+	p, err := ops.Can(ctx, c.WithDrivers(kube.DriverConfigMap), ns)
 	if err != nil || p.Resource != "configmaps" || p.Allowed["list"] {
 		t.Fatalf("configmap permissions %+v, %v", p, err)
 	}
-	p, err = ops.Can(ctx, c.WithDrivers(kube.DriverSecret).Client, ns)
+	p, err = ops.Can(ctx, c.WithDrivers(kube.DriverSecret), ns)
 	if err != nil || p.Resource != "secrets" || !p.Allowed["list"] || p.Allowed["update"] {
 		t.Fatalf("secret permissions %+v, %v", p, err)
 	}

@@ -83,38 +83,38 @@ func planMoves() []planMove {
 type planOp struct {
 	name string
 	// plan plans it and returns the apply step.
-	plan func(t *testing.T, c *client, ns string) func() error
+	plan func(t *testing.T, c *kube.Client, ns string) func() error
 }
 
 func planOps() []planOp {
 	return []planOp{
-		{"rollback", func(t *testing.T, c *client, ns string) func() error {
-			p, err := c.PlanRollback(t.Context(), ns, planRelease, 2, kube.DiffOptions{})
+		{"rollback", func(t *testing.T, c *kube.Client, ns string) func() error {
+			p, err := planByName(t.Context(), c, ns, planRelease, rollbackPlan(2, kube.DiffOptions{}))
 			if err != nil || p.From != 3 || p.To != 2 || len(p.Records) != 3 {
 				t.Fatalf("PlanRollback: %+v, %v", p, err)
 			}
-			return func() error { _, err := c.ApplyRollback(t.Context(), p); return err }
+			return func() error { return ops.NewRunner(c).Apply(t.Context(), p) }
 		}},
-		{"uninstall", func(t *testing.T, c *client, ns string) func() error {
-			p, err := c.PlanUninstall(t.Context(), ns, planRelease, false)
+		{"uninstall", func(t *testing.T, c *kube.Client, ns string) func() error {
+			p, err := planByName(t.Context(), c, ns, planRelease, uninstallPlan(false))
 			if err != nil {
 				t.Fatalf("PlanUninstall: %v", err)
 			}
-			return func() error { _, err := c.ApplyUninstall(t.Context(), p); return err }
+			return func() error { return ops.NewRunner(c).Apply(t.Context(), p) }
 		}},
-		{"delete-revision", func(t *testing.T, c *client, ns string) func() error {
-			p, err := c.PlanDeleteRevision(t.Context(), ns, planRelease, 2, false)
+		{"delete-revision", func(t *testing.T, c *kube.Client, ns string) func() error {
+			p, err := planByName(t.Context(), c, ns, planRelease, deleteRevisionPlan(2, false))
 			if err != nil {
 				t.Fatalf("PlanDeleteRevision: %v", err)
 			}
-			return func() error { return c.ApplyDeleteRevision(t.Context(), p) }
+			return func() error { return ops.NewRunner(c).Apply(t.Context(), p) }
 		}},
-		{"fix-stuck", func(t *testing.T, c *client, ns string) func() error {
-			p, err := c.PlanFixStuck(t.Context(), ns, planRelease)
+		{"fix-stuck", func(t *testing.T, c *kube.Client, ns string) func() error {
+			p, err := planByName(t.Context(), c, ns, planRelease, fixStuckPlan(ops.FixMarkFailed))
 			if err != nil || p.Stuck == nil || p.Stuck.Row.Revision != 3 {
 				t.Fatalf("PlanFixStuck: %+v, %v", p, err)
 			}
-			return func() error { return c.ApplyFixStuck(t.Context(), p, ops.FixMarkFailed) }
+			return func() error { return ops.NewRunner(c).Apply(t.Context(), p) }
 		}},
 	}
 }
@@ -170,23 +170,23 @@ func TestApplyUnchangedPlan(t *testing.T) {
 	ns := cluster.Namespace(t)
 	planSeed(t, ns)
 	c := connect(t, adminKubeconfig(t, ns), []string{"-n", ns, "--owner", planOwner, "--chunk-size", "16384"}, nil)
-	p, err := c.PlanFixStuck(ctx, ns, planRelease)
+	p, err := planByName(ctx, c, ns, planRelease, fixStuckPlan(ops.FixMarkFailed))
 	if err != nil || p.Stuck == nil {
 		t.Fatalf("PlanFixStuck: %+v, %v", p, err)
 	}
-	if err := c.ApplyFixStuck(ctx, p, ops.FixMarkFailed); err != nil {
-		t.Fatalf("ApplyFixStuck: %v", err)
+	if err := ops.NewRunner(c).Apply(ctx, p); err != nil {
+		t.Fatalf("Apply(fix-stuck): %v", err)
 	}
-	rb, err := c.PlanRollback(ctx, ns, planRelease, 2, kube.DiffOptions{})
+	rb, err := planByName(ctx, c, ns, planRelease, rollbackPlan(2, kube.DiffOptions{}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	done, err := c.ApplyRollback(ctx, rb)
-	if err != nil || !done.Applied || done.NewRevision != 4 {
-		t.Fatalf("ApplyRollback: %+v, %v", done, err)
+	err = ops.NewRunner(c).Apply(ctx, rb)
+	if err != nil || !rb.Applied || rb.NewRevision != 4 {
+		t.Fatalf("Apply(rollback): %+v, %v", rb, err)
 	}
-	mustBeChanged(t, c.ApplyFixStuck(ctx, p, ops.FixMarkFailed), "revision 4 (deployed) was added", "Nothing was changed")
-	_, err = c.ApplyRollback(ctx, rb)
+	mustBeChanged(t, ops.NewRunner(c).Apply(ctx, p), "revision 4 (deployed) was added", "Nothing was changed")
+	err = ops.NewRunner(c).Apply(ctx, rb)
 	mustBeChanged(t, err, "revision 4 (deployed) was added", "Nothing was changed")
 	rows, err := c.History(ctx, ns, planRelease)
 	if err != nil || len(rows) != 4 {
@@ -252,7 +252,7 @@ func TestRollbackCaughtDuringAction(t *testing.T) {
 	c := connect(t, adminKubeconfig(t, ns), []string{"-n", ns, "--owner", planOwner, "--chunk-size", "16384"}, func(o *kube.Options) {
 		o.WrapConfig = tr.wrap
 	})
-	p, err := c.PlanRollback(ctx, ns, planRelease, 2, kube.DiffOptions{})
+	p, err := planByName(ctx, c, ns, planRelease, rollbackPlan(2, kube.DiffOptions{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +261,7 @@ func TestRollbackCaughtDuringAction(t *testing.T) {
 		seed(t, originalDriver(ns, planOwner, planChunkSize), makeRelease(planRelease, ns, 4, release.StatusDeployed, 20_000))
 		before = snapshot(t, ns)
 	})
-	_, err = c.ApplyRollback(ctx, p)
+	err = ops.NewRunner(c).Apply(ctx, p)
 	mustBeChanged(t, err, "", "Nothing was changed")
 	if before == nil {
 		t.Fatal("the other writer never ran: Helm's rollback read no history")
@@ -294,34 +294,34 @@ func TestApplyCostsOneCheck(t *testing.T) {
 		lists int // metadata lists the apply sends
 	}{
 		{"fix-stuck", func() func() error {
-			p, err := c.PlanFixStuck(ctx, ns, planRelease)
+			p, err := planByName(ctx, c, ns, planRelease, fixStuckPlan(ops.FixMarkFailed))
 			if err != nil {
 				t.Fatal(err)
 			}
-			return func() error { return c.ApplyFixStuck(ctx, p, ops.FixMarkFailed) }
+			return func() error { return ops.NewRunner(c).Apply(ctx, p) }
 		}, 1},
 		{"rollback", func() func() error {
-			p, err := c.PlanRollback(ctx, ns, planRelease, 2, kube.DiffOptions{})
+			p, err := planByName(ctx, c, ns, planRelease, rollbackPlan(2, kube.DiffOptions{}))
 			if err != nil {
 				t.Fatal(err)
 			}
 			// The check alone: revisions Helm failed to mark superseded are
 			// found from the plan and the operation's own writes, not listed.
-			return func() error { _, err := c.ApplyRollback(ctx, p); return err }
+			return func() error { return ops.NewRunner(c).Apply(ctx, p) }
 		}, 1},
 		{"delete-revision", func() func() error {
-			p, err := c.PlanDeleteRevision(ctx, ns, planRelease, 1, false)
+			p, err := planByName(ctx, c, ns, planRelease, deleteRevisionPlan(1, false))
 			if err != nil {
 				t.Fatal(err)
 			}
-			return func() error { return c.ApplyDeleteRevision(ctx, p) }
+			return func() error { return ops.NewRunner(c).Apply(ctx, p) }
 		}, 1},
 		{"uninstall", func() func() error {
-			p, err := c.PlanUninstall(ctx, ns, planRelease, false)
+			p, err := planByName(ctx, c, ns, planRelease, uninstallPlan(false))
 			if err != nil {
 				t.Fatal(err)
 			}
-			return func() error { _, err := c.ApplyUninstall(ctx, p); return err }
+			return func() error { return ops.NewRunner(c).Apply(ctx, p) }
 		}, 1},
 	} {
 		wire.Reset()

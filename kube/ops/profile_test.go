@@ -124,7 +124,7 @@ func TestOLMv1Profile(t *testing.T) {
 		{ns: appB, wantA: false, wantB: true},
 		{ns: appB, wantA: true, wantB: true, contextNS: true},
 	} {
-		var cn *client
+		var cn *kube.Client
 		if tc.contextNS {
 			// A namespace in the kubeconfig's context is not a request to narrow.
 			cn = connect(t, adminKubeconfig(t, tc.ns), []string{"--profile", "olmv1"}, nil)
@@ -151,7 +151,7 @@ func TestOLMv1Profile(t *testing.T) {
 	if got := configMapData(t, appA, "ext-a-config")["color"]; got != "green" {
 		t.Fatalf("ext-a-config color %q before rollback", got)
 	}
-	plan, err := c.Rollback(ctx, "", "ext-a", 1, kube.DiffOptions{})
+	plan, err := applyByName(ctx, c, "", "ext-a", rollbackPlan(1, kube.DiffOptions{}))
 	if err != nil {
 		t.Fatalf("Rollback ext-a: %v", err)
 	}
@@ -180,7 +180,7 @@ func TestOLMv1Profile(t *testing.T) {
 	// Roll ext-b back through chunkview: revision 3 and the superseded revision 2
 	// now carry chunkview's summary, revision 1 is still the original driver's. -n
 	// judges the release by its latest revision, never by single revisions.
-	if _, err := c.Rollback(ctx, "", "ext-b", 1, kube.DiffOptions{}); err != nil {
+	if _, err := applyByName(ctx, c, "", "ext-b", rollbackPlan(1, kube.DiffOptions{})); err != nil {
 		t.Fatalf("Rollback ext-b: %v", err)
 	}
 	for _, tc := range []struct {
@@ -203,7 +203,7 @@ func TestOLMv1Profile(t *testing.T) {
 
 	// Uninstall ext-b, first written by the original driver: its resources go from
 	// appB, its records from olmv1-system.
-	if _, err := c.Uninstall(ctx, "", "ext-b", false); err != nil {
+	if _, err := applyByName(ctx, c, "", "ext-b", uninstallPlan(false)); err != nil {
 		t.Fatalf("Uninstall ext-b: %v", err)
 	}
 	for _, cm := range []string{"ext-b-config", "ext-b-blob", "ext-b-extra"} {

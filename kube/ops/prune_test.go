@@ -13,6 +13,7 @@ import (
 	"helm.sh/helm/v3/pkg/storage/driver"
 
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/ops"
 	"github.com/chunkview/chunkview/storage"
 )
 
@@ -88,11 +89,11 @@ func TestPruneEveryStore(t *testing.T) {
 			}
 			c := connect(t, adminKubeconfig(t, ns), []string{"-n", ns, "--driver", tc.store, "--chunk-size", "16384"}, nil)
 			before := snapshot(t, ns)
-			p, err := c.base(ctx, ns, "app")
+			p, err := planOf(ctx, c, ns, "app")
 			if err != nil {
 				t.Fatal(err)
 			}
-			pr, err := c.runner().PlanPrune(ctx, p, 2)
+			pr, err := ops.NewRunner(c).PlanPrune(ctx, p, 2)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -108,7 +109,7 @@ func TestPruneEveryStore(t *testing.T) {
 				t.Errorf("plan frees %d bytes (exact %v), the records hold %d", pr.FreedBytes, pr.FreedExact, want)
 			}
 			mustContain(t, pr.Describe(), "oldest first (1, 2, 4)", "keeps 3, 5, 6")
-			if err := c.runner().Apply(ctx, pr); err != nil {
+			if err := ops.NewRunner(c).Apply(ctx, pr); err != nil {
 				t.Fatal(err)
 			}
 			rows, err := c.History(ctx, ns, "app")
@@ -156,11 +157,11 @@ func TestPruneBesideOtherWriter(t *testing.T) {
 		return r.Method == http.MethodDelete && strings.HasSuffix(r.URL.Path, "/secrets/"+storage.RecordKey("busy", 1))
 	}}
 	c := connect(t, adminKubeconfig(t, ns), []string{"-n", ns, "--driver", "chunked", "--chunk-size", "16384"}, func(o *kube.Options) { o.WrapConfig = firstDelete.wrap })
-	p, err := c.base(ctx, ns, "busy")
+	p, err := planOf(ctx, c, ns, "busy")
 	if err != nil {
 		t.Fatal(err)
 	}
-	pr, err := c.runner().PlanPrune(ctx, p, 1)
+	pr, err := ops.NewRunner(c).PlanPrune(ctx, p, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +182,7 @@ func TestPruneBesideOtherWriter(t *testing.T) {
 		}
 		raced = true
 	})
-	err = c.runner().Apply(ctx, pr)
+	err = ops.NewRunner(c).Apply(ctx, pr)
 	if !raced {
 		t.Fatal("the other writer never wrote: the race did not happen")
 	}
@@ -213,11 +214,11 @@ func TestPruneBesideOtherWriter(t *testing.T) {
 		return r.Method == http.MethodDelete && strings.HasSuffix(r.URL.Path, "/secrets/"+storage.RecordKey("busy", 1))
 	}}
 	c2 := connect(t, adminKubeconfig(t, ns2), []string{"-n", ns2, "--driver", "chunked", "--chunk-size", "16384"}, func(o *kube.Options) { o.WrapConfig = first.wrap })
-	p2, err := c2.base(ctx, ns2, "busy")
+	p2, err := planOf(ctx, c2, ns2, "busy")
 	if err != nil {
 		t.Fatal(err)
 	}
-	pr2, err := c2.runner().PlanPrune(ctx, p2, 1)
+	pr2, err := ops.NewRunner(c2).PlanPrune(ctx, p2, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +235,7 @@ func TestPruneBesideOtherWriter(t *testing.T) {
 		}
 		rewrote = true
 	})
-	err = c2.runner().Apply(ctx, pr2)
+	err = ops.NewRunner(c2).Apply(ctx, pr2)
 	if !rewrote {
 		t.Fatal("the other writer never rewrote revision 3: the race did not happen")
 	}

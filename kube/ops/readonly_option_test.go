@@ -8,10 +8,12 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 
 	"helm.sh/helm/v3/pkg/release"
 
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/ops"
 	"github.com/chunkview/chunkview/storage"
 )
 
@@ -28,10 +30,11 @@ func TestReadOnlyFlagGuardsTheConnection(t *testing.T) {
 	kc := adminKubeconfig(t, ns)
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "past-the-check"}}
 	manifest := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: helm-past-the-check\n"
-	tries := func(c *client) []error {
+	tries := func(c *kube.Client) []error {
 		_, errCS := c.Clientset().CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{})
-		errDrv := c.Driver(ns).Create(storage.RecordKey("ro", 1), makeRelease("ro", ns, 1, release.StatusDeployed, 100))
-		h, err := c.Appliers().Helm3(ns)
+		drv := storage.NewDriver(c.Clientset().CoreV1().Secrets(ns), c.Config().Owner, kube.ChunkedConfig(c.Config().Driver, c.Metadata(), ns))
+		errDrv := drv.Create(storage.RecordKey("ro", 1), makeRelease("ro", ns, 1, release.StatusDeployed, 100))
+		h, err := ops.NewAppliers(c.ApplySource().(genericclioptions.RESTClientGetter)).Helm3(ns)
 		if err != nil {
 			t.Fatal(err)
 		}

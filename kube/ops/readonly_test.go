@@ -40,25 +40,40 @@ func readOnlyFixture(t *testing.T) *opsFixture {
 // writeOp is one operation that changes the cluster.
 type writeOp struct {
 	name string
-	run  func(c *client) error
+	run  func(c *kube.Client) error
 }
 
 func writeOps(t *testing.T, ns string) []writeOp {
 	ctx := t.Context()
 	return []writeOp{
-		{"rollback", func(c *client) error { _, err := c.Rollback(ctx, ns, "app", 1, kube.DiffOptions{}); return err }},
-		{"uninstall --keep-history", func(c *client) error { _, err := c.Uninstall(ctx, ns, "app", true); return err }},
-		{"uninstall", func(c *client) error { _, err := c.Uninstall(ctx, ns, "app", false); return err }},
-		{"delete-revision", func(c *client) error { return c.DeleteRevision(ctx, ns, "app", 2, false) }},
-		{"delete-revision --force", func(c *client) error { return c.DeleteRevision(ctx, ns, "broken", 1, true) }},
-		{"fix-stuck mark-failed", func(c *client) error { return c.FixStuck(ctx, ns, "stuck", ops.FixMarkFailed) }},
-		{"fix-stuck delete-pending", func(c *client) error { return c.FixStuck(ctx, ns, "stuck", ops.FixDeletePending) }},
-		{"gc (find, then remove)", func(c *client) error {
-			reps, err := c.checker().FindLeftovers(ctx, time.Nanosecond)
+		{"rollback", func(c *kube.Client) error {
+			_, err := applyByName(ctx, c, ns, "app", rollbackPlan(1, kube.DiffOptions{}))
+			return err
+		}},
+		{"uninstall --keep-history", func(c *kube.Client) error { _, err := applyByName(ctx, c, ns, "app", uninstallPlan(true)); return err }},
+		{"uninstall", func(c *kube.Client) error { _, err := applyByName(ctx, c, ns, "app", uninstallPlan(false)); return err }},
+		{"delete-revision", func(c *kube.Client) error {
+			_, err := applyByName(ctx, c, ns, "app", deleteRevisionPlan(2, false))
+			return err
+		}},
+		{"delete-revision --force", func(c *kube.Client) error {
+			_, err := applyByName(ctx, c, ns, "broken", deleteRevisionPlan(1, true))
+			return err
+		}},
+		{"fix-stuck mark-failed", func(c *kube.Client) error {
+			_, err := applyByName(ctx, c, ns, "stuck", fixStuckPlan(ops.FixMarkFailed))
+			return err
+		}},
+		{"fix-stuck delete-pending", func(c *kube.Client) error {
+			_, err := applyByName(ctx, c, ns, "stuck", fixStuckPlan(ops.FixDeletePending))
+			return err
+		}},
+		{"gc (find, then remove)", func(c *kube.Client) error {
+			reps, err := kube.NewChecker(c).FindLeftovers(ctx, time.Nanosecond)
 			if err != nil {
 				return err
 			}
-			_, err = c.checker().RemoveLeftovers(ctx, reps)
+			_, err = kube.NewChecker(c).RemoveLeftovers(ctx, reps)
 			return err
 		}},
 	}
@@ -102,16 +117,16 @@ func TestReadOnly(t *testing.T) {
 	if rows, err := c.Releases(ctx); err != nil || len(rows) != 3 {
 		t.Errorf("Releases with --read-only: %d rows, %v", len(rows), err)
 	}
-	if plan, err := c.PlanRollback(ctx, f.ns, "app", 1, kube.DiffOptions{}); err != nil || plan.Applied {
+	if plan, err := planByName(ctx, c, f.ns, "app", rollbackPlan(1, kube.DiffOptions{})); err != nil || plan.Applied {
 		t.Errorf("PlanRollback with --read-only: %+v, %v", plan, err)
 	}
-	if st, err := c.StuckInfo(ctx, f.ns, "stuck"); err != nil || st == nil {
-		t.Errorf("StuckInfo with --read-only: %+v, %v", st, err)
+	if fs, err := planByName(ctx, c, f.ns, "stuck", fixStuckPlan("")); err != nil || fs.Stuck == nil {
+		t.Errorf("PlanFixStuck with --read-only: %+v, %v", fs, err)
 	}
-	if reps, removed, err := gc(ctx, c.Client, true); err != nil || removed != 0 || len(reps) != 1 {
+	if reps, removed, err := gc(ctx, c, true); err != nil || removed != 0 || len(reps) != 1 {
 		t.Errorf("gc --dry-run with --read-only: %+v %d %v", reps, removed, err)
 	}
-	if _, err := kube.NewInspector(c.Client).Layout(ctx, f.ns, "broken", 1); err != nil {
+	if _, err := kube.NewInspector(c).Layout(ctx, f.ns, "broken", 1); err != nil {
 		t.Errorf("Layout with --read-only: %v", err)
 	}
 	if stats.Mutating() != 0 || len(wire.Mutating()) != 0 {
@@ -154,7 +169,7 @@ func TestReadOnlyTransport(t *testing.T) {
 	}
 	kubes := ops.NewAppliers(flags)
 	later := time.Now().Add(time.Hour)
-	c := &client{kube.New(cs, md, kubes, kube.Config{Owner: opsOwner, Namespace: f.ns, Driver: storage.ChunkedSecretsConfig{ChunkSize: 16 << 10}, Now: func() time.Time { return later }})}
+	c := kube.New(cs, md, kubes, kube.Config{Owner: opsOwner, Namespace: f.ns, Driver: storage.ChunkedSecretsConfig{ChunkSize: 16 << 10}, Now: func() time.Time { return later }})
 
 	for _, op := range writeOps(t, f.ns) {
 		err := op.run(c)
@@ -189,7 +204,7 @@ func TestConnectCountsEveryRequest(t *testing.T) {
 		o.Stats = stats
 		o.WrapConfig = wire.install
 	})
-	if _, err := c.Rollback(t.Context(), f.ns, "count", 1, kube.DiffOptions{}); err != nil {
+	if _, err := applyByName(t.Context(), c, f.ns, "count", rollbackPlan(1, kube.DiffOptions{})); err != nil {
 		t.Fatal(err)
 	}
 	reqs := wire.Requests()
