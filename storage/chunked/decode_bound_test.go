@@ -109,8 +109,10 @@ func TestSizeHintCapped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got > hintCap+2<<20 {
-		t.Fatalf("a 4 KiB payload with a 128 MiB hint allocated %d MiB", got>>20)
+	// The README's 16 MiB, written out rather than taken from hintCap, and
+	// 2 MiB of slack for the rest of the decode.
+	if got > 16<<20+2<<20 {
+		t.Fatalf("a 4 KiB payload with a 128 MiB hint allocated %d MiB, want at most 16 MiB (the cap on a hint) and the decode's own", got>>20)
 	}
 }
 
