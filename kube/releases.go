@@ -30,7 +30,7 @@ func (c *Client) Releases(ctx context.Context) ([]ReleaseRow, error) {
 // cluster holds. Rows of Helm's stores are not summarized. A record without its
 // name label (written by hand) is not found here; History still finds it.
 func (c *Client) ReleasesNamed(ctx context.Context, name string) ([]ReleaseRow, error) {
-	return c.releases(ctx, name, true, c.cfg.inView)
+	return c.prelistNamed(ctx, name).releases(ctx, name, true, c.cfg.inView)
 }
 
 // releases lists the releases as Releases does; with -n it keeps those whose
