@@ -190,6 +190,37 @@ func (o *lsOptions) Run(ctx context.Context, r *run) error {
 	} else if err != nil {
 		return err
 	}
+	if err := o.annotate(ctx, r, c, rows); err != nil {
+		return err
+	}
+	out := o.items(c, rows)
+	listed := len(out.Releases)
+	if o.apis.on {
+		if out.Releases, err = o.apis.keep(ctx, r, c, &o.filter, out.Releases); err != nil {
+			return err
+		}
+		listed = len(out.Releases)
+	}
+	out.Releases = o.filter.apply(out.Releases)
+	if note := o.filter.hiddenNote(); note != "" && isTable(o.format) && !o.filter.short {
+		fmt.Fprintf(r.stderr, "Note: %s\n", note)
+	}
+	if note := headOnlyNote(out.Releases); note != "" {
+		fmt.Fprintf(r.stderr, "Note: %s\n", note)
+	}
+	if listed == 0 && !o.apis.on {
+		// An empty list is an answer, as in helm; where ls looked and
+		// what to try goes to stderr.
+		fmt.Fprintf(r.stderr, "Note: %s\n", r.nothingFound(c.Config()))
+	}
+	return o.print(r, c, out)
+}
+
+// annotate tells the latest revision of each release what ls shows beside its
+// record's metadata: the APIs served (with --removed-apis), its controller, its
+// chart and size, and the health of its chunk Secrets. What could not be learnt
+// is said on stderr; the release is listed all the same.
+func (o *lsOptions) annotate(ctx context.Context, r *run, c *kube.Client, rows []kube.ReleaseRow) error {
 	var todo []*kube.RevisionRow
 	for i := range rows {
 		todo = append(todo, &rows[i].Latest)
@@ -198,6 +229,7 @@ func (o *lsOptions) Run(ctx context.Context, r *run) error {
 	if o.apis.on {
 		// Discovery first: the controllers' discovery below then reads the
 		// same pass (kube.Client.Discovery), one pass in all.
+		var err error
 		if o.apis.served, err = kube.NewChecker(c).ServedAPIs(ctx); err != nil {
 			return err
 		}
@@ -235,12 +267,20 @@ func (o *lsOptions) Run(ctx context.Context, r *run) error {
 		// HELM_DRIVER is set for helm; its narrowing here is easy to miss.
 		fmt.Fprintf(r.stderr, "Note: %s\n", c.Config().NarrowedNote())
 	}
+	return nil
+}
+
+// items are the releases ls lists, in the order it shows them: -n keeps those
+// whose own namespace it is, --near-limit those that fill their store's limit
+// that far.
+func (o *lsOptions) items(c *kube.Client, rows []kube.ReleaseRow) Releases {
+	cfg := c.Config()
 	out := Releases{Releases: []ReleaseItem{}}
 	for i, rr := range rows {
 		it := releaseItem(rr)
 		it.latest = &rows[i].Latest
 		it.Stuck, it.InProgress = c.Stuck(rr.Latest)
-		it.verify = c.Config().SuggestFor(rr.Latest, "verify")
+		it.verify = cfg.SuggestFor(rr.Latest, "verify")
 		// -n narrows by the release's own namespace, which records of
 		// other tools reveal only once decoded (not when peeked).
 		if !cfg.AllNamespaces && cfg.Namespace != "" && rr.Latest.Known && !rr.Latest.Peeked && it.Namespace != cfg.Namespace {
@@ -260,25 +300,11 @@ func (o *lsOptions) Run(ctx context.Context, r *run) error {
 		}
 		return a.Name < b.Name
 	})
-	listed := len(out.Releases)
-	if o.apis.on {
-		if out.Releases, err = o.apis.keep(ctx, r, c, &o.filter, out.Releases); err != nil {
-			return err
-		}
-		listed = len(out.Releases)
-	}
-	out.Releases = o.filter.apply(out.Releases)
-	if note := o.filter.hiddenNote(); note != "" && isTable(o.format) && !o.filter.short {
-		fmt.Fprintf(r.stderr, "Note: %s\n", note)
-	}
-	if note := headOnlyNote(out.Releases); note != "" {
-		fmt.Fprintf(r.stderr, "Note: %s\n", note)
-	}
-	if listed == 0 && !o.apis.on {
-		// An empty list is an answer, as in helm; where ls looked and
-		// what to try goes to stderr.
-		fmt.Fprintf(r.stderr, "Note: %s\n", r.nothingFound(cfg))
-	}
+	return out
+}
+
+// print prints the releases in the format asked for.
+func (o *lsOptions) print(r *run, c *kube.Client, out Releases) error {
 	switch {
 	case o.filter.short:
 		for _, it := range out.Releases {
