@@ -102,95 +102,112 @@ func (o *getOptions) values(rls *release.Release) (map[string]any, error) {
 // apply_method of the record, which `all` names as Helm 4's get metadata does.
 func (o *getOptions) print(w io.Writer, rls *release.Release, applyMethod string) error {
 	var b strings.Builder
-	valuesText := func(all bool) error {
-		o2 := *o
-		o2.all = all
-		vals, err := o2.values(rls)
-		if err != nil {
-			return err
-		}
-		text, err := revdiff.ValuesYAML(vals, o.reveal)
-		if err != nil {
-			return err
-		}
-		if all {
-			b.WriteString("COMPUTED VALUES:\n")
-		} else {
-			b.WriteString("USER-SUPPLIED VALUES:\n")
-		}
-		if len(vals) == 0 && !all {
-			text = "null\n"
-		}
-		b.WriteString(text)
-		return nil
-	}
-	manifest := func() {
-		m := rls.Manifest
-		if !o.reveal {
-			m = revdiff.MaskManifest(m)
-		}
-		b.WriteString(strings.TrimRight(m, "\n") + "\n")
-	}
-	hooks := func() {
-		for _, h := range rls.Hooks {
-			if h == nil {
-				continue
-			}
-			m := h.Manifest
-			if !o.reveal {
-				m = strings.TrimPrefix(revdiff.MaskManifest(m), "---\n")
-			}
-			fmt.Fprintf(&b, "---\n# Source: %s\n%s\n", h.Path, strings.TrimRight(m, "\n"))
-		}
-	}
-	notes := func() {
-		if n := revdiff.MaskNotes(rls, o.reveal); strings.TrimSpace(n) != "" {
-			b.WriteString("NOTES:\n" + strings.TrimRight(n, "\n") + "\n")
-		}
-	}
 	switch o.part {
 	case getValues:
-		if err := valuesText(o.all); err != nil {
+		if err := o.writeValues(&b, rls, o.all); err != nil {
 			return err
 		}
 	case getManifest:
-		manifest()
+		o.writeManifest(&b, rls)
 	case getNotes:
-		notes()
+		o.writeNotes(&b, rls)
 	case getHooks:
-		hooks()
+		o.writeHooks(&b, rls)
 	case getAll:
-		fmt.Fprintf(&b, "NAME: %s\n", rls.Name)
-		if rls.Info != nil {
-			fmt.Fprintf(&b, "LAST DEPLOYED: %s\n", rls.Info.LastDeployed.Local().Format("Mon Jan _2 15:04:05 2006 MST"))
-		}
-		fmt.Fprintf(&b, "NAMESPACE: %s\n", rls.Namespace)
-		if rls.Info != nil {
-			fmt.Fprintf(&b, "STATUS: %s\n", rls.Info.Status)
-		}
-		fmt.Fprintf(&b, "REVISION: %d\n", rls.Version)
-		if applyMethod != "" {
-			fmt.Fprintf(&b, "APPLY_METHOD: %s\n", applyMethodWords(applyMethod))
-		}
-		if rls.Chart != nil && rls.Chart.Metadata != nil {
-			fmt.Fprintf(&b, "CHART: %s\nVERSION: %s\nAPP_VERSION: %s\n", rls.Chart.Metadata.Name, rls.Chart.Metadata.Version, rls.Chart.Metadata.AppVersion)
-		}
-		if err := valuesText(false); err != nil {
+		writeHeader(&b, rls, applyMethod)
+		if err := o.writeValues(&b, rls, false); err != nil {
 			return err
 		}
 		b.WriteString("\n")
-		if err := valuesText(true); err != nil {
+		if err := o.writeValues(&b, rls, true); err != nil {
 			return err
 		}
 		b.WriteString("\nHOOKS:\n")
-		hooks()
+		o.writeHooks(&b, rls)
 		b.WriteString("MANIFEST:\n")
-		manifest()
+		o.writeManifest(&b, rls)
 		b.WriteString("\n")
-		notes()
+		o.writeNotes(&b, rls)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeHeader writes what `helm get all` begins with: the release, its
+// revision's status and chart.
+func writeHeader(b *strings.Builder, rls *release.Release, applyMethod string) {
+	fmt.Fprintf(b, "NAME: %s\n", rls.Name)
+	if rls.Info != nil {
+		fmt.Fprintf(b, "LAST DEPLOYED: %s\n", rls.Info.LastDeployed.Local().Format("Mon Jan _2 15:04:05 2006 MST"))
+	}
+	fmt.Fprintf(b, "NAMESPACE: %s\n", rls.Namespace)
+	if rls.Info != nil {
+		fmt.Fprintf(b, "STATUS: %s\n", rls.Info.Status)
+	}
+	fmt.Fprintf(b, "REVISION: %d\n", rls.Version)
+	if applyMethod != "" {
+		fmt.Fprintf(b, "APPLY_METHOD: %s\n", applyMethodWords(applyMethod))
+	}
+	if rls.Chart != nil && rls.Chart.Metadata != nil {
+		fmt.Fprintf(b, "CHART: %s\nVERSION: %s\nAPP_VERSION: %s\n", rls.Chart.Metadata.Name, rls.Chart.Metadata.Version, rls.Chart.Metadata.AppVersion)
+	}
+}
+
+// writeValues writes the user-supplied values, or with all the computed ones,
+// masked unless --reveal.
+func (o *getOptions) writeValues(b *strings.Builder, rls *release.Release, all bool) error {
+	o2 := *o
+	o2.all = all
+	vals, err := o2.values(rls)
+	if err != nil {
+		return err
+	}
+	text, err := revdiff.ValuesYAML(vals, o.reveal)
+	if err != nil {
+		return err
+	}
+	if all {
+		b.WriteString("COMPUTED VALUES:\n")
+	} else {
+		b.WriteString("USER-SUPPLIED VALUES:\n")
+	}
+	if len(vals) == 0 && !all {
+		text = "null\n"
+	}
+	b.WriteString(text)
+	return nil
+}
+
+// writeManifest writes the revision's manifest, masked unless --reveal.
+func (o *getOptions) writeManifest(b *strings.Builder, rls *release.Release) {
+	m := rls.Manifest
+	if !o.reveal {
+		m = revdiff.MaskManifest(m)
+	}
+	b.WriteString(strings.TrimRight(m, "\n") + "\n")
+}
+
+// writeHooks writes each hook's manifest under its source, masked unless
+// --reveal.
+func (o *getOptions) writeHooks(b *strings.Builder, rls *release.Release) {
+	for _, h := range rls.Hooks {
+		if h == nil {
+			continue
+		}
+		m := h.Manifest
+		if !o.reveal {
+			m = strings.TrimPrefix(revdiff.MaskManifest(m), "---\n")
+		}
+		fmt.Fprintf(b, "---\n# Source: %s\n%s\n", h.Path, strings.TrimRight(m, "\n"))
+	}
+}
+
+// writeNotes writes the chart's NOTES, masked unless --reveal; nothing when
+// there are none.
+func (o *getOptions) writeNotes(b *strings.Builder, rls *release.Release) {
+	if n := revdiff.MaskNotes(rls, o.reveal); strings.TrimSpace(n) != "" {
+		b.WriteString("NOTES:\n" + strings.TrimRight(n, "\n") + "\n")
+	}
 }
 
 // applyMethodWords says a Helm 4 apply_method as helm get metadata does.

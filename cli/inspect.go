@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -240,13 +241,42 @@ func storeName(d string) string {
 // printInspection prints the layout; verify is the command that explains a
 // record that cannot be read.
 func (r *run) printInspection(in Inspection, valuesYAML, verify string) {
-	w, now := r.stdout, r.now()
+	w := r.stdout
 	fmt.Fprintf(w, "Release %s, revision %d (%s), stored in namespace %s under key %s\n", in.Release, in.Revision, human.OrUnknown(in.Status), in.StorageNamespace, in.Key)
 	fmt.Fprintf(w, "Store: %s\n\n", storeName(in.Driver))
+	r.printSecrets(in)
+	printTotals(w, in)
+	if in.DecodeError != "" {
+		fmt.Fprintf(w, "\nThis revision cannot be read: %s\nRun `%s` for an explanation.\n", in.DecodeError, verify)
+	}
+
+	if len(in.Parts) > 0 {
+		fmt.Fprintf(w, "\nSize breakdown (each part compressed on its own)\n")
+		tw := newTable(w)
+		row(tw, "PART", "ITEMS", "JSON", "GZIP", "LARGEST")
+		for _, p := range in.Parts {
+			row(tw, p.Name, p.Items, human.Bytes(int64(p.JSONBytes)), human.Bytes(int64(p.GzipBytes)), human.OrUnknown(p.Largest))
+		}
+		tw.Flush()
+	}
+	if in.Values != nil {
+		note := "secrets masked; --reveal shows them"
+		if !in.Values.Masked {
+			note = "secrets revealed"
+		}
+		fmt.Fprintf(w, "\nUser-supplied values (%s)\n%s", note, valuesYAML)
+	}
+}
+
+// printSecrets prints the table of the revision's Secrets (or ConfigMap): its
+// index, chunks and the orphans of its key, each with its size, hash and owner
+// checks and state.
+func (r *run) printSecrets(in Inspection) {
+	w, now := r.stdout, r.now()
 	tw := newTable(w)
-	object, objects := "SECRET", "Secrets"
+	object := "SECRET"
 	if in.Driver == kube.DriverConfigMap {
-		object, objects = "CONFIGMAP", "ConfigMaps"
+		object = "CONFIGMAP"
 	}
 	row(tw, object, "ROLE", "SIZE", "OF 1 MiB", "HASH", "OWNER REF", "STATE", "AGE")
 	secretRow := func(s SecretItem) {
@@ -283,9 +313,19 @@ func (r *run) printInspection(in Inspection, valuesYAML, verify string) {
 		fmt.Fprintf(w, "\n%s of this revision not named by its index: `%s` removes leftovers.\n", human.Plural(len(in.Orphans), "chunk Secret", "chunk Secrets"), r.suggest("gc", ""))
 	}
 
+}
+
+// printTotals prints what the revision takes: its objects, its stored and
+// decompressed bytes, and the room it has in its store or would have in Helm's
+// Secrets driver.
+func printTotals(w io.Writer, in Inspection) {
+	objects := "Secrets"
+	if in.Driver == kube.DriverConfigMap {
+		objects = "ConfigMaps"
+	}
 	t := in.Totals
 	fmt.Fprintf(w, "\nTotals\n")
-	tw = newTable(w)
+	tw := newTable(w)
 	row(tw, "  "+objects, t.Secrets)
 	stored := "  Compressed (stored)"
 	if in.Driver == kube.DriverSecret || in.Driver == kube.DriverConfigMap {
@@ -312,24 +352,4 @@ func (r *run) printInspection(in Inspection, valuesYAML, verify string) {
 		row(tw, "  Helm Secrets driver", fmt.Sprintf("%s of %s: %s", human.Bytes(int64(t.HelmSecretBytes)), human.Bytes(int64(t.HelmSecretLimit)), fits))
 	}
 	tw.Flush()
-	if in.DecodeError != "" {
-		fmt.Fprintf(w, "\nThis revision cannot be read: %s\nRun `%s` for an explanation.\n", in.DecodeError, verify)
-	}
-
-	if len(in.Parts) > 0 {
-		fmt.Fprintf(w, "\nSize breakdown (each part compressed on its own)\n")
-		tw = newTable(w)
-		row(tw, "PART", "ITEMS", "JSON", "GZIP", "LARGEST")
-		for _, p := range in.Parts {
-			row(tw, p.Name, p.Items, human.Bytes(int64(p.JSONBytes)), human.Bytes(int64(p.GzipBytes)), human.OrUnknown(p.Largest))
-		}
-		tw.Flush()
-	}
-	if in.Values != nil {
-		note := "secrets masked; --reveal shows them"
-		if !in.Values.Masked {
-			note = "secrets revealed"
-		}
-		fmt.Fprintf(w, "\nUser-supplied values (%s)\n%s", note, valuesYAML)
-	}
 }
