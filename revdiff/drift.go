@@ -161,6 +161,26 @@ func CompareLive(rel *release.Release, objs []LiveObject, opts DriftOptions) (*D
 	m := newMasker(opts.Reveal)
 	// First pass: every secret of the release and of the live Secrets is
 	// remembered, so that a copy of one anywhere is scrubbed too.
+	docs := rememberSecrets(m, objs)
+	all, err := compareObjects(objs, docs)
+	if err != nil {
+		return nil, err
+	}
+	// Second pass: mask the values shown, then scrub them.
+	d.Objects = maskDrift(m, all, rel.Version)
+	slices.SortStableFunc(d.Objects, func(a, b ObjectDrift) int {
+		if a.State != b.State {
+			return a.State.rank() - b.State.rank()
+		}
+		return strings.Compare(a.Key, b.Key)
+	})
+	return d, nil
+}
+
+// rememberSecrets masks each object's manifest and has m remember every secret
+// in it and in the live Secrets' data, so that a copy of one anywhere is
+// scrubbed too; it returns the masked manifests, by object.
+func rememberSecrets(m *masker, objs []LiveObject) []*maskedDoc {
 	docs := make([]*maskedDoc, len(objs))
 	for i, o := range objs {
 		if o.Resource.Manifest != "" {
@@ -174,17 +194,25 @@ func CompareLive(rel *release.Release, objs []LiveObject, opts DriftOptions) (*D
 			}
 		}
 	}
-	type pending struct {
-		od    ObjectDrift
-		diffs []FieldDiff
-		live  map[string]any
-		doc   *maskedDoc
-	}
-	var all []pending
+	return docs
+}
+
+// objectCompared is an object's drift before its values are masked: the fields
+// that differ, as they are.
+type objectCompared struct {
+	od    ObjectDrift
+	diffs []FieldDiff
+	live  map[string]any
+	doc   *maskedDoc
+}
+
+// compareObjects compares each object's manifest with the object as it is.
+func compareObjects(objs []LiveObject, docs []*maskedDoc) ([]objectCompared, error) {
+	var all []objectCompared
 	for i, o := range objs {
 		r := o.Resource
 		od := ObjectDrift{Key: r.Key, APIVersion: o.APIVersion, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name}
-		p := pending{live: o.Live, doc: docs[i]}
+		p := objectCompared{live: o.Live, doc: docs[i]}
 		switch {
 		case o.Unreadable != "":
 			od.State, od.Reason = Unreadable, o.Unreadable
@@ -205,7 +233,13 @@ func CompareLive(rel *release.Release, objs []LiveObject, opts DriftOptions) (*D
 		p.od = od
 		all = append(all, p)
 	}
-	// Second pass: mask the values shown, then scrub them.
+	return all, nil
+}
+
+// maskDrift masks the values of every field that differs (a Secret's data, a
+// field whose path names a secret), then scrubs every copy of a secret m
+// remembers, and returns each object's drift with its fields and diff.
+func maskDrift(m *masker, all []objectCompared, version int) []ObjectDrift {
 	type shown struct{ want, got any }
 	values := make([][]shown, len(all))
 	for i, p := range all {
@@ -216,6 +250,7 @@ func CompareLive(rel *release.Release, objs []LiveObject, opts DriftOptions) (*D
 		}
 	}
 	r := m.replacer()
+	var out []ObjectDrift
 	for i := range all {
 		p := &all[i]
 		for j, fd := range p.diffs {
@@ -227,16 +262,10 @@ func CompareLive(rel *release.Release, objs []LiveObject, opts DriftOptions) (*D
 				Live: scrub(r, valueText(v.got)), LiveSet: fd.LiveSet, ChangedBy: ChangedBy(p.live, fd.Path),
 			})
 		}
-		p.od.Diff = objectDiff(p.od, rel.Version, p.doc, r)
-		d.Objects = append(d.Objects, p.od)
+		p.od.Diff = objectDiff(p.od, version, p.doc, r)
+		out = append(out, p.od)
 	}
-	slices.SortStableFunc(d.Objects, func(a, b ObjectDrift) int {
-		if a.State != b.State {
-			return a.State.rank() - b.State.rank()
-		}
-		return strings.Compare(a.Key, b.Key)
-	})
-	return d, nil
+	return out
 }
 
 // sensitivePath reports whether a field path holds a secret by the rules of
