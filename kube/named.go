@@ -22,10 +22,24 @@ import (
 // would look, and answers each store's list from it. An operation by name pays
 // one request less (issue 32: requests per operation).
 
-// helmSecretPrefix begins the name of every record of Helm's Secrets driver:
-// the metadata of a Secret does not carry its type, which Helm's store selects
-// by field.
+// helmSecretPrefix begins the name of every record of Helm's Secrets driver,
+// and of every chunked index Secret, whose key has Helm's form.
 const helmSecretPrefix = "sh.helm.release.v1."
+
+// helmRecord tells, from its metadata alone, whether a Secret labelled as a
+// record is one of Helm's Secrets driver (type helm.sh/release.v1, which Helm's
+// store selects by field and a Secret's metadata does not carry) rather than a
+// chunked index (type operatorframework.io/index.v1), pending or not: both are
+// named by Helm's key, and labelled owner and name. The chunked format labels
+// every index with a type (index, or pending while its create runs) and
+// key=its own name; Helm's driver sets neither, and a release's custom labels
+// that gave a Helm record both would have to name the record itself.
+func helmRecord(m *metav1.PartialObjectMetadata) bool {
+	if !strings.HasPrefix(m.Name, helmSecretPrefix) {
+		return false
+	}
+	return m.Labels[storage.LabelType] == "" || m.Labels[storage.LabelKey] != m.Name
+}
 
 // prelistNamed returns c, or a copy of it whose listings of the Secrets that
 // name labels are answered from one list made here, when c reads both the chunked
@@ -116,7 +130,7 @@ func (n *namedSecrets) answer(ns string, opts metav1.ListOptions) (*metav1.Parti
 		if ns != metav1.NamespaceAll && m.Namespace != ns {
 			continue
 		}
-		if !sel.Matches(labels.Set(m.Labels)) || helmOnly && !strings.HasPrefix(m.Name, helmSecretPrefix) {
+		if !sel.Matches(labels.Set(m.Labels)) || helmOnly && !helmRecord(&m) {
 			continue
 		}
 		out.Items = append(out.Items, *m.DeepCopy())

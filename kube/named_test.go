@@ -20,7 +20,9 @@ import (
 // the Secrets that carry its name, not one per store, and finds what each store
 // finds on its own: the chunked record kept in another namespace, Helm's record in
 // the release's namespace, not a Helm record kept in a third namespace,
-// not a Secret of the chart's that happens to carry the same labels. A user who
+// not a Secret of the chart's that happens to carry the same labels; and a
+// release whose chunked records, named as Helm's are, sit where Helm's store looks
+// is the chunked store's alone. A user who
 // may list Secrets only in the release's namespace is refused the list of every
 // namespace once, not once per store, and finds Helm's record.
 func TestReleasesNamedListsSecretsOnce(t *testing.T) {
@@ -32,13 +34,17 @@ func TestReleasesNamedListsSecretsOnce(t *testing.T) {
 	// A record of the release's name and namespace that another tool keeps in a
 	// third namespace: Helm's Secrets store does not look there.
 	seed(t, driver.NewSecrets(secrets(third)), history(name, rel, 1, 2_000)...)
+	// A release whose chunked records live in the release's namespace, beside
+	// where Helm's Secrets store looks, named as Helm's records are.
+	const twin = "named-twin"
+	seed(t, chunkviewDriver(rel, "helm", 0), history(twin, rel, 3, 2_000)...)
 	decoy := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name + "-config", Labels: map[string]string{"name": name, "owner": "helm"}}}
 	if _, err := secrets(rel).Create(ctx, decoy, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 
 	// found lists the release as c finds it, and the Secret lists that cost.
-	found := func(t *testing.T, c *kube.Client, wire *wireLog) ([]string, int) {
+	found := func(t *testing.T, c *kube.Client, wire *wireLog, name string) ([]string, int) {
 		t.Helper()
 		wire.Reset()
 		rows, err := c.ReleasesNamed(ctx, name)
@@ -54,7 +60,7 @@ func TestReleasesNamedListsSecretsOnce(t *testing.T) {
 		return where(rows), lists
 	}
 	// alone is what each store finds on its own: the oracle.
-	alone := func(t *testing.T, c *kube.Client) []string {
+	alone := func(t *testing.T, c *kube.Client, name string) []string {
 		t.Helper()
 		var out []string
 		for _, d := range []string{kube.DriverChunked, kube.DriverSecret, kube.DriverConfigMap} {
@@ -71,13 +77,17 @@ func TestReleasesNamedListsSecretsOnce(t *testing.T) {
 	t.Run("admin", func(t *testing.T) {
 		wire := &wireLog{}
 		c := connect(t, adminKubeconfig(t, rel), []string{"-n", rel}, func(o *kube.Options) { o.WrapConfig = wire.install })
-		got, lists := found(t, c, wire)
-		want := []string{"chunked " + other + " 2", "secret " + rel + " 1"}
-		if !slices.Equal(got, want) || !slices.Equal(alone(t, c), want) {
-			t.Errorf("found %v, each store alone %v; want %v", got, alone(t, c), want)
-		}
-		if lists != 1 {
-			t.Errorf("%d lists of Secrets, want 1 for both stores", lists)
+		for name, want := range map[string][]string{
+			name: {"chunked " + other + " 2", "secret " + rel + " 1"},
+			twin: {"chunked " + rel + " 3"},
+		} {
+			got, lists := found(t, c, wire, name)
+			if each := alone(t, c, name); !slices.Equal(got, want) || !slices.Equal(each, want) {
+				t.Errorf("%s: found %v, each store alone %v; want %v", name, got, each, want)
+			}
+			if lists != 1 {
+				t.Errorf("%s: %d lists of Secrets, want 1 for both stores", name, lists)
+			}
 		}
 	})
 
@@ -91,13 +101,17 @@ func TestReleasesNamedListsSecretsOnce(t *testing.T) {
 			_, err := c.Clientset().CoreV1().Secrets(rel).List(ctx, metav1.ListOptions{})
 			return err
 		})
-		got, lists := found(t, c, wire)
-		want := []string{"secret " + rel + " 1"}
-		if !slices.Equal(got, want) || !slices.Equal(alone(t, c), want) {
-			t.Errorf("found %v, each store alone %v; want %v", got, alone(t, c), want)
-		}
-		if lists != 2 {
-			t.Errorf("%d lists of Secrets, want 2: the list of every namespace, refused once, then the release's namespace", lists)
+		for name, want := range map[string][]string{
+			name: {"secret " + rel + " 1"},
+			twin: {"chunked " + rel + " 3"},
+		} {
+			got, lists := found(t, c, wire, name)
+			if each := alone(t, c, name); !slices.Equal(got, want) || !slices.Equal(each, want) {
+				t.Errorf("%s: found %v, each store alone %v; want %v", name, got, each, want)
+			}
+			if lists != 2 {
+				t.Errorf("%s: %d lists of Secrets, want 2: the list of every namespace, refused once, then the release's namespace", name, lists)
+			}
 		}
 	})
 }

@@ -30,10 +30,18 @@ var namedMutants = []mutant{
 	{
 		Name:      "named-list-helm-type-ignored",
 		File:      "kube/named.go",
-		Find:      "if !sel.Matches(labels.Set(m.Labels)) || helmOnly && !strings.HasPrefix(m.Name, helmSecretPrefix) {",
+		Find:      "if !sel.Matches(labels.Set(m.Labels)) || helmOnly && !helmRecord(&m) {",
 		Replace:   "if !sel.Matches(labels.Set(m.Labels)) || helmOnly && !strings.HasPrefix(m.Name, \"\") {",
 		Guarantee: "Helm's Secrets store answered from the one list keeps only Helm's records, as its field selector on the Secret's type does: a Secret of the chart's with the same labels is not a revision",
 		Kill:      []target{{"./kube", "TestReleasesNamedListsSecretsOnce"}},
+	},
+	{
+		Name:      "named-list-chunked-as-helm",
+		File:      "kube/named.go",
+		Find:      "return m.Labels[storage.LabelType] == \"\" || m.Labels[storage.LabelKey] != m.Name",
+		Replace:   "return true",
+		Guarantee: "a chunked index, named as Helm's records are, is never taken for a record of Helm's Secrets store, which selects its records by the Secret's type",
+		Kill:      []target{{"./kube", "TestReleasesNamedListsSecretsOnce"}, {"./cli", "TestRollbackReadsRevisionsTwice"}},
 	},
 	{
 		Name:      "named-list-refusal-repeated",
