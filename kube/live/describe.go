@@ -40,9 +40,9 @@ type Condition struct {
 // ContainerSpec is one container as its spec says: the image it runs and how
 // the kubelet probes it ("" when it has no such probe).
 type ContainerSpec struct {
-	Name                        string
-	Init                        bool
-	Image                       string
+	Name                         string
+	Init                         bool
+	Image                        string
 	Liveness, Readiness, Startup string
 }
 
