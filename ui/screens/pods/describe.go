@@ -158,7 +158,7 @@ func eventTable(st *theme.Styles, evs []live.WarningEvent, width, n int, now tim
 		return nil
 	}
 	t := render.EventsOf(evs, now)
-	cols := table.FitColumns(common.TableColumns(t, eventLayout), width-2)
+	cols := table.FitColumns(common.TableColumns(t, eventLayout), width)
 	out := []string{table.RenderHeader(cols, &st.TableHeader)}
 	for i := range t.Rows {
 		if len(out) == n-1 && i < len(t.Rows)-1 {

@@ -338,18 +338,18 @@ func (s *Log) how() string {
 	} else if s.targets[s.idx].Restarts > 0 {
 		run += " (p: previous)"
 	}
-	state := "end of the log · f follows"
+	state := "ended (f: follow)"
 	switch {
 	case s.follow && !s.streaming && !s.loading:
-		state = "the stream ended · f reads the end again"
+		state = "the stream ended (f: read again)"
 	case s.streaming:
-		state = "● following · f stops"
+		state = "● following (f: stop)"
 	case s.loading:
 		state = "reading…"
 	}
-	mask := "secrets masked · v reveals"
+	mask := "masked (v: reveal)"
 	if s.revealed {
-		mask = "secrets revealed · v masks"
+		mask = "secrets shown (v: mask)"
 	}
-	return fmt.Sprintf("last %d lines · %s · %s · %s", TailLines, run, state, mask)
+	return fmt.Sprintf("tail %d · %s · %s · %s", TailLines, run, state, mask)
 }

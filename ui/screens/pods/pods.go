@@ -143,13 +143,13 @@ func (s *Screen) selected() (live.PodState, bool) {
 
 // The Pods table's columns, by render's names.
 var podLayout = map[string]table.Column{
-	"NAME":      {Width: 24, Flex: 2},
+	"NAME":      {Width: 22, Flex: 1},
 	"READY":     {Width: 5},
 	"STATUS":    {Width: 16},
-	"RESTARTS":  {Width: 13, Prio: 1},
+	"RESTARTS":  {Width: 15},
 	"AGE":       {Width: 5},
-	"NODE":      {Width: 11, Flex: 1, Prio: 2},
-	"LAST EXIT": {Width: 9, Flex: 1, Prio: 1},
+	"NODE":      {Width: 11, Flex: 1, Prio: 1},
+	"LAST EXIT": {Width: 9, Flex: 1, Prio: 2},
 }
 
 // podsHeadLines are the lines above the table: the workload and its count, a
@@ -189,19 +189,22 @@ func (s *Screen) View() string {
 	p := render.PodsOf(*s.w, now)
 	_, evLines := s.layout()
 	head := common.Paint(st, p.Title.Text, p.Title.Meaning)
-	sub := st.Dim.Render("l: log · d: describe · the failing first in red")
+	sub := st.Dim.Render("l: log · d: describe · newest first")
 	if p.Remark != nil {
 		sub = common.Paint(st, p.Remark.Text, p.Remark.Meaning)
 	}
 	lines := []string{head, sub}
-	cols := table.FitColumns(common.TableColumns(p.Table, podLayout), s.Width-2)
+	cols := table.FitColumns(common.TableColumns(p.Table, podLayout), s.Width)
+	nameW := table.ColWidth(cols, "NAME")
 	lines = append(lines, table.RenderHeader(cols, &st.TableHeader))
 	for i := s.list.Offset(); i < s.list.End(); i++ {
 		cells := common.TableCells(st, p.Table, i, "STATUS")
+		// A Pod's name ends with what tells it from its siblings.
+		cells["NAME"] = table.Plain(midCut(p.Table.Rows[i][0].Text, nameW))
 		gutter := "  "
 		if i == s.list.Cursor() {
 			gutter = st.Cursor.Render("▶") + " "
-			cells["NAME"] = table.Styled(p.Table.Rows[i][0].Text, &st.Selected)
+			cells["NAME"] = table.Styled(cells["NAME"].Text, &st.Selected)
 		}
 		lines = append(lines, table.RenderRow(cols, cells, gutter))
 	}
@@ -221,4 +224,15 @@ func (s *Screen) eventLines(n int) string {
 		return strings.Join(out, "\n")
 	}
 	return strings.Join(append(out, eventTable(st, evs, s.Width, n-2, s.Now())...), "\n")
+}
+
+// midCut fits s in w cells by cutting its middle: the start names the
+// workload, the end tells its Pods apart.
+func midCut(s string, w int) string {
+	r := []rune(s)
+	if len(r) <= w || w < 8 {
+		return s
+	}
+	tail := min(6, (w-1)/2)
+	return string(r[:w-1-tail]) + "…" + string(r[len(r)-tail:])
 }

@@ -1,0 +1,77 @@
+package ui
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/chunkview/chunkview/demo"
+	"github.com/chunkview/chunkview/internal/fakeapi"
+	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/ui/screens/pods"
+)
+
+// demoLive is the demo's cluster as --demo builds it, live objects included,
+// with only the samples named, on the tests' clock.
+func demoLive(t testing.TB, only ...string) *kube.Client {
+	t.Helper()
+	c := fakeapi.NewCluster()
+	if _, err := demo.Seed(t.Context(), c, demo.SeedOptions{Only: only, Now: testNow}); err != nil {
+		t.Fatal(err)
+	}
+	cfg := testConfig()
+	cfg.AllNamespaces, cfg.Namespace, cfg.Demo = true, "", true
+	cfg.Drivers = kube.AllDrivers
+	return kube.New(c.Clientset(), c.Metadata(), demo.DiscardKubeClients, cfg).
+		WithLive(c.Dynamic(), func() (*kube.LiveClients, error) {
+			return kube.NewLiveClients(c.Dynamic(), c.Metadata(), c.Clientset().Discovery()), nil
+		})
+}
+
+// openStatus filters the list to release name and opens its resources view.
+func openStatus(h *harness, name string) *harness {
+	h.t.Helper()
+	h.press("/")
+	h.typeText(name)
+	h.press("enter", "s")
+	statusOf(h.t, h)
+	return h
+}
+
+// TestDrillGolden walks, on the demo at 80x24 and 160x45, from the stuck
+// release's resources view (its cursor on the Deployment that is not
+// Current) to its Pods (enter), the crashing Pod's log (l), the Pod's
+// description (d), and the Deployment's (d in the resources view); the help
+// of the resources view names enter, l and d.
+func TestDrillGolden(t *testing.T) {
+	for _, sz := range statusGoldenSizes {
+		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
+			h := newHarness(t, demoLive(t, demo.StuckRelease), Options{Demo: true}, sz.w, sz.h)
+			openStatus(h, demo.StuckRelease)
+			h.contains("▶ Deployment")
+			step := func(name string) {
+				t.Helper()
+				t.Run(name, func(t *testing.T) { h.t = t; h.golden() })
+				h.t = t
+			}
+			step("status")
+			h.press("?")
+			h.contains("Pods of the workload", "l", "log", "describe")
+			step("status_help")
+			h.press("esc", "enter")
+			if _, ok := h.top().(*pods.Screen); !ok {
+				t.Fatalf("enter on the Deployment opened %T:\n%s", h.top(), h.screen())
+			}
+			h.contains("Deployment web-frontend: 5 Pods, 2 failing", "CrashLoopBackOff", "BackOff")
+			step("pods")
+			h.press("l")
+			h.contains(`unknown directive "brotli"`, "tail 100 · current run (p: previous)", "masked (v: reveal)")
+			step("log")
+			h.press("esc", "d")
+			h.contains("Owner: ReplicaSet/web-frontend-", "Ready=False", "Liveness: http-get")
+			step("describe_pod")
+			h.press("esc", "esc", "d")
+			h.contains("Deployment demo/web-frontend", "Progressing=", "Available=")
+			step("describe_deployment")
+		})
+	}
+}
