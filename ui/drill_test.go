@@ -5,27 +5,9 @@ import (
 	"testing"
 
 	"github.com/chunkview/chunkview/demo"
-	"github.com/chunkview/chunkview/internal/fakeapi"
-	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/ui/internal/screentest"
 	"github.com/chunkview/chunkview/ui/screens/pods"
 )
-
-// demoLive is the demo's cluster as --demo builds it, live objects included,
-// with only the samples named, on the tests' clock.
-func demoLive(t testing.TB, only ...string) *kube.Client {
-	t.Helper()
-	c := fakeapi.NewCluster()
-	if _, err := demo.Seed(t.Context(), c, demo.SeedOptions{Only: only, Now: testNow}); err != nil {
-		t.Fatal(err)
-	}
-	cfg := testConfig()
-	cfg.AllNamespaces, cfg.Namespace, cfg.Demo = true, "", true
-	cfg.Drivers = kube.AllDrivers
-	return kube.New(c.Clientset(), c.Metadata(), demo.DiscardKubeClients, cfg).
-		WithLive(c.Dynamic(), func() (*kube.LiveClients, error) {
-			return kube.NewLiveClients(c.Dynamic(), c.Metadata(), c.Clientset().Discovery()), nil
-		})
-}
 
 // openStatus filters the list to release name and opens its resources view.
 func openStatus(h *harness, name string) *harness {
@@ -45,7 +27,7 @@ func openStatus(h *harness, name string) *harness {
 func TestDrillGolden(t *testing.T) {
 	for _, sz := range statusGoldenSizes {
 		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
-			h := newHarness(t, demoLive(t, demo.StuckRelease), Options{Demo: true}, sz.w, sz.h)
+			h := newHarness(t, screentest.DemoLive(t, demo.StuckRelease), Options{Demo: true}, sz.w, sz.h)
 			openStatus(h, demo.StuckRelease)
 			h.contains("▶ Deployment")
 			step := func(name string) {

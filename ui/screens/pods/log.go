@@ -319,7 +319,7 @@ func (s *Log) View() string {
 		t := s.targets[s.idx]
 		head[0] = st.Title.Render(t.Name())
 		if len(s.targets) > 1 {
-			head[0] += st.Dim.Render(fmt.Sprintf(" · container %d of %d (tab: next)", s.idx+1, len(s.targets)))
+			head[0] += st.Dim.Render(fmt.Sprintf(" · %d of %d containers (tab: next)", s.idx+1, len(s.targets)))
 		}
 		head[1] = st.Dim.Render(s.how())
 	}
