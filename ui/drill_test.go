@@ -37,7 +37,7 @@ func TestDrillGolden(t *testing.T) {
 			}
 			step("status")
 			h.press("?")
-			h.contains("Pods of the workload", "l", "log", "describe")
+			h.contains("enter Pods", "l     log", "d     describe")
 			step("status_help")
 			h.press("esc", "enter")
 			if _, ok := h.top().(*pods.Screen); !ok {

@@ -213,7 +213,7 @@ func DefaultKeyMap() KeyMap {
 		},
 		Status: StatusKeyMap{
 			Refresh:  b(k("r"), "r", "read again"),
-			Pods:     b(k("enter"), "enter", "Pods of the workload"),
+			Pods:     b(k("enter"), "enter", "Pods"),
 			Logs:     b(k("l"), "l", "log"),
 			Describe: b(k("d"), "d", "describe"),
 		},
