@@ -2,8 +2,10 @@ package ui
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
+	"charm.land/bubbles/v2/key"
 	"github.com/chunkview/chunkview/demo"
 	"github.com/chunkview/chunkview/ui/internal/screentest"
 	"github.com/chunkview/chunkview/ui/screens/pods"
@@ -55,5 +57,43 @@ func TestDrillGolden(t *testing.T) {
 			h.contains("Deployment demo/web-frontend", "Progressing=", "Available=")
 			step("describe_deployment")
 		})
+	}
+}
+
+// TestDrillKeysOneMeaning: on the resources view, the Pods, a log and a
+// description, at 80x24 and 160x45, the help overlay shows every key of the
+// screen, and no key has two meanings on one screen (the global keys
+// included): l is the log, not a scroll to the right, where it shows one.
+func TestDrillKeysOneMeaning(t *testing.T) {
+	for _, sz := range statusGoldenSizes {
+		h := newHarness(t, screentest.DemoLive(t, demo.StuckRelease), Options{Demo: true}, sz.w, sz.h)
+		openStatus(h, demo.StuckRelease)
+		for _, step := range []struct {
+			name string
+			keys []string
+		}{{"status", nil}, {"pods", []string{"enter"}}, {"log", []string{"l"}}, {"describe", []string{"esc", "d"}}} {
+			h.press(step.keys...)
+			top := h.top()
+			h.press("?")
+			scr := h.screen()
+			meaning := map[string]string{}
+			for _, col := range append([][]key.Binding{h.m.Keys.Global.Bindings()}, top.Help().Full...) {
+				for _, b := range col {
+					if !b.Enabled() {
+						continue
+					}
+					if !strings.Contains(scr, b.Help().Desc) {
+						t.Errorf("%dx%d %s: the help lacks %q:\n%s", sz.w, sz.h, step.name, b.Help().Desc, scr)
+					}
+					for _, k := range b.Keys() {
+						if m, ok := meaning[k]; ok && m != b.Help().Desc {
+							t.Errorf("%s: %q means %q and %q", step.name, k, m, b.Help().Desc)
+						}
+						meaning[k] = b.Help().Desc
+					}
+				}
+			}
+			h.press("esc")
+		}
 	}
 }
