@@ -56,6 +56,20 @@ func TestDrillGolden(t *testing.T) {
 			h.press("esc", "esc", "d")
 			h.contains("Deployment demo/web-frontend", "Progressing=", "Available=")
 			step("describe_deployment")
+
+			// payments-api's failed migration hook: its Pods, and the log
+			// of one, the database password masked.
+			h = newHarness(t, screentest.DemoLive(t, demo.FailedHookRelease), Options{Demo: true}, sz.w, sz.h)
+			openStatus(h, demo.FailedHookRelease)
+			for i := 0; i < 10 && !strings.Contains(h.screen(), "▶ Job/payments-api-migrate"); i++ {
+				h.press("down")
+			}
+			h.press("enter")
+			h.contains("hook Job payments-api-migrate: 3 Pods, 3 failing", "BackoffLimitExceeded")
+			step("hook_pods")
+			h.press("l")
+			h.contains("migrate: connecting to postgres://<masked:", "database is dirty").lacks("r0tated-2q4W!zT8")
+			step("hook_log")
 		})
 	}
 }

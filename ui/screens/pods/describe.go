@@ -147,7 +147,7 @@ func (s *Describe) rerender() {
 var eventLayout = map[string]table.Column{
 	"LAST SEEN": {Width: 5},
 	"OBJECT":    {Width: 24, Flex: 1},
-	"REASON":    {Width: 14},
+	"REASON":    {Width: 20},
 	"MESSAGE":   {Width: 16, Flex: 3},
 }
 
