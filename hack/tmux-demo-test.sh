@@ -4,6 +4,7 @@
 # screen shows at each step (the release list with a demo release and a broken row,
 # the store and fill of every release and the forecast of one near 1 MiB,
 # a history, a chunk layout marking a missing chunk, a diff with a masked secret,
+# from the failing release to its crashing Pod's log and a hook's masked log,
 # :ctx switching to the demo-staging context and back, a clean quit; then at 80x24 read-only, the footer and hints; the OLMv1 demo
 # refusing to roll back an extension's release; then Ctrl-C at a CLI
 # confirmation prompt). Each check polls the pane until the text shows or a timeout
@@ -238,6 +239,54 @@ wait_for "Keys: diff 2→3" "next change"
 keys Escape
 wait_for "› payments-api › diff 2→3" "n/N jump"
 lacks "Keys: diff"
+
+passed
+step="failing release to its Pod's log"
+# From the list: web-frontend's resources view puts the cursor on its stuck
+# Deployment; enter lists its Pods, l the crashing container's log. Then
+# payments-api's failed migration hook: l shows its log, the database
+# password it quotes masked.
+keys Escape
+wait_for "› payments-api" "Size per revision"
+keys Escape
+wait_for "filter: payments-api"
+keys Escape
+wait_for "9 releases"
+keys /
+typed web-frontend
+keys Enter
+wait_for "filter: web-frontend"
+keys s
+wait_for "web-frontend · revision" "▶ Deployment" "InProgress" "enter Pods"
+keys Enter
+wait_for "Deployment web-frontend: 5 Pods, 2 failing" "CrashLoopBackOff" "BackOff"
+keys l
+wait_for "pod/web-frontend-" 'unknown directive "brotli"' "masked (v: reveal)"
+keys Escape
+wait_for "Deployment web-frontend: 5 Pods"
+keys Escape
+wait_for "▶ Deployment"
+keys Escape
+wait_for "filter: web-frontend"
+keys Escape
+wait_for "9 releases"
+keys /
+typed payments-api
+keys Enter
+wait_for "filter: payments-api"
+keys s
+wait_for "payments-api · revision 4" "Job/payments-api-migrate"
+keys Down Down Down Down Down Down Down
+wait_for "▶ Job/payments-api-migrate"
+keys l
+wait_for "pod/payments-api-migrate-" "migrate: connecting to postgres://<masked:" "database is dirty"
+lacks "r0tated-2q4W!zT8"
+keys Escape
+wait_for "▶ Job/payments-api-migrate"
+keys Escape
+wait_for "filter: payments-api"
+keys Escape
+wait_for "9 releases"
 
 passed
 step="switch context with :ctx"

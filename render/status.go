@@ -93,11 +93,18 @@ func StatusOf(st *live.ReleaseStatus, now time.Time) Status {
 	for _, h := range st.Hooks {
 		out.Hooks = append(out.Hooks, hookOf(h, now))
 	}
-	out.Events = Table{Columns: []Column{{Name: "LAST SEEN", Short: "AGE", Right: true}, {Name: "OBJECT"}, {Name: "REASON"}, {Name: "MESSAGE"}}}
-	for _, e := range st.Events {
-		out.Events.Rows = append(out.Events.Rows, []Cell{Text(human.Age(now, e.LastSeen)), Text(e.Object), {Text: e.Reason, Meaning: Warning}, Text(eventMessage(e))})
-	}
+	out.Events = EventsOf(st.Events, now)
 	return out
+}
+
+// EventsOf is the table of Warning events evs as of now: LAST SEEN, OBJECT,
+// REASON, MESSAGE, in their order.
+func EventsOf(evs []live.WarningEvent, now time.Time) Table {
+	t := Table{Columns: []Column{{Name: "LAST SEEN", Short: "AGE", Right: true}, {Name: "OBJECT"}, {Name: "REASON"}, {Name: "MESSAGE"}}}
+	for _, e := range evs {
+		t.Rows = append(t.Rows, []Cell{Text(human.Age(now, e.LastSeen)), Text(e.Object), {Text: e.Reason, Meaning: Warning}, Text(eventMessage(e))})
+	}
+	return t
 }
 
 // resourceTable is the objects of st, with a NAMESPACE column only when some

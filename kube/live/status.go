@@ -162,3 +162,13 @@ func storeOf(row kube.RevisionRow) string {
 	}
 	return row.Driver
 }
+
+// Scrub masks the secrets the release holds in text, as the read masked its
+// messages (nothing once revealed); a status not read by StatusOf has nothing
+// to mask with.
+func (s *ReleaseStatus) Scrub(text string) string {
+	if s.scrub == nil {
+		return text
+	}
+	return s.scrub(text)
+}

@@ -142,3 +142,16 @@ func (s *ReleaseStatus) upsertEvent(e *corev1.Event) bool {
 	s.setEvents(append(evs, w))
 	return true
 }
+
+// EventsAbout returns the events of evs about workload kind/name itself or
+// about what it runs (its Pods, its ReplicaSets), in their order.
+func EventsAbout(evs []WarningEvent, kind, name string) []WarningEvent {
+	key := kind + "/" + name
+	out := []WarningEvent{}
+	for _, e := range evs {
+		if e.Object == key || e.For == key {
+			out = append(out, e)
+		}
+	}
+	return out
+}

@@ -1,6 +1,8 @@
 package common
 
 import (
+	"charm.land/bubbles/v2/key"
+
 	"github.com/chunkview/chunkview/ui/components/dialog"
 	"github.com/chunkview/chunkview/ui/components/diffview"
 	"github.com/chunkview/chunkview/ui/components/picker"
@@ -55,5 +57,14 @@ func (c Common) NewSearch() search.Model {
 func (c Common) NewDiff() diffview.Model {
 	m := diffview.New().WithScrollKeys(c.Keys.Scroll)
 	m.KeyMap, m.Styles = c.Keys.Changes, c.Styles.Diff
+	return m
+}
+
+// NewArrowViewer is NewViewer scrolled sideways by the arrows alone: for the
+// screens where h and l mean something else (l shows a log).
+func (c Common) NewArrowViewer() viewer.Model {
+	m := c.NewViewer()
+	m.KeyMap.Left = key.NewBinding(key.WithKeys("left"), key.WithHelp("←", "scroll left"))
+	m.KeyMap.Right = key.NewBinding(key.WithKeys("right"), key.WithHelp("→", "scroll right"))
 	return m
 }

@@ -23,6 +23,8 @@ type KeyMap struct {
 	Chunks   ChunksKeyMap
 	Diff     DiffKeyMap
 	Status   StatusKeyMap
+	Pods     PodsKeyMap
+	Log      LogKeyMap
 	Dialog   dialog.KeyMap
 	Picker   picker.KeyMap
 	Search   search.KeyMap
@@ -103,6 +105,31 @@ type RevisionKeyMap struct {
 // StatusKeyMap are the keys of the resources view.
 type StatusKeyMap struct {
 	Refresh key.Binding
+	// Pods lists the Pods of the selected workload, with their events.
+	Pods key.Binding
+	// Logs shows a container's log of the selected workload (its failing
+	// one first), Describe its conditions, owner, images and probes.
+	Logs     key.Binding
+	Describe key.Binding
+}
+
+// PodsKeyMap are the keys of a workload's Pods, beside the list's moves.
+type PodsKeyMap struct {
+	Refresh  key.Binding
+	Logs     key.Binding
+	Describe key.Binding
+}
+
+// LogKeyMap are the keys of a container's log, beside the scroll and search
+// keys.
+type LogKeyMap struct {
+	// Follow streams the lines as they are written, and stops.
+	Follow key.Binding
+	// Previous shows the run before the last restart, and the current again.
+	Previous key.Binding
+	// Container shows the next container of the object's Pods.
+	Container key.Binding
+	Reveal    key.Binding
 }
 
 // ChunksKeyMap are the keys of the chunk layout.
@@ -185,7 +212,21 @@ func DefaultKeyMap() KeyMap {
 			Refresh: b(k("r"), "r", "refresh"),
 		},
 		Status: StatusKeyMap{
-			Refresh: b(k("r"), "r", "read again"),
+			Refresh:  b(k("r"), "r", "read again"),
+			Pods:     b(k("enter"), "enter", "Pods"),
+			Logs:     b(k("l"), "l", "log"),
+			Describe: b(k("d"), "d", "describe"),
+		},
+		Pods: PodsKeyMap{
+			Refresh:  b(k("r"), "r", "read again"),
+			Logs:     b(k("l"), "l", "log"),
+			Describe: b(k("d"), "d", "describe"),
+		},
+		Log: LogKeyMap{
+			Follow:    b(k("f"), "f", "follow on/off"),
+			Previous:  b(k("p"), "p", "previous run on/off"),
+			Container: b(k("tab"), "tab", "next container"),
+			Reveal:    b(k("v"), "v", "reveal/mask secrets"),
 		},
 		Diff: DiffKeyMap{
 			Reveal:  b(k("v"), "v", "reveal/mask secrets"),

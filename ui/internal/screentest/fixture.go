@@ -519,3 +519,21 @@ func DemoClient(t *testing.T, adjust func(*kube.Config)) (*fakeapi.Cluster, *kub
 	}
 	return c, kube.New(c.Clientset(), c.Metadata(), demo.DiscardKubeClients, cfg)
 }
+
+// DemoLive is the demo's cluster as --demo builds it, live objects included
+// (the stuck rollout's crashing Pods and their logs, the failed migration
+// hook's), with only the samples named, on the tests' clock.
+func DemoLive(t testing.TB, only ...string) *kube.Client {
+	t.Helper()
+	c := fakeapi.NewCluster()
+	if _, err := demo.Seed(t.Context(), c, demo.SeedOptions{Only: only, Now: Now}); err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config()
+	cfg.AllNamespaces, cfg.Namespace, cfg.Demo = true, "", true
+	cfg.Drivers = kube.AllDrivers
+	return kube.New(c.Clientset(), c.Metadata(), demo.DiscardKubeClients, cfg).
+		WithLive(c.Dynamic(), func() (*kube.LiveClients, error) {
+			return kube.NewLiveClients(c.Dynamic(), c.Metadata(), c.Clientset().Discovery()), nil
+		})
+}

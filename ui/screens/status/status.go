@@ -3,6 +3,7 @@ package status
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -48,11 +49,14 @@ type Screen struct {
 	served  *apis.Served
 	apis    *apis.Report
 	apisRev int
+	// sel is the object under the cursor (see items), selLine the line it is
+	// drawn on.
+	sel, selLine int
 }
 
 // New opens the status of revision rev of a release (0: the latest).
 func New(c common.Common, ns, name string, rev int) *Screen {
-	return &Screen{Common: c, ns: ns, name: name, rev: rev, vp: c.NewViewer()}
+	return &Screen{Common: c, ns: ns, name: name, rev: rev, vp: c.NewArrowViewer(), selLine: -1}
 }
 
 // SetSend gives the screen the program's Send, for the watch's updates.
@@ -133,10 +137,10 @@ const statusHeadLines = 2
 
 // Help returns its keys for the help line and the overlay.
 func (s *Screen) Help() common.HelpKeys {
-	k, sc := s.Keys.Status, s.Keys.Scroll
+	k, sc := s.Keys.Status, s.vp.KeyMap
 	return common.HelpKeys{
-		Short: []key.Binding{k.Refresh, sc.Down, sc.PageDown},
-		Full:  [][]key.Binding{sc.Bindings(), {k.Refresh}},
+		Short: []key.Binding{k.Pods, k.Logs, k.Describe, k.Refresh, s.Keys.List.Down},
+		Full:  [][]key.Binding{{s.Keys.List.Up, s.Keys.List.Down, k.Pods, k.Logs, k.Describe, k.Refresh}, sc.Bindings()[2:]},
 	}
 }
 
@@ -154,6 +158,7 @@ func (s *Screen) Update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		s.st = msg.St
+		s.sel = firstNotCurrent(msg.St)
 		s.rerender()
 		return tea.Batch(s.follow(msg.St), s.checkAPIs())
 	case common.ServedMsg:
@@ -193,6 +198,9 @@ func (s *Screen) Update(msg tea.Msg) tea.Cmd {
 		case key.Matches(msg, s.Keys.Status.Refresh):
 			return s.reload()
 		}
+		if cmd, ok := s.drillKey(msg); ok {
+			return cmd
+		}
 		var cmd tea.Cmd
 		s.vp, cmd = s.vp.Update(msg)
 		return cmd
@@ -212,7 +220,14 @@ func (s *Screen) rerender() {
 	case s.st == nil:
 		s.vp.SetContent(s.Styles.Dim.Render("Reading the objects…"))
 	default:
-		s.vp.SetContent(s.apisLines() + renderStatusBody(s.Styles, s.st, s.Width, s.Now()))
+		s.sel = min(s.sel, max(len(s.items())-1, 0))
+		apis := s.apisLines()
+		body, line := renderStatusRows(s.Styles, s.st, s.Width, s.Now(), s.sel)
+		s.selLine = -1
+		if line >= 0 {
+			s.selLine = line + strings.Count(apis, "\n")
+		}
+		s.vp.SetContent(apis + body)
 	}
 	s.vp.SetYOffset(y)
 }

@@ -47,7 +47,15 @@ var (
 // renderStatusBody draws the objects, the hooks and the Warning events of a
 // status at the given width, measured against now. It is pure.
 func renderStatusBody(st *theme.Styles, s *live.ReleaseStatus, width int, now time.Time) string {
+	body, _ := renderStatusRows(st, s, width, now, -1)
+	return body
+}
+
+// renderStatusRows is renderStatusBody with item sel marked (an object, then
+// a hook: see Screen.items), and the line it is drawn on (-1 when none is).
+func renderStatusRows(st *theme.Styles, s *live.ReleaseStatus, width int, now time.Time, sel int) (string, int) {
 	r := render.StatusOf(s, now)
+	selLine := -1
 	var lines []string
 	add := func(xs ...string) {
 		for _, x := range xs {
@@ -60,15 +68,21 @@ func renderStatusBody(st *theme.Styles, s *live.ReleaseStatus, width int, now ti
 	for _, n := range r.Remarks {
 		add(common.Paint(st, human.WrapCells("note: "+n.Text, width), n.Meaning))
 	}
-
-	add(resourceLines(st, r.Resources, width)...)
-
+	if sel >= 0 && sel < len(r.Resources.Rows) {
+		selLine = len(lines) + 1 + sel
+	}
+	add(resourceLines(st, r.Resources, width, sel)...)
 	add("", st.Title.Render("Hooks"))
 	if len(r.Hooks) == 0 {
 		add(st.Dim.Render("  none"))
 	}
-	for _, h := range r.Hooks {
-		add(hookLines(st, h, width)...)
+	for i, h := range r.Hooks {
+		hl := hookLines(st, h, width)
+		if sel == len(r.Resources.Rows)+i {
+			selLine = len(lines)
+			hl[0] = st.Cursor.Render("▶") + ansi.Cut(hl[0], 1, width)
+		}
+		add(hl...)
 	}
 
 	add("", st.Title.Render("Warning events")+st.Dim.Render(" · newest first"))
@@ -86,12 +100,12 @@ func renderStatusBody(st *theme.Styles, s *live.ReleaseStatus, width int, now ti
 	if r.EventsOmitted > 0 {
 		add(st.Dim.Render(fmt.Sprintf("  … and %d older", r.EventsOmitted)))
 	}
-	return strings.Join(lines, "\n")
+	return strings.Join(lines, "\n"), selLine
 }
 
 // resourceLines draws the objects' table: KIND and NAME as wide as their
 // longest values, up to their layout's widths.
-func resourceLines(st *theme.Styles, t render.Table, width int) []string {
+func resourceLines(st *theme.Styles, t render.Table, width, sel int) []string {
 	cols := common.TableColumns(t, resourceLayout)
 	for i, c := range cols {
 		if c.Title == "KIND" || c.Title == "NAME" {
@@ -105,7 +119,11 @@ func resourceLines(st *theme.Styles, t render.Table, width int) []string {
 	cols = table.FitColumns(cols, width)
 	out := []string{table.RenderHeader(cols, &st.TableHeader)}
 	for i := range t.Rows {
-		out = append(out, table.RenderRow(cols, common.TableCells(st, t, i, "STATUS"), "  "))
+		gutter := "  "
+		if i == sel {
+			gutter = st.Cursor.Render("▶") + " "
+		}
+		out = append(out, table.RenderRow(cols, common.TableCells(st, t, i, "STATUS"), gutter))
 	}
 	return out
 }
