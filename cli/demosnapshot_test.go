@@ -1,12 +1,15 @@
 package cli_test
 
 import (
+	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/chunkview/chunkview/cli"
+	"github.com/chunkview/chunkview/kube"
 )
 
 // TestDemoFromSnapshot: a whole-demo command started from the snapshot the
@@ -40,5 +43,37 @@ func TestDemoFromSnapshot(t *testing.T) {
 		if err != nil || !after.ModTime().Equal(before.ModTime()) {
 			t.Errorf("%v: the snapshot was made again rather than read (%v)", args, err)
 		}
+	}
+}
+
+// TestDemoViewKeepsSnapshot: the view opens at once on a cold cache, and the
+// snapshot is made beside it (on a cluster of its own, which the view's
+// operator and operations never touch); the next view starts from it, every
+// sample there from its first list.
+func TestDemoViewKeepsSnapshot(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	var files []string
+	app := &cli.App{DemoCache: dir, TUITerminal: func(io.Reader, io.Writer) bool { return true },
+		TUI: func(context.Context, *kube.Client, cli.Session) error {
+			for deadline := time.Now().Add(2 * time.Minute); len(files) == 0 && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+				files, _ = filepath.Glob(filepath.Join(dir, "demo-demo-*.snap"))
+			}
+			return nil
+		}}
+	mustCode(t, runDemo(t, app), cli.ExitOK)
+	if len(files) != 1 {
+		t.Fatalf("the view kept no snapshot: %v", files)
+	}
+	var first []kube.ReleaseRow
+	app = &cli.App{DemoCache: dir, TUITerminal: func(io.Reader, io.Writer) bool { return true },
+		TUI: func(ctx context.Context, c *kube.Client, _ cli.Session) error {
+			var err error
+			first, err = c.Releases(ctx)
+			return err
+		}}
+	mustCode(t, runDemo(t, app), cli.ExitOK)
+	if len(first) != 9 {
+		t.Errorf("the view started from the snapshot lists %d releases at once, want the 9 samples", len(first))
 	}
 }

@@ -185,7 +185,7 @@ func (s Snapshots) Open(variant string, opts SeedOptions, base func() time.Time)
 		return nil, false
 	}
 	clock := NewClock(made, base)
-	c.SetClock(clock.Now)
+	c.SetClock(clock.Now) // what the demo creates from now on is dated by it
 	return &Started{Cluster: c, Clock: clock, Live: startedLive(), Restored: true}, true
 }
 

@@ -2,6 +2,7 @@ package demo
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/chunkview/chunkview/internal/fakeapi"
+	"github.com/chunkview/chunkview/storage"
 )
 
 // snapOpts are the samples these tests snapshot: two, one with damage, one
@@ -64,6 +66,14 @@ func TestSnapshotStartsTheSameCluster(t *testing.T) {
 	}
 	if first.Restored || !first.Clock.Now().Equal(snapT0) {
 		t.Fatalf("first start: restored %v, clock %v", first.Restored, first.Clock.Now())
+	}
+	// The chunked records are dated by the demo's clock too.
+	idx, err := first.Cluster.Clientset().CoreV1().Secrets("demo").Get(t.Context(), "sh.helm.release.v1.podinfo.v4", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := idx.Labels[storage.LabelCreatedAt], fmt.Sprint(snapT0.Unix()); got != want || !idx.CreationTimestamp.Time.Equal(snapT0) {
+		t.Errorf("podinfo's index: createdAt %s, created %v; want %s, %v", got, idx.CreationTimestamp.Time, want, snapT0)
 	}
 	later := snapT0.Add(5 * time.Hour)
 	second, err := s.Start(t.Context(), "demo", snapOpts, fixedAt(later))
@@ -168,7 +178,7 @@ func TestCorruptSnapshotRebuilt(t *testing.T) {
 		t.Fatal(err)
 	}
 	flipped := append([]byte{}, good...)
-	flipped[len(flipped)-100] ^= 0x40
+	flipped[len(flipped)/2] ^= 0x40
 	for name, bad := range map[string][]byte{"cut": good[:len(good)/2], "flipped": flipped, "garbage": []byte("not a snapshot"), "empty": nil} {
 		if err := os.WriteFile(path, bad, 0o600); err != nil {
 			t.Fatal(err)
