@@ -22,7 +22,11 @@ func TestDemoFromSnapshot(t *testing.T) {
 	t0 := time.Date(2026, 11, 2, 9, 30, 0, 0, time.UTC)
 	at := func(t time.Time) func() time.Time { return func() time.Time { return t } }
 	dir := t.TempDir()
-	for _, args := range [][]string{{"ls", "-A"}, {"verify"}, {"gc", "--dry-run"}, {"__complete", "history", ""}} {
+	// The whole-demo commands, then commands on one release, which read the
+	// snapshot once there is one: fix-stuck's JSON dates when the stuck
+	// revision began, status the objects' ages.
+	for _, args := range [][]string{{"ls", "-A"}, {"verify"}, {"gc", "--dry-run"}, {"__complete", "history", ""},
+		{"fix-stuck", "payments-api", "-o", "json"}, {"status", "web-frontend"}} {
 		fresh := runDemo(t, &cli.App{Now: at(t0), DemoCache: "off"}, args...)
 		first := runDemo(t, &cli.App{Now: at(t0), DemoCache: dir}, args...)
 		files, _ := filepath.Glob(filepath.Join(dir, "demo-demo-*.snap"))

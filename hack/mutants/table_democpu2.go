@@ -20,7 +20,7 @@ var demoCPU2Mutants = []mutant{
 		Name:      "snapshot-key-ignores-seed",
 		File:      "demo/snapshot.go",
 		Find:      `sum := sha256.Sum256(fmt.Appendf(nil, "%s\n%s\n%s\nintact=%v\nonly=%s", snapshotFormat, s.Key, variant, opts.Intact, only))`,
-		Replace:   `sum := sha256.Sum256(fmt.Appendf(nil, "%s\n%s\n%s\nintact=%v\nonly=%s", snapshotFormat, s.Key, variant, false, "all"))`,
+		Replace:   `sum := sha256.Sum256(fmt.Appendf(nil, "%s\n%s\n%s\nintact=%v\nonly=%s", snapshotFormat, s.Key, variant, false, only[:0]+"all"))`,
 		Guarantee: "a snapshot is read only for the samples and damage it was seeded with",
 		Kill:      []target{{"./demo", "TestSnapshotNotReused"}},
 	},
