@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 	"time"
 
@@ -42,6 +43,11 @@ func TestDemoFromSnapshot(t *testing.T) {
 			if r.code != fresh.code || r.stdout != fresh.stdout || r.stderr != fresh.stderr {
 				t.Errorf("%v: %s differs from a fresh demo:\n%s\nfresh:\n%s", args, name, r, fresh)
 			}
+		}
+		// The oracle of the ages themselves: payments-api went pending 47
+		// minutes before the demo's Now (demo.Seed).
+		if args[0] == "ls" && !regexp.MustCompile(`payments-api .* pending-upgrade .* 47m `).MatchString(later.stdout) {
+			t.Errorf("ls from the snapshot: payments-api is not 47m pending:\n%s", later.stdout)
 		}
 		after, err := os.Stat(files[0])
 		if err != nil || !after.ModTime().Equal(before.ModTime()) {
