@@ -81,6 +81,48 @@ func (r *run) demoContext(ctx context.Context, name string) (*kube.Client, error
 		return nil, kube.NoContextError(name, "the demo", []string{DemoContext, DemoStagingContext})
 	}
 	if r.demoRelease != "" {
+		operate = operate && r.demoRelease == demo.OperatorRelease
+	}
+	st, err := r.startDemo(ctx, name, seed)
+	if err != nil {
+		return nil, fmt.Errorf("start the demo cluster %s: %w", name, err)
+	}
+	if operate {
+		// A simulated operator keeps upgrading podinfo, so that the live view
+		// has something to show; it ends with the command.
+		opOpts.Now = st.Clock.Now
+		go demo.RunOperator(ctx, st.Cluster, opOpts)
+	}
+	cfg.Demo, cfg.Now = true, st.Clock.Now
+	if name != DemoContext {
+		cfg.Context = name
+	}
+	return kube.New(st.Cluster.Clientset(), st.Cluster.Metadata(), demo.DiscardKubeClients, cfg).
+		WithLive(st.Cluster.Dynamic(), demoLive(st.Cluster, st.Live)), nil
+}
+
+// startDemo returns the cluster of demo context name, holding what seed
+// writes: read back from its snapshot when the demo kept one (see
+// demo.Snapshots), else seeded. A whole-demo command seeds every sample and
+// keeps the snapshot for the next start; a command on one release writes that
+// release alone, and the view opens on the quick samples and takes the rest
+// as they land, then keeps the snapshot (made apart from the view's cluster,
+// which the operator and the user change).
+func (r *run) startDemo(ctx context.Context, name string, seed demo.SeedOptions) (*demo.Started, error) {
+	snaps := demo.DefaultSnapshots(func(k string) string {
+		if k == demo.CacheEnv && r.app.DemoCache != "" {
+			return r.app.DemoCache
+		}
+		return os.Getenv(k)
+	})
+	if st, ok := snaps.Open(name, seed, r.app.Now); ok {
+		return st, nil
+	}
+	if r.demoRelease == "" && !r.demoLazy {
+		return snaps.Start(ctx, name, seed, r.app.Now)
+	}
+	whole := seed
+	if r.demoRelease != "" {
 		// A command on one release needs that release alone (and its damage):
 		// the others would cost most of the start for nothing.
 		only := []string{}
@@ -88,30 +130,30 @@ func (r *run) demoContext(ctx context.Context, name string) (*kube.Client, error
 			only = append(only, r.demoRelease)
 		}
 		seed.Only = only
-		operate = operate && r.demoRelease == demo.OperatorRelease
 	}
+	clock := demo.NewClock(r.now(), r.app.Now)
 	cluster := fakeapi.NewCluster()
-	seed.Live = demo.NewLive()
-	if r.demoLazy {
-		// The view opens at once on the quick samples; the rest follow
-		// through its live watch.
-		if _, err := demo.SeedInBackground(ctx, cluster, seed); err != nil {
-			return nil, fmt.Errorf("start the demo cluster %s: %w", name, err)
-		}
-	} else if _, err := demo.Seed(ctx, cluster, seed); err != nil {
-		return nil, fmt.Errorf("start the demo cluster %s: %w", name, err)
+	cluster.SetClock(clock.Now)
+	seed.Now, seed.Live = clock.Made(), demo.NewLive()
+	st := &demo.Started{Cluster: cluster, Clock: clock, Live: seed.Live}
+	if r.demoRelease != "" {
+		_, err := demo.Seed(ctx, cluster, seed)
+		return st, err
 	}
-	if operate {
-		// A simulated operator keeps upgrading podinfo, so that the live view
-		// has something to show; it ends with the command.
-		go demo.RunOperator(ctx, cluster, opOpts)
+	// The view opens at once on the quick samples; the rest follow through
+	// its live watch.
+	seeding, err := demo.SeedInBackground(ctx, cluster, seed)
+	if err != nil {
+		return nil, err
 	}
-	cfg.Demo = true
-	if name != DemoContext {
-		cfg.Context = name
+	if snaps.Dir != "" {
+		go func() {
+			if _, err := seeding.Wait(); err == nil && ctx.Err() == nil {
+				_, _ = snaps.Start(ctx, name, whole, r.app.Now)
+			}
+		}()
 	}
-	return kube.New(cluster.Clientset(), cluster.Metadata(), demo.DiscardKubeClients, cfg).
-		WithLive(cluster.Dynamic(), demoLive(cluster, seed.Live)), nil
+	return st, nil
 }
 
 // demoLive builds the clients that read the demo cluster's live objects as

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/chunkview/chunkview/cli"
+	"github.com/chunkview/chunkview/demo"
 	"github.com/chunkview/chunkview/internal/kubetest"
 	"github.com/chunkview/chunkview/internal/testcluster"
 )
@@ -19,7 +20,17 @@ import (
 // cluster is the real API server and etcd the CLI is pointed at.
 var cluster *testcluster.Cluster
 
-func TestMain(m *testing.M) { testcluster.Main(m, &cluster) }
+func TestMain(m *testing.M) {
+	// The demo keeps its snapshots in a directory of this run's, never in the
+	// user's cache: the demo tests share it, as a user's commands do.
+	dir, err := os.MkdirTemp("", "chunkview-demo-cache-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv(demo.CacheEnv, dir)
+	testcluster.AtExit(func() { os.RemoveAll(dir) })
+	testcluster.Main(m, &cluster)
+}
 
 // env is one test's namespace on the test cluster and a kubeconfig that reaches it,
 // as a user would have.

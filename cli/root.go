@@ -31,6 +31,10 @@ type App struct {
 	Stats *kube.Stats
 	// Now is the clock ages are measured against; nil means time.Now.
 	Now func() time.Time
+	// DemoCache is the directory --demo keeps its snapshots in (see
+	// demo.Snapshots), in place of CHUNKVIEW_DEMO_CACHE's; "off" keeps none.
+	// Tests set it.
+	DemoCache string
 	// TUITerminal reports whether the interactive view can run on the streams
 	// given to Run. Nil means a check that stdout is a terminal and keys can be
 	// read (tuiTerminal). Tests replace it.
@@ -123,7 +127,12 @@ type run struct {
 	demoLazy    bool
 }
 
+// now is the connected client's clock (the demo's under --demo, which starts
+// at its snapshot's moment), else the App's.
 func (r *run) now() time.Time {
+	if r.client != nil {
+		return r.client.Now()
+	}
 	if r.app.Now != nil {
 		return r.app.Now()
 	}

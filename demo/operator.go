@@ -33,6 +33,9 @@ type OperatorOptions struct {
 	// Pending is how long a new revision stays pending-upgrade before it is
 	// deployed: two seconds, or a third of Every when that is shorter.
 	Pending time.Duration
+	// Now dates the revisions it writes; nil means time.Now. Give it the
+	// demo's Clock.
+	Now func() time.Time
 }
 
 // ParseOperatorEnv reads OperatorEnv's value: "" the default pace, "off" no
@@ -57,7 +60,13 @@ func ParseOperatorEnv(v string) (opts OperatorOptions, ok bool, err error) {
 // new one deployed, as Helm's upgrade action does. It lets the live view be seen
 // without a cluster. Errors (the release was uninstalled, say) skip a round.
 func RunOperator(ctx context.Context, c *fakeapi.Cluster, opts OperatorOptions) {
-	drv := storage.NewDriver(c.Clientset().CoreV1().Secrets(OperatorNamespace), storage.HelmOwner, DriverConfig())
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	cfg := DriverConfig()
+	cfg.Now = now
+	drv := storage.NewDriver(c.Clientset().CoreV1().Secrets(OperatorNamespace), storage.HelmOwner, cfg)
 	for {
 		every := opts.Every
 		if every <= 0 {
@@ -70,7 +79,7 @@ func RunOperator(ctx context.Context, c *fakeapi.Cluster, opts OperatorOptions) 
 		if !wait(ctx, every) {
 			return
 		}
-		rel, err := upgradeOnce(drv)
+		rel, err := upgradeOnce(drv, now())
 		if err != nil {
 			continue
 		}
@@ -85,7 +94,7 @@ func RunOperator(ctx context.Context, c *fakeapi.Cluster, opts OperatorOptions) 
 
 // upgradeOnce stores the next revision of podinfo, pending-upgrade, and
 // supersedes the deployed one.
-func upgradeOnce(drv *storage.ChunkedSecrets) (*release.Release, error) {
+func upgradeOnce(drv *storage.ChunkedSecrets, at time.Time) (*release.Release, error) {
 	rels, err := drv.Query(map[string]string{"name": OperatorRelease, "owner": storage.HelmOwner})
 	if err != nil {
 		return nil, err
@@ -108,8 +117,7 @@ func upgradeOnce(drv *storage.ChunkedSecrets) (*release.Release, error) {
 	info := *latest.Info
 	next.Info = &info
 	next.Version = latest.Version + 1
-	now := helmtime.Now()
-	next.Info.FirstDeployed, next.Info.LastDeployed = latest.Info.FirstDeployed, now
+	next.Info.FirstDeployed, next.Info.LastDeployed = latest.Info.FirstDeployed, helmtime.Time{Time: at}
 	next.Info.Status = release.StatusPendingUpgrade
 	next.Info.Description = "Preparing upgrade"
 	cfg := map[string]any{}

@@ -216,7 +216,13 @@ func newSeeding(ctx context.Context, c *fakeapi.Cluster, opts SeedOptions) (*see
 	cfg := opts.Driver
 	if cfg.ChunkSize == 0 && cfg.MaxReadChunks == 0 && cfg.MaxWriteChunks == 0 {
 		cfg = DriverConfig()
-		cfg.Log, cfg.Timeout, cfg.MaxDecodedBytes = opts.Driver.Log, opts.Driver.Timeout, opts.Driver.MaxDecodedBytes
+		cfg.Log, cfg.Timeout, cfg.MaxDecodedBytes, cfg.Now = opts.Driver.Log, opts.Driver.Timeout, opts.Driver.MaxDecodedBytes, opts.Driver.Now
+	}
+	if cfg.Now == nil {
+		// The records' createdAt and modifiedAt labels are dated as their
+		// Secrets' creationTimestamps are: by the cluster's clock (a demo's
+		// Clock), taken now, as the live objects' writes set it for a moment.
+		cfg.Now = c.Clock()
 	}
 	all := samples()
 	if opts.Only != nil {

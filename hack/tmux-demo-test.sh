@@ -34,6 +34,9 @@ fi
 
 timeout=${TMUX_TEST_TIMEOUT:-15}
 tmpdir=$(mktemp -d "${TMPDIR:-/tmp}/chunkview-tmux.XXXXXX")
+# The demo keeps its snapshot in this run's directory, never the user's cache:
+# the first start seeds, the later ones read it back, as a user's would.
+export CHUNKVIEW_DEMO_CACHE=$tmpdir/demo-cache
 socket=$tmpdir/tmux.sock
 session=demo
 step="starting"

@@ -87,6 +87,11 @@ func New(cs kubernetes.Interface, md metadata.Interface, apply ApplySource, cfg 
 	if cfg.Owner == "" {
 		cfg.Owner = storage.HelmOwner
 	}
+	if cfg.Driver.Now == nil {
+		// The records' labels and the pending lease are dated by the same
+		// clock as the ages measured from them.
+		cfg.Driver.Now = cfg.Now
+	}
 	size := cfg.DetailsCacheBytes
 	if size == 0 {
 		size = DefaultDetailsCacheBytes

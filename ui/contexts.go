@@ -58,7 +58,8 @@ func (m *model) contextSwitched(msg ctxSwitchedMsg) tea.Cmd {
 		m.status, m.statusErr = fmt.Sprintf("Still on %s: cannot switch to context %s. %s", m.contextLabel(), msg.name, common.ShortError(msg.err)), true
 		return nil
 	}
-	m.Common.Client, m.Common.KubeContext, m.Common.Layouts = msg.client, msg.name, common.NewLayoutCache()
+	m.Common.SetClient(msg.client)
+	m.Common.KubeContext, m.Common.Layouts = msg.name, common.NewLayoutCache()
 	rs := releases.New(m.Common)
 	w, h := m.bodySize()
 	rs.SetSize(w, h)

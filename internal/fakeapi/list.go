@@ -93,6 +93,13 @@ func decodeContinue(ns, tok string) (after string, err error) {
 // set, with the list's metadata. Unlike etcd, later pages are read from the current
 // state rather than from the first page's snapshot.
 func (s *store) list(gvr schema.GroupVersionResource, ns string, opts metav1.ListOptions) ([]object, metav1.ListMeta, error) {
+	return listAs(s, gvr, ns, opts, copyOf)
+}
+
+// listAs is list, each object handed out as as makes it from the stored one,
+// under the store's lock: the metadata client copies the metadata alone,
+// not megabytes of Secret data it would drop.
+func listAs[T any](s *store, gvr schema.GroupVersionResource, ns string, opts metav1.ListOptions, as func(object) T) ([]T, metav1.ListMeta, error) {
 	ls, fs, err := selectors(gvr, opts)
 	if err != nil {
 		return nil, metav1.ListMeta{}, err
@@ -119,9 +126,9 @@ func (s *store) list(gvr schema.GroupVersionResource, ns string, opts metav1.Lis
 			lm.RemainingItemCount = &rest
 		}
 	}
-	out := make([]object, len(found))
+	out := make([]T, len(found))
 	for i, o := range found {
-		out[i] = copyOf(o)
+		out[i] = as(o)
 	}
 	return out, lm, nil
 }

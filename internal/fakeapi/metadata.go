@@ -81,13 +81,13 @@ func (r metadataResource) List(ctx context.Context, opts metav1.ListOptions) (*m
 	if err := r.begin(ctx, VerbList, nil); err != nil {
 		return nil, err
 	}
-	items, lm, err := r.cluster.store.list(r.gvr, r.ns, opts)
+	items, lm, err := listAs(r.cluster.store, r.gvr, r.ns, opts, asPartial)
 	if err != nil {
 		return nil, err
 	}
 	out := &metav1.PartialObjectMetadataList{ListMeta: lm, Items: make([]metav1.PartialObjectMetadata, len(items))}
-	for i, o := range items {
-		out.Items[i] = *asPartial(o)
+	for i, p := range items {
+		out.Items[i] = *p
 	}
 	return out, nil
 }

@@ -83,8 +83,17 @@ func Main(m *testing.M, dst ...**Cluster) {
 	if err := c.Stop(); err != nil {
 		fmt.Fprintln(os.Stderr, "stop envtest:", err)
 	}
+	for _, f := range atExit {
+		f()
+	}
 	os.Exit(code)
 }
+
+var atExit []func()
+
+// AtExit makes Main call f once the tests have run, before it exits: for what
+// a TestMain set up around them (a directory to remove).
+func AtExit(f func()) { atExit = append(atExit, f) }
 
 var nsCounter atomic.Int64
 

@@ -87,6 +87,10 @@ type Config struct {
 	// them; writes still go to the API server with their preconditions. See
 	// ReleaseCache.
 	Cache *ReleaseCache
+	// Now is the clock of the records' createdAt and modifiedAt labels, of the
+	// pending lease and of a resting index's age; nil means time.Now. The
+	// demo, whose clock starts at its snapshot's moment, gives its own.
+	Now func() time.Time
 }
 
 // record is a release encoded for storage.

@@ -107,9 +107,13 @@ func NewCore[T any](client corev1client.SecretInterface, owner string, cfg Confi
 	if cfg.Log == nil {
 		cfg.Log = func(string, ...interface{}) {}
 	}
+	now := cfg.Now
+	if now == nil {
+		now = time.Now
+	}
 	return &Core[T]{
 		client: client, owner: owner, cfg: cfg, codec: codec, notFound: codec.NotFound(), exists: codec.Exists(),
-		ctx: context.Background(), now: time.Now, reads: newReadSet[T](), cacheOff: new(atomic.Bool),
+		ctx: context.Background(), now: now, reads: newReadSet[T](), cacheOff: new(atomic.Bool),
 	}
 }
 

@@ -27,21 +27,27 @@ type Common struct {
 	Contexts    *kube.Contexts
 
 	Width, Height int
+
+	// clientClock says Now is the client's (Client.Now): it follows the
+	// client when the view switches contexts.
+	clientClock bool
 }
 
 // New is the shared value over client: the default styles and keys (those that
-// change the cluster off when the client is read-only), the clock now (time.Now
-// when nil) and an empty cache of layouts.
+// change the cluster off when the client is read-only), the clock now (the
+// client's when nil: the demo's clock starts at its snapshot's moment) and an
+// empty cache of layouts.
 func New(ctx context.Context, client *kube.Client, now func() time.Time) Common {
 	styles := theme.DefaultStyles()
 	keys := theme.DefaultKeyMap()
 	if client.ReadOnly() {
 		keys.DisableActions()
 	}
-	if now == nil {
-		now = time.Now
+	clientClock := now == nil
+	if clientClock {
+		now = client.Now
 	}
-	return Common{Ctx: ctx, Client: client, Styles: &styles, Keys: &keys, Now: now, Layouts: NewLayoutCache()}
+	return Common{Ctx: ctx, Client: client, Styles: &styles, Keys: &keys, Now: now, Layouts: NewLayoutCache(), clientClock: clientClock}
 }
 
 // SetSize sets the size the screen draws in.
@@ -61,8 +67,17 @@ func (c *Common) Where(ns string) string {
 
 // withClient returns a copy of c reading through client.
 func (c Common) withClient(client *kube.Client) Common {
-	c.Client = client
+	c.SetClient(client)
 	return c
+}
+
+// SetClient makes c read through client, and read its clock when it read the
+// previous client's.
+func (c *Common) SetClient(client *kube.Client) {
+	c.Client = client
+	if c.clientClock {
+		c.Now = client.Now
+	}
 }
 
 // LayoutCache holds the largest Secret of layouts seen, by record (see RowID).
