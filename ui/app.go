@@ -132,13 +132,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	var cmds []tea.Cmd
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
-		m.termWidth, m.termHeight = msg.Width, msg.Height
-		m.help.SetWidth(msg.Width)
-		m.cmd.input.SetWidth(max(msg.Width-2, 1))
-		w, h := m.bodySize()
-		for _, s := range m.stack {
-			s.SetSize(w, h)
-		}
+		m.resize(msg)
 		return m, nil
 
 	case tea.KeyPressMsg:
@@ -154,14 +148,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, cmd
 
 	case common.PushMsg:
-		if l, ok := msg.S.(common.Sender); ok {
-			l.SetSend(m.send)
-		}
-		w, h := m.bodySize()
-		msg.S.SetSize(w, h)
-		m.stack = append(m.stack, msg.S)
-		m.status = ""
-		return m, tea.Batch(msg.S.Init(), m.startSpinner())
+		return m, m.push(msg.S)
 
 	case common.PopMsg:
 		m.popScreen()
@@ -179,42 +166,18 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.contextSwitched(msg)
 
 	case common.ToggleWatchMsg:
-		m.watch = !m.watch
-		m.setLive(m.watch)
-		if m.watch {
-			m.status, m.statusErr = "Live: rows change as revisions are written.", false
-			return m, tea.Batch(m.startLive(), m.startSpinner())
-		}
-		m.stopLive()
-		m.polling, m.pollNote = false, ""
-		m.status, m.statusErr = "Live view off: r refreshes.", false
-		return m, nil
+		return m, m.toggleWatch()
 
 	case clockMsg:
 		// Only the redraw after it: the ages count up.
 		return m, nil
 
 	case common.LiveMsg:
-		if !m.watch || msg.Gen != m.liveGen {
-			return m, nil
+		cmd, handled := m.takeLive(msg)
+		if handled {
+			return m, cmd
 		}
-		switch msg.Ev.Type {
-		case kube.WatchHealth:
-			cmds = append(cmds, m.takeHealth(msg.Ev))
-		case kube.WatchSynced:
-			m.liveSynced = true
-		}
-		if msg.Ev.Type == kube.WatchMode {
-			m.polling, m.pollNote = msg.Ev.Polling, msg.Ev.Note
-			switch {
-			case msg.Ev.Polling:
-				m.status, m.statusErr = liveModeStatus(msg.Ev), true
-			case msg.Ev.Note != "":
-				// A store the live view cannot follow: LIVE holds for the rest.
-				m.status, m.statusErr = "Live, except: "+msg.Ev.Note+".", true
-			}
-			return m, nil
-		}
+		cmds = append(cmds, cmd)
 
 	case nsCheckedMsg:
 		return m, m.namespaceChecked(msg)
@@ -235,6 +198,71 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	cmds = append(cmds, m.startSpinner())
 	return m, tea.Batch(cmds...)
+}
+
+// resize gives the new terminal size to the help, the command line and every
+// screen on the stack.
+func (m *model) resize(msg tea.WindowSizeMsg) {
+	m.termWidth, m.termHeight = msg.Width, msg.Height
+	m.help.SetWidth(msg.Width)
+	m.cmd.input.SetWidth(max(msg.Width-2, 1))
+	w, h := m.bodySize()
+	for _, s := range m.stack {
+		s.SetSize(w, h)
+	}
+}
+
+// push opens screen s on top of the stack.
+func (m *model) push(s common.Screen) tea.Cmd {
+	if l, ok := s.(common.Sender); ok {
+		l.SetSend(m.send)
+	}
+	w, h := m.bodySize()
+	s.SetSize(w, h)
+	m.stack = append(m.stack, s)
+	m.status = ""
+	return tea.Batch(s.Init(), m.startSpinner())
+}
+
+// toggleWatch turns the live view on or off, and says so.
+func (m *model) toggleWatch() tea.Cmd {
+	m.watch = !m.watch
+	m.setLive(m.watch)
+	if m.watch {
+		m.status, m.statusErr = "Live: rows change as revisions are written.", false
+		return tea.Batch(m.startLive(), m.startSpinner())
+	}
+	m.stopLive()
+	m.polling, m.pollNote = false, ""
+	m.status, m.statusErr = "Live view off: r refreshes.", false
+	return nil
+}
+
+// takeLive takes an event of the live view's watch: one of a watch stopped since
+// is dropped, a change of the watch's mode is said in the status line; both are
+// handled here. Any other event goes on to the screens (handled false), with the
+// command its health check needs.
+func (m *model) takeLive(msg common.LiveMsg) (cmd tea.Cmd, handled bool) {
+	if !m.watch || msg.Gen != m.liveGen {
+		return nil, true
+	}
+	switch msg.Ev.Type {
+	case kube.WatchHealth:
+		cmd = m.takeHealth(msg.Ev)
+	case kube.WatchSynced:
+		m.liveSynced = true
+	case kube.WatchMode:
+		m.polling, m.pollNote = msg.Ev.Polling, msg.Ev.Note
+		switch {
+		case msg.Ev.Polling:
+			m.status, m.statusErr = liveModeStatus(msg.Ev), true
+		case msg.Ev.Note != "":
+			// A store the live view cannot follow: LIVE holds for the rest.
+			m.status, m.statusErr = "Live, except: "+msg.Ev.Note+".", true
+		}
+		return nil, true
+	}
+	return cmd, false
 }
 
 func (m *model) handleKey(msg tea.KeyPressMsg) tea.Cmd {

@@ -362,7 +362,6 @@ func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		s.list, _ = s.list.Update(msg)
 		return nil
 	}
-	k := s.Keys.History
 	for _, a := range s.historyOps() {
 		if key.Matches(msg, *a.key) {
 			if s.denied(a.op) != "" {
@@ -370,54 +369,70 @@ func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			}
 		}
 	}
-	if key.Matches(msg, k.Refresh) {
-		// What OLMv1 says of the owner may have changed too: ask again.
-		s.rowErr, s.checked, s.extAsked, s.ctlAsked = map[string]error{}, map[string]bool{}, "", false
-		if s.ReadOnly() {
-			return s.reload()
-		}
-		// Rights may have changed too (a new RoleBinding), and what the
-		// cluster serves (a CRD that dropped a version): ask again.
-		return tea.Batch(s.reload(), loadPermissions(s.Ctx, s.Client, s.ns), common.LoadServed(s.Ctx, s.Client, true))
-	}
-	if key.Matches(msg, k.Verify) {
-		return s.verifyAll()
-	}
-	if key.Matches(msg, k.Uninstall) && len(s.rows) > 0 {
-		p, err := s.plan()
-		if err != nil {
-			return common.Status(common.ShortError(err), true)
-		}
-		return s.uninstallDialog(p)
-	}
-	if key.Matches(msg, k.Prune) && len(s.rows) > 0 {
-		if len(s.rows) < 2 {
-			return common.Status(s.name+" has one revision: there is nothing to prune.", true)
-		}
-		p, err := s.plan()
-		if err != nil {
-			return common.Status(common.ShortError(err), true)
-		}
-		return s.pruneDialog(p)
-	}
-	if key.Matches(msg, k.FixAPIs) && len(s.rows) > 0 {
-		return s.openFixAPIs()
-	}
-	if key.Matches(msg, k.FixStuck) {
-		l := s.latest()
-		if l == nil || !ops.Stuckable(l.Status) {
-			return common.Status(s.name+" is not pending or uninstalling: there is nothing stuck to fix.", true)
-		}
-		p, err := s.plan()
-		if err != nil {
-			return common.Status(common.ShortError(err), true)
-		}
-		return s.fixStuckDialog(p)
+	if cmd, ok := s.releaseKey(msg); ok {
+		return cmd
 	}
 	sel := s.selected()
 	if sel == nil {
 		return nil
 	}
+	return s.revisionKey(msg, sel)
+}
+
+// releaseKey handles the keys that act on the whole release: refresh, verify,
+// uninstall, prune, fix APIs and fix stuck. ok is false for any other key.
+func (s *Screen) releaseKey(msg tea.KeyPressMsg) (cmd tea.Cmd, ok bool) {
+	k := s.Keys.History
+	if key.Matches(msg, k.Refresh) {
+		// What OLMv1 says of the owner may have changed too: ask again.
+		s.rowErr, s.checked, s.extAsked, s.ctlAsked = map[string]error{}, map[string]bool{}, "", false
+		if s.ReadOnly() {
+			return s.reload(), true
+		}
+		// Rights may have changed too (a new RoleBinding), and what the
+		// cluster serves (a CRD that dropped a version): ask again.
+		return tea.Batch(s.reload(), loadPermissions(s.Ctx, s.Client, s.ns), common.LoadServed(s.Ctx, s.Client, true)), true
+	}
+	if key.Matches(msg, k.Verify) {
+		return s.verifyAll(), true
+	}
+	if key.Matches(msg, k.Uninstall) && len(s.rows) > 0 {
+		p, err := s.plan()
+		if err != nil {
+			return common.Status(common.ShortError(err), true), true
+		}
+		return s.uninstallDialog(p), true
+	}
+	if key.Matches(msg, k.Prune) && len(s.rows) > 0 {
+		if len(s.rows) < 2 {
+			return common.Status(s.name+" has one revision: there is nothing to prune.", true), true
+		}
+		p, err := s.plan()
+		if err != nil {
+			return common.Status(common.ShortError(err), true), true
+		}
+		return s.pruneDialog(p), true
+	}
+	if key.Matches(msg, k.FixAPIs) && len(s.rows) > 0 {
+		return s.openFixAPIs(), true
+	}
+	if key.Matches(msg, k.FixStuck) {
+		l := s.latest()
+		if l == nil || !ops.Stuckable(l.Status) {
+			return common.Status(s.name+" is not pending or uninstalling: there is nothing stuck to fix.", true), true
+		}
+		p, err := s.plan()
+		if err != nil {
+			return common.Status(common.ShortError(err), true), true
+		}
+		return s.fixStuckDialog(p), true
+	}
+	return nil, false
+}
+
+// revisionKey handles the keys that act on the selected revision sel.
+func (s *Screen) revisionKey(msg tea.KeyPressMsg, sel *kube.RevisionRow) tea.Cmd {
+	k := s.Keys.History
 	switch {
 	case key.Matches(msg, k.Open):
 		return common.Push(revision.New(s.Common, *sel))

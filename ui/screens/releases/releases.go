@@ -195,54 +195,10 @@ func (s *Screen) Selected() *ReleaseItem {
 func (s *Screen) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case LoadedMsg:
-		if msg.View != s.ViewName || msg.Gen != s.Gen {
-			return nil
-		}
-		s.loading = false
-		// A partial listing is one of the namespaces or of the stores (or
-		// both, joined): its rows are shown with a note.
-		var partial *kube.PartialError
-		var skipped *kube.StoreSkipError
-		errors.As(msg.Err, &partial)
-		errors.As(msg.Err, &skipped)
-		if msg.Err != nil && partial == nil && skipped == nil {
-			s.Err = msg.Err
-			return nil
-		}
-		// The note goes to the status line when the listing turns partial, not on
-		// every reload.
-		announce := msg.Err != nil && errorText(msg.Err) != s.note
-		s.Err, s.Partial, s.Skipped, s.note = nil, partial, skipped, errorText(msg.Err)
-		s.Loaded = true
-		s.setRows(msg.Rows)
-		if announce {
-			return tea.Batch(s.fillVisible(), common.Status(partialAnnouncement(partial, skipped), true))
-		}
-		return s.fillVisible()
+		return s.takeLoaded(msg)
 
 	case rowcheck.RowDetailsMsg:
-		var cmds []tea.Cmd
-		for i := range s.Items {
-			it := &s.Items[i]
-			l := it.Row.Latest
-			if !msg.Matches(l) {
-				continue
-			}
-			delete(s.Inflight, it.id())
-			if s.verify != nil && msg.Verified && s.verify.Answer(it.id(), l.StorageNamespace+"/"+l.Name, msg.Row, msg.Err) {
-				cmds = append(cmds, s.verify.Result())
-				s.verify = nil
-			}
-			it.Filled, it.reread = true, nil
-			it.Err = msg.Err
-			if msg.Err == nil {
-				it.Row.Latest = msg.Row
-				if msg.Row.Writing {
-					cmds = append(cmds, rowcheck.RecheckLater(msg.Row))
-				}
-			}
-		}
-		return tea.Batch(cmds...)
+		return s.takeDetails(msg)
 
 	case common.ServedMsg, common.APIsMsg:
 		s.apis.Take(msg)
@@ -275,21 +231,7 @@ func (s *Screen) Update(msg tea.Msg) tea.Cmd {
 		return s.takeRelease(msg)
 
 	case common.NamespaceChosenMsg:
-		s.picker = nil
-		s.Client = s.Client.WithNamespace(msg.Ns, msg.All)
-		s.ViewName = namespaceView(s.Client)
-		s.Items, s.Shown, s.Loaded, s.Err, s.Partial, s.Skipped, s.note = nil, nil, false, nil, nil, nil, ""
-		s.list.SetCursor(0)
-		s.list.Fit(0, s.TableHeight())
-		s.Inflight = map[string]bool{}
-		if s.Live {
-			// The watch restarts over the new view and its first list
-			// loads it.
-			s.Gen++
-			s.loading = true
-			return nil
-		}
-		return s.Reload()
+		return s.switchNamespace(msg)
 
 	case common.OpenCtxPickerMsg:
 		return s.openPicker(pickContext, s.contextPicker(), loadContexts(s.Contexts))
@@ -310,6 +252,83 @@ func (s *Screen) Update(msg tea.Msg) tea.Cmd {
 		return cmd
 	}
 	return nil
+}
+
+// takeLoaded takes a listing of the releases: its rows, or the error that left
+// none; a partial listing's rows come with a note, said once in the status line.
+func (s *Screen) takeLoaded(msg LoadedMsg) tea.Cmd {
+	if msg.View != s.ViewName || msg.Gen != s.Gen {
+		return nil
+	}
+	s.loading = false
+	// A partial listing is one of the namespaces or of the stores (or
+	// both, joined): its rows are shown with a note.
+	var partial *kube.PartialError
+	var skipped *kube.StoreSkipError
+	errors.As(msg.Err, &partial)
+	errors.As(msg.Err, &skipped)
+	if msg.Err != nil && partial == nil && skipped == nil {
+		s.Err = msg.Err
+		return nil
+	}
+	// The note goes to the status line when the listing turns partial, not on
+	// every reload.
+	announce := msg.Err != nil && errorText(msg.Err) != s.note
+	s.Err, s.Partial, s.Skipped, s.note = nil, partial, skipped, errorText(msg.Err)
+	s.Loaded = true
+	s.setRows(msg.Rows)
+	if announce {
+		return tea.Batch(s.fillVisible(), common.Status(partialAnnouncement(partial, skipped), true))
+	}
+	return s.fillVisible()
+}
+
+// takeDetails takes a row's details read: the rows of that revision are filled,
+// a verify waiting for it is answered, and one still being written is checked
+// again later.
+func (s *Screen) takeDetails(msg rowcheck.RowDetailsMsg) tea.Cmd {
+	var cmds []tea.Cmd
+	for i := range s.Items {
+		it := &s.Items[i]
+		l := it.Row.Latest
+		if !msg.Matches(l) {
+			continue
+		}
+		delete(s.Inflight, it.id())
+		if s.verify != nil && msg.Verified && s.verify.Answer(it.id(), l.StorageNamespace+"/"+l.Name, msg.Row, msg.Err) {
+			cmds = append(cmds, s.verify.Result())
+			s.verify = nil
+		}
+		it.Filled, it.reread = true, nil
+		it.Err = msg.Err
+		if msg.Err == nil {
+			it.Row.Latest = msg.Row
+			if msg.Row.Writing {
+				cmds = append(cmds, rowcheck.RecheckLater(msg.Row))
+			}
+		}
+	}
+	return tea.Batch(cmds...)
+}
+
+// switchNamespace moves the list to the namespace chosen (or all of them):
+// the rows go, and the list loads there (the watch's first list, when live).
+func (s *Screen) switchNamespace(msg common.NamespaceChosenMsg) tea.Cmd {
+	s.picker = nil
+	s.Client = s.Client.WithNamespace(msg.Ns, msg.All)
+	s.ViewName = namespaceView(s.Client)
+	s.Items, s.Shown, s.Loaded, s.Err, s.Partial, s.Skipped, s.note = nil, nil, false, nil, nil, nil, ""
+	s.list.SetCursor(0)
+	s.list.Fit(0, s.TableHeight())
+	s.Inflight = map[string]bool{}
+	if s.Live {
+		// The watch restarts over the new view and its first list
+		// loads it.
+		s.Gen++
+		s.loading = true
+		return nil
+	}
+	return s.Reload()
 }
 
 // partialAnnouncement says in full what a partial listing left out, for the
