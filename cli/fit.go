@@ -12,6 +12,7 @@ import (
 
 	"github.com/chunkview/chunkview/fit"
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/render"
 	"github.com/chunkview/chunkview/storage"
 )
 
@@ -209,7 +210,7 @@ func (o *fitOptions) examine(ctx context.Context, req fit.Request, base *kube.Up
 		return nil, err
 	}
 	out := &FitResult{
-		Chart: chartName(rls.Chart.Metadata.Name, rls.Chart.Metadata.Version), Release: rls.Name, Namespace: rls.Namespace,
+		Chart: render.ChartName(rls.Chart.Metadata.Name, rls.Chart.Metadata.Version), Release: rls.Name, Namespace: rls.Namespace,
 		Action: "install", Revision: rls.Version, JSONBytes: rep.JSONBytes, Breakdown: rep.Breakdown,
 		Helm: rd.Helm, HelmReason: o.helmReason,
 	}

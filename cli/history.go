@@ -11,6 +11,7 @@ import (
 	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/kube/owner"
+	"github.com/chunkview/chunkview/render"
 )
 
 // History is the output of `history`.
@@ -187,7 +188,7 @@ func (o *historyOptions) Run(ctx context.Context, r *run) error {
 	case !isTable(o.format):
 		err = printStructured(r.stdout, o.format, out)
 	default:
-		widths, err = r.printHistory(out, o.format == FormatWide, o.noHeaders, live != nil)
+		widths, err = r.printHistory(out, rows, o.format == FormatWide, o.noHeaders, live != nil)
 	}
 	if err != nil || live == nil {
 		return err
@@ -227,18 +228,18 @@ table. With -o json it prints one JSON object a line, each an event as kubectl's
 	return cmd
 }
 
-// printHistory prints the revisions as a table; wide adds where each is stored.
+// printHistory prints the revisions revs of out as a table; wide adds where
+// each is stored.
 // It returns the table's column widths, which the rows of --watch keep; for a
 // watch, the columns whose values change as a revision moves on (status, size,
 // health) are as wide as their longest value from the start.
-func (r *run) printHistory(out History, wide, noHeaders, watch bool) ([]int, error) {
+func (r *run) printHistory(out History, revs []kube.RevisionRow, wide, noHeaders, watch bool) ([]int, error) {
+	t := historyTable(revs, wide)
 	var rows [][]string
 	if !noHeaders {
-		rows = append(rows, historyHeader(wide))
+		rows = append(rows, t.Head())
 	}
-	for _, it := range out.Revisions {
-		rows = append(rows, historyCells(out, it, wide))
-	}
+	rows = append(rows, t.Texts()...)
 	var widths []int
 	if watch {
 		// REVISION UPDATED STATUS CHART APP CHUNKS SIZE HEALTH
@@ -258,34 +259,20 @@ func (r *run) printHistory(out History, wide, noHeaders, watch bool) ([]int, err
 	return widths, nil
 }
 
-// historyHeader is the header line of the history table.
-func historyHeader(wide bool) []string {
-	head := []string{"REVISION", "UPDATED", "STATUS", "CHART", "APP VERSION", "CHUNKS", "SIZE", "HEALTH"}
+// historyColumns are the columns of the history table; wide adds where each
+// revision is stored. DESCRIPTION, the longest and most varied cell, is last,
+// so that it is never padded: -o wide's columns come before it.
+func historyColumns(wide bool) []string {
+	cols := []string{"REVISION", "UPDATED", "STATUS", "CHART", "APP VERSION", "CHUNKS", "SIZE", "HEALTH"}
 	if wide {
-		head = append(head, "STORAGE NS", "INDEX SECRET", "APPLY METHOD")
+		cols = append(cols, "STORAGE NS", "INDEX SECRET", "APPLY METHOD")
 	}
-	return append(head, "DESCRIPTION")
+	return append(cols, "DESCRIPTION")
 }
 
-// historyCells is one revision's row of the history table. DESCRIPTION, the
-// longest and most varied cell, is last, so that it is never padded: -o wide's
-// columns come before it.
-func historyCells(out History, it RevisionItem, wide bool) []string {
-	chart, app, chunks, desc := chartName(it.Chart, it.ChartVersion), human.OrUnknown(it.AppVersion), chunkCount(out.Driver, it.Chunks), it.Description
-	if it.Chunks == 0 {
-		chart, app, chunks = "?", "?", "?"
-	}
-	switch {
-	case it.Broken:
-		chart, app, chunks, desc = "<broken>", "-", "-", "cannot be read: "+it.Problem
-	case !it.Checked:
-		desc = "not checked: " + it.Unchecked
-	}
-	c := []string{fmt.Sprint(it.Revision), human.Timestamp(it.Updated), it.Status, chart, app, chunks, human.StoredBytes(it.StoredBytes), health(it.Broken, it.Checked, it.Writing)}
-	if wide {
-		c = append(c, out.StorageNamespace, it.Key, human.OrUnknown(it.ApplyMethod))
-	}
-	return append(c, desc)
+// historyTable is the revisions rows as the history table prints them.
+func historyTable(rows []kube.RevisionRow, wide bool) render.Table {
+	return render.HistoryTable(rows, render.Options{}).Select(historyColumns(wide)...)
 }
 
 // forecastLine says, when the release will not fit its store within a few

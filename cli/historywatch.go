@@ -125,8 +125,7 @@ func (w *historyWatch) print(ctx context.Context, r *run, o *historyOptions, typ
 		printWatchEvent(r.stdout, typ, w.name, it)
 		return
 	}
-	out := History{Release: w.name, Driver: row.Driver, StorageNamespace: row.StorageNamespace}
-	_ = printAligned(r.stdout, [][]string{historyCells(out, it, o.format == FormatWide)}, w.widths)
+	_ = printAligned(r.stdout, historyTable([]kube.RevisionRow{row}, o.format == FormatWide).Texts(), w.widths)
 }
 
 // The types of watchEvent, kubectl's watch event types.

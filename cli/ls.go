@@ -117,6 +117,8 @@ type ReleaseItem struct {
 	verify string
 	// latest is the row of the latest revision, for --removed-apis.
 	latest *kube.RevisionRow
+	// release is the row the item was made from, which the table renders.
+	release *kube.ReleaseRow
 }
 
 func releaseItem(rr kube.ReleaseRow) ReleaseItem {
@@ -278,7 +280,7 @@ func (o *lsOptions) items(c *kube.Client, rows []kube.ReleaseRow) Releases {
 	out := Releases{Releases: []ReleaseItem{}}
 	for i, rr := range rows {
 		it := releaseItem(rr)
-		it.latest = &rows[i].Latest
+		it.latest, it.release = &rows[i].Latest, &rows[i]
 		it.Stuck, it.InProgress = c.Stuck(rr.Latest)
 		it.verify = cfg.SuggestFor(rr.Latest, "verify")
 		// -n narrows by the release's own namespace, which records of

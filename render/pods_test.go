@@ -42,10 +42,10 @@ func TestPodsOf(t *testing.T) {
 		t.Errorf("remark %+v", p.Remark)
 	}
 	want := [][]render.Cell{
-		{{"web-a", render.Plain}, {"1/1", render.OK}, {"Running", render.OK}, {"0", render.Plain}, {"120m", render.Plain}, {"n1", render.Plain}, {"-", render.Muted}},
-		{{"web-b", render.Plain}, {"0/2", render.Warning}, {"CrashLoopBackOff", render.Failed}, {"12 (3m ago)", render.Warning}, {"60m", render.Plain}, {"n2", render.Plain}, {"web: 1 (OOMKilled)", render.Failed}},
-		{{"web-c", render.Plain}, {"0/1", render.Warning}, {"ContainerCreating", render.Warning}, {"0", render.Plain}, {"60s", render.Plain}, {"-", render.Plain}, {"-", render.Muted}},
-		{{"web-d", render.Plain}, {"0/1", render.OK}, {"Completed", render.OK}, {"0", render.Plain}, {"60m", render.Plain}, {"n1", render.Plain}, {"-", render.Muted}},
+		{{Text: "web-a", Meaning: render.Plain}, {Text: "1/1", Meaning: render.OK}, {Text: "Running", Meaning: render.OK}, {Text: "0", Meaning: render.Plain}, {Text: "120m", Meaning: render.Plain}, {Text: "n1", Meaning: render.Plain}, {Text: "-", Meaning: render.Muted}},
+		{{Text: "web-b", Meaning: render.Plain}, {Text: "0/2", Meaning: render.Warning}, {Text: "CrashLoopBackOff", Meaning: render.Failed}, {Text: "12 (3m ago)", Meaning: render.Warning}, {Text: "60m", Meaning: render.Plain}, {Text: "n2", Meaning: render.Plain}, {Text: "web: 1 (OOMKilled)", Meaning: render.Failed}},
+		{{Text: "web-c", Meaning: render.Plain}, {Text: "0/1", Meaning: render.Warning}, {Text: "ContainerCreating", Meaning: render.Warning}, {Text: "0", Meaning: render.Plain}, {Text: "60s", Meaning: render.Plain}, {Text: "-", Meaning: render.Plain}, {Text: "-", Meaning: render.Muted}},
+		{{Text: "web-d", Meaning: render.Plain}, {Text: "0/1", Meaning: render.OK}, {Text: "Completed", Meaning: render.OK}, {Text: "0", Meaning: render.Plain}, {Text: "60m", Meaning: render.Plain}, {Text: "n1", Meaning: render.Plain}, {Text: "-", Meaning: render.Muted}},
 	}
 	for i, row := range want {
 		if !slices.Equal(p.Table.Rows[i], row) {

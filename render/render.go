@@ -45,6 +45,18 @@ func (m Meaning) String() string {
 type Cell struct {
 	Text    string
 	Meaning Meaning
+	// Mark is a sign of the meaning that reads without colour ("✓", "✗",
+	// "◔"): a screen shows it before Text; the CLI's columns of words, which
+	// scripts read too, leave it out. "" for none.
+	Mark string
+}
+
+// Marked is the cell's text after its mark, as a screen shows it.
+func (c Cell) Marked() string {
+	if c.Mark == "" {
+		return c.Text
+	}
+	return c.Mark + " " + c.Text
 }
 
 // Text is a cell of plain text.
@@ -92,6 +104,27 @@ func (t Table) Cell(row int, name string) Cell {
 		return t.Rows[row][i]
 	}
 	return Cell{}
+}
+
+// Select is the table of the columns called names alone, in names' order; a
+// name t has no column of is left out.
+func (t Table) Select(names ...string) Table {
+	var idx []int
+	out := Table{}
+	for _, n := range names {
+		if i := t.Index(n); i >= 0 {
+			idx = append(idx, i)
+			out.Columns = append(out.Columns, t.Columns[i])
+		}
+	}
+	for _, r := range t.Rows {
+		row := make([]Cell, len(idx))
+		for j, i := range idx {
+			row[j] = r[i]
+		}
+		out.Rows = append(out.Rows, row)
+	}
+	return out
 }
 
 // Head is the columns' titles, as the CLI prints them.

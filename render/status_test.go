@@ -23,7 +23,7 @@ func TestStatusOf(t *testing.T) {
 	if got := s.Resources.Head(); !slices.Equal(got, []string{"KIND", "NAMESPACE", "NAME", "STATUS", "MESSAGE"}) {
 		t.Errorf("resource columns %v", got)
 	}
-	for i, want := range []render.Cell{{"InProgress", render.Warning}, {"NotFound", render.Failed}, {"Current", render.OK}} {
+	for i, want := range []render.Cell{{Text: "InProgress", Meaning: render.Warning}, {Text: "NotFound", Meaning: render.Failed}, {Text: "Current", Meaning: render.OK}} {
 		if got := s.Resources.Cell(i, "STATUS"); got != want {
 			t.Errorf("row %d STATUS %+v, want %+v", i, got, want)
 		}

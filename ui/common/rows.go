@@ -7,42 +7,36 @@ import (
 
 	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/render"
 	"github.com/chunkview/chunkview/storage"
 	"github.com/chunkview/chunkview/ui/components/table"
 	"github.com/chunkview/chunkview/ui/theme"
 )
 
-// StatusCell is how a revision's status reads in a table: an icon that works
-// without colour, the word Helm uses, and a colour for the states that need
-// attention.
+// StatusCell is how a revision's status reads in a table: its state as
+// render says it where there is no HEALTH column (render.RevisionState).
 func StatusCell(s *theme.Styles, row kube.RevisionRow) table.Cell {
-	if row.Broken {
-		return table.Styled("✗ BROKEN", &s.StatusBroken)
-	}
-	if row.Writing {
-		// Another writer is storing it (chunks after the index): checked again
-		// shortly rather than called broken.
-		return table.Styled("◌ writing…", &s.StatusPending)
-	}
-	if row.PendingIndex != nil {
-		// An interrupted create's pending index fails every create of the next
-		// revision: the release cannot move on until gc removes it.
-		return table.Styled("⚠ blocked", &s.StatusPending)
-	}
-	st := row.Status
+	return StateCell(s, render.RevisionState(row), row.Broken)
+}
+
+// StateCell is c, a revision's state, as a table cell: its mark, which works
+// without colour, its word, and its meaning's colour; a broken revision's
+// stands out most.
+func StateCell(s *theme.Styles, c render.Cell, broken bool) table.Cell {
+	st := &s.StatusOther
 	switch {
-	case st == "deployed":
-		return table.Styled("✓ "+st, &s.StatusDeployed)
-	case st == "failed":
-		return table.Styled("✗ "+st, &s.StatusFailed)
-	case kube.Pending(st) || st == "uninstalling":
-		return table.Styled("◔ "+st, &s.StatusPending)
-	case st == "superseded" || st == "uninstalled":
-		return table.Styled("· "+st, &s.StatusSuperseded)
-	case st == "":
-		return table.Styled("? unknown", &s.StatusOther)
+	case broken:
+		st = &s.StatusBroken
+	case c.Meaning == render.OK:
+		st = &s.StatusDeployed
+	case c.Meaning == render.Failed:
+		st = &s.StatusFailed
+	case c.Meaning == render.Warning:
+		st = &s.StatusPending
+	case c.Meaning == render.Muted:
+		st = &s.StatusSuperseded
 	}
-	return table.Styled("? "+st, &s.StatusOther)
+	return table.Styled(c.Marked(), st)
 }
 
 // ChartFit is ChartText in w cells: when it does not fit, the chart's name
@@ -63,54 +57,18 @@ func ChartFit(row kube.RevisionRow, w int) string {
 }
 
 // ChartText is a revision's chart as "name-version", or an ellipsis while it is
-// not known yet.
-func ChartText(row kube.RevisionRow) string {
-	switch {
-	case row.Known && row.Summary.Chart != "":
-		if row.Summary.ChartVersion == "" {
-			return row.Summary.Chart
-		}
-		return row.Summary.Chart + "-" + row.Summary.ChartVersion
-	case row.Broken:
-		return "?"
-	case row.Known:
-		return "-"
-	}
-	return "…"
-}
+// not known yet (render.ChartCell).
+func ChartText(row kube.RevisionRow) string { return render.ChartCell(row, screen).Text }
+
+// screen renders for the TUI; ages are not told through it.
+var screen = render.Options{Screen: true}
 
 // KnownOr returns s when the row's summary is known, else a placeholder.
-func KnownOr(row kube.RevisionRow, s string) string {
-	switch {
-	case row.Known:
-		return s
-	case row.Broken:
-		return "?"
-	}
-	return "…"
-}
-
-// SizeText is a row's SIZE: what its revision takes in its store, "-" when its
-// summary was peeked from its index (kube.FillSummaries) and it spans chunks,
-// whose size only a decode tells, or a placeholder while it is not known yet.
-func SizeText(row kube.RevisionRow) string {
-	if row.Known && row.Peeked && row.Summary.StoredBytes <= 0 {
-		return "-"
-	}
-	return KnownOr(row, human.Bytes(row.Summary.StoredBytes))
-}
+func KnownOr(row kube.RevisionRow, s string) string { return render.KnownOr(row, s, screen) }
 
 // ReleaseNamespace is where a release's resources live: from its summary, else
-// where its records are.
-func ReleaseNamespace(row kube.RevisionRow) string {
-	switch {
-	case row.Summary.Namespace != "":
-		return row.Summary.Namespace
-	case row.NamespaceUnknown:
-		return "?" // read from the index's slice alone: known once opened
-	}
-	return row.StorageNamespace
-}
+// where its records are (render.ReleaseNamespace).
+func ReleaseNamespace(row kube.RevisionRow) string { return render.ReleaseNamespace(row) }
 
 // ActionNamespace is the namespace an operation on the release of rows changes,
 // for its confirmation: the release's own, where its objects live, as its
@@ -193,19 +151,8 @@ func StoredSize(row kube.RevisionRow) int64 {
 	return 0
 }
 
-// HistoryText is a release's HISTORY: what its stored revisions take, "≥" the
-// sum when some revisions' sizes are not known (see kube.ReleaseRow's
-// HistoryBytes), "?" when none is.
-func HistoryText(rr kube.ReleaseRow) string {
-	b, sized := rr.HistoryBytes()
-	switch {
-	case sized == 0:
-		return "?"
-	case sized < rr.Revisions:
-		return "≥" + human.Bytes(b)
-	}
-	return human.Bytes(b)
-}
+// HistoryText is a release's HISTORY (render.HistorySize).
+func HistoryText(rr kube.ReleaseRow) string { return render.HistorySize(rr) }
 
 // RevisionsText is "4 revisions holding 24 KiB": how many, and what they hold.
 func RevisionsText(rr kube.ReleaseRow) string {

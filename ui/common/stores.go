@@ -3,7 +3,6 @@ package common
 import (
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/render"
 	"github.com/chunkview/chunkview/ui/components/table"
 	"github.com/chunkview/chunkview/ui/theme"
 )
@@ -90,41 +90,34 @@ func LayoutKey(b key.Binding, d string) key.Binding {
 	return key.NewBinding(key.WithKeys(b.Keys()...), key.WithHelp(h.Key, LayoutNoun(d)))
 }
 
-// Fill thresholds: at FillWarn of its store's limit a revision is drawn as a
-// warning, at fillError as an error: a few more revisions of growth and the next
-// upgrade fails.
-const (
-	FillWarn  = 0.80
-	fillError = 0.95
-)
+// FillWarn is the share of its store's limit from which a revision is drawn
+// as a warning (render.FillWarn).
+const FillWarn = render.FillWarn
 
 // FillStyle picks how a share of the store's limit reads: a mark that works
-// without colour, and a colour. It judges the percentage as shown, so that 95%
-// never reads as a warning.
+// without colour, and a colour, by what render says it means.
 func FillStyle(s *theme.Styles, share float64) (mark string, st *lipgloss.Style) {
-	share = math.Round(share*100) / 100
-	switch {
-	case share >= fillError:
-		return "✗", &s.Error
-	case share >= FillWarn:
-		return "⚠", &s.Warning
+	m, mark := render.FillMeaning(share)
+	switch m {
+	case render.Failed:
+		return mark, &s.Error
+	case render.Warning:
+		return mark, &s.Warning
 	}
 	return " ", &s.GaugeLow
 }
 
 // FillCell draws a revision's share of its store's limit as a small bar, the
-// percentage and a mark past FillWarn; empty when the limit or the size is not
-// known.
+// percentage and a mark past FillWarn; render's words when the limit or the
+// size is not known.
 func FillCell(s *theme.Styles, row kube.RevisionRow, width int) table.Cell {
+	c := render.FillCell(row, screen)
 	share := row.Fill()
 	if share <= 0 {
-		if row.Known && row.LimitBytes <= 0 {
-			return table.Plain("no limit")
-		}
-		return table.Plain("")
+		return table.Plain(c.Text)
 	}
 	mark, st := FillStyle(s, share)
-	label := fmt.Sprintf(" %3d%%", int(share*100+0.5))
+	label := fmt.Sprintf(" %4s", c.Text)
 	b := table.Bar(share, max(width-len(label)-1, 1), st, &s.GaugeEmpty)
 	return table.Cell{Text: b + st.Render(label+mark)}
 }

@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"github.com/chunkview/chunkview/internal/human"
+	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/render"
 	"github.com/chunkview/chunkview/ui/common"
 	"github.com/chunkview/chunkview/ui/components/table"
 )
@@ -67,35 +69,15 @@ func (s *Screen) tableView() string {
 	}
 	growthWidth, fillWidth, chartWidth := table.ColWidth(cols, "GROWTH"), table.ColWidth(cols, "FILL"), table.ColWidth(cols, "CHART")
 	end := min(s.list.Offset()+s.tableHeight(), len(s.rows))
+	opts := render.Options{Now: s.Now(), Screen: true}
 	for i := s.list.Offset(); i < end; i++ {
 		r := s.rows[i]
-		status := common.StatusCell(st, r)
-		if _, failed := s.rowErr[common.RowID(r)]; failed && !r.Broken {
-			status = table.Styled("! "+r.Status, &st.Error)
-		}
+		cells := s.revisionCells(r, opts, chartWidth, fillWidth)
 		growth := table.Plain("")
 		if r.Known && top > 0 {
 			growth = table.Cell{Text: table.Bar(float64(r.Summary.StoredBytes)/float64(top), growthWidth, &st.Spark, &st.GaugeEmpty)}
 		}
-		desc := common.KnownOr(r, table.OneLine(r.Summary.Description))
-		if r.Broken {
-			desc = table.OneLine(r.Problem)
-		}
-		cells := map[string]table.Cell{
-			"REV":         table.Plain(table.Itoa(r.Revision)),
-			"STATUS":      status,
-			"CHART":       table.Plain(common.ChartFit(r, chartWidth)),
-			"APP":         table.Plain(common.KnownOr(r, r.Summary.AppVersion)),
-			"AGE":         table.Plain(human.Age(s.Now(), r.Updated)),
-			"CHUNKS":      table.Plain(common.KnownOr(r, table.Itoa(r.Summary.Chunks))),
-			"SIZE":        table.Plain(common.KnownOr(r, human.Bytes(r.Summary.StoredBytes))),
-			"GROWTH":      growth,
-			"FILL":        common.FillCell(st, r, fillWidth),
-			"DESCRIPTION": table.Plain(desc),
-		}
-		if r.Broken {
-			cells["DESCRIPTION"] = table.Styled(desc, &st.Error)
-		}
+		cells["GROWTH"] = growth
 		gutter := " "
 		if i == s.list.Cursor() {
 			gutter = st.Cursor.Render("▶")
@@ -114,3 +96,26 @@ func (s *Screen) tableView() string {
 	lines = append(lines, s.detailLines()...)
 	return strings.Join(lines, "\n")
 }
+
+// revisionCells are revision r's cells under the history's titles: the text
+// and meaning render gives (render.HistoryRow), the state marked, the chart
+// fitted to chartWidth and the fill drawn in fillWidth. STATUS also says
+// when reading the revision failed, which only the screen knows.
+func (s *Screen) revisionCells(r kube.RevisionRow, opts render.Options, chartWidth, fillWidth int) map[string]table.Cell {
+	st := s.Styles
+	row := render.HistoryRow(r, opts)
+	cells := make(map[string]table.Cell, len(row)+1)
+	for j, c := range render.HistoryColumns {
+		cells[c.Title()] = common.TextCell(st, row[j])
+	}
+	cells["STATUS"] = common.StateCell(st, row[historyStatus], r.Broken)
+	if _, failed := s.rowErr[common.RowID(r)]; failed && !r.Broken {
+		cells["STATUS"] = table.Styled("! "+r.Status, &st.Error)
+	}
+	cells["CHART"] = table.Plain(common.ChartFit(r, chartWidth))
+	cells["FILL"] = common.FillCell(st, r, fillWidth)
+	return cells
+}
+
+// historyStatus is where STATUS is in a row of render.HistoryColumns.
+var historyStatus = render.Table{Columns: render.HistoryColumns}.Index("STATUS")

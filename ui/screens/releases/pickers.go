@@ -10,18 +10,6 @@ import (
 	"github.com/chunkview/chunkview/ui/components/picker"
 )
 
-// The namespace and context pickers open over the list: the screen reads the
-// names (kube's listing of namespaces, the kubeconfig's contexts) and hands them
-// to the picker, which knows no cluster.
-
-// pickKind is what the open picker chooses.
-type pickKind int
-
-const (
-	pickNamespace pickKind = iota
-	pickContext
-)
-
 // namesMsg answers loadNamespaces and loadContexts: the names to choose from.
 type namesMsg struct {
 	kind  pickKind

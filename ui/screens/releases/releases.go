@@ -1,10 +1,7 @@
 package releases
 
 import (
-	"errors"
-	"fmt"
 	"sort"
-	"strings"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
@@ -13,30 +10,11 @@ import (
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/kube/apis"
 	"github.com/chunkview/chunkview/ui/common"
-	"github.com/chunkview/chunkview/ui/components/dialog"
 	"github.com/chunkview/chunkview/ui/components/picker"
 	"github.com/chunkview/chunkview/ui/components/table"
 	"github.com/chunkview/chunkview/ui/internal/rowcheck"
-	"github.com/chunkview/chunkview/ui/screens/chunks"
-	"github.com/chunkview/chunkview/ui/screens/history"
-	"github.com/chunkview/chunkview/ui/screens/status"
 	"github.com/chunkview/chunkview/ui/theme"
 )
-
-// ReleaseItem is one row of the release list and what is known about it beyond
-// the listing.
-type ReleaseItem struct {
-	Row kube.ReleaseRow
-	// Filled is set once the row's details (or chunk check) came back.
-	Filled bool
-	Err    error
-	// reread, when set, is the latest record as the watch last saw it, whose
-	// summary the row shows from the record's previous write (a status
-	// rewrite, common.KeepSummary): fillVisible reads it again.
-	reread *kube.RevisionRow
-}
-
-func (it *ReleaseItem) id() string { return common.RowID(it.Row.Latest) }
 
 // Screen lists the releases in view, one row each, and fills in the rows
 // on screen that the listing could not describe.
@@ -87,19 +65,6 @@ func New(c common.Common) *Screen {
 	s := &Screen{Common: c, filter: f, list: list, Inflight: map[string]bool{}}
 	s.ViewName = namespaceView(c.Client)
 	return s
-}
-
-// namespaceView names what a client looks at, for titles and to tell answers
-// for another view apart.
-func namespaceView(c *kube.Client) string {
-	cfg := c.Config()
-	switch {
-	case cfg.AllNamespaces:
-		return common.AllNamespaces
-	case cfg.Namespace == "":
-		return "default"
-	}
-	return cfg.Namespace
 }
 
 // Init starts the first loads.
@@ -191,176 +156,6 @@ func (s *Screen) Selected() *ReleaseItem {
 	return &s.Items[s.Shown[c]]
 }
 
-// Update takes a message: a key, or an answer to one of its requests.
-func (s *Screen) Update(msg tea.Msg) tea.Cmd {
-	switch msg := msg.(type) {
-	case LoadedMsg:
-		return s.takeLoaded(msg)
-
-	case rowcheck.RowDetailsMsg:
-		return s.takeDetails(msg)
-
-	case common.ServedMsg, common.APIsMsg:
-		s.apis.Take(msg)
-		if _, served := msg.(common.ServedMsg); served {
-			return s.checkVisible()
-		}
-		return nil
-
-	case rowcheck.RecheckMsg:
-		for i := range s.Items {
-			it := &s.Items[i]
-			l := it.Row.Latest
-			if msg.Matches(l) && l.Writing && !s.Inflight[it.id()] {
-				s.Inflight[it.id()] = true
-				return rowcheck.FillRow(s.Ctx, s.Client, l, true)
-			}
-		}
-		return nil
-
-	case common.ReleaseChangedMsg:
-		if s.loading {
-			return nil
-		}
-		return s.Reload()
-
-	case common.LiveMsg:
-		return s.applyLive(msg.Ev)
-
-	case releaseReadMsg:
-		return s.takeRelease(msg)
-
-	case common.NamespaceChosenMsg:
-		return s.switchNamespace(msg)
-
-	case common.OpenCtxPickerMsg:
-		return s.openPicker(pickContext, s.contextPicker(), loadContexts(s.Contexts))
-
-	case namesMsg:
-		s.takeNames(msg)
-		return nil
-
-	case tea.KeyPressMsg:
-		return s.handleKey(msg)
-	}
-	if s.picker != nil {
-		return s.updatePicker(msg)
-	}
-	if s.filtering {
-		var cmd tea.Cmd
-		s.filter, cmd = s.filter.Update(msg)
-		return cmd
-	}
-	return nil
-}
-
-// takeLoaded takes a listing of the releases: its rows, or the error that left
-// none; a partial listing's rows come with a note, said once in the status line.
-func (s *Screen) takeLoaded(msg LoadedMsg) tea.Cmd {
-	if msg.View != s.ViewName || msg.Gen != s.Gen {
-		return nil
-	}
-	s.loading = false
-	// A partial listing is one of the namespaces or of the stores (or
-	// both, joined): its rows are shown with a note.
-	var partial *kube.PartialError
-	var skipped *kube.StoreSkipError
-	errors.As(msg.Err, &partial)
-	errors.As(msg.Err, &skipped)
-	if msg.Err != nil && partial == nil && skipped == nil {
-		s.Err = msg.Err
-		return nil
-	}
-	// The note goes to the status line when the listing turns partial, not on
-	// every reload.
-	announce := msg.Err != nil && errorText(msg.Err) != s.note
-	s.Err, s.Partial, s.Skipped, s.note = nil, partial, skipped, errorText(msg.Err)
-	s.Loaded = true
-	s.setRows(msg.Rows)
-	if announce {
-		return tea.Batch(s.fillVisible(), common.Status(partialAnnouncement(partial, skipped), true))
-	}
-	return s.fillVisible()
-}
-
-// takeDetails takes a row's details read: the rows of that revision are filled,
-// a verify waiting for it is answered, and one still being written is checked
-// again later.
-func (s *Screen) takeDetails(msg rowcheck.RowDetailsMsg) tea.Cmd {
-	var cmds []tea.Cmd
-	for i := range s.Items {
-		it := &s.Items[i]
-		l := it.Row.Latest
-		if !msg.Matches(l) {
-			continue
-		}
-		delete(s.Inflight, it.id())
-		if s.verify != nil && msg.Verified && s.verify.Answer(it.id(), l.StorageNamespace+"/"+l.Name, msg.Row, msg.Err) {
-			cmds = append(cmds, s.verify.Result())
-			s.verify = nil
-		}
-		it.Filled, it.reread = true, nil
-		it.Err = msg.Err
-		if msg.Err == nil {
-			it.Row.Latest = msg.Row
-			if msg.Row.Writing {
-				cmds = append(cmds, rowcheck.RecheckLater(msg.Row))
-			}
-		}
-	}
-	return tea.Batch(cmds...)
-}
-
-// switchNamespace moves the list to the namespace chosen (or all of them):
-// the rows go, and the list loads there (the watch's first list, when live).
-func (s *Screen) switchNamespace(msg common.NamespaceChosenMsg) tea.Cmd {
-	s.picker = nil
-	s.Client = s.Client.WithNamespace(msg.Ns, msg.All)
-	s.ViewName = namespaceView(s.Client)
-	s.Items, s.Shown, s.Loaded, s.Err, s.Partial, s.Skipped, s.note = nil, nil, false, nil, nil, nil, ""
-	s.list.SetCursor(0)
-	s.list.Fit(0, s.TableHeight())
-	s.Inflight = map[string]bool{}
-	if s.Live {
-		// The watch restarts over the new view and its first list
-		// loads it.
-		s.Gen++
-		s.loading = true
-		return nil
-	}
-	return s.Reload()
-}
-
-// partialAnnouncement says in full what a partial listing left out, for the
-// status line: the namespaces, then each store skipped with why.
-func partialAnnouncement(partial *kube.PartialError, skipped *kube.StoreSkipError) string {
-	var parts []string
-	if partial != nil {
-		parts = append(parts, partial.Error())
-	}
-	if skipped != nil {
-		for _, d := range kube.AllDrivers {
-			if err, ok := skipped.Skipped[d]; ok {
-				parts = append(parts, fmt.Sprintf("The %s store was skipped: %s", kube.DriverLabel(d), common.ShortError(err)))
-			}
-		}
-	}
-	return strings.Join(parts, " · ")
-}
-
-// releaseID names a release across reloads: by store, storage namespace and name.
-func releaseID(l kube.RevisionRow) string {
-	return common.StoreOf(l.Driver) + ":" + l.StorageNamespace + "/" + l.Name
-}
-
-// errorText is err's message, "" for nil.
-func errorText(err error) string {
-	if err == nil {
-		return ""
-	}
-	return table.OneLine(err.Error())
-}
-
 // SetRows replaces the rows, keeping what was learnt about records that did not
 // change and the selection.
 func (s *Screen) setRows(rows []kube.ReleaseRow) {
@@ -402,6 +197,13 @@ func (s *Screen) setRows(rows []kube.ReleaseRow) {
 		}
 	}
 	s.clamp()
+}
+
+// refilter applies the filter, keeping the list's order: by default the rows
+// whose name holds the text (any case), as k9s does; with a leading "~", a fuzzy
+// match on name, namespace, chart, status and store.
+func (s *Screen) refilter() {
+	s.Shown = MatchReleases(s.Items, s.filter.Value())
 }
 
 func (s *Screen) clamp() { s.list.Fit(len(s.Shown), s.TableHeight()) }
@@ -486,97 +288,11 @@ func (s *Screen) cannotUpgrade(l kube.RevisionRow) (apis.Report, bool) {
 	return s.apis.CannotUpgrade(l)
 }
 
-func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
-	if s.picker != nil {
-		return s.updatePicker(msg)
-	}
-	k := s.Keys.Releases
-	if s.filtering {
-		switch {
-		case key.Matches(msg, k.Accept):
-			s.filtering = false
-			s.filter.Blur()
-			return s.fillVisible()
-		case key.Matches(msg, k.ClearFilter):
-			s.filtering = false
-			s.filter.Blur()
-			s.filter.SetValue("")
-			s.refilter()
-			s.clamp()
-			return s.fillVisible()
-		}
-		var cmd tea.Cmd
-		s.filter, cmd = s.filter.Update(msg)
-		s.list.SetCursor(0)
-		s.refilter()
-		s.clamp()
-		return tea.Batch(cmd, s.fillVisible())
-	}
-	if key.Matches(msg, s.Keys.Global.Back) && s.filter.Value() != "" {
-		s.filter.SetValue("")
-		s.refilter()
-		s.clamp()
-		return s.fillVisible()
-	}
-	if s.list.Moves(msg) {
-		s.clamp()
-		s.list, _ = s.list.Update(msg)
-		return s.fillVisible()
-	}
-	switch {
-	case key.Matches(msg, k.Filter):
-		s.filtering = true
-		return s.filter.Focus()
-	case key.Matches(msg, k.Namespace):
-		var seen []string
-		have := map[string]bool{}
-		for _, it := range s.Items {
-			if ns := it.Row.Latest.StorageNamespace; !have[ns] {
-				have[ns] = true
-				seen = append(seen, ns)
-			}
-		}
-		sort.Strings(seen)
-		return s.openPicker(pickNamespace, s.namespacePicker(seen), loadNamespaces(s.Ctx, s.Client))
-	case key.Matches(msg, k.Refresh):
-		s.Inflight = map[string]bool{}
-		for i := range s.Items {
-			s.Items[i].Filled = false
-		}
-		if s.apis.Served != nil {
-			// A CRD may have dropped a version since: discovery afresh.
-			return tea.Batch(s.Reload(), common.LoadServed(s.Ctx, s.Client, true))
-		}
-		return s.Reload()
-	case key.Matches(msg, k.Watch):
-		return common.ToggleWatch
-	case key.Matches(msg, k.Verify):
-		return s.verifyVisible()
-	case key.Matches(msg, k.Open):
-		if it := s.Selected(); it != nil {
-			l := it.Row.Latest
-			return common.Push(history.New(s.Common.ForRow(l), l.StorageNamespace, l.Name))
-		}
-	case key.Matches(msg, k.Status):
-		if it := s.Selected(); it != nil {
-			l := it.Row.Latest
-			return common.Push(status.New(s.Common.ForRow(l), l.StorageNamespace, l.Name, 0))
-		}
-	case key.Matches(msg, k.Chunks):
-		if it := s.Selected(); it != nil {
-			cs := chunks.New(s.Common.ForRow(it.Row.Latest), it.Row.Latest)
-			cs.Named = true
-			return common.Push(cs)
-		}
+// apisLine is the report of row l when Helm can no longer upgrade it, for the
+// detail lines; nil otherwise.
+func (s *Screen) apisLine(l kube.RevisionRow) *apis.Report {
+	if rep, bad := s.cannotUpgrade(l); bad && !l.Broken {
+		return &rep
 	}
 	return nil
-}
-
-// View draws it in exactly its size.
-func (s *Screen) View() string {
-	if s.picker != nil {
-		s.picker.SetSize(s.Width, s.Height)
-		return dialog.Overlay(s.tableView(), s.picker.View(), s.Width, s.Height)
-	}
-	return s.tableView()
 }
