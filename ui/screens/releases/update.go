@@ -156,32 +156,16 @@ func (s *Screen) switchNamespace(msg common.NamespaceChosenMsg) tea.Cmd {
 	return s.Reload()
 }
 
+// handleKey takes a key: to the picker or the filter when one is open, else
+// a move of the cursor or a command on the list or its selected release.
 func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	if s.picker != nil {
 		return s.updatePicker(msg)
 	}
-	k := s.Keys.Releases
 	if s.filtering {
-		switch {
-		case key.Matches(msg, k.Accept):
-			s.filtering = false
-			s.filter.Blur()
-			return s.fillVisible()
-		case key.Matches(msg, k.ClearFilter):
-			s.filtering = false
-			s.filter.Blur()
-			s.filter.SetValue("")
-			s.refilter()
-			s.clamp()
-			return s.fillVisible()
-		}
-		var cmd tea.Cmd
-		s.filter, cmd = s.filter.Update(msg)
-		s.list.SetCursor(0)
-		s.refilter()
-		s.clamp()
-		return tea.Batch(cmd, s.fillVisible())
+		return s.filterKey(msg)
 	}
+	k := s.Keys.Releases
 	if key.Matches(msg, s.Keys.Global.Back) && s.filter.Value() != "" {
 		s.filter.SetValue("")
 		s.refilter()
@@ -240,6 +224,31 @@ func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 	}
 	return nil
+}
+
+// filterKey takes a key while the filter is typed: enter keeps it, esc
+// clears it, any other key edits it and the list follows.
+func (s *Screen) filterKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := s.Keys.Releases
+	switch {
+	case key.Matches(msg, k.Accept):
+		s.filtering = false
+		s.filter.Blur()
+		return s.fillVisible()
+	case key.Matches(msg, k.ClearFilter):
+		s.filtering = false
+		s.filter.Blur()
+		s.filter.SetValue("")
+		s.refilter()
+		s.clamp()
+		return s.fillVisible()
+	}
+	var cmd tea.Cmd
+	s.filter, cmd = s.filter.Update(msg)
+	s.list.SetCursor(0)
+	s.refilter()
+	s.clamp()
+	return tea.Batch(cmd, s.fillVisible())
 }
 
 // View draws it in exactly its size.
