@@ -13,9 +13,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
-
-	"github.com/chunkview/chunkview/kube"
-	"github.com/chunkview/chunkview/ui/screens/releases"
 )
 
 func TestReleasesFilter(t *testing.T) {
@@ -38,17 +35,6 @@ func TestReleasesFilter(t *testing.T) {
 	}
 	h.lacks("q quit").contains("ctrl+c quit")
 	h.press("esc").contains("legacy", "web", "worker", "4 releases")
-}
-
-func TestReleasesSwitchNamespace(t *testing.T) {
-	f := newFixture(t)
-	h := newHarness(t, f.Client, Options{}, 120, 40)
-	h.press("n").typeText("shop").press("enter")
-	h.contains("Releases in shop", "api", "cache").lacks("legacy")
-	// A late answer for the namespace left behind is dropped.
-	h.send(releases.LoadedMsg{View: "default", Gen: 1, Rows: []kube.ReleaseRow{{Latest: kube.RevisionRow{Name: "ghost"}}}})
-	h.lacks("ghost")
-	h.press("n", "enter").contains("Releases (all namespaces)", "legacy", "cache")
 }
 
 // TestEverySizeFits checks, for every screen, that the view fills the terminal

@@ -1,8 +1,6 @@
 package ui
 
 import (
-	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -87,55 +85,5 @@ func TestGoldenStores(t *testing.T) {
 				})
 			}
 		})
-	}
-}
-
-// TestSameNameInTwoStoresOpensItsOwn: a name held by two stores is two rows, and
-// each opens a history, chunk layout and everything below them through a client
-// narrowed to its own store, so the TUI never meets kube.ErrAmbiguous.
-func TestSameNameInTwoStoresOpensItsOwn(t *testing.T) {
-	f := newFixture(t)
-	h := newHarness(t, allStores(f), Options{}, 120, 40)
-	showRows(h, mixedRows(), nil)
-	rs := h.top().(*releases.Screen)
-	var redis []int
-	for i, idx := range rs.Shown {
-		if rs.Items[idx].Row.Latest.Name == "redis" {
-			redis = append(redis, i)
-		}
-	}
-	if len(redis) != 2 {
-		t.Fatalf("redis is on %d rows, want 2 (one per store)", len(redis))
-	}
-	for _, i := range redis {
-		row := rs.Items[rs.Shown[i]].Row.Latest
-		want := common.StoreOf(row.Driver)
-		h.selectRow(i)
-		h.press("enter")
-		hs, ok := h.top().(*history.Screen)
-		if !ok {
-			t.Fatalf("enter on redis (%s) opened %T", want, h.top())
-		}
-		if got := hs.Client.Config().Drivers; !slices.Equal(got, []string{want}) {
-			t.Errorf("redis (%s): the history loads through a client reading %v", want, got)
-		}
-		if scr := h.screen(); strings.Contains(scr, kube.ErrAmbiguous.Error()) {
-			t.Errorf("redis (%s): history refused as ambiguous:\n%s", want, scr)
-		}
-		if want == kube.DriverSecret && hs.Title() != "redis (secret)" {
-			t.Errorf("title %q does not name the store", hs.Title())
-		}
-		// Screens opened from the history inherit the narrowed client.
-		h.send(history.LoadedMsg{Ns: row.StorageNamespace, Name: row.Name, Rows: []kube.RevisionRow{storeRow(want, "redis", 1, 0.1)}})
-		h.press("c")
-		if cs, ok := h.top().(*chunks.Screen); !ok || !slices.Equal(cs.Client.Config().Drivers, []string{want}) {
-			t.Errorf("redis (%s): c opened %T reading another store", want, h.top())
-		}
-		h.press("esc", "esc")
-		h.press("c")
-		if cs, ok := h.top().(*chunks.Screen); !ok || !slices.Equal(cs.Client.Config().Drivers, []string{want}) {
-			t.Errorf("redis (%s): c from the list opened %T reading another store", want, h.top())
-		}
-		h.press("esc")
 	}
 }
