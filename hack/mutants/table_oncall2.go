@@ -87,6 +87,6 @@ var oncall2Mutants = []mutant{
 		Find:      "room := 3 + s.detailRoom()",
 		Replace:   "room := 3",
 		Guarantee: "a failure's reason and next step wrap onto the free lines, and e shows them whole",
-		Kill:      []target{{"./ui", "TestDetailExpands"}},
+		Kill:      []target{{"./ui/screens/history", "TestDetailExpands"}},
 	},
 }

@@ -45,14 +45,14 @@ type Screen struct {
 	ViewName string
 	Gen      int
 	loading  bool
-	Loaded   bool
-	Err      error
-	// Partial is set when the list across all namespaces was refused and only
+	loaded   bool
+	err      error
+	// partial is set when the list across all namespaces was refused and only
 	// the namespaces the user may read are shown (kube.ErrPartial).
-	Partial *kube.PartialError
-	// Skipped is set when a store could not be read at all (say ConfigMaps
+	partial *kube.PartialError
+	// skipped is set when a store could not be read at all (say ConfigMaps
 	// were forbidden) and the rows are those of the other stores.
-	Skipped *kube.StoreSkipError
+	skipped *kube.StoreSkipError
 	// note is the text of the partial listing's error, to announce it once.
 	note string
 
@@ -108,11 +108,11 @@ func (s *Screen) Init() tea.Cmd {
 		s.loading = true
 		return common.LoadServed(s.Ctx, s.Client, false)
 	}
-	return tea.Batch(s.Reload(), common.LoadServed(s.Ctx, s.Client, false))
+	return tea.Batch(s.reload(), common.LoadServed(s.Ctx, s.Client, false))
 }
 
-// Reload lists the releases again.
-func (s *Screen) Reload() tea.Cmd {
+// reload lists the releases again.
+func (s *Screen) reload() tea.Cmd {
 	s.Gen++
 	s.loading = true
 	return loadReleases(s.Ctx, s.Client, s.ViewName, s.Gen)
@@ -130,7 +130,7 @@ func (s *Screen) Title() string {
 func (s *Screen) SetSize(w, h int) {
 	s.Common.SetSize(w, h)
 	s.filter.SetWidth(max(w-4, 10))
-	s.list.SetHeight(s.TableHeight())
+	s.list.SetHeight(s.tableHeight())
 	if s.picker != nil {
 		s.picker.SetSize(w, h)
 	}
@@ -175,8 +175,8 @@ func fuzzyHelp(filter key.Binding) key.Binding {
 	return filter
 }
 
-// TableHeight is the number of rows the table shows.
-func (s *Screen) TableHeight() int {
+// tableHeight is the number of rows the table shows.
+func (s *Screen) tableHeight() int {
 	// Header line above, the selected row's detail (two lines) and the filter
 	// line below.
 	return max(s.Height-4, 1)
@@ -222,7 +222,7 @@ func (s *Screen) Update(msg tea.Msg) tea.Cmd {
 		if s.loading {
 			return nil
 		}
-		return s.Reload()
+		return s.reload()
 
 	case common.LiveMsg:
 		return s.applyLive(msg.Ev)
@@ -268,14 +268,14 @@ func (s *Screen) takeLoaded(msg LoadedMsg) tea.Cmd {
 	errors.As(msg.Err, &partial)
 	errors.As(msg.Err, &skipped)
 	if msg.Err != nil && partial == nil && skipped == nil {
-		s.Err = msg.Err
+		s.err = msg.Err
 		return nil
 	}
 	// The note goes to the status line when the listing turns partial, not on
 	// every reload.
 	announce := msg.Err != nil && errorText(msg.Err) != s.note
-	s.Err, s.Partial, s.Skipped, s.note = nil, partial, skipped, errorText(msg.Err)
-	s.Loaded = true
+	s.err, s.partial, s.skipped, s.note = nil, partial, skipped, errorText(msg.Err)
+	s.loaded = true
 	s.setRows(msg.Rows)
 	if announce {
 		return tea.Batch(s.fillVisible(), common.Status(partialAnnouncement(partial, skipped), true))
@@ -317,9 +317,9 @@ func (s *Screen) switchNamespace(msg common.NamespaceChosenMsg) tea.Cmd {
 	s.picker = nil
 	s.Client = s.Client.WithNamespace(msg.Ns, msg.All)
 	s.ViewName = namespaceView(s.Client)
-	s.Items, s.Shown, s.Loaded, s.Err, s.Partial, s.Skipped, s.note = nil, nil, false, nil, nil, nil, ""
+	s.Items, s.Shown, s.loaded, s.err, s.partial, s.skipped, s.note = nil, nil, false, nil, nil, nil, ""
 	s.list.SetCursor(0)
-	s.list.Fit(0, s.TableHeight())
+	s.list.Fit(0, s.tableHeight())
 	s.Inflight = map[string]bool{}
 	if s.Live {
 		// The watch restarts over the new view and its first list
@@ -328,7 +328,7 @@ func (s *Screen) switchNamespace(msg common.NamespaceChosenMsg) tea.Cmd {
 		s.loading = true
 		return nil
 	}
-	return s.Reload()
+	return s.reload()
 }
 
 // partialAnnouncement says in full what a partial listing left out, for the
@@ -404,7 +404,7 @@ func (s *Screen) setRows(rows []kube.ReleaseRow) {
 	s.clamp()
 }
 
-func (s *Screen) clamp() { s.list.Fit(len(s.Shown), s.TableHeight()) }
+func (s *Screen) clamp() { s.list.Fit(len(s.Shown), s.tableHeight()) }
 
 // verifyVisible decodes the latest revision of every row on screen. The listing
 // and the chunk check read metadata only, so a chunk whose bytes were damaged
@@ -545,9 +545,9 @@ func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		if s.apis.Served != nil {
 			// A CRD may have dropped a version since: discovery afresh.
-			return tea.Batch(s.Reload(), common.LoadServed(s.Ctx, s.Client, true))
+			return tea.Batch(s.reload(), common.LoadServed(s.Ctx, s.Client, true))
 		}
-		return s.Reload()
+		return s.reload()
 	case key.Matches(msg, k.Watch):
 		return common.ToggleWatch
 	case key.Matches(msg, k.Verify):

@@ -65,7 +65,7 @@ func withHistory(cols []table.Column, total int) []table.Column {
 }
 
 // storeColumn names the store a row came from; it is shown only when the list
-// reads more than one store (see ColumnsFor).
+// reads more than one store (see columnsFor).
 var storeColumn = table.Column{Title: "STORE", Width: 7, Prio: 11}
 
 // storageNSColumn shows where a release's records live, only when some listed
@@ -91,10 +91,10 @@ func storageNSText(l kube.RevisionRow) string {
 	return l.StorageNamespace
 }
 
-// ColumnsFor returns the list's columns for items: STORAGE NS after NAMESPACE
+// columnsFor returns the list's columns for items: STORAGE NS after NAMESPACE
 // when some release's records live apart from it, and STORE when the list reads
 // several stores (with one, every row would say the same).
-func ColumnsFor(items []ReleaseItem, severalStores bool) []table.Column {
+func columnsFor(items []ReleaseItem, severalStores bool) []table.Column {
 	cols := make([]table.Column, 0, len(releaseColumns)+1)
 	apart := false
 	for _, it := range items {
@@ -122,7 +122,7 @@ func ColumnsFor(items []ReleaseItem, severalStores bool) []table.Column {
 // they keep their least widths and their share of the spare room. A NAMESPACE
 // that every row shares may go for them.
 func fitReleaseColumns(items []ReleaseItem, severalStores bool, total int) []table.Column {
-	base := ColumnsFor(items, severalStores)
+	base := columnsFor(items, severalStores)
 	least := withHistory(base, total)
 	whole := make([]table.Column, len(base))
 	for i, c := range base {
@@ -169,11 +169,11 @@ func longest(items []ReleaseItem, field func(kube.RevisionRow) string) int {
 // whose name holds the text (any case), as k9s does; with a leading "~", a fuzzy
 // match on name, namespace, chart, status and store.
 func (s *Screen) refilter() {
-	s.Shown = MatchReleases(s.Items, s.filter.Value())
+	s.Shown = matchReleases(s.Items, s.filter.Value())
 }
 
-// MatchReleases returns the indexes of the items that filter q keeps, in order.
-func MatchReleases(items []ReleaseItem, q string) []int {
+// matchReleases returns the indexes of the items that filter q keeps, in order.
+func matchReleases(items []ReleaseItem, q string) []int {
 	q = strings.TrimSpace(q)
 	fuzzyQ, isFuzzy := strings.CutPrefix(q, "~")
 	fuzzyQ = strings.TrimSpace(fuzzyQ)
@@ -210,8 +210,8 @@ func MatchReleases(items []ReleaseItem, q string) []int {
 func (s *Screen) detailLines() []string {
 	st := s.Styles
 	var first, second string
-	if s.Err != nil {
-		first = st.Error.Render(table.Line1(s.Width, "✗ Refresh failed, showing the last list: "+common.ShortError(s.Err)))
+	if s.err != nil {
+		first = st.Error.Render(table.Line1(s.Width, "✗ Refresh failed, showing the last list: "+common.ShortError(s.err)))
 	}
 	if it := s.Selected(); it != nil && first == "" {
 		l := it.Row.Latest
@@ -273,14 +273,14 @@ func (s *Screen) detailLines() []string {
 	default:
 		filter = st.Dim.Render(human.Plural(len(s.Items), "release", "releases"))
 		switch {
-		case s.Partial != nil && s.Skipped != nil:
+		case s.partial != nil && s.skipped != nil:
 			filter = st.Warning.Render(table.Line1(s.Width, fmt.Sprintf("⚠ %d releases, from %s only; %s",
-				len(s.Items), strings.Join(s.Partial.Read, ", "), common.SkipNote(s.Skipped))))
-		case s.Partial != nil:
+				len(s.Items), strings.Join(s.partial.Read, ", "), common.SkipNote(s.skipped))))
+		case s.partial != nil:
 			filter = st.Warning.Render(table.Line1(s.Width, fmt.Sprintf("⚠ %d releases, from %s only: other namespaces may not be read (--namespaces names more)",
-				len(s.Items), strings.Join(s.Partial.Read, ", "))))
-		case s.Skipped != nil:
-			filter = st.Warning.Render(table.Line1(s.Width, fmt.Sprintf("⚠ %s; %s", human.Plural(len(s.Items), "release", "releases"), common.SkipNote(s.Skipped))))
+				len(s.Items), strings.Join(s.partial.Read, ", "))))
+		case s.skipped != nil:
+			filter = st.Warning.Render(table.Line1(s.Width, fmt.Sprintf("⚠ %s; %s", human.Plural(len(s.Items), "release", "releases"), common.SkipNote(s.skipped))))
 		}
 		if n := len(s.Inflight); n > 0 {
 			filter += st.Dim.Render(fmt.Sprintf(" · reading %d…", n))
@@ -295,11 +295,11 @@ func (s *Screen) tableView() string {
 	st := s.Styles
 	var lines []string
 	switch {
-	case !s.Loaded && s.Err != nil:
-		lines = append(lines, common.RenderError(st, s.Err, s.Width), "",
+	case !s.loaded && s.err != nil:
+		lines = append(lines, common.RenderError(st, s.err, s.Width), "",
 			st.Dim.Render(human.WrapCells("Press r to retry, or n to look in another namespace.", s.Width)))
 		return strings.Join(lines, "\n")
-	case !s.Loaded:
+	case !s.loaded:
 		return st.Dim.Render("Listing release records in " + s.ViewName + "…")
 	case len(s.Items) == 0:
 		cfg := s.Client.Config()
@@ -319,11 +319,11 @@ func (s *Screen) tableView() string {
 			what = fmt.Sprintf("release records (stores read: %s; chunked ones with owner %q)", strings.Join(stores, ", "), cfg.Owner)
 		}
 		text := fmt.Sprintf("No %s in %s. Press n to look in another namespace or in all of them. Records written by another tool may need --owner, --storage-namespace or --profile olmv1.", what, where)
-		if s.Partial != nil {
-			text = fmt.Sprintf("No %s in %s, the namespaces you may read. %s.", what, strings.Join(s.Partial.Read, ", "), strings.TrimPrefix(s.Partial.Error(), kube.ErrPartial.Error()+": "))
+		if s.partial != nil {
+			text = fmt.Sprintf("No %s in %s, the namespaces you may read. %s.", what, strings.Join(s.partial.Read, ", "), strings.TrimPrefix(s.partial.Error(), kube.ErrPartial.Error()+": "))
 		}
-		if s.Skipped != nil {
-			text += " Not read: " + common.SkipNote(s.Skipped) + "."
+		if s.skipped != nil {
+			text += " Not read: " + common.SkipNote(s.skipped) + "."
 		}
 		return st.Dim.Render(human.WrapCells(text, s.Width))
 	}
@@ -371,7 +371,7 @@ func (s *Screen) tableView() string {
 		}
 		lines = append(lines, table.RenderRow(cols, cells, gutter))
 	}
-	for len(lines) < s.TableHeight()+1 {
+	for len(lines) < s.tableHeight()+1 {
 		lines = append(lines, "")
 	}
 	lines = append(lines, s.detailLines()...)
