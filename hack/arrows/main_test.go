@@ -13,12 +13,12 @@ import (
 func TestNoUphillArrows(t *testing.T) {
 	cfg := &packages.Config{Dir: "../..", Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax |
 		packages.NeedTypes | packages.NeedTypesInfo}
-	pkgs, err := packages.Load(cfg, "./kube", "./kube/live")
+	pkgs, err := packages.Load(cfg, "./kube", "./kube/live", "./kube/ops")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if packages.PrintErrors(pkgs) > 0 || len(pkgs) != 2 {
-		t.Fatalf("loaded %d packages, want 2", len(pkgs))
+	if packages.PrintErrors(pkgs) > 0 || len(pkgs) != 3 {
+		t.Fatalf("loaded %d packages, want 3", len(pkgs))
 	}
 	for _, p := range pkgs {
 		arrows := fileArrows(p)
