@@ -279,7 +279,7 @@ func (o *lsOptions) items(c *kube.Client, rows []kube.ReleaseRow) Releases {
 	for i, rr := range rows {
 		it := releaseItem(rr)
 		it.latest = &rows[i].Latest
-		it.Stuck, it.InProgress = c.Stuck(rr.Latest)
+		it.Stuck, it.InProgress = kube.Stuck(rr.Latest, c.Now(), c.StuckAfter())
 		it.verify = cfg.SuggestFor(rr.Latest, "verify")
 		// -n narrows by the release's own namespace, which records of
 		// other tools reveal only once decoded (not when peeked).
