@@ -7,6 +7,7 @@ import (
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/kube/apis"
 	"github.com/chunkview/chunkview/kube/owner"
+	"github.com/chunkview/chunkview/revdiff"
 	"github.com/chunkview/chunkview/storage"
 )
 
@@ -18,7 +19,7 @@ import (
 // handed over as interfaces too. The live commands (status, logs, drift,
 // rollback --wait) read through kube/live's own live.Source.
 
-// readClient is what the read commands (get, inspect, history) read a release
+// readClient is what the read commands (get, inspect, history, diff) read a release
 // through: its revisions, the details cache, and its controllers (kube/owner).
 type readClient interface {
 	owner.Source
@@ -80,6 +81,11 @@ type apiChecker interface {
 	CheckAPIs(ctx context.Context, row kube.RevisionRow, served *apis.Served, opts apis.Options) (apis.Report, error)
 }
 
+// differ compares two revisions of a release (a *kube.Inspector): diff.
+type differ interface {
+	Diff(ctx context.Context, ns, name string, from, to int, opts kube.DiffOptions) (*revdiff.Result, error)
+}
+
 // layoutReader reads how a revision is stored (a *kube.Inspector): inspect.
 type layoutReader interface {
 	Layout(ctx context.Context, ns, name string, rev int) (*storage.Layout, error)
@@ -92,6 +98,7 @@ var (
 	_ operationClient = (*kube.Client)(nil)
 	_ healthChecker   = (*kube.Checker)(nil)
 	_ layoutReader    = (*kube.Inspector)(nil)
+	_ differ          = (*kube.Inspector)(nil)
 	_ releaseChecker  = (*kube.Checker)(nil)
 	_ apiChecker      = (*kube.Checker)(nil)
 )
