@@ -3,7 +3,6 @@ package live
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"strings"
 	"time"
 
@@ -66,31 +65,41 @@ func Describe(ctx context.Context, cs kubernetes.Interface, kind, ns, name strin
 		o, e := cs.AppsV1().Deployments(ns).Get(ctx, name, get)
 		if err = e; e == nil {
 			meta, spec = o.ObjectMeta, o.Spec.Template.Spec
-			conds = conditions(o.Status.Conditions)
+			for _, c := range o.Status.Conditions {
+				conds = append(conds, Condition{string(c.Type), string(c.Status), c.Reason, c.Message, c.LastTransitionTime.Time})
+			}
 		}
 	case "StatefulSet":
 		o, e := cs.AppsV1().StatefulSets(ns).Get(ctx, name, get)
 		if err = e; e == nil {
 			meta, spec = o.ObjectMeta, o.Spec.Template.Spec
-			conds = conditions(o.Status.Conditions)
+			for _, c := range o.Status.Conditions {
+				conds = append(conds, Condition{string(c.Type), string(c.Status), c.Reason, c.Message, c.LastTransitionTime.Time})
+			}
 		}
 	case "DaemonSet":
 		o, e := cs.AppsV1().DaemonSets(ns).Get(ctx, name, get)
 		if err = e; e == nil {
 			meta, spec = o.ObjectMeta, o.Spec.Template.Spec
-			conds = conditions(o.Status.Conditions)
+			for _, c := range o.Status.Conditions {
+				conds = append(conds, Condition{string(c.Type), string(c.Status), c.Reason, c.Message, c.LastTransitionTime.Time})
+			}
 		}
 	case "Job":
 		o, e := cs.BatchV1().Jobs(ns).Get(ctx, name, get)
 		if err = e; e == nil {
 			meta, spec = o.ObjectMeta, o.Spec.Template.Spec
-			conds = conditions(o.Status.Conditions)
+			for _, c := range o.Status.Conditions {
+				conds = append(conds, Condition{string(c.Type), string(c.Status), c.Reason, c.Message, c.LastTransitionTime.Time})
+			}
 		}
 	case "Pod":
 		o, e := cs.CoreV1().Pods(ns).Get(ctx, name, get)
 		if err = e; e == nil {
 			meta, spec = o.ObjectMeta, o.Spec
-			conds = conditions(o.Status.Conditions)
+			for _, c := range o.Status.Conditions {
+				conds = append(conds, Condition{string(c.Type), string(c.Status), c.Reason, c.Message, c.LastTransitionTime.Time})
+			}
 		}
 	default:
 		return nil, fmt.Errorf("%w: %s/%s: describe shows %s", ErrUnknownKind, kind, name, strings.Join(DescribeKinds, ", "))
@@ -118,22 +127,6 @@ func Describe(ctx context.Context, cs kubernetes.Interface, kind, ns, name strin
 		}
 	}
 	return d, nil
-}
-
-// conditions reads an object's status conditions as Describe shows them. Each
-// kind has a condition type of its own (appsv1.DeploymentCondition,
-// corev1.PodCondition, ...), which differ in their other fields and in the
-// types of Type, but all have the fields read here: by name, since a type
-// parameter cannot reach a struct's fields.
-func conditions[C any](list []C) []Condition {
-	var out []Condition
-	for _, c := range list {
-		v := reflect.ValueOf(c)
-		at, _ := v.FieldByName("LastTransitionTime").Interface().(metav1.Time)
-		out = append(out, Condition{Type: v.FieldByName("Type").String(), Status: v.FieldByName("Status").String(),
-			Reason: v.FieldByName("Reason").String(), Message: v.FieldByName("Message").String(), LastTransition: at.Time})
-	}
-	return out
 }
 
 // probeText says what a probe checks and when, as kubectl describe does:
