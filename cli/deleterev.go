@@ -73,7 +73,7 @@ func (o *deleteRevisionOptions) intent() intent {
 	return intent{release: o.name, what: "delete-revision", op: kube.OpDeleteRevision, yes: o.yes, ignoreController: o.ignoreController}
 }
 
-func (o *deleteRevisionOptions) plan(ctx context.Context, r *run, rn *ops.Runner, p *ops.Plan) (ops.Operation, *confirmation, error) {
+func (o *deleteRevisionOptions) plan(ctx context.Context, r *run, rn *ops.Runner, c operationClient, p *ops.Plan) (ops.Operation, *confirmation, error) {
 	d, err := rn.PlanDeleteRevision(ctx, p, o.rev, o.force)
 	if err != nil {
 		return nil, nil, err

@@ -86,7 +86,13 @@ func (o *diffOptions) diff(ctx context.Context, r *run, ctxLines int) error {
 	if err != nil {
 		return err
 	}
-	res, err := kube.NewInspector(c).Diff(ctx, ns, o.name, o.from, o.to, kube.DiffOptions{Reveal: o.reveal, Context: ctxLines})
+	return o.show(ctx, r, c, kube.NewInspector(c), ns, ctxLines)
+}
+
+// show compares the revisions of the release in namespace ns through in and
+// prints the comparison, the store named from c's configuration.
+func (o *diffOptions) show(ctx context.Context, r *run, c readClient, in differ, ns string, ctxLines int) error {
+	res, err := in.Diff(ctx, ns, o.name, o.from, o.to, kube.DiffOptions{Reveal: o.reveal, Context: ctxLines})
 	if err != nil {
 		return err
 	}

@@ -90,9 +90,8 @@ func (o *fixAPIsOptions) intent() intent {
 	return in
 }
 
-func (o *fixAPIsOptions) plan(ctx context.Context, r *run, rn *ops.Runner, p *ops.Plan) (ops.Operation, *confirmation, error) {
-	c := rn.Client()
-	served, err := kube.NewChecker(c).ServedAPIs(ctx)
+func (o *fixAPIsOptions) plan(ctx context.Context, r *run, rn *ops.Runner, c operationClient, p *ops.Plan) (ops.Operation, *confirmation, error) {
+	served, err := kube.NewChecker(rn.Client()).ServedAPIs(ctx)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -103,7 +103,7 @@ func (o *fixStuckOptions) intent() intent {
 	return in
 }
 
-func (o *fixStuckOptions) plan(ctx context.Context, r *run, rn *ops.Runner, p *ops.Plan) (ops.Operation, *confirmation, error) {
+func (o *fixStuckOptions) plan(ctx context.Context, r *run, rn *ops.Runner, c operationClient, p *ops.Plan) (ops.Operation, *confirmation, error) {
 	fs, err := rn.PlanFixStuck(ctx, p, o.fix)
 	if err != nil {
 		return nil, nil, err
@@ -133,7 +133,7 @@ func (o *fixStuckOptions) plan(ctx context.Context, r *run, rn *ops.Runner, p *o
 	if table {
 		if st.InProgress {
 			fmt.Fprintf(r.stdout, "Release %s is in progress: revision %d has been %s for %s (since %s), less than %s: the operation that wrote it is probably still running. Fix it only if you know it was interrupted.\n",
-				o.name, out.Revision, out.Status, st.For, human.Timestamp(out.Since), rn.Client().StuckAfter())
+				o.name, out.Revision, out.Status, st.For, human.Timestamp(out.Since), c.StuckAfter())
 		} else {
 			fmt.Fprintf(r.stdout, "Release %s is stuck: revision %d has been %s for %s (since %s).\n",
 				o.name, out.Revision, out.Status, st.For, human.Timestamp(out.Since))
@@ -150,7 +150,6 @@ func (o *fixStuckOptions) plan(ctx context.Context, r *run, rn *ops.Runner, p *o
 		if !table {
 			return nil, nil, printStructured(r.stdout, o.format, out)
 		}
-		c := rn.Client()
 		fmt.Fprintf(r.stdout, "\nRun `%s` or `%s` to apply one.\n", c.Config().SuggestFor(latest, "fix-stuck", "--mark-failed"), c.Config().SuggestFor(latest, "fix-stuck", "--delete-pending"))
 		return nil, nil, nil
 	}

@@ -59,6 +59,11 @@ func (o *getOptions) Run(ctx context.Context, r *run) error {
 	if err != nil {
 		return err
 	}
+	return o.show(ctx, r, c, ns)
+}
+
+// show reads the revision from namespace ns through c and prints the part.
+func (o *getOptions) show(ctx context.Context, r *run, c readClient, ns string) error {
 	row, err := c.Revision(ctx, ns, o.name, o.revision)
 	if err != nil {
 		return err

@@ -121,15 +121,22 @@ func (o *historyOptions) Run(ctx context.Context, r *run) error {
 	if err != nil {
 		return err
 	}
+	health := kube.NewChecker(c)
 	var live *historyWatch
 	if o.watch {
 		// Watching starts before the listing, so that nothing written in
 		// between is missed.
-		if live, err = startHistoryWatch(ctx, c, ns, o.name); err != nil {
+		if live, err = startHistoryWatch(ctx, c, health, ns, o.name); err != nil {
 			return err
 		}
 		defer live.stop()
 	}
+	return o.list(ctx, r, c, health, ns, live)
+}
+
+// list lists the release's revisions in namespace ns through c, checks them
+// with health and prints them, then follows live (--watch) when set.
+func (o *historyOptions) list(ctx context.Context, r *run, c readClient, health healthChecker, ns string, live *historyWatch) error {
 	rows, err := c.History(ctx, ns, o.name)
 	if err != nil {
 		return err
@@ -150,7 +157,7 @@ func (o *historyOptions) Run(ctx context.Context, r *run) error {
 			fmt.Fprintf(r.stderr, "Warning: the apply method of some revisions could not be read: %s\n", message(err))
 		}
 	}
-	if err := kube.NewChecker(c).CheckHealth(ctx, ptrs); err != nil {
+	if err := health.CheckHealth(ctx, ptrs); err != nil {
 		fmt.Fprintf(r.stderr, "Warning: the chunk Secrets of some revisions could not be checked (marked unchecked): %s\n", message(err))
 	}
 	latest := rows[len(rows)-1]

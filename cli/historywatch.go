@@ -11,7 +11,8 @@ import (
 
 // historyWatch follows one release for `history --watch`.
 type historyWatch struct {
-	c        *kube.Client
+	c        watchClient
+	health   healthChecker
 	ns, name string
 	events   <-chan kube.WatchEvent
 	stop     context.CancelFunc
@@ -21,9 +22,10 @@ type historyWatch struct {
 
 // startHistoryWatch starts watching the records of release name and waits
 // for the watch's first list, so that a listing made after it misses nothing.
-func startHistoryWatch(ctx context.Context, c *kube.Client, ns, name string) (*historyWatch, error) {
+// The revisions it reports are checked with health.
+func startHistoryWatch(ctx context.Context, c watchClient, health healthChecker, ns, name string) (*historyWatch, error) {
 	wctx, cancel := context.WithCancel(ctx)
-	w := &historyWatch{c: c, ns: ns, name: name, stop: cancel}
+	w := &historyWatch{c: c, health: health, ns: ns, name: name, stop: cancel}
 	w.events = c.Watch(wctx, kube.WatchOptions{Name: name, Namespace: ns})
 	if _, ok := <-w.events; !ok {
 		cancel()
@@ -116,7 +118,7 @@ func (w *historyWatch) print(ctx context.Context, r *run, o *historyOptions, typ
 	if row.Status != "deleted" {
 		ptr := []*kube.RevisionRow{&row}
 		_ = w.c.FillDetails(ctx, ptr)
-		_ = kube.NewChecker(w.c).CheckHealth(ctx, ptr)
+		_ = w.health.CheckHealth(ctx, ptr)
 	} else {
 		row.Checked = true
 	}

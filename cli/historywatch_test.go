@@ -1,37 +1,18 @@
 package cli_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"helm.sh/helm/v3/pkg/release"
 
 	"github.com/chunkview/chunkview/cli"
+	"github.com/chunkview/chunkview/internal/kubetest"
 	"github.com/chunkview/chunkview/storage"
 )
-
-// syncBuffer is a bytes.Buffer safe to read while the command writes it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestHistoryWatch: `history NAME --watch` prints the table, then a row when
 // another writer (helm-operator-plugins' driver) adds a revision, and ends with
@@ -41,7 +22,7 @@ func TestHistoryWatch(t *testing.T) {
 	e.install(byPlugins, "app", 2)
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
-	var out, errb syncBuffer
+	var out, errb kubetest.SyncBuffer
 	done := make(chan int, 1)
 	go func() {
 		a := &cli.App{}
@@ -97,7 +78,7 @@ func TestHistoryWatchJSON(t *testing.T) {
 	e.install(byPlugins, "app", 2)
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
-	var out, errb syncBuffer
+	var out, errb kubetest.SyncBuffer
 	done := make(chan int, 1)
 	go func() {
 		done <- (&cli.App{}).Run(ctx, []string{"history", "app", "-w", "-o", "json", "-n", e.ns, "--kubeconfig", e.kubeconfig, "--cache-dir", e.cacheDir}, strings.NewReader(""), &out, &errb)

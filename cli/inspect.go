@@ -159,11 +159,17 @@ func (o *inspectOptions) Run(ctx context.Context, r *run) error {
 	if err != nil {
 		return err
 	}
+	return o.show(ctx, r, c, kube.NewInspector(c), ns)
+}
+
+// show reads the revision from namespace ns through c, its layout through
+// in, and prints them.
+func (o *inspectOptions) show(ctx context.Context, r *run, c readClient, in layoutReader, ns string) error {
 	row, err := c.Revision(ctx, ns, o.name, o.rev)
 	if err != nil {
 		return err
 	}
-	l, err := kube.NewInspector(c).Layout(ctx, ns, o.name, row.Revision)
+	l, err := in.Layout(ctx, ns, o.name, row.Revision)
 	if err != nil {
 		return err
 	}

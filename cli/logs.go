@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/chunkview/chunkview/internal/human"
+	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/kube/live"
 )
 
@@ -63,6 +64,12 @@ func (o *logsOptions) Run(ctx context.Context, r *run) error {
 	if err != nil {
 		return err
 	}
+	return o.stream(ctx, r, c, rows)
+}
+
+// stream reads the Pods of the release (its revisions rows) through c, picks
+// the containers and streams their logs.
+func (o *logsOptions) stream(ctx context.Context, r *run, c live.Source, rows []kube.RevisionRow) error {
 	pods, err := live.PodsOf(ctx, c, rows, o.revision, o.reveal)
 	if err != nil {
 		return err

@@ -182,6 +182,12 @@ func (o *lsOptions) Run(ctx context.Context, r *run) error {
 	if err != nil {
 		return err
 	}
+	return o.list(ctx, r, c, kube.NewChecker(c))
+}
+
+// list lists the releases in view through c, checks them with chk and prints
+// those the filter keeps.
+func (o *lsOptions) list(ctx context.Context, r *run, c listClient, chk releaseChecker) error {
 	rows, err := c.Releases(ctx)
 	if errors.Is(err, kube.ErrPartial) {
 		// Forbidden to list every namespace, or a store: the rows of those it
@@ -192,13 +198,13 @@ func (o *lsOptions) Run(ctx context.Context, r *run) error {
 	} else if err != nil {
 		return err
 	}
-	if err := o.annotate(ctx, r, c, rows); err != nil {
+	if err := o.annotate(ctx, r, c, chk, rows); err != nil {
 		return err
 	}
 	out := o.items(c, rows)
 	listed := len(out.Releases)
 	if o.apis.on {
-		if out.Releases, err = o.apis.keep(ctx, r, c, &o.filter, out.Releases); err != nil {
+		if out.Releases, err = o.apis.keep(ctx, r, chk, &o.filter, out.Releases); err != nil {
 			return err
 		}
 		listed = len(out.Releases)
@@ -222,7 +228,7 @@ func (o *lsOptions) Run(ctx context.Context, r *run) error {
 // record's metadata: the APIs served (with --removed-apis), its controller, its
 // chart and size, and the health of its chunk Secrets. What could not be learnt
 // is said on stderr; the release is listed all the same.
-func (o *lsOptions) annotate(ctx context.Context, r *run, c *kube.Client, rows []kube.ReleaseRow) error {
+func (o *lsOptions) annotate(ctx context.Context, r *run, c listClient, chk releaseChecker, rows []kube.ReleaseRow) error {
 	var todo []*kube.RevisionRow
 	for i := range rows {
 		todo = append(todo, &rows[i].Latest)
@@ -232,7 +238,7 @@ func (o *lsOptions) annotate(ctx context.Context, r *run, c *kube.Client, rows [
 		// Discovery first: the controllers' discovery below then reads the
 		// same pass (kube.Client.Discovery), one pass in all.
 		var err error
-		if o.apis.served, err = kube.NewChecker(c).ServedAPIs(ctx); err != nil {
+		if o.apis.served, err = chk.ServedAPIs(ctx); err != nil {
 			return err
 		}
 	}
@@ -262,7 +268,7 @@ func (o *lsOptions) annotate(ctx context.Context, r *run, c *kube.Client, rows [
 	if err := o.sizeNearLimit(ctx, c, todo); err != nil {
 		fmt.Fprintf(r.stderr, "Warning: some releases could not be decoded to tell their size; they are listed: %s\n", message(err))
 	}
-	if err := kube.NewChecker(c).CheckHealth(ctx, todo); err != nil {
+	if err := chk.CheckHealth(ctx, todo); err != nil {
 		fmt.Fprintf(r.stderr, "Warning: the chunk Secrets of some releases could not be checked (marked unchecked): %s\n", message(err))
 	}
 	if strings.HasPrefix(cfg.DriversFrom, "HELM_DRIVER") {
@@ -275,13 +281,13 @@ func (o *lsOptions) annotate(ctx context.Context, r *run, c *kube.Client, rows [
 // items are the releases ls lists, in the order it shows them: -n keeps those
 // whose own namespace it is, --near-limit those that fill their store's limit
 // that far.
-func (o *lsOptions) items(c *kube.Client, rows []kube.ReleaseRow) Releases {
+func (o *lsOptions) items(c listClient, rows []kube.ReleaseRow) Releases {
 	cfg := c.Config()
 	out := Releases{Releases: []ReleaseItem{}}
 	for i, rr := range rows {
 		it := releaseItem(rr)
 		it.latest, it.release = &rows[i].Latest, &rows[i]
-		it.Stuck, it.InProgress = c.Stuck(rr.Latest)
+		it.Stuck, it.InProgress = kube.Stuck(rr.Latest, c.Now(), c.StuckAfter())
 		it.verify = cfg.SuggestFor(rr.Latest, "verify")
 		// -n narrows by the release's own namespace, which records of
 		// other tools reveal only once decoded (not when peeked).
@@ -306,7 +312,7 @@ func (o *lsOptions) items(c *kube.Client, rows []kube.ReleaseRow) Releases {
 }
 
 // print prints the releases in the format asked for.
-func (o *lsOptions) print(r *run, c *kube.Client, out Releases) error {
+func (o *lsOptions) print(r *run, c listClient, out Releases) error {
 	switch {
 	case o.filter.short:
 		for _, it := range out.Releases {
@@ -331,7 +337,7 @@ func (o *lsOptions) print(r *run, c *kube.Client, out Releases) error {
 // whose bound (RevisionRow.StoredAtMost) reaches the threshold: so that the
 // filter decides on their real size. A row whose bound stays under it is
 // certainly under it; a row that cannot be decoded is kept, by its bound.
-func (o *lsOptions) sizeNearLimit(ctx context.Context, c *kube.Client, rows []*kube.RevisionRow) error {
+func (o *lsOptions) sizeNearLimit(ctx context.Context, c listClient, rows []*kube.RevisionRow) error {
 	if o.nearLimit <= 0 {
 		return nil
 	}

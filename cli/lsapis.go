@@ -46,11 +46,11 @@ func (a *lsAPIs) affected(rep apis.Report) []apis.Finding {
 // superseded revision is read) and returns the items that are affected, with
 // their findings, and the others left out; items the filter hides are kept
 // unchecked, for its note.
-func (a *lsAPIs) keep(ctx context.Context, r *run, c *kube.Client, f *lsFilter, items []ReleaseItem) ([]ReleaseItem, error) {
+func (a *lsAPIs) keep(ctx context.Context, r *run, chk releaseChecker, f *lsFilter, items []ReleaseItem) ([]ReleaseItem, error) {
 	served := a.served
 	if served == nil {
 		var err error
-		if served, err = kube.NewChecker(c).ServedAPIs(ctx); err != nil {
+		if served, err = chk.ServedAPIs(ctx); err != nil {
 			return nil, err
 		}
 	}
@@ -60,7 +60,7 @@ func (a *lsAPIs) keep(ctx context.Context, r *run, c *kube.Client, f *lsFilter, 
 			rows = append(rows, it.latest)
 		}
 	}
-	reps, err := kube.NewChecker(c).CheckAPIsOf(ctx, rows, served, apis.Options{Target: a.target})
+	reps, err := chk.CheckAPIsOf(ctx, rows, served, apis.Options{Target: a.target})
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +117,7 @@ func (a *lsAPIs) health(it ReleaseItem) string {
 
 // warn says, for each affected release, which objects stop Helm and the
 // command that fixes them.
-func (a *lsAPIs) warn(r *run, c *kube.Client, items []ReleaseItem) {
+func (a *lsAPIs) warn(r *run, c listClient, items []ReleaseItem) {
 	for _, it := range items {
 		var now, later []apis.Finding
 		for _, f := range it.RemovedAPIs {

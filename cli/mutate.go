@@ -35,10 +35,11 @@ type mutation interface {
 	// intent says what this run means to change.
 	intent() intent
 	// plan makes the command's operation from the release as it was read (p),
-	// and prints what it would do. It returns the operation and the question to
-	// ask before applying it, or a nil operation when there is nothing to apply
-	// (a dry run, nothing to fix), the plan printed.
-	plan(ctx context.Context, r *run, rn *ops.Runner, p *ops.Plan) (ops.Operation, *confirmation, error)
+	// through rn, and prints what it would do, with what it reads through c.
+	// It returns the operation and the question to ask before applying it, or
+	// a nil operation when there is nothing to apply (a dry run, nothing to
+	// fix), the plan printed.
+	plan(ctx context.Context, r *run, rn *ops.Runner, c operationClient, p *ops.Plan) (ops.Operation, *confirmation, error)
 	// applied prints the outcome of the operation once it was applied.
 	applied(r *run, op ops.Operation) error
 }
@@ -94,7 +95,7 @@ func (r *run) mutate(ctx context.Context, m mutation) error {
 			return err
 		}
 	}
-	op, ask, err := m.plan(ctx, r, rn, p)
+	op, ask, err := m.plan(ctx, r, rn, c, p)
 	if err != nil || op == nil {
 		return err
 	}

@@ -26,7 +26,7 @@ type fakeMutation struct {
 
 func (f *fakeMutation) intent() intent { return f.in }
 
-func (f *fakeMutation) plan(ctx context.Context, _ *run, rn *ops.Runner, p *ops.Plan) (ops.Operation, *confirmation, error) {
+func (f *fakeMutation) plan(ctx context.Context, _ *run, rn *ops.Runner, _ operationClient, p *ops.Plan) (ops.Operation, *confirmation, error) {
 	f.planned, f.planNS = true, p.Namespace
 	if f.ask == nil {
 		return nil, nil, nil

@@ -76,7 +76,7 @@ func (o *pruneOptions) intent() intent {
 	return in
 }
 
-func (o *pruneOptions) plan(ctx context.Context, r *run, rn *ops.Runner, p *ops.Plan) (ops.Operation, *confirmation, error) {
+func (o *pruneOptions) plan(ctx context.Context, r *run, rn *ops.Runner, c operationClient, p *ops.Plan) (ops.Operation, *confirmation, error) {
 	pr, err := rn.PlanPrune(ctx, p, o.keep)
 	if err != nil {
 		return nil, nil, err

@@ -12,6 +12,7 @@ import (
 
 	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/kube/live"
 	"github.com/chunkview/chunkview/kube/ops"
 	"github.com/chunkview/chunkview/revdiff"
 )
@@ -76,7 +77,7 @@ type rollbackOptions struct {
 	out  RollbackResult
 	// client and rows are the connection and the history the rollback was
 	// planned on, for the wait.
-	client *kube.Client
+	client live.Source
 	rows   []kube.RevisionRow
 }
 
@@ -128,13 +129,13 @@ func (o *rollbackOptions) intent() intent {
 	return in
 }
 
-func (o *rollbackOptions) plan(ctx context.Context, r *run, rn *ops.Runner, p *ops.Plan) (ops.Operation, *confirmation, error) {
+func (o *rollbackOptions) plan(ctx context.Context, r *run, rn *ops.Runner, c operationClient, p *ops.Plan) (ops.Operation, *confirmation, error) {
 	if o.rev == 0 && len(p.Rows) > 1 && !o.dryRun {
 		// Helm rolls back to the revision before the latest, whatever it is;
 		// landing on a failed one by default is a surprise, so it must be named
 		// (a dry run shows the plan, with a warning).
 		if prev := p.Rows[len(p.Rows)-2]; prev.Status == "failed" {
-			return nil, nil, usageErrorf("the default target, revision %d (the one before the latest), is failed: name the revision to roll back to (`%s` lists them)", prev.Revision, rn.Client().Config().SuggestFor(prev, "history"))
+			return nil, nil, usageErrorf("the default target, revision %d (the one before the latest), is failed: name the revision to roll back to (`%s` lists them)", prev.Revision, c.Config().SuggestFor(prev, "history"))
 		}
 	}
 	p.FieldManager = o.fieldManager
@@ -165,8 +166,8 @@ func (o *rollbackOptions) plan(ctx context.Context, r *run, rn *ops.Runner, p *o
 			return nil, nil, err
 		}
 	}
-	r.warnRollback(rn.Client(), rb, o.rev == 0)
-	o.out.RemovedAPIs = r.warnRollbackAPIs(ctx, rn, rb)
+	r.warnRollback(c, rb, o.rev == 0)
+	o.out.RemovedAPIs = r.warnRollbackAPIs(ctx, rn, c, rb)
 	if o.dryRun {
 		if table {
 			fmt.Fprintln(r.stdout, "\nDry run: nothing changed.")

@@ -35,7 +35,7 @@ type RollbackWait struct {
 // `status`, and follows them with the same watches as the TUI: one per kind and
 // namespace. It returns the status as the wait left it; the error says what is
 // not Current when time ran out.
-func (r *run) waitCurrent(ctx context.Context, c *kube.Client, rows []kube.RevisionRow, rev int, label string, timeout time.Duration) (*live.ReleaseStatus, error) {
+func (r *run) waitCurrent(ctx context.Context, c live.Source, rows []kube.RevisionRow, rev int, label string, timeout time.Duration) (*live.ReleaseStatus, error) {
 	wctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	st, err := live.StatusOf(wctx, c, rows, rev, live.StatusOptions{ObjectsOnly: true})

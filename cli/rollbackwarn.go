@@ -27,7 +27,7 @@ func rollbackWarnings(byDefault bool, latest, target kube.RevisionRow, suggest f
 
 // warnRollback prints rollbackWarnings on stderr, before the question, about the
 // revisions the plan was made from.
-func (r *run) warnRollback(c *kube.Client, plan *ops.Rollback, byDefault bool) {
+func (r *run) warnRollback(c operationClient, plan *ops.Rollback, byDefault bool) {
 	latest, err := plan.Row(plan.From)
 	if err != nil {
 		return
@@ -45,8 +45,7 @@ func (r *run) warnRollback(c *kube.Client, plan *ops.Rollback, byDefault bool) {
 // cluster serves (one discovery pass) and warns, before the question, of each
 // one that uses an API it no longer serves: Helm's rollback fails on it and
 // breaks the release again. A check that cannot be made is said, not fatal.
-func (r *run) warnRollbackAPIs(ctx context.Context, rn *ops.Runner, plan *ops.Rollback) *ops.RollbackAPIs {
-	c := rn.Client()
+func (r *run) warnRollbackAPIs(ctx context.Context, rn *ops.Runner, c operationClient, plan *ops.Rollback) *ops.RollbackAPIs {
 	served, err := rn.ServedAPIs(ctx)
 	var ra ops.RollbackAPIs
 	if err == nil {

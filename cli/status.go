@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/kube/live"
 )
 
@@ -71,12 +72,18 @@ func (o *statusOptions) run(ctx context.Context, r *run) error {
 	if err != nil {
 		return err
 	}
+	return o.show(ctx, r, c, kube.NewChecker(c), rows)
+}
+
+// show reads how the objects of the release (its revisions rows) run through
+// c, checks the APIs of the revision shown with chk, and prints them.
+func (o *statusOptions) show(ctx context.Context, r *run, c live.Source, chk apiChecker, rows []kube.RevisionRow) error {
 	wide := o.format == FormatWide
 	st, err := live.StatusOf(ctx, c, rows, o.revision, live.StatusOptions{Reveal: o.reveal, Pods: wide})
 	if err != nil {
 		return err
 	}
-	found := checkStatusAPIs(ctx, c, rows, st)
+	found := checkStatusAPIs(ctx, c, chk, rows, st)
 	if isTable(o.format) {
 		err = printStatus(r.stdout, st, r.now(), statusWidth, wide)
 	} else {

@@ -258,10 +258,10 @@ func TestRollbackWait(t *testing.T) {
 
 // start runs chunkview with args as run does, in the background: its stderr
 // can be read as it is written, and its result comes on done.
-func (e *env) start(args ...string) (stderr *syncBuffer, done <-chan result) {
+func (e *env) start(args ...string) (stderr *kubetest.SyncBuffer, done <-chan result) {
 	e.t.Helper()
 	full := append(append([]string{}, args...), "--kubeconfig", e.kubeconfig, "--cache-dir", e.cacheDir, "-n", e.ns)
-	stderr = &syncBuffer{}
+	stderr = &kubetest.SyncBuffer{}
 	ch := make(chan result, 1)
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)

@@ -22,7 +22,7 @@ type statusJSON struct {
 // notes what Helm can no longer do and the objects deprecated for removal.
 // A check that cannot be made is a note too: status reports how objects run,
 // and this does not change its exit code.
-func checkStatusAPIs(ctx context.Context, c *kube.Client, rows []kube.RevisionRow, st *live.ReleaseStatus) []apis.Finding {
+func checkStatusAPIs(ctx context.Context, c live.Source, chk apiChecker, rows []kube.RevisionRow, st *live.ReleaseStatus) []apis.Finding {
 	var row *kube.RevisionRow
 	for i := range rows {
 		if rows[i].Revision == st.Revision {
@@ -32,10 +32,10 @@ func checkStatusAPIs(ctx context.Context, c *kube.Client, rows []kube.RevisionRo
 	if row == nil {
 		return nil
 	}
-	served, err := kube.NewChecker(c).ServedAPIs(ctx)
+	served, err := chk.ServedAPIs(ctx)
 	var rep apis.Report
 	if err == nil {
-		rep, err = kube.NewChecker(c).CheckAPIs(ctx, *row, served, apis.Options{})
+		rep, err = chk.CheckAPIs(ctx, *row, served, apis.Options{})
 	}
 	if err != nil {
 		st.Remarks = append(st.Remarks, "whether the revision uses APIs the cluster no longer serves could not be checked: "+message(err))

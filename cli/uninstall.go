@@ -67,7 +67,7 @@ func (o *uninstallOptions) intent() intent {
 	return in
 }
 
-func (o *uninstallOptions) plan(ctx context.Context, r *run, rn *ops.Runner, p *ops.Plan) (ops.Operation, *confirmation, error) {
+func (o *uninstallOptions) plan(ctx context.Context, r *run, rn *ops.Runner, c operationClient, p *ops.Plan) (ops.Operation, *confirmation, error) {
 	u, err := rn.PlanUninstall(ctx, p, o.keepHistory)
 	if err != nil {
 		return nil, nil, err
@@ -78,7 +78,7 @@ func (o *uninstallOptions) plan(ctx context.Context, r *run, rn *ops.Runner, p *
 	if o.out.Deletes == nil {
 		o.out.Deletes = []string{}
 	}
-	if d, err := rn.Client().Details(ctx, latest); err == nil && d.Release != nil && d.Release.Namespace != "" {
+	if d, err := c.Details(ctx, latest); err == nil && d.Release != nil && d.Release.Namespace != "" {
 		o.out.Namespace = d.Release.Namespace
 	}
 	table := o.format == FormatTable

@@ -110,8 +110,21 @@ func ingressNginxChart(version string) chartSpec {
 		home:        "https://github.com/kubernetes/ingress-nginx",
 		icon:        "https://upload.wikimedia.org/wikipedia/commons/thumb/c/c5/Nginx_logo.svg/500px-Nginx_logo.svg.png",
 		keywords:    []string{"ingress", "nginx"},
-		templates: map[string]string{
-			"controller-configmap.yaml": `apiVersion: v1
+		templates:   ingressNginxTemplates,
+		values: baseValues("registry.k8s.io/ingress-nginx/controller", 80, " {}") + `
+controller:
+  replicaCount: 1
+  config: {}
+  metrics:
+    enabled: false
+`,
+	}
+}
+
+// ingressNginxTemplates are ingress-nginx's templates, the same in every version
+// the demo holds.
+var ingressNginxTemplates = map[string]string{
+	"controller-configmap.yaml": `apiVersion: v1
 kind: ConfigMap
 metadata:
   name: {{ include "CHART.fullname" . }}-controller
@@ -124,7 +137,7 @@ data:
   {{ $k }}: {{ $v | quote }}
   {{- end }}
 `,
-			"controller-ingressclass.yaml": `apiVersion: networking.k8s.io/v1
+	"controller-ingressclass.yaml": `apiVersion: networking.k8s.io/v1
 kind: IngressClass
 metadata:
   name: nginx
@@ -134,7 +147,7 @@ metadata:
 spec:
   controller: k8s.io/ingress-nginx
 `,
-			"admission-webhooks/validating-webhook.yaml": `apiVersion: admissionregistration.k8s.io/v1
+	"admission-webhooks/validating-webhook.yaml": `apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingWebhookConfiguration
 metadata:
   name: {{ include "CHART.fullname" . }}-admission
@@ -158,7 +171,7 @@ webhooks:
         namespace: {{ .Release.Namespace }}
         path: /networking/v1/ingresses
 `,
-			"admission-webhooks/job-create-secret.yaml": `apiVersion: batch/v1
+	"admission-webhooks/job-create-secret.yaml": `apiVersion: batch/v1
 kind: Job
 metadata:
   name: {{ include "CHART.fullname" . }}-admission-create
@@ -182,15 +195,6 @@ spec:
             - --namespace=$(POD_NAMESPACE)
             - --secret-name={{ include "CHART.fullname" . }}-admission
 `,
-		},
-		values: baseValues("registry.k8s.io/ingress-nginx/controller", 80, " {}") + `
-controller:
-  replicaCount: 1
-  config: {}
-  metrics:
-    enabled: false
-`,
-	}
 }
 
 // lokiVersions are the chart versions of LokiStackRelease's revisions, in order.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -72,7 +73,16 @@ func samples() []sample {
 
 // chunkedSamples are the releases Seed writes through the chunked driver.
 func chunkedSamples() []sample {
-	out := []sample{
+	out := slices.Concat(appSamples(), paymentsSamples(), olmSamples())
+	for i := range out {
+		out[i].store = StoreChunked
+	}
+	return out
+}
+
+// appSamples is the application teams' releases: web, dashboards.
+func appSamples() []sample {
+	return []sample{
 		{
 			name: "podinfo", storageNamespace: "demo", namespace: "demo", owner: storage.HelmOwner,
 			labels: map[string]string{"team": "web"},
@@ -105,6 +115,12 @@ func chunkedSamples() []sample {
 				{op: opUpgrade, ago: 9 * day, took: 14 * time.Second, chart: "0.10.0", values: "grafana:\n  folder: SRE\n"},
 			},
 		},
+	}
+}
+
+// paymentsSamples is the payments namespace's releases, whose values hold secrets.
+func paymentsSamples() []sample {
+	return []sample{
 		{
 			name: "payments-api", storageNamespace: "payments", namespace: "payments", owner: storage.HelmOwner,
 			labels: map[string]string{"team": "payments", "pci": "true"},
@@ -136,6 +152,12 @@ func chunkedSamples() []sample {
 				{op: opUpgrade, ago: 4 * day, took: 2*minute + 44*time.Second, chart: "0.5.0", values: "replicaCount: 3\nconfig:\n  THRESHOLD: \"0.78\"\n"},
 			},
 		},
+	}
+}
+
+// olmSamples is the releases OLMv1 installed for its ClusterExtensions.
+func olmSamples() []sample {
+	return []sample{
 		{
 			name: "cert-manager", storageNamespace: OLMNamespace, namespace: "cert-manager", owner: OLMOwner,
 			chart: certManagerChart,
@@ -154,10 +176,6 @@ func chunkedSamples() []sample {
 			},
 		},
 	}
-	for i := range out {
-		out[i].store = StoreChunked
-	}
-	return out
 }
 
 // Labels of the OLMv1 samples depend on the revision's bundle, so they are set per

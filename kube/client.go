@@ -35,13 +35,14 @@ import (
 )
 
 // Stuck reports whether the revision r, in flight (see InFlight), has been so
-// for StuckAfter or longer (stuck: no operation is likely to finish it), or for
-// less (inProgress: one probably runs). Both are false for any other status.
-func (c *Client) Stuck(r RevisionRow) (stuck, inProgress bool) {
+// at now for after or longer (stuck: no operation is likely to finish it), or
+// for less (inProgress: one probably runs). Both are false for any other
+// status. A client's judgement is Stuck(r, c.Now(), c.StuckAfter()).
+func Stuck(r RevisionRow, now time.Time, after time.Duration) (stuck, inProgress bool) {
 	if !InFlight(r.Status) {
 		return false, false
 	}
-	if c.Now().Sub(r.Updated) >= c.StuckAfter() {
+	if now.Sub(r.Updated) >= after {
 		return true, false
 	}
 	return false, true

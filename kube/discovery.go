@@ -69,13 +69,5 @@ func (c *Client) ServerVersion() (*version.Info, error) {
 		return c.cs.Discovery().ServerVersion()
 	}
 	dc := c.Discovery()
-	return c.serverVersion(dc)
-}
-
-// serverVersion is ServerVersion read through dc when the pass has none.
-func (c *Client) serverVersion(dc discovery.DiscoveryInterface) (*version.Info, error) {
-	if c.live == nil {
-		return dc.ServerVersion()
-	}
 	return c.live.serverVersion(dc)
 }

@@ -52,8 +52,12 @@ type liveSource struct {
 }
 
 // serverVersion returns the version this pass read, reading it through dc
-// the first time.
+// the first time. A connection without live objects (s nil) keeps no pass:
+// it reads through dc each time.
 func (s *liveSource) serverVersion(dc discovery.DiscoveryInterface) (*version.Info, error) {
+	if s == nil {
+		return dc.ServerVersion()
+	}
 	s.vmu.Lock()
 	defer s.vmu.Unlock()
 	if s.version != nil {

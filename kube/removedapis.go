@@ -34,7 +34,7 @@ func (ch *Checker) ServedAPIs(ctx context.Context) (*apis.Served, error) {
 	if err == nil && lc.Discovery != nil {
 		dc = lc.Discovery
 	}
-	v, err := ch.c.serverVersion(dc)
+	v, err := ch.c.live.serverVersion(dc)
 	if err != nil {
 		return nil, Explain(fmt.Errorf("read the server's version: %w", err), "get", "version", "")
 	}

@@ -54,24 +54,25 @@ type watchTarget struct {
 	rowOf      func(*metav1.PartialObjectMetadata) RevisionRow
 }
 
-// watchTargets returns the targets of the stores the configuration reads.
-func (c *Client) watchTargets(o WatchOptions) []watchTarget {
+// watchTargets returns the targets of stores, the stores configuration cfg
+// reads.
+func watchTargets(cfg Config, stores []store, o WatchOptions) []watchTarget {
 	var out []watchTarget
 	var named labels.Set
 	if o.Name != "" {
 		named = labels.Set{storage.LabelName: o.Name}
 	}
-	for _, s := range c.stores() {
+	for _, s := range stores {
 		switch s := s.(type) {
 		case chunkedStore:
-			sel := labels.Set{storage.LabelOwner: c.cfg.Owner, storage.LabelType: storage.TypeIndex}
+			sel := labels.Set{storage.LabelOwner: cfg.Owner, storage.LabelType: storage.TypeIndex}
 			maps.Copy(sel, named)
-			t := watchTarget{store: DriverChunked, gvr: secretsGVR, labels: labels.SelectorFromSet(sel).String(), ns: c.cfg.listNamespace()}
+			t := watchTarget{store: DriverChunked, gvr: secretsGVR, labels: labels.SelectorFromSet(sel).String(), ns: cfg.listNamespace()}
 			switch {
 			case o.Name != "":
-				t.ns = c.cfg.storageNamespaceFor(o.Namespace)
-			case c.cfg.StorageNamespace == "" && !c.cfg.AllNamespaces && c.cfg.Namespace != "":
-				t.ns, t.fallbackNS = metav1.NamespaceAll, c.cfg.Namespace
+				t.ns = cfg.storageNamespaceFor(o.Namespace)
+			case cfg.StorageNamespace == "" && !cfg.AllNamespaces && cfg.Namespace != "":
+				t.ns, t.fallbackNS = metav1.NamespaceAll, cfg.Namespace
 			}
 			limit := s.limit()
 			t.rowOf = func(m *metav1.PartialObjectMetadata) RevisionRow {
@@ -83,7 +84,7 @@ func (c *Client) watchTargets(o WatchOptions) []watchTarget {
 		case *helmStore:
 			t := watchTarget{store: s.kind, gvr: s.gvr(), labels: helmSelector(named), fields: s.fieldSelector(), ns: s.listNamespace()}
 			if o.Name != "" {
-				t.ns = c.cfg.storeNamespaceFor(s.kind, o.Namespace)
+				t.ns = cfg.storeNamespaceFor(s.kind, o.Namespace)
 			}
 			t.rowOf = func(m *metav1.PartialObjectMetadata) RevisionRow { return s.rowOf(m) }
 			out = append(out, t)
@@ -118,7 +119,7 @@ func (c *Client) Watch(ctx context.Context, o WatchOptions) <-chan WatchEvent {
 		o.Now = time.Now
 	}
 	out := make(chan WatchEvent, 64)
-	targets := c.watchTargets(o)
+	targets := watchTargets(c.cfg, c.stores(), o)
 	go func() {
 		defer close(out)
 		send := func(ev WatchEvent) bool {

@@ -7,12 +7,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/chunkview/chunkview/kube"
-	"github.com/chunkview/chunkview/storage"
 	"github.com/chunkview/chunkview/ui/common"
-	"github.com/chunkview/chunkview/ui/components/dialog"
-	"github.com/chunkview/chunkview/ui/components/table"
-	"github.com/chunkview/chunkview/ui/screens/releases"
 )
 
 // habitSizes are the sizes the habits of issue 13 are checked at: the smallest
@@ -148,61 +143,6 @@ func TestReadOnlyOffersNoActions(t *testing.T) {
 	}
 }
 
-func TestWindowLines(t *testing.T) {
-	l := []string{"a", "b", "c", "d", "e", "f"}
-	cases := []struct {
-		n, keep int
-		want    string
-	}{
-		{6, -1, "a b c d e f"},
-		{4, -1, "a b c …"},
-		{3, 0, "a b …"},
-		{3, 3, "… d …"},
-		{4, 3, "… d e f"},
-		{4, 1, "a b c …"},
-		{3, 5, "… e f"},
-		{4, 5, "… d e f"},
-	}
-	for _, c := range cases {
-		if got := strings.Join(dialog.WindowLines(l, c.n, c.keep), " "); got != c.want {
-			t.Errorf("n %d keep %d: %q, want %q", c.n, c.keep, got, c.want)
-		}
-	}
-}
-
-// TestStorageNamespaceColumnOnlyWhenApart: the list shows STORAGE NS only when a
-// release keeps its records outside its own namespace; the bar is the first
-// column to go, NAME never.
-func TestStorageNamespaceColumnOnlyWhenApart(t *testing.T) {
-	item := func(name, ns, storageNS string) releases.ReleaseItem {
-		return releases.ReleaseItem{Row: kube.ReleaseRow{Latest: kube.RevisionRow{Name: name, StorageNamespace: storageNS, Known: true, Summary: storage.Summary{Namespace: ns}}}}
-	}
-	titles := func(cols []table.Column) string {
-		var out []string
-		for _, c := range cols {
-			out = append(out, c.Title)
-		}
-		return strings.Join(out, ",")
-	}
-	beside := []releases.ReleaseItem{item("a", "demo", "demo"), item("b", "payments", "payments")}
-	apart := append(beside, item("c", "monitoring", "demo"))
-	if got := titles(releases.ColumnsFor(beside, false)); strings.Contains(got, "STORAGE NS") {
-		t.Errorf("records beside their releases: %s", got)
-	}
-	if got := titles(releases.ColumnsFor(apart, false)); !strings.HasPrefix(got, "NAMESPACE,STORAGE NS,NAME") {
-		t.Errorf("records apart: %s", got)
-	}
-	for w := 160; w >= 40; w-- {
-		got := titles(table.FitColumns(releases.ColumnsFor(apart, true), w))
-		if !strings.Contains(got, "NAME") {
-			t.Fatalf("at %d, NAME dropped: %s", w, got)
-		}
-		if strings.Contains(got, "LARGEST") && !strings.Contains(got, "APP") {
-			t.Errorf("at %d, the bar outlived the app version: %s", w, got)
-		}
-	}
-}
-
 func TestParseCommand(t *testing.T) {
 	cases := []struct {
 		line string
@@ -296,17 +236,4 @@ func TestNoDeadKeysListed(t *testing.T) {
 	h.press("down", "down", "enter", "d", "?").contains("next change").lacks("y   roll back", "y roll back")
 	h = newHarness(t, f.Client, Options{}, 160, 45)
 	h.press("down", "down", "enter", "home", "enter", "?").contains("reveal/mask").lacks("diff with previous")
-}
-
-// TestWrapKeepsToTheWidth: no wrapped line is wider than asked, even where the
-// line would end on a breakpoint character.
-func TestWrapKeepsToTheWidth(t *testing.T) {
-	s := "Resources: 0 added, 0 removed, 1 changed · also changed: values, computed values, chart"
-	for w := 20; w <= 100; w++ {
-		for _, l := range strings.Split(table.Wrap(s, w), "\n") {
-			if ansi.StringWidth(l) > w {
-				t.Errorf("at %d: %q is %d wide", w, l, ansi.StringWidth(l))
-			}
-		}
-	}
 }

@@ -27,13 +27,11 @@ var (
 	simpleRelease = screentest.SimpleRelease
 	webRelease    = screentest.WebRelease
 	demoClient    = screentest.DemoClient
-	noise         = screentest.Noise
 	storeRow      = screentest.StoreRow
 	mixedRows     = screentest.MixedRows
 	lokiHistory   = screentest.LokiHistory
 	lokiLayout    = screentest.LokiLayout
 	fakeStatus    = screentest.FakeStatus
-	allowSecrets  = screentest.AllowSecrets
 )
 
 const fixtureChunkSize = screentest.ChunkSize

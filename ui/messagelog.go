@@ -2,7 +2,6 @@ package ui
 
 import (
 	"strings"
-	"time"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/lipgloss/v2"
@@ -13,13 +12,6 @@ import (
 
 // maxLogged is how many status messages the message log keeps.
 const maxLogged = 50
-
-// loggedStatus is one status message as it was shown, kept whole.
-type loggedStatus struct {
-	at   time.Time
-	text string
-	err  bool
-}
 
 // noteStatus records the status line in the message log when it changed, so
 // that a line cut to the terminal's width can be read in full with :log.

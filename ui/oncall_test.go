@@ -84,15 +84,3 @@ func TestRollbackPastUnreadableShowsTheChoice(t *testing.T) {
 		lacks("revision 2 → 2", "No differences")
 	h.press("ctrl+r").contains("✓ Replaced the unreadable revision 3 of ledger: its record was deleted, and revision 3 now holds revision 2's content")
 }
-
-// TestDetailExpands: when a failure's reason and its next step do not fit the
-// lines the table can give (at 80x12, keeping three rows), the last line shown
-// ends in "… e: whole"; e gives them every line but one row's, and shows them
-// whole; e again gives the rows back.
-func TestDetailExpands(t *testing.T) {
-	h := newHarness(t, fixedDemo(t), Options{}, 80, 12)
-	openDemo("ledger")(h)
-	h.contains("✗ Revision 3 cannot be read", "does not exist … e: whole").lacks("c: see which Secret")
-	h.press("e").contains("✗ Revision 3 cannot be read", "does not exist", "c: see which Secret is missing or damaged", "R on a good revision: roll back to it").lacks("e: whole")
-	h.press("e").contains("… e: whole").lacks("c: see which Secret")
-}

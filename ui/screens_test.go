@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"log"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -14,84 +13,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
-
-	"github.com/chunkview/chunkview/demo"
-	"github.com/chunkview/chunkview/kube"
-	"github.com/chunkview/chunkview/storage"
-	"github.com/chunkview/chunkview/ui/common"
-	"github.com/chunkview/chunkview/ui/internal/rowcheck"
-	"github.com/chunkview/chunkview/ui/screens/releases"
 )
-
-// testCommon is what screens share, over the fixture's client, for tests that
-// drive one screen directly.
-func testCommon(f *fixture) common.Common {
-	c := newCommon(context.Background(), f.Client, Options{Now: func() time.Time { return testNow }})
-	c.SetSize(120, 37)
-	return c
-}
-
-func TestReleasesDropsStaleAnswers(t *testing.T) {
-	f := newFixture(t)
-	s := releases.New(testCommon(f))
-	s.Init() // gen 1
-	s.Reload()
-	rows := []kube.ReleaseRow{{Latest: kube.RevisionRow{StorageNamespace: "default", Name: "late", Key: storage.RecordKey("late", 1), Revision: 1}}}
-
-	s.Update(releases.LoadedMsg{View: "default", Gen: 1, Rows: rows})
-	if s.Loaded || len(s.Items) != 0 {
-		t.Fatalf("an answer to an earlier load was kept: %d rows", len(s.Items))
-	}
-	s.Update(releases.LoadedMsg{View: "shop", Gen: 2, Rows: rows})
-	if s.Loaded {
-		t.Fatal("an answer for another namespace was kept")
-	}
-	s.Update(releases.LoadedMsg{View: "default", Gen: 2, Rows: rows})
-	if !s.Loaded || len(s.Items) != 1 {
-		t.Fatalf("the current answer was dropped")
-	}
-	// Details of a record that changed since (another resourceVersion) are dropped.
-	s.Update(rowcheck.RowDetailsMsg{Ns: "default", Key: storage.RecordKey("late", 1), Rv: "999", Row: kube.RevisionRow{Broken: true}})
-	if s.Items[0].Row.Latest.Broken {
-		t.Fatal("details of another resourceVersion were applied")
-	}
-}
-
-func TestReleasesFillAndMarkBroken(t *testing.T) {
-	f := newFixture(t)
-	h := newHarness(t, f.Client, Options{}, 120, 40)
-	rs := h.top().(*releases.Screen)
-	byName := map[string]releases.ReleaseItem{}
-	for _, it := range rs.Items {
-		byName[it.Row.Latest.Name] = it
-	}
-	if l := byName["legacy"].Row.Latest; !l.Broken || !strings.HasPrefix(l.Problem, "1 of 3 chunks missing: chunk 3 of 3") {
-		t.Errorf("legacy (a chunk deleted) is not marked broken: %+v", l)
-	}
-	if l := byName["old-tool"].Row.Latest; !l.Known || l.Summary.Chart != "old-tool" {
-		t.Errorf("old-tool (no annotations) was not decoded: %+v", l)
-	}
-	if l := byName["web"].Row.Latest; l.Broken {
-		t.Errorf("web is marked broken: %s", l.Problem)
-	}
-	h.contains("✗ BROKEN", "old-tool-0.1.1")
-}
-
-func TestReleasesRowErrorMarksOnlyThatRow(t *testing.T) {
-	f := newFixture(t)
-	h := newHarness(t, f.Client, Options{}, 120, 40)
-	rs := h.top().(*releases.Screen)
-	var web kube.RevisionRow
-	for _, it := range rs.Items {
-		if it.Row.Latest.Name == "web" {
-			web = it.Row.Latest
-		}
-	}
-	err := kube.Explain(errors.New("boom"), "get", "secrets", "default")
-	h.send(rowcheck.RowDetailsMsg{Ns: web.StorageNamespace, Key: web.Key, Rv: web.ResourceVersion, Err: err})
-	h.contains("! deployed", "✓ deployed") // web marked, old-tool untouched
-	h.press("down", "down").contains("✗ Error: boom")
-}
 
 func TestReleasesFilter(t *testing.T) {
 	f := newFixture(t)
@@ -113,51 +35,6 @@ func TestReleasesFilter(t *testing.T) {
 	}
 	h.lacks("q quit").contains("ctrl+c quit")
 	h.press("esc").contains("legacy", "web", "worker", "4 releases")
-}
-
-// TestMatchReleasesKeepsOrder: the filter keeps the list's order, for a substring
-// and for a fuzzy match alike, and matches a substring on the name only.
-func TestMatchReleasesKeepsOrder(t *testing.T) {
-	items := []releases.ReleaseItem{}
-	for _, n := range []string{"ledger", "led-sign", "fraud-model", "payments-api", "old-led"} {
-		items = append(items, releases.ReleaseItem{Row: kube.ReleaseRow{Latest: kube.RevisionRow{Name: n, StorageNamespace: "led", Status: "deployed"}}})
-	}
-	cases := []struct {
-		q    string
-		want []int
-	}{
-		{"", []int{0, 1, 2, 3, 4}},
-		{"led", []int{0, 1, 4}},
-		{"LED", []int{0, 1, 4}},
-		{"del", []int{2}},
-		{"~", []int{0, 1, 2, 3, 4}},
-		{"~frmd", []int{2}},
-		{"~pa", []int{3}},
-	}
-	for _, c := range cases {
-		if got := releases.MatchReleases(items, c.q); !slices.Equal(got, c.want) {
-			t.Errorf("%q: %v, want %v", c.q, got, c.want)
-		}
-	}
-}
-
-func TestReleasesSwitchNamespace(t *testing.T) {
-	f := newFixture(t)
-	h := newHarness(t, f.Client, Options{}, 120, 40)
-	h.press("n").typeText("shop").press("enter")
-	h.contains("Releases in shop", "api", "cache").lacks("legacy")
-	// A late answer for the namespace left behind is dropped.
-	h.send(releases.LoadedMsg{View: "default", Gen: 1, Rows: []kube.ReleaseRow{{Latest: kube.RevisionRow{Name: "ghost"}}}})
-	h.lacks("ghost")
-	h.press("n", "enter").contains("Releases (all namespaces)", "legacy", "cache")
-}
-
-func TestReleasesVerifyFindsCorruptChunk(t *testing.T) {
-	f := newFixture(t)
-	h := newHarness(t, f.Client.WithNamespace("shop", false), Options{}, 120, 40)
-	// The chunk check reads metadata only: a damaged chunk is still there.
-	h.press("down").contains("cache").lacks("BROKEN")
-	h.press("V").contains("✗ BROKEN", "cache revision 1 cannot be read: corrupt release record")
 }
 
 // TestEverySizeFits checks, for every screen, that the view fills the terminal
@@ -266,23 +143,6 @@ func TestRunStopsWithContext(t *testing.T) {
 	}
 }
 
-// TestPendingInProgressIsNotStuck: a revision pending for less than the stuck
-// threshold (here 4h, worker's has been pending 3h) is an operation in progress:
-// the list says so and does not offer the fixes yet (the history's side is
-// ui/screens/history's test of the same name).
-func TestPendingInProgressIsNotStuck(t *testing.T) {
-	f := newFixture(t)
-	cfg := testConfig()
-	cfg.StuckAfter = 4 * time.Hour
-	client := kube.New(f.Cluster.Clientset(), f.Cluster.Metadata(), demo.DiscardKubeClients, cfg)
-	h := newHarness(t, client, Options{}, 120, 40)
-	h.press("G").contains("worker has been pending-upgrade for 3h: an operation is in progress", "stuck after 4h").lacks("F to fix")
-
-	// With the default threshold (5 minutes), the same revision is stuck.
-	h = newHarness(t, f.Client, Options{}, 120, 40)
-	h.press("G").contains("if no Helm operation is running, it is stuck", "F to fix")
-}
-
 // TestHelpClosesOnQ: as in less and k9s, q and esc close the help; they do not
 // quit chunkview from it.
 func TestHelpClosesOnQ(t *testing.T) {
@@ -299,41 +159,4 @@ func TestHelpClosesOnQ(t *testing.T) {
 			t.Fatalf("q after the help closed did not quit")
 		}
 	}
-}
-
-// TestStorageNamespaceGivesWayToNames: in the demo, one release keeps its records
-// outside its namespace, so the list shows STORAGE NS; the rows that keep them in
-// their own show "·", and the column takes no spare room: at 120 columns every
-// release's name is shown whole.
-func TestStorageNamespaceGivesWayToNames(t *testing.T) {
-	_, client := demoClient(t, nil)
-	h := newHarness(t, client, Options{}, 120, 40)
-	h.contains("STORAGE NS", "grafana-dashboards", "ingress-nginx", "payments-api", "web-frontend")
-	var same, apart int
-	for _, line := range strings.Split(h.screen(), "\n") {
-		f := strings.Fields(strings.TrimLeft(line, "▶ "))
-		if len(f) < 3 {
-			continue
-		}
-		switch {
-		case f[1] == "·":
-			same++
-		case f[0] == "monitoring" && f[1] == "demo":
-			apart++
-		}
-	}
-	if same < 8 || apart != 1 {
-		t.Errorf("STORAGE NS: %d rows with \"·\", %d kept apart; want 8 and grafana-dashboards's:\n%s", same, apart, h.screen())
-	}
-}
-
-// TestNamesWholeOnlyAtTheDetailLinesCost: over every namespace, at 80 columns
-// NAMESPACE stays (names may be cut) since showing the names whole would cost it;
-// at 160 the names are whole and NAMESPACE too.
-func TestNamesWholeOnlyAtTheDetailLinesCost(t *testing.T) {
-	_, client := demoClient(t, nil)
-	h := newHarness(t, client, Options{}, 80, 24)
-	h.contains("NAMESPACE", "monitori… ")
-	h.resize(160, 45)
-	h.contains("NAMESPACE", "monitoring", "grafana-dashboards")
 }

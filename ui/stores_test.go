@@ -1,23 +1,18 @@
 package ui
 
 import (
-	"slices"
-	"strings"
 	"testing"
 	"time"
 
-	"charm.land/lipgloss/v2"
 	"helm.sh/helm/v3/pkg/release"
 
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/ui/common"
 	"github.com/chunkview/chunkview/ui/components/table"
-	"github.com/chunkview/chunkview/ui/internal/rowcheck"
 	"github.com/chunkview/chunkview/ui/screens/chunks"
 	"github.com/chunkview/chunkview/ui/screens/history"
 	"github.com/chunkview/chunkview/ui/screens/releases"
 	"github.com/chunkview/chunkview/ui/screens/revision"
-	"github.com/chunkview/chunkview/ui/theme"
 )
 
 // The demo holds no records of Helm's own stores yet, and the Helm record codec
@@ -90,140 +85,5 @@ func TestGoldenStores(t *testing.T) {
 				})
 			}
 		})
-	}
-}
-
-// TestStoreSkipNote: a store the user may not read is named in the list's
-// footer and the status line, with why; the rows of the other stores stay.
-func TestStoreSkipNote(t *testing.T) {
-	f := newFixture(t)
-	f.Cluster.Authorize(func(ns, verb, resource string) (bool, string) { return resource != "configmaps", "" })
-	h := newHarness(t, f.Client.WithDrivers(kube.DriverChunked, kube.DriverConfigMap), Options{}, 120, 40)
-	rs := h.top().(*releases.Screen)
-	if rs.Skipped == nil || rs.Err != nil {
-		t.Fatalf("skipped = %v, err = %v; want a StoreSkipError and no error", rs.Skipped, rs.Err)
-	}
-	if len(rs.Items) != 4 {
-		t.Errorf("%d rows, want the 4 chunked ones", len(rs.Items))
-	}
-	h.contains("cfgmap store skipped: may not list configmaps in namespace default", "web", "worker")
-	if !strings.Contains(h.m.status, "The cfgmap store was skipped: Forbidden") {
-		t.Errorf("status line %q does not announce the skipped store", h.m.status)
-	}
-	// Announced once, not on every reload.
-	h.m.status = ""
-	h.press("r")
-	if h.m.status != "" {
-		t.Errorf("reload announced the skip again: %q", h.m.status)
-	}
-}
-
-// TestSameNameInTwoStoresOpensItsOwn: a name held by two stores is two rows, and
-// each opens a history, chunk layout and everything below them through a client
-// narrowed to its own store, so the TUI never meets kube.ErrAmbiguous.
-func TestSameNameInTwoStoresOpensItsOwn(t *testing.T) {
-	f := newFixture(t)
-	h := newHarness(t, allStores(f), Options{}, 120, 40)
-	showRows(h, mixedRows(), nil)
-	rs := h.top().(*releases.Screen)
-	var redis []int
-	for i, idx := range rs.Shown {
-		if rs.Items[idx].Row.Latest.Name == "redis" {
-			redis = append(redis, i)
-		}
-	}
-	if len(redis) != 2 {
-		t.Fatalf("redis is on %d rows, want 2 (one per store)", len(redis))
-	}
-	for _, i := range redis {
-		row := rs.Items[rs.Shown[i]].Row.Latest
-		want := common.StoreOf(row.Driver)
-		h.selectRow(i)
-		h.press("enter")
-		hs, ok := h.top().(*history.Screen)
-		if !ok {
-			t.Fatalf("enter on redis (%s) opened %T", want, h.top())
-		}
-		if got := hs.Client.Config().Drivers; !slices.Equal(got, []string{want}) {
-			t.Errorf("redis (%s): the history loads through a client reading %v", want, got)
-		}
-		if scr := h.screen(); strings.Contains(scr, kube.ErrAmbiguous.Error()) {
-			t.Errorf("redis (%s): history refused as ambiguous:\n%s", want, scr)
-		}
-		if want == kube.DriverSecret && hs.Title() != "redis (secret)" {
-			t.Errorf("title %q does not name the store", hs.Title())
-		}
-		// Screens opened from the history inherit the narrowed client.
-		h.send(history.LoadedMsg{Ns: row.StorageNamespace, Name: row.Name, Rows: []kube.RevisionRow{storeRow(want, "redis", 1, 0.1)}})
-		h.press("c")
-		if cs, ok := h.top().(*chunks.Screen); !ok || !slices.Equal(cs.Client.Config().Drivers, []string{want}) {
-			t.Errorf("redis (%s): c opened %T reading another store", want, h.top())
-		}
-		h.press("esc", "esc")
-		h.press("c")
-		if cs, ok := h.top().(*chunks.Screen); !ok || !slices.Equal(cs.Client.Config().Drivers, []string{want}) {
-			t.Errorf("redis (%s): c from the list opened %T reading another store", want, h.top())
-		}
-		h.press("esc")
-	}
-}
-
-// TestRowAnswersMatchTheirStore: a record of one store does not take the answer
-// for a record of another store that has the same name and resourceVersion.
-func TestRowAnswersMatchTheirStore(t *testing.T) {
-	f := newFixture(t)
-	h := newHarness(t, allStores(f), Options{}, 120, 40)
-	cm, sec := storeRow(kube.DriverConfigMap, "twin", 1, 0.1), storeRow(kube.DriverSecret, "twin", 1, 0.1)
-	showRows(h, []kube.ReleaseRow{{Latest: cm, Revisions: 1}, {Latest: sec, Revisions: 1}}, nil)
-	broken := sec
-	broken.Broken, broken.Problem = true, "bad gzip"
-	h.send(rowcheck.RowDetailsMsg{Driver: sec.Driver, Ns: sec.StorageNamespace, Key: sec.Key, Rv: sec.ResourceVersion, Row: broken})
-	rs := h.top().(*releases.Screen)
-	for _, it := range rs.Items {
-		if got, want := it.Row.Latest.Broken, it.Row.Latest.Driver == kube.DriverSecret; got != want {
-			t.Errorf("%s row: broken = %v, want %v", it.Row.Latest.Driver, got, want)
-		}
-	}
-}
-
-// TestFillCell: the share of the store's limit is marked, and coloured, at 80%
-// (warning) and 95% (error), so it reads without colour too.
-func TestFillCell(t *testing.T) {
-	st := theme.DefaultStyles()
-	for _, tc := range []struct {
-		fill  float64
-		mark  string
-		style lipgloss.Style
-	}{
-		{0.10, " ", st.GaugeLow}, {0.79, " ", st.GaugeLow},
-		{0.80, "⚠", st.Warning}, {0.85, "⚠", st.Warning},
-		{0.95, "✗", st.Error}, {0.97, "✗", st.Error}, {1.20, "✗", st.Error},
-	} {
-		mark, style := common.FillStyle(&st, tc.fill)
-		if mark != tc.mark || style.GetForeground() != tc.style.GetForeground() {
-			t.Errorf("fill %.2f: mark %q, want %q (or another colour)", tc.fill, mark, tc.mark)
-		}
-		row := storeRow(kube.DriverSecret, "x", 1, tc.fill)
-		text := plainScreen(common.FillCell(&st, row, 10).Text)
-		if want := table.Itoa(int(tc.fill*100+0.5)) + "%" + strings.TrimSpace(tc.mark); !strings.Contains(text, want) {
-			t.Errorf("fill %.2f: cell %q lacks %q", tc.fill, text, want)
-		}
-	}
-	noLimit := storeRow(kube.DriverChunked, "x", 1, 0.5)
-	noLimit.LimitBytes = 0
-	if got := common.FillCell(&st, noLimit, 10).Text; got != "no limit" {
-		t.Errorf("chunked without --max-write-chunks: %q", got)
-	}
-}
-
-// TestFilterMatchesStore: the fuzzy filter finds releases by store too.
-func TestFilterMatchesStore(t *testing.T) {
-	var items []releases.ReleaseItem
-	for _, r := range mixedRows() {
-		items = append(items, releases.ReleaseItem{Row: r})
-	}
-	got := releases.MatchReleases(items, "~cfgmap")
-	if len(got) != 1 || items[got[0]].Row.Latest.Name != "ingress-nginx" {
-		t.Errorf("~cfgmap kept %v", got)
 	}
 }

@@ -13,12 +13,13 @@ import (
 func TestNoUphillArrows(t *testing.T) {
 	cfg := &packages.Config{Dir: "../..", Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax |
 		packages.NeedTypes | packages.NeedTypesInfo}
-	pkgs, err := packages.Load(cfg, "./kube", "./kube/live", "./ui/screens/releases")
+	held := []string{"./kube", "./kube/live", "./kube/ops", "./ui", "./ui/screens/history", "./ui/screens/releases"}
+	pkgs, err := packages.Load(cfg, held...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if packages.PrintErrors(pkgs) > 0 || len(pkgs) != 3 {
-		t.Fatalf("loaded %d packages, want 3", len(pkgs))
+	if packages.PrintErrors(pkgs) > 0 || len(pkgs) != len(held) {
+		t.Fatalf("loaded %d packages, want %d", len(pkgs), len(held))
 	}
 	for _, p := range pkgs {
 		arrows := fileArrows(p)

@@ -10,7 +10,7 @@ var promises = []mutant{
 	// The promises issue 32 found unguarded.
 	{
 		Name:      "apply-skips-controller-recheck",
-		File:      "kube/ops/runner.go",
+		File:      "kube/ops/apply.go",
 		Find:      "if err := r.CheckController(ctx, op); err != nil {",
 		Replace:   "if err := r.CheckController(ctx, op); err != nil && false {",
 		Guarantee: "the controller check is made again when the operation is applied: a HelmRelease resumed, or a ClusterExtension created, after the plan refuses it",
@@ -84,7 +84,7 @@ var promises = []mutant{
 	},
 	{
 		Name:      "pending-index-unexplained",
-		File:      "kube/ops/runner.go",
+		File:      "kube/ops/apply.go",
 		Find:      "if uerr := r.unfinishedWrite(ctx, verb, p, h, err); uerr != nil {",
 		Replace:   "if uerr := r.unfinishedWrite(ctx, verb, p, h, err); uerr != nil && false {",
 		Guarantee: "an operation retried beside a create cut short moments ago exits 7 naming the unfinished write's pending index Secret",

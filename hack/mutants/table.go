@@ -150,7 +150,7 @@ var mutants = []mutant{
 	},
 	{
 		Name:      "apply-ignores-moved-release",
-		File:      "kube/ops/runner.go",
+		File:      "kube/ops/apply.go",
 		Find:      "if ch := p.changes(now); len(ch) > 0 {",
 		Replace:   "if ch := p.changes(now); len(ch) < 0 {",
 		Guarantee: "an operation applies its plan only while the release is as planned: otherwise it refuses with ErrChanged and changes nothing",
@@ -190,7 +190,7 @@ var mutants = []mutant{
 	},
 	{
 		Name:      "helmfor-ignores-unknown-fields",
-		File:      "kube/ops/helm.go",
+		File:      "kube/ops/openhelm.go",
 		Find:      "if len(d.Row.UnknownFields) > 0 {",
 		Replace:   "if false {",
 		Guarantee: "an operation on records Helm 4 wrote (fields Helm 3 would drop) runs through Helm 4",
@@ -198,7 +198,7 @@ var mutants = []mutant{
 	},
 	{
 		Name:      "open-never-helm4",
-		File:      "kube/ops/helm.go",
+		File:      "kube/ops/openhelm.go",
 		Find:      "if major == 4 {",
 		Replace:   "if false {",
 		Guarantee: "an operation planned for Helm 4 runs Helm 4's actions and drivers, which keep Helm 4's fields",

@@ -20,8 +20,8 @@ var oncall2Mutants = []mutant{
 	{
 		Name:      "rollback-plan-applies-on-y",
 		File:      "ui/theme/keys.go",
-		Find:      `Confirm: b(k("ctrl+r"), "ctrl+r", "roll back (apply the plan)"),`,
-		Replace:   `Confirm: b(k("y"), "y", "roll back (apply the plan)"),`,
+		Find:      `Confirm: bind("roll back (apply the plan)", "ctrl+r"),`,
+		Replace:   `Confirm: bind("roll back (apply the plan)", "y"),`,
 		Guarantee: "y copies in a rollback plan, as everywhere; applying it is ctrl+r, a key of its own",
 		Kill:      []target{{"./ui/screens/rollback", "TestRollsBack"}},
 	},
@@ -87,6 +87,6 @@ var oncall2Mutants = []mutant{
 		Find:      "room := 3 + s.detailRoom()",
 		Replace:   "room := 3",
 		Guarantee: "a failure's reason and next step wrap onto the free lines, and e shows them whole",
-		Kill:      []target{{"./ui", "TestDetailExpands"}},
+		Kill:      []target{{"./ui/screens/history", "TestDetailExpands"}},
 	},
 }

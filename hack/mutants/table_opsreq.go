@@ -11,7 +11,7 @@ func init() {
 var opsReqMutants = []mutant{
 	{
 		Name:      "rules-review-ignored",
-		File:      "kube/ops/rules.go",
+		File:      "kube/ops/permissions.go",
 		Find:      "if err != nil || !rulesGrant(st.ResourceRules, a) {",
 		Replace:   "if err != nil || st != nil || !rulesGrant(st.ResourceRules, a) {",
 		Guarantee: "an operation's permissions are answered by one SelfSubjectRulesReview of the namespace: no access review for what its rules grant",
@@ -75,7 +75,7 @@ var opsReqMutants = []mutant{
 	},
 	{
 		Name:      "apply-lists-before-helm",
-		File:      "kube/ops/runner.go",
+		File:      "kube/ops/apply.go",
 		Find:      "deferCheck := heldByHelmListing(op, p)",
 		Replace:   "deferCheck := false",
 		Guarantee: "a rollback or uninstall on Helm's stores makes no listing of the records of its own before Helm's first, which is held to the plan",
@@ -83,7 +83,7 @@ var opsReqMutants = []mutant{
 	},
 	{
 		Name:      "deferred-check-unworded",
-		File:      "kube/ops/runner.go",
+		File:      "kube/ops/apply.go",
 		Find:      "if t := h.track(); deferCheck && t.conflicted() && t.untouched() {",
 		Replace:   "if t := h.track(); false && t.untouched() {",
 		Guarantee: "a release in Helm's stores that moved on since the plan is refused saying what changed and that nothing was changed",

@@ -21,6 +21,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 
@@ -186,7 +187,19 @@ func payload(name string) []byte { return gz(mustJSON(Release(name))) }
 
 // Cases returns the corpus, in file name order.
 func Cases() []*Case {
-	cs := []*Case{
+	cs := slices.Concat(streamCases(), indexCases(), secretCases())
+	for _, c := range cs {
+		if c.Secret == "" {
+			c.Secret = c.Key()
+		}
+	}
+	sort.Slice(cs, func(i, j int) bool { return cs[i].Name < cs[j].Name })
+	return cs
+}
+
+// streamCases are the records whose payload is damaged: the gzip stream, or the JSON in it.
+func streamCases() []*Case {
+	return []*Case{
 		{Name: "truncated-gzip", Doc: "The gzip stream stops half-way: no end of the deflate data, no trailer.",
 			Problem: storage.ProblemDecode, build: func(c *Case) ([]*corev1.Secret, error) {
 				p := payload(c.Name)
@@ -228,6 +241,29 @@ func Cases() []*Case {
 				bad := append(js[:len(js)-1:len(js)-1], []byte(` this is not JSON "`+PlantedSecret+`"`)...)
 				return []*corev1.Secret{index(c.Name, gz(bad), []byte("[]"))}, nil
 			}},
+		{Name: "duplicate-json-keys", Doc: `The payload's JSON has "name" twice: first this release's, then another's. Go keeps the last, so it would read as another release; readers refuse it.`,
+			Problem: storage.ProblemDecode, build: func(c *Case) ([]*corev1.Secret, error) {
+				js := mustJSON(Release(c.Name))
+				dup := append([]byte(`{"name":"`+c.Name+`",`), js[1:]...)
+				dup = bytes.Replace(dup, []byte(`"name":"`+c.Name+`","namespace"`), []byte(`"name":"impostor","namespace"`), 1)
+				return []*corev1.Secret{index(c.Name, gz(dup), []byte("[]"))}, nil
+			}},
+		{Name: "summary-lies", Doc: "A sound record whose chunkview summary annotation claims a 128 MiB payload and whose payload-sha256 annotation is wrong.",
+			Problem: storage.ProblemDecode, build: func(c *Case) ([]*corev1.Secret, error) {
+				secs := record(c.Name, payload(c.Name), 1<<20)
+				secs[0].Annotations = map[string]string{
+					storage.AnnotationChunks:        "1",
+					storage.AnnotationSummary:       `{"chart":"app","decodedBytes":134217728,"storedBytes":1000}`,
+					storage.AnnotationPayloadSHA256: strings.Repeat("0", 64),
+				}
+				return secs, nil
+			}},
+	}
+}
+
+// indexCases are the records whose index lists chunks wrongly.
+func indexCases() []*Case {
+	return []*Case{
 		{Name: "extrachunks-not-json", Doc: "data.extraChunks is not a JSON array of names.",
 			Problem: storage.ProblemBadIndex, Quick: storage.ProblemBadIndex, build: func(c *Case) ([]*corev1.Secret, error) {
 				return []*corev1.Secret{index(c.Name, payload(c.Name), []byte(`chunk-1, chunk-2 `+PlantedSecret))}, nil
@@ -254,6 +290,24 @@ func Cases() []*Case {
 				idx := index(c.Name, payload(c.Name)[:256], mustJSON([]string{theirs[1].Name, theirs[0].Name}))
 				return append([]*corev1.Secret{idx}, theirs...), nil
 			}},
+		{Name: "extrachunks-duplicate-name", Doc: "data.extraChunks lists the second chunk twice where the stream has three different slices: the names check, the stream does not.",
+			Problem: storage.ProblemDecode, build: func(c *Case) ([]*corev1.Secret, error) {
+				p := payload(c.Name)
+				size := len(p)/3 + 1
+				secs := record(c.Name, p, size)
+				if len(secs) != 3 {
+					return nil, fmt.Errorf("%s: want 3 slices, have %d Secrets", c.Name, len(secs))
+				}
+				secs[0].Data[storage.DataExtraChunks] = mustJSON([]string{secs[1].Name, secs[1].Name})
+				c.Secret = c.Key()
+				return secs[:2], nil
+			}},
+	}
+}
+
+// secretCases are the records whose Secrets are altered: a chunk's bytes, a type, the labels.
+func secretCases() []*Case {
+	return []*Case{
 		{Name: "chunk-hash-mismatch", Doc: "The second chunk's bytes were altered: they no longer hash to the name.",
 			Problem: storage.ProblemHashMismatch, Quick: storage.ProblemHashMismatch, build: func(c *Case) ([]*corev1.Secret, error) {
 				secs := record(c.Name, payload(c.Name), 128)
@@ -295,43 +349,7 @@ func Cases() []*Case {
 				secs[0].Labels[storage.LabelVersion] = "7"
 				return secs, nil
 			}},
-		{Name: "duplicate-json-keys", Doc: `The payload's JSON has "name" twice: first this release's, then another's. Go keeps the last, so it would read as another release; readers refuse it.`,
-			Problem: storage.ProblemDecode, build: func(c *Case) ([]*corev1.Secret, error) {
-				js := mustJSON(Release(c.Name))
-				dup := append([]byte(`{"name":"`+c.Name+`",`), js[1:]...)
-				dup = bytes.Replace(dup, []byte(`"name":"`+c.Name+`","namespace"`), []byte(`"name":"impostor","namespace"`), 1)
-				return []*corev1.Secret{index(c.Name, gz(dup), []byte("[]"))}, nil
-			}},
-		{Name: "extrachunks-duplicate-name", Doc: "data.extraChunks lists the second chunk twice where the stream has three different slices: the names check, the stream does not.",
-			Problem: storage.ProblemDecode, build: func(c *Case) ([]*corev1.Secret, error) {
-				p := payload(c.Name)
-				size := len(p)/3 + 1
-				secs := record(c.Name, p, size)
-				if len(secs) != 3 {
-					return nil, fmt.Errorf("%s: want 3 slices, have %d Secrets", c.Name, len(secs))
-				}
-				secs[0].Data[storage.DataExtraChunks] = mustJSON([]string{secs[1].Name, secs[1].Name})
-				c.Secret = c.Key()
-				return secs[:2], nil
-			}},
-		{Name: "summary-lies", Doc: "A sound record whose chunkview summary annotation claims a 128 MiB payload and whose payload-sha256 annotation is wrong.",
-			Problem: storage.ProblemDecode, build: func(c *Case) ([]*corev1.Secret, error) {
-				secs := record(c.Name, payload(c.Name), 1<<20)
-				secs[0].Annotations = map[string]string{
-					storage.AnnotationChunks:        "1",
-					storage.AnnotationSummary:       `{"chart":"app","decodedBytes":134217728,"storedBytes":1000}`,
-					storage.AnnotationPayloadSHA256: strings.Repeat("0", 64),
-				}
-				return secs, nil
-			}},
 	}
-	for _, c := range cs {
-		if c.Secret == "" {
-			c.Secret = c.Key()
-		}
-	}
-	sort.Slice(cs, func(i, j int) bool { return cs[i].Name < cs[j].Name })
-	return cs
 }
 
 // Generate writes the corpus files into dir.

@@ -1,7 +1,6 @@
 package live_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -14,39 +13,9 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/chunkview/chunkview/internal/kubetest"
 	"github.com/chunkview/chunkview/kube/live"
 )
-
-// syncBuffer is a bytes.Buffer that Stream's goroutines may write while the
-// test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// waitFor waits until the buffer holds want.
-func (s *syncBuffer) waitFor(t *testing.T, want string) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !strings.Contains(s.String(), want) {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited 20s for %q; written: %q", want, s.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
 
 // TestStreamFollows: `chunkview logs -f` (Stream with Follow) over the API
 // server's log endpoint as a kubelet serves it, a response that stays open and
@@ -89,18 +58,18 @@ func TestStreamFollows(t *testing.T) {
 	}
 	scrub := func(s string) string { return strings.ReplaceAll(s, "hunter2", "<masked>") }
 	ctx, cancel := context.WithCancel(t.Context())
-	out := &syncBuffer{}
+	out := &kubetest.SyncBuffer{}
 	done := make(chan error, 1)
 	go func() {
 		done <- live.Stream(ctx, cs, targets, live.LogOptions{Follow: true, Tail: -1, Prefix: true}, scrub, out)
 	}()
 
 	next["web"] <- "connecting with password hunter2"
-	out.waitFor(t, "[pod/web-1/web] connecting with password <masked>\n")
+	out.WaitFor(t, "[pod/web-1/web] connecting with password <masked>\n")
 	next["sidecar"] <- "proxy up"
-	out.waitFor(t, "[pod/web-1/sidecar] proxy up\n")
+	out.WaitFor(t, "[pod/web-1/sidecar] proxy up\n")
 	next["web"] <- "panic: connection refused"
-	out.waitFor(t, "[pod/web-1/web] panic: connection refused\n")
+	out.WaitFor(t, "[pod/web-1/web] panic: connection refused\n")
 	select {
 	case err := <-done:
 		t.Fatalf("Stream ended while the logs were open: %v", err)

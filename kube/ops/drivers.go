@@ -19,6 +19,20 @@ import (
 // way a read that finds the release moved on, and a write over a record that
 // changed since the plan, fail with an error wrapping storage.ErrConflict.
 
+// helmEnv is what building either Helm needs.
+type helmEnv struct {
+	ctx    context.Context
+	r      *Runner
+	p      *Plan
+	pinned bool
+	// resNS is the namespace the release's resources live in.
+	resNS string
+	log   *helmLog
+	// carry keeps other writers' metadata on the records the drivers write
+	// (see carrier).
+	carry *carrier
+}
+
 // pins returns the pins of the plan's records for an operation's driver, nil for
 // one that is not held to the plan.
 func (e helmEnv) pins() *pins {

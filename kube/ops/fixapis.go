@@ -187,19 +187,6 @@ func fixedHooks[H any](hooks []*H, fixed []apis.FixedHook, with func(*H, string)
 	return out
 }
 
-// fixRevision is what the Helm seam needs to write the fix: the record copied,
-// the one created, and the fix planned again from the record as that Helm
-// reads it.
-type fixRevision struct {
-	from, to    string
-	version     int
-	description string
-	supersede   bool
-	// edit plans the fix of the record copied, as the Helm that runs it read
-	// it; it fails when that is not the fix the person confirmed.
-	edit func(apis.Revision) (apis.Fix, error)
-}
-
 // Describe says in a sentence what the fix writes, for the plan shown before
 // the confirmation.
 func (o *FixAPIs) Describe() string {

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // rulesTTL is how long a runner answers from the rules it read of a namespace:
@@ -46,52 +45,6 @@ func (c *rulesCache) rules(ctx context.Context, ns string) (*authorizationv1.Sub
 	}
 	c.byNS[ns] = rulesAnswer{status: st, at: c.now()}
 	return st, nil
-}
-
-// Review answers, for each of need, whether the user of the runner's connection
-// may do it: one SelfSubjectRulesReview per namespace (kept for rulesTTL, so the
-// apply's review reuses the plan's), which grants what its resource rules
-// allow; every access the rules do not grant (denied, or granted by an
-// authorizer that cannot list its rules: the review is then incomplete) and
-// every cluster-scoped one is asked of the authorizer with a
-// SelfSubjectAccessReview, which gives the reason of a denial. An access is
-// never refused on the rules alone. Reviews that fail are missing from the
-// answers, and their errors are joined in the error returned.
-func (r *Runner) Review(ctx context.Context, need []Access) (map[Access]Verdict, error) {
-	out := map[Access]Verdict{}
-	var ask []Access
-	for _, a := range need {
-		if a.Namespace == "" {
-			ask = append(ask, a)
-			continue
-		}
-		st, err := r.rules.rules(ctx, a.Namespace)
-		if err != nil || !rulesGrant(st.ResourceRules, a) {
-			ask = append(ask, a)
-			continue
-		}
-		out[a] = Verdict{Allowed: true}
-	}
-	if len(ask) == 0 {
-		return out, nil
-	}
-	asked, err := Review(ctx, r.c.Clientset(), ask)
-	for a, v := range asked {
-		out[a] = v
-	}
-	return out, err
-}
-
-// newRulesCache returns the rules cache of a runner over r's connection.
-func newRulesCache(r *Runner) *rulesCache {
-	return &rulesCache{now: time.Now, fetch: func(ctx context.Context, ns string) (*authorizationv1.SubjectRulesReviewStatus, error) {
-		review := &authorizationv1.SelfSubjectRulesReview{Spec: authorizationv1.SelfSubjectRulesReviewSpec{Namespace: ns}}
-		got, err := r.c.Clientset().AuthorizationV1().SelfSubjectRulesReviews().Create(ctx, review, metav1.CreateOptions{})
-		if err != nil {
-			return nil, err
-		}
-		return &got.Status, nil
-	}}
 }
 
 // rulesGrant reports whether one of rules allows access a as RBAC reads it: the

@@ -2,30 +2,15 @@ package ops
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"strings"
 	"sync"
+	"time"
+
+	authorizationv1 "k8s.io/api/authorization/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/kube/apis"
 )
-
-// Operation is one change to a release, planned from the rows a person was shown
-// and applied by Runner.Apply exactly as planned, or not at all. Only this package
-// defines operations: Rollback, Uninstall, DeleteRevision and FixStuck.
-type Operation interface {
-	// Verb names the operation as permissions and messages do (kube.OpRollback,
-	// ...).
-	Verb() string
-	// Base is the release as the operation was planned from.
-	Base() *Plan
-	// Helm is the Helm whose actions and types run the operation: 3 or 4 (see
-	// helmFor). A plan shows it before it is confirmed.
-	Helm() int
-	// run applies the operation through h, whose driver is held to the plan.
-	run(ctx context.Context, r *Runner, h helm) error
-}
 
 // Runner plans and applies operations on the cluster of one connection. It reads
 // through the connection (its details cache included) and writes through Helm's
@@ -65,90 +50,6 @@ func NewRunner(c *kube.Client) *Runner {
 // Client returns the connection the runner reads and writes through.
 func (r *Runner) Client() *kube.Client { return r.c }
 
-// Apply applies op as it was planned. It refuses, changing nothing, under
-// --read-only and when the release is no longer as planned (the error wraps
-// kube.ErrChanged); a change that lands while Helm runs stops the operation at
-// its next read or write of the records, and from then on no resource is changed:
-// the error says what had been done by then.
-func (r *Runner) Apply(ctx context.Context, op Operation) error {
-	verb := op.Verb()
-	if err := checkWritable(r.c, verb); err != nil {
-		return err
-	}
-	p := op.Base()
-	if p == nil || len(p.Rows) == 0 {
-		return fmt.Errorf("%s: no plan to apply", verb)
-	}
-	// An operation whose first read of the records is Helm's listing of
-	// them, held to the plan (see heldByHelmListing), is checked by that
-	// listing: the metadata list is made only when it refused, for the
-	// refusal's words.
-	deferCheck := heldByHelmListing(op, p)
-	if !deferCheck {
-		if err := r.check(ctx, verb, p); err != nil {
-			return err
-		}
-	}
-	r.discovery()
-	if err := r.CheckController(ctx, op); err != nil {
-		return err
-	}
-	h, err := r.open(ctx, p, op.Helm(), true)
-	if err != nil {
-		return err
-	}
-	if err := op.run(ctx, r, h); err != nil {
-		if t := h.track(); deferCheck && t.conflicted() && t.untouched() {
-			if cerr := r.check(ctx, verb, p); cerr != nil {
-				return cerr
-			}
-		}
-		if uerr := r.unfinishedWrite(ctx, verb, p, h, err); uerr != nil {
-			return uerr
-		}
-		return r.explain(verb, p, h, err)
-	}
-	return nil
-}
-
-// check refuses a plan the release has moved on from, with one metadata list of
-// its revisions. The error wraps kube.ErrChanged and says that nothing was
-// changed.
-func (r *Runner) check(ctx context.Context, op string, p *Plan) error {
-	now, err := r.c.WithDrivers(p.Driver).Versions(ctx, p.Namespace, p.Release)
-	if errors.Is(err, kube.ErrNotFound) {
-		now, err = nil, nil
-	}
-	if err != nil {
-		return err
-	}
-	if ch := p.changes(now); len(ch) > 0 {
-		return fmt.Errorf("%s of %s refused: %w: %s since the plan was shown. Nothing was changed: look at its history again and retry if it still makes sense",
-			op, p.Release, kube.ErrChanged, strings.Join(ch, ", "))
-	}
-	return nil
-}
-
-// listsFirst is an operation whose run reads the records first through Helm's
-// listing of them, and writes nothing before: Helm's rollback and uninstall.
-type listsFirst interface {
-	Operation
-	// listsFirst reports whether this run does (a rollback that deletes
-	// unreadable records first does not).
-	listsFirst() bool
-}
-
-// heldByHelmListing reports whether op's apply is checked against its plan by
-// Helm's first listing of the records: op lists first, and the plan's store
-// is one of Helm's own, whose listings under an operation are held to the
-// plan's records (see pins.checkList: a record added, deleted or rewritten
-// since stops the operation before any write). The chunked store's
-// operations, and those that write before Helm lists, are checked up front.
-func heldByHelmListing(op Operation, p *Plan) bool {
-	lf, ok := op.(listsFirst)
-	return ok && lf.listsFirst() && (p.Driver == kube.DriverSecret || p.Driver == kube.DriverConfigMap)
-}
-
 // refusal is an error an operation returns before it changed anything: Apply
 // hands it back as it is.
 type refusal struct{ error }
@@ -161,4 +62,24 @@ func refuse(err error) error {
 		return nil
 	}
 	return refusal{err}
+}
+
+// newRulesCache returns the rules cache of a runner over r's connection.
+func newRulesCache(r *Runner) *rulesCache {
+	return &rulesCache{now: time.Now, fetch: func(ctx context.Context, ns string) (*authorizationv1.SubjectRulesReviewStatus, error) {
+		review := &authorizationv1.SelfSubjectRulesReview{Spec: authorizationv1.SelfSubjectRulesReviewSpec{Namespace: ns}}
+		got, err := r.c.Clientset().AuthorizationV1().SelfSubjectRulesReviews().Create(ctx, review, metav1.CreateOptions{})
+		if err != nil {
+			return nil, err
+		}
+		return &got.Status, nil
+	}}
+}
+
+// checkWritable refuses what, naming it, when connection c is read-only.
+func checkWritable(c *kube.Client, what string) error {
+	if c.ReadOnly() {
+		return kube.ReadOnlyError(what)
+	}
+	return nil
 }

@@ -15,7 +15,6 @@ import (
 	driver "helm.sh/helm/v3/pkg/storage/driver"
 	driver4 "helm.sh/helm/v4/pkg/storage/driver"
 
-	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/storage"
 )
 
@@ -123,35 +122,6 @@ func (t *tracker) done() string {
 		return "Nothing was changed"
 	}
 	return "Before it stopped, chunkview had " + strings.Join(t.writes, ", ") + resources
-}
-
-// explain turns the failure of an operation on plan p, run through h, into a
-// message. A conflict (the release changed while the operation ran) says what
-// the operation had done by then.
-func (r *Runner) explain(op string, p *Plan, h helm, err error) error {
-	t := h.track()
-	var ref refusal
-	switch {
-	case errors.As(err, &ref) && !t.conflicted():
-		return ref.error
-	case errors.Is(err, kube.ErrChanged) && !t.conflicted():
-		return err
-	case t.conflicted(), isConflict(err), errors.Is(err, driver.ErrReleaseExists), errors.Is(err, driver4.ErrReleaseExists):
-		// Helm flattens some errors to text (uninstall's), so the tracker's
-		// record of a conflict decides. Helm numbers a new revision after the
-		// latest it read; ErrReleaseExists means another writer stored that
-		// revision first.
-		return fmt.Errorf("%s of %s stopped: %w (another operator, helm or chunkview wrote it at the same time). %s; nothing was overwritten: look at its history again and retry: %w",
-			op, p.Release, kube.ErrChanged, t.done(), err)
-	case errors.Is(err, kube.ErrReadOnly), errors.Is(err, kube.ErrInProgress):
-		return err
-	}
-	// The operation made several requests and one failed: those before it were
-	// applied. Every record is whole either way (the driver writes chunks before
-	// the index that names them), so what is left to check is where it stopped.
-	c, row := r.c, p.latest()
-	return fmt.Errorf("%s: %w; it may have been partly applied: check the release with `%s` and `%s`, remove leftover chunks with `%s`, then retry", op, lostServer(kube.Explain(h.explain(err), "update", "secrets", p.StorageNamespace), c.Config().Server),
-		c.Config().SuggestFor(row, "history"), c.Config().SuggestFor(row, "verify"), c.Config().Suggest("gc", ""))
 }
 
 // helmLog keeps the failures Helm logs during one action, for its error message:

@@ -75,18 +75,7 @@ func (c *Core[T]) Create(key string, rls *T) error {
 	}
 	var claimed []chunkRef
 	if err == nil && len(reused) > 0 {
-		// Claimed before the index names them, at the pending version: a delete
-		// decided before now fails, or lands first and the claim writes the chunk
-		// again.
-		claimed = c.claim(ctx, pending, rec, reused, now)
-		if len(claimed) < len(reused) {
-			err = fmt.Errorf("%d of the %d chunk Secrets found already written could not be claimed", len(reused)-len(claimed), len(reused))
-			if cur, gerr := c.client.Get(ctx, key, metav1.GetOptions{}); gerr == nil && cur.ResourceVersion != pending.ResourceVersion || apierrors.IsNotFound(gerr) {
-				// Another writer took the key (the original driver updates an index
-				// without a precondition, and deletes its chunks by label).
-				err = fmt.Errorf("%w: the pending index changed: %w", ErrConflict, err)
-			}
-		}
+		claimed, err = c.claimReused(ctx, key, pending, rec, reused, now)
 	}
 	// gc spares unnamed chunks younger than its minimum age, no longer: past half
 	// of it, give up rather than name chunks gc may have taken.
@@ -101,33 +90,63 @@ func (c *Core[T]) Create(key string, rls *T) error {
 	want := c.indexSecret(rec, f)
 	want.Labels[LabelCreatedAt] = labels[LabelCreatedAt]
 	want.ResourceVersion = pending.ResourceVersion
-	index, err := c.client.Update(ctx, want, metav1.UpdateOptions{})
+	index, err := c.completeIndex(ctx, key, pending, want, created)
 	if err != nil {
-		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
-			// The pending index was removed (gc of an interrupted create) or
-			// changed by another writer: its chunks are no longer ours to name.
-			c.removeUnreferenced(ctx, key, created)
-			return fmt.Errorf("create: %q: %w: the pending index changed: %w", key, ErrConflict, err)
-		}
-		// The request may have been applied although it failed (a timeout, a dropped
-		// connection): look before removing chunks the index may now name.
-		got, gerr := c.client.Get(ctx, key, metav1.GetOptions{})
-		switch {
-		case gerr == nil && got.UID == pending.UID && sameRecord(got, want):
-			index = got
-		case gerr == nil && got.UID == pending.UID && got.ResourceVersion == pending.ResourceVersion:
-			c.abandon(ctx, pending, created)
-			return fmt.Errorf("create: %q: write index Secret: %w", key, err)
-		case gerr == nil || apierrors.IsNotFound(gerr):
-			c.removeUnreferenced(ctx, key, created)
-			return fmt.Errorf("create: %q: write index Secret: %w", key, err)
-		default:
-			return fmt.Errorf("create: %q: write index Secret: %w (a pending index and its chunks may be left over: verify reports them, and gc removes the pending index 15 s after it was written, the chunks after 2 minutes)", key, err)
-		}
+		return err
 	}
 	c.wrote(key, rls, index, created, claimed)
 	c.cfg.Log("created: %q (%d chunks)", key, len(rec.slices))
 	return nil
+}
+
+// claimReused claims the chunks a create found already written, before the
+// index names them, at the pending version: a delete decided before now fails,
+// or lands first and the claim writes the chunk again. A chunk it cannot claim
+// fails the create, as a conflict when another writer took the key meanwhile.
+func (c *Core[T]) claimReused(ctx context.Context, key string, pending *corev1.Secret, rec *record, reused []*corev1.Secret, now time.Time) ([]chunkRef, error) {
+	claimed := c.claim(ctx, pending, rec, reused, now)
+	if len(claimed) == len(reused) {
+		return claimed, nil
+	}
+	err := fmt.Errorf("%d of the %d chunk Secrets found already written could not be claimed", len(reused)-len(claimed), len(reused))
+	if cur, gerr := c.client.Get(ctx, key, metav1.GetOptions{}); gerr == nil && cur.ResourceVersion != pending.ResourceVersion || apierrors.IsNotFound(gerr) {
+		// Another writer took the key (the original driver updates an index
+		// without a precondition, and deletes its chunks by label).
+		err = fmt.Errorf("%w: the pending index changed: %w", ErrConflict, err)
+	}
+	return claimed, err
+}
+
+// completeIndex turns the pending index into the record's index. On a failed
+// write it cleans up only what it knows is not named: the created chunks when
+// the pending index is gone or changed, the pending index with them when the
+// write did not land, nothing when the outcome cannot be read.
+func (c *Core[T]) completeIndex(ctx context.Context, key string, pending, want *corev1.Secret, created []chunkRef) (*corev1.Secret, error) {
+	index, err := c.client.Update(ctx, want, metav1.UpdateOptions{})
+	if err == nil {
+		return index, nil
+	}
+	if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+		// The pending index was removed (gc of an interrupted create) or
+		// changed by another writer: its chunks are no longer ours to name.
+		c.removeUnreferenced(ctx, key, created)
+		return nil, fmt.Errorf("create: %q: %w: the pending index changed: %w", key, ErrConflict, err)
+	}
+	// The request may have been applied although it failed (a timeout, a dropped
+	// connection): look before removing chunks the index may now name.
+	got, gerr := c.client.Get(ctx, key, metav1.GetOptions{})
+	switch {
+	case gerr == nil && got.UID == pending.UID && sameRecord(got, want):
+		return got, nil
+	case gerr == nil && got.UID == pending.UID && got.ResourceVersion == pending.ResourceVersion:
+		c.abandon(ctx, pending, created)
+		return nil, fmt.Errorf("create: %q: write index Secret: %w", key, err)
+	case gerr == nil || apierrors.IsNotFound(gerr):
+		c.removeUnreferenced(ctx, key, created)
+		return nil, fmt.Errorf("create: %q: write index Secret: %w", key, err)
+	default:
+		return nil, fmt.Errorf("create: %q: write index Secret: %w (a pending index and its chunks may be left over: verify reports them, and gc removes the pending index 15 s after it was written, the chunks after 2 minutes)", key, err)
+	}
 }
 
 // createWhole creates the index of a record of one slice, which is the whole record.

@@ -246,26 +246,7 @@ func (c *Core[T]) Update(key string, rls *T) error {
 	if err != nil {
 		return fmt.Errorf("update: %q: %w", key, err)
 	}
-	// The old list may be unreadable when the old record is broken; the update then
-	// replaces it, and its chunks are left for gc.
-	oldNames, _ := ParseExtraChunks(key, cur.Data[DataExtraChunks])
-	// The chunks the new index will no longer name are removed after it is
-	// written, each at the version read here, before the write: a write that takes
-	// one up after ours claims it (see claim), and the delete then fails.
-	var unnamed []string
-	for _, n := range oldNames {
-		if !slices.Contains(rec.names, n) && !slices.Contains(unnamed, n) {
-			unnamed = append(unnamed, n)
-		}
-	}
-	var stale []chunkRef
-	if len(unnamed) > 0 {
-		stale, err = c.chunkVersions(ctx, key, unnamed, c.reads.chunksAt(key, cur.ResourceVersion))
-	}
-	if err != nil {
-		c.cfg.Log("update: %q: cannot read the versions of %d old chunk Secrets; they are left for gc: %v", key, len(unnamed), err)
-		stale = nil
-	}
+	stale := c.staleChunks(ctx, key, cur, rec)
 
 	now, start := c.now(), time.Now()
 	ref := ownerRefTo(cur)
@@ -283,6 +264,48 @@ func (c *Core[T]) Update(key string, rls *T) error {
 		return fmt.Errorf("update: %q: writing its chunks took %s, too long to name them safely; retry", key, took.Round(time.Second))
 	}
 
+	written, err := c.updateIndex(ctx, key, c.updatedIndex(cur, rec, rls, now), created)
+	if err != nil {
+		return err
+	}
+
+	// Every chunk reused is claimed, even one the old index named: a deleter may
+	// have read an index older than that one, one that did not name it.
+	c.wrote(key, rls, written, created, refsOf(reused), c.claim(ctx, written, rec, reused, now))
+	c.deleteChunks(ctx, key, stale)
+	c.cfg.Log("updated: %q (%d chunks)", key, len(rec.slices))
+	return nil
+}
+
+// staleChunks is the old index's chunks that the new record no longer names,
+// each at the version read now, before the write: they are removed after it,
+// and a write that takes one up after ours claims it (see claim), so the delete
+// then fails. The old list may be unreadable when the old record is broken; the
+// update then replaces it, and its chunks are left for gc, as are chunks whose
+// versions cannot be read.
+func (c *Core[T]) staleChunks(ctx context.Context, key string, cur *corev1.Secret, rec *record) []chunkRef {
+	oldNames, _ := ParseExtraChunks(key, cur.Data[DataExtraChunks])
+	var unnamed []string
+	for _, n := range oldNames {
+		if !slices.Contains(rec.names, n) && !slices.Contains(unnamed, n) {
+			unnamed = append(unnamed, n)
+		}
+	}
+	if len(unnamed) == 0 {
+		return nil
+	}
+	stale, err := c.chunkVersions(ctx, key, unnamed, c.reads.chunksAt(key, cur.ResourceVersion))
+	if err != nil {
+		c.cfg.Log("update: %q: cannot read the versions of %d old chunk Secrets; they are left for gc: %v", key, len(unnamed), err)
+		return nil
+	}
+	return stale
+}
+
+// updatedIndex is the index Secret that replaces cur: the new record's, at
+// cur's version, keeping its owners, other writers' annotations and its
+// creation time.
+func (c *Core[T]) updatedIndex(cur *corev1.Secret, rec *record, rls *T, now time.Time) *corev1.Secret {
 	want := c.indexSecret(rec, c.fields(rls))
 	want.ResourceVersion = cur.ResourceVersion
 	want.OwnerReferences = cur.OwnerReferences
@@ -296,31 +319,32 @@ func (c *Core[T]) Update(key string, rls *T) error {
 		want.Labels[LabelCreatedAt] = unixString(cur.CreationTimestamp.Time)
 	}
 	want.Labels[LabelModifiedAt] = unixString(now)
+	return want
+}
 
+// updateIndex writes the new index Secret. On a conflict, or when the write
+// is known not to have landed, it removes the chunks created for it; when the
+// outcome is unknown it leaves them, and says so. A write that failed but
+// landed counts as written.
+func (c *Core[T]) updateIndex(ctx context.Context, key string, want *corev1.Secret, created []chunkRef) (*corev1.Secret, error) {
 	written, err := c.client.Update(ctx, want, metav1.UpdateOptions{})
-	if err != nil {
-		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
-			c.removeUnreferenced(ctx, key, created)
-			return fmt.Errorf("update: %q: %w: %w", key, ErrConflict, err)
-		}
-		got, gerr := c.client.Get(ctx, key, metav1.GetOptions{})
-		switch {
-		case gerr == nil && sameRecord(got, want):
-			written = got // applied despite the error
-		case gerr == nil || apierrors.IsNotFound(gerr):
-			c.removeUnreferenced(ctx, key, created)
-			return fmt.Errorf("update: %q: write index Secret: %w", key, err)
-		default:
-			return fmt.Errorf("update: %q: write index Secret: %w (new chunks may be left over: run verify)", key, err)
-		}
+	if err == nil {
+		return written, nil
 	}
-
-	// Every chunk reused is claimed, even one the old index named: a deleter may
-	// have read an index older than that one, one that did not name it.
-	c.wrote(key, rls, written, created, refsOf(reused), c.claim(ctx, written, rec, reused, now))
-	c.deleteChunks(ctx, key, stale)
-	c.cfg.Log("updated: %q (%d chunks)", key, len(rec.slices))
-	return nil
+	if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+		c.removeUnreferenced(ctx, key, created)
+		return nil, fmt.Errorf("update: %q: %w: %w", key, ErrConflict, err)
+	}
+	got, gerr := c.client.Get(ctx, key, metav1.GetOptions{})
+	switch {
+	case gerr == nil && sameRecord(got, want):
+		return got, nil // applied despite the error
+	case gerr == nil || apierrors.IsNotFound(gerr):
+		c.removeUnreferenced(ctx, key, created)
+		return nil, fmt.Errorf("update: %q: write index Secret: %w", key, err)
+	default:
+		return nil, fmt.Errorf("update: %q: write index Secret: %w (new chunks may be left over: run verify)", key, err)
+	}
 }
 
 func hasRef(s *corev1.Secret, uid types.UID) bool {

@@ -150,92 +150,113 @@ type DiffKeyMap struct {
 
 // DefaultKeyMap returns chunkview's key bindings.
 func DefaultKeyMap() KeyMap {
-	b := func(keys []string, help, desc string) key.Binding {
-		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
-	}
-	k := func(keys ...string) []string { return keys }
 	return KeyMap{
-		Global: GlobalKeyMap{
-			Help:      b(k("?"), "?", "help"),
-			Command:   b(k(":"), ":", "command (:ctx, :ns, :log, :q)"),
-			Back:      b(k("esc"), "esc", "back"),
-			Quit:      b(k("q"), "q", "quit"),
-			ForceQuit: b(k("ctrl+c"), "ctrl+c", "quit"),
-		},
-		List:    table.DefaultKeyMap(),
-		Scroll:  viewer.DefaultKeyMap(),
-		Changes: diffview.DefaultKeyMap(),
-		Releases: ReleasesKeyMap{
-			Open:        b(k("enter"), "enter", "history"),
-			Status:      b(k("s"), "s", "status"),
-			Chunks:      b(k("c"), "c", "chunk layout"),
-			Filter:      b(k("/"), "/", "filter"),
-			Namespace:   b(k("n"), "n", "namespace"),
-			Refresh:     b(k("r"), "r", "refresh"),
-			Verify:      b(k("V"), "V", "verify rows on screen"),
-			Watch:       b(k("w"), "w", "watch on/off"),
-			Accept:      b(k("enter"), "enter", "keep filter"),
-			ClearFilter: b(k("esc"), "esc", "clear filter"),
-		},
-		History: HistoryKeyMap{
-			Open:      b(k("enter"), "enter", "open revision"),
-			Status:    b(k("s"), "s", "status"),
-			Chunks:    b(k("c"), "c", "chunk layout"),
-			Diff:      b(k("d"), "d", "diff"),
-			Live:      b(k("L"), "L", "diff with live"),
-			Mark:      b(k("space", "m"), "space", "mark for diff"),
-			Refresh:   b(k("r"), "r", "refresh"),
-			Verify:    b(k("V"), "V", "verify all revisions"),
-			Rollback:  b(k("R"), "R", "roll back here"),
-			Delete:    b(k("X"), "X", "delete revision"),
-			Uninstall: b(k("U"), "U", "uninstall"),
-			FixStuck:  b(k("F"), "F", "fix stuck"),
-			Prune:     b(k("P"), "P", "prune old revisions"),
-			FixAPIs:   b(k("A"), "A", "fix removed APIs"),
-			Expand:    b(k("e"), "e", "whole detail on/off"),
-		},
-		Revision: RevisionKeyMap{
-			NextTab:   b(k("tab"), "tab", "next tab"),
-			PrevTab:   b(k("shift+tab"), "shift+tab", "previous tab"),
-			Summary:   b(k("1"), "1", "summary"),
-			Values:    b(k("2"), "2", "values"),
-			Manifest:  b(k("3"), "3", "manifest"),
-			Notes:     b(k("4"), "4", "notes"),
-			Hooks:     b(k("5"), "5", "hooks"),
-			Reveal:    b(k("v"), "v", "reveal/mask secrets"),
-			AllValues: b(k("a"), "a", "user/all values"),
-			Chunks:    b(k("c"), "c", "chunk layout"),
-			Diff:      b(k("d"), "d", "diff with previous"),
-			Copy:      b(k("y"), "y", "copy the tab's text"),
-		},
+		Global:   defaultGlobal(),
+		List:     table.DefaultKeyMap(),
+		Scroll:   viewer.DefaultKeyMap(),
+		Changes:  diffview.DefaultKeyMap(),
+		Releases: defaultReleases(),
+		History:  defaultHistory(),
+		Revision: defaultRevision(),
 		Chunks: ChunksKeyMap{
-			Refresh: b(k("r"), "r", "refresh"),
+			Refresh: bind("refresh", "r"),
 		},
 		Status: StatusKeyMap{
-			Refresh:  b(k("r"), "r", "read again"),
-			Pods:     b(k("enter"), "enter", "Pods"),
-			Logs:     b(k("l"), "l", "log"),
-			Describe: b(k("d"), "d", "describe"),
+			Refresh:  bind("read again", "r"),
+			Pods:     bind("Pods", "enter"),
+			Logs:     bind("log", "l"),
+			Describe: bind("describe", "d"),
 		},
 		Pods: PodsKeyMap{
-			Refresh:  b(k("r"), "r", "read again"),
-			Logs:     b(k("l"), "l", "log"),
-			Describe: b(k("d"), "d", "describe"),
+			Refresh:  bind("read again", "r"),
+			Logs:     bind("log", "l"),
+			Describe: bind("describe", "d"),
 		},
 		Log: LogKeyMap{
-			Follow:    b(k("f"), "f", "follow on/off"),
-			Previous:  b(k("p"), "p", "previous run on/off"),
-			Container: b(k("tab"), "tab", "next container"),
-			Reveal:    b(k("v"), "v", "reveal/mask secrets"),
+			Follow:    bind("follow on/off", "f"),
+			Previous:  bind("previous run on/off", "p"),
+			Container: bind("next container", "tab"),
+			Reveal:    bind("reveal/mask secrets", "v"),
 		},
 		Diff: DiffKeyMap{
-			Reveal:  b(k("v"), "v", "reveal/mask secrets"),
-			Copy:    b(k("y"), "y", "copy the diff"),
-			Confirm: b(k("ctrl+r"), "ctrl+r", "roll back (apply the plan)"),
+			Reveal:  bind("reveal/mask secrets", "v"),
+			Copy:    bind("copy the diff", "y"),
+			Confirm: bind("roll back (apply the plan)", "ctrl+r"),
 		},
 		Search: search.DefaultKeyMap(),
 		Dialog: dialog.DefaultKeyMap(),
 		Picker: picker.DefaultKeyMap(),
+	}
+}
+
+// bind is a binding whose help names its first key.
+func bind(desc string, keys ...string) key.Binding {
+	return key.NewBinding(key.WithKeys(keys...), key.WithHelp(keys[0], desc))
+}
+
+// defaultGlobal is the keys every screen has.
+func defaultGlobal() GlobalKeyMap {
+	return GlobalKeyMap{
+		Help:      bind("help", "?"),
+		Command:   bind("command (:ctx, :ns, :log, :q)", ":"),
+		Back:      bind("back", "esc"),
+		Quit:      bind("quit", "q"),
+		ForceQuit: bind("quit", "ctrl+c"),
+	}
+}
+
+// defaultReleases is the release list's keys.
+func defaultReleases() ReleasesKeyMap {
+	return ReleasesKeyMap{
+		Open:        bind("history", "enter"),
+		Status:      bind("status", "s"),
+		Chunks:      bind("chunk layout", "c"),
+		Filter:      bind("filter", "/"),
+		Namespace:   bind("namespace", "n"),
+		Refresh:     bind("refresh", "r"),
+		Verify:      bind("verify rows on screen", "V"),
+		Watch:       bind("watch on/off", "w"),
+		Accept:      bind("keep filter", "enter"),
+		ClearFilter: bind("clear filter", "esc"),
+	}
+}
+
+// defaultHistory is the history's keys.
+func defaultHistory() HistoryKeyMap {
+	return HistoryKeyMap{
+		Open:      bind("open revision", "enter"),
+		Status:    bind("status", "s"),
+		Chunks:    bind("chunk layout", "c"),
+		Diff:      bind("diff", "d"),
+		Live:      bind("diff with live", "L"),
+		Mark:      bind("mark for diff", "space", "m"),
+		Refresh:   bind("refresh", "r"),
+		Verify:    bind("verify all revisions", "V"),
+		Rollback:  bind("roll back here", "R"),
+		Delete:    bind("delete revision", "X"),
+		Uninstall: bind("uninstall", "U"),
+		FixStuck:  bind("fix stuck", "F"),
+		Prune:     bind("prune old revisions", "P"),
+		FixAPIs:   bind("fix removed APIs", "A"),
+		Expand:    bind("whole detail on/off", "e"),
+	}
+}
+
+// defaultRevision is the revision view's keys.
+func defaultRevision() RevisionKeyMap {
+	return RevisionKeyMap{
+		NextTab:   bind("next tab", "tab"),
+		PrevTab:   bind("previous tab", "shift+tab"),
+		Summary:   bind("summary", "1"),
+		Values:    bind("values", "2"),
+		Manifest:  bind("manifest", "3"),
+		Notes:     bind("notes", "4"),
+		Hooks:     bind("hooks", "5"),
+		Reveal:    bind("reveal/mask secrets", "v"),
+		AllValues: bind("user/all values", "a"),
+		Chunks:    bind("chunk layout", "c"),
+		Diff:      bind("diff with previous", "d"),
+		Copy:      bind("copy the tab's text", "y"),
 	}
 }
 

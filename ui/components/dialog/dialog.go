@@ -311,14 +311,14 @@ func (d Model) View() string {
 	// way, keeping the selected choice in view.
 	footLines := strings.Count(foot.String(), "\n") + 1
 	room := d.height - st.Box.GetVerticalFrameSize() - 2 - 1 - footLines
-	lines = WindowLines(lines, max(room, 1), selected)
+	lines = windowLines(lines, max(room, 1), selected)
 	return Box(st.Box, st.Title, d.heading, strings.Join(lines, "\n")+"\n\n"+foot.String(), width)
 }
 
-// WindowLines returns at most n of lines, a window that shows line keep (-1: the
+// windowLines returns at most n of lines, a window that shows line keep (-1: the
 // first ones), with "…" in place of the first or last line shown when lines
 // continue above or below it.
-func WindowLines(lines []string, n, keep int) []string {
+func windowLines(lines []string, n, keep int) []string {
 	if len(lines) <= n {
 		return lines
 	}

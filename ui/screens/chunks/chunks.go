@@ -188,16 +188,26 @@ func stateProblem(st storage.SecretState) storage.ProblemKind {
 
 // renderLayout draws a layout at the given width. It is pure.
 func renderLayout(st *theme.Styles, l *storage.Layout, width int) string {
-	var lines []string
-	add := func(s ...string) { lines = append(lines, s...) }
 	head := fmt.Sprintf("Record %s · revision %d", l.Key, l.Revision)
 	if l.Status != "" {
 		head += " · " + l.Status
 	}
-	add(st.Title.Render(table.Line1(width, head)))
-	add(st.Explainer.Render(human.WrapCells(formatExplainer, width)))
-	add("")
+	lines := []string{
+		st.Title.Render(table.Line1(width, head)),
+		st.Explainer.Render(human.WrapCells(formatExplainer, width)),
+		"",
+	}
+	rows, problems := layoutRows(st, l, width)
+	lines = append(lines, rows...)
+	lines = append(lines, "")
+	lines = append(lines, layoutProblems(st, l, problems, width)...)
+	lines = append(lines, layoutTotals(st, l, width)...)
+	return strings.Join(lines, "\n")
+}
 
+// layoutRows draws the table of the record's Secrets, a detail line under each
+// that is not well, and returns the states found wrong, each once, in order.
+func layoutRows(st *theme.Styles, l *storage.Layout, width int) ([]string, []storage.SecretState) {
 	cols := table.FitColumns(layoutColumns, width)
 	barWidth := 12
 	for _, c := range cols {
@@ -205,42 +215,21 @@ func renderLayout(st *theme.Styles, l *storage.Layout, width int) string {
 			barWidth = c.Width
 		}
 	}
-	add(table.RenderHeader(cols, &st.TableHeader))
+	lines := []string{table.RenderHeader(cols, &st.TableHeader)}
 	var problems []storage.SecretState
 	seen := map[storage.SecretState]bool{}
 	row := func(role string, info storage.SecretInfo) {
-		state, stStyle := stateCell(st, info.State)
-		cells := map[string]table.Cell{
-			"SECRET": table.Plain(table.FitLeft(info.Name, table.ColWidth(cols, "SECRET"))),
-			"ROLE":   table.Plain(role),
-			"STATE":  state,
+		lines = append(lines, table.RenderRow(cols, layoutCells(st, cols, barWidth, role, info), "  "))
+		if info.State == storage.StateOK {
+			return
 		}
-		switch info.State {
-		case storage.StateMissing:
-			cells["BYTES"] = table.Plain("-")
-			cells["OF 1 MiB"] = table.Styled("(does not exist)", stStyle)
-			cells["HASH"] = table.Plain("-")
-			cells["OWNER"] = table.Plain("-")
-		default:
-			cells["BYTES"] = table.Plain(human.Bytes(int64(info.Bytes)))
-			pct := fmt.Sprintf(" %3.0f%%", info.Share*100)
-			cells["OF 1 MiB"] = table.Cell{Text: table.Bar(info.Share, max(barWidth-len(pct), 1), st.GaugeStyle(info.Share), &st.GaugeEmpty) + pct}
-			cells["HASH"] = yesNo(st, info.HashOK, "✓ ok", "✗ bad")
-			cells["OWNER"] = yesNo(st, info.Owned, "✓", "✗ none")
+		if !seen[info.State] {
+			seen[info.State] = true
+			problems = append(problems, info.State)
 		}
-		if info.Role == storage.TypeIndex {
-			cells["HASH"] = table.Plain("n/a")
-			cells["OWNER"] = table.Plain("n/a")
-		}
-		add(table.RenderRow(cols, cells, "  "))
-		if info.State != storage.StateOK {
-			if !seen[info.State] {
-				seen[info.State] = true
-				problems = append(problems, info.State)
-			}
-			if info.Detail != "" {
-				add("    " + stStyle.Render(table.Line1(width-6, "↳ "+info.Detail)))
-			}
+		if info.Detail != "" {
+			_, stStyle := stateCell(st, info.State)
+			lines = append(lines, "    "+stStyle.Render(table.Line1(width-6, "↳ "+info.Detail)))
 		}
 	}
 	row("index", l.Index)
@@ -250,41 +239,79 @@ func renderLayout(st *theme.Styles, l *storage.Layout, width int) string {
 	for _, o := range l.Orphans {
 		row("orphan", o)
 	}
-	add("")
+	return lines, problems
+}
 
+// layoutCells is one Secret's row of the layout table.
+func layoutCells(st *theme.Styles, cols []table.Column, barWidth int, role string, info storage.SecretInfo) map[string]table.Cell {
+	state, stStyle := stateCell(st, info.State)
+	cells := map[string]table.Cell{
+		"SECRET": table.Plain(table.FitLeft(info.Name, table.ColWidth(cols, "SECRET"))),
+		"ROLE":   table.Plain(role),
+		"STATE":  state,
+	}
+	switch info.State {
+	case storage.StateMissing:
+		cells["BYTES"] = table.Plain("-")
+		cells["OF 1 MiB"] = table.Styled("(does not exist)", stStyle)
+		cells["HASH"] = table.Plain("-")
+		cells["OWNER"] = table.Plain("-")
+	default:
+		cells["BYTES"] = table.Plain(human.Bytes(int64(info.Bytes)))
+		pct := fmt.Sprintf(" %3.0f%%", info.Share*100)
+		cells["OF 1 MiB"] = table.Cell{Text: table.Bar(info.Share, max(barWidth-len(pct), 1), st.GaugeStyle(info.Share), &st.GaugeEmpty) + pct}
+		cells["HASH"] = yesNo(st, info.HashOK, "✓ ok", "✗ bad")
+		cells["OWNER"] = yesNo(st, info.Owned, "✓", "✗ none")
+	}
+	if info.Role == storage.TypeIndex {
+		cells["HASH"] = table.Plain("n/a")
+		cells["OWNER"] = table.Plain("n/a")
+	}
+	return cells
+}
+
+// layoutProblems explains why the revision cannot be read, and each state
+// found wrong, followed by a blank line when there is any.
+func layoutProblems(st *theme.Styles, l *storage.Layout, problems []storage.SecretState, width int) []string {
+	var lines []string
 	if l.Broken() {
-		add(st.ErrorBold.Render(human.WrapCells("✗ This revision cannot be read: "+table.OneLine(l.DecodeError), width)))
+		lines = append(lines, st.ErrorBold.Render(human.WrapCells("✗ This revision cannot be read: "+table.OneLine(l.DecodeError), width)))
 	}
 	for _, p := range problems {
 		if k := stateProblem(p); k != "" {
 			state, stStyle := stateCell(st, p)
-			add(stStyle.Render(state.Text) + " " + human.WrapCells(k.Explain(), max(width-lipglossWidth(state.Text)-1, 20)))
+			lines = append(lines, stStyle.Render(state.Text)+" "+human.WrapCells(k.Explain(), max(width-lipglossWidth(state.Text)-1, 20)))
 		}
 	}
 	if l.Broken() || len(problems) > 0 {
-		add("")
+		lines = append(lines, "")
 	}
+	return lines
+}
 
-	add(st.Bold.Render("Totals"))
+// layoutTotals is the record's sizes: stored, decompressed, as one Helm
+// Secret, and what takes the space.
+func layoutTotals(st *theme.Styles, l *storage.Layout, width int) []string {
+	lines := []string{st.Bold.Render("Totals")}
 	secrets := 1 + len(l.Chunks)
-	add(fmt.Sprintf("  Stored (gzip)        %s in %d Secret(s)", human.Bytes(int64(l.StoredBytes)), secrets))
+	lines = append(lines, fmt.Sprintf("  Stored (gzip)        %s in %d Secret(s)", human.Bytes(int64(l.StoredBytes)), secrets))
 	if l.DecodedBytes > 0 {
 		ratio := float64(l.DecodedBytes) / float64(max(l.StoredBytes, 1))
-		add(fmt.Sprintf("  Decompressed (JSON)  %s (%.1f× the stored size)", human.Bytes(int64(l.DecodedBytes)), ratio))
+		lines = append(lines, fmt.Sprintf("  Decompressed (JSON)  %s (%.1f× the stored size)", human.Bytes(int64(l.DecodedBytes)), ratio))
 	}
 	if l.HelmSecretBytes > 0 {
 		verdict := st.OK.Render("fits in one Secret")
 		if !l.HelmSecretFits {
 			verdict = st.ErrorBold.Render("would NOT fit in one Secret (over 1 MiB)")
 		}
-		add(fmt.Sprintf("  Helm Secrets driver  %s (base64 of gzip): ", human.Bytes(int64(l.HelmSecretBytes))) + verdict)
+		lines = append(lines, fmt.Sprintf("  Helm Secrets driver  %s (base64 of gzip): ", human.Bytes(int64(l.HelmSecretBytes)))+verdict)
 	}
 	if len(l.Parts) > 0 {
-		add("", st.Bold.Render("What takes the space"))
-		add(st.Dim.Render(human.WrapCells("Each part compressed on its own, so they add up to more than the whole.", width)))
-		add(renderParts(st, l.Parts, width)...)
+		lines = append(lines, "", st.Bold.Render("What takes the space"))
+		lines = append(lines, st.Dim.Render(human.WrapCells("Each part compressed on its own, so they add up to more than the whole.", width)))
+		lines = append(lines, renderParts(st, l.Parts, width)...)
 	}
-	return strings.Join(lines, "\n")
+	return lines
 }
 
 var partColumns = []table.Column{

@@ -195,3 +195,14 @@ func (s *Screen) detailRoom() int {
 func (s *Screen) detailExtra() int {
 	return len(s.detailLines()) - 3
 }
+
+// headLines are the lines above the table: the owner, then the size trend.
+func (s *Screen) headLines() []string { return append(s.ownerLines(), s.trendLines()...) }
+
+// Lines above and below the table: the trend (two, and the advice when the limit
+// is near), the header, and the selected revision's detail (three).
+func (s *Screen) tableHeight() int {
+	return max(s.Height-4-len(s.headLines())-max(s.detailExtra(), 0), 1)
+}
+
+func (s *Screen) clamp() { s.list.Fit(len(s.rows), s.tableHeight()) }

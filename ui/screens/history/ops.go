@@ -19,16 +19,6 @@ import (
 // screen shows it (ops.Plan), and confirmed in a dialog, which runs exactly the
 // operation planned and shows its outcome.
 
-// pendingOp is the operation a dialog asks about: what it is, and what its plan
-// fills in once made (the dialog's body, its choices and what y runs).
-type pendingOp struct {
-	kind     common.ActionKind
-	ns, name string
-	planned  func(op ops.Operation)
-	// after runs once the dialog of a successful operation is closed.
-	after func() tea.Cmd
-}
-
 // openDialog shows d for operation op, planning it with plan (nil: nothing to
 // plan, d asks or says no at once).
 func (s *Screen) openDialog(d dialog.Model, op *pendingOp, plan tea.Cmd) tea.Cmd {

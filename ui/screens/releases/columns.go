@@ -57,7 +57,7 @@ func withHistory(cols []table.Column, total int) []table.Column {
 }
 
 // storeColumn names the store a row came from; it is shown only when the list
-// reads more than one store (see ColumnsFor).
+// reads more than one store (see columnsFor).
 var storeColumn = table.Column{Title: "STORE", Width: 7, Prio: 11}
 
 // storageNSColumn shows where a release's records live, only when some listed
@@ -74,10 +74,10 @@ const nameRoom = 20
 // namespaceRoom is nameRoom for NAMESPACE.
 const namespaceRoom = 16
 
-// ColumnsFor returns the list's columns for items: STORAGE NS after NAMESPACE
+// columnsFor returns the list's columns for items: STORAGE NS after NAMESPACE
 // when some release's records live apart from it, and STORE when the list reads
 // several stores (with one, every row would say the same).
-func ColumnsFor(items []ReleaseItem, severalStores bool) []table.Column {
+func columnsFor(items []ReleaseItem, severalStores bool) []table.Column {
 	cols := make([]table.Column, 0, len(releaseColumns)+1)
 	apart := false
 	for _, it := range items {
@@ -105,7 +105,7 @@ func ColumnsFor(items []ReleaseItem, severalStores bool) []table.Column {
 // they keep their least widths and their share of the spare room. A NAMESPACE
 // that every row shares may go for them.
 func fitReleaseColumns(items []ReleaseItem, severalStores bool, total int) []table.Column {
-	base := ColumnsFor(items, severalStores)
+	base := columnsFor(items, severalStores)
 	least := withHistory(base, total)
 	whole := make([]table.Column, len(base))
 	for i, c := range base {

@@ -17,8 +17,8 @@ import (
 // line is the filter.
 func (s *Screen) detailLines() []string {
 	var first, second string
-	if s.Err != nil {
-		first = s.Styles.Error.Render(table.Line1(s.Width, "✗ Refresh failed, showing the last list: "+common.ShortError(s.Err)))
+	if s.err != nil {
+		first = s.Styles.Error.Render(table.Line1(s.Width, "✗ Refresh failed, showing the last list: "+common.ShortError(s.err)))
 	} else if it := s.Selected(); it != nil {
 		first, second = s.releaseLines(it)
 	}
@@ -91,14 +91,14 @@ func (s *Screen) filterLine() string {
 	}
 	filter := st.Dim.Render(human.Plural(len(s.Items), "release", "releases"))
 	switch {
-	case s.Partial != nil && s.Skipped != nil:
+	case s.partial != nil && s.skipped != nil:
 		filter = st.Warning.Render(table.Line1(s.Width, fmt.Sprintf("⚠ %d releases, from %s only; %s",
-			len(s.Items), strings.Join(s.Partial.Read, ", "), common.SkipNote(s.Skipped))))
-	case s.Partial != nil:
+			len(s.Items), strings.Join(s.partial.Read, ", "), common.SkipNote(s.skipped))))
+	case s.partial != nil:
 		filter = st.Warning.Render(table.Line1(s.Width, fmt.Sprintf("⚠ %d releases, from %s only: other namespaces may not be read (--namespaces names more)",
-			len(s.Items), strings.Join(s.Partial.Read, ", "))))
-	case s.Skipped != nil:
-		filter = st.Warning.Render(table.Line1(s.Width, fmt.Sprintf("⚠ %s; %s", human.Plural(len(s.Items), "release", "releases"), common.SkipNote(s.Skipped))))
+			len(s.Items), strings.Join(s.partial.Read, ", "))))
+	case s.skipped != nil:
+		filter = st.Warning.Render(table.Line1(s.Width, fmt.Sprintf("⚠ %s; %s", human.Plural(len(s.Items), "release", "releases"), common.SkipNote(s.skipped))))
 	}
 	if n := len(s.Inflight); n > 0 {
 		filter += st.Dim.Render(fmt.Sprintf(" · reading %d…", n))

@@ -70,8 +70,8 @@ func errorText(err error) string {
 	return table.OneLine(err.Error())
 }
 
-// MatchReleases returns the indexes of the items that filter q keeps, in order.
-func MatchReleases(items []ReleaseItem, q string) []int {
+// matchReleases returns the indexes of the items that filter q keeps, in order.
+func matchReleases(items []ReleaseItem, q string) []int {
 	q = strings.TrimSpace(q)
 	fuzzyQ, isFuzzy := strings.CutPrefix(q, "~")
 	fuzzyQ = strings.TrimSpace(fuzzyQ)

@@ -14,16 +14,16 @@ import (
 func (s *Screen) applyLive(ev kube.WatchEvent) tea.Cmd {
 	switch ev.Type {
 	case kube.WatchSynced:
-		return s.Reload()
+		return s.reload()
 	case kube.WatchHealth:
-		if ev.State != kube.WatchUp && s.Live && !s.Loaded && s.loading {
+		if ev.State != kube.WatchUp && s.Live && !s.loaded && s.loading {
 			// The watch's first list cannot be had: say why rather than
 			// wait; its sync, once the server answers, lists.
-			s.loading, s.Err = false, ev.Err
+			s.loading, s.err = false, ev.Err
 		}
 		return nil
 	case kube.WatchChanged:
-		if !s.Loaded {
+		if !s.loaded {
 			return nil // the list under way will have it
 		}
 		r := ev.Row

@@ -23,14 +23,14 @@ type Screen struct {
 	ViewName string
 	Gen      int
 	loading  bool
-	Loaded   bool
-	Err      error
-	// Partial is set when the list across all namespaces was refused and only
+	loaded   bool
+	err      error
+	// partial is set when the list across all namespaces was refused and only
 	// the namespaces the user may read are shown (kube.ErrPartial).
-	Partial *kube.PartialError
-	// Skipped is set when a store could not be read at all (say ConfigMaps
+	partial *kube.PartialError
+	// skipped is set when a store could not be read at all (say ConfigMaps
 	// were forbidden) and the rows are those of the other stores.
-	Skipped *kube.StoreSkipError
+	skipped *kube.StoreSkipError
 	// note is the text of the partial listing's error, to announce it once.
 	note string
 
@@ -73,11 +73,11 @@ func (s *Screen) Init() tea.Cmd {
 		s.loading = true
 		return common.LoadServed(s.Ctx, s.Client, false)
 	}
-	return tea.Batch(s.Reload(), common.LoadServed(s.Ctx, s.Client, false))
+	return tea.Batch(s.reload(), common.LoadServed(s.Ctx, s.Client, false))
 }
 
-// Reload lists the releases again.
-func (s *Screen) Reload() tea.Cmd {
+// reload lists the releases again.
+func (s *Screen) reload() tea.Cmd {
 	s.Gen++
 	s.loading = true
 	return loadReleases(s.Ctx, s.Client, s.ViewName, s.Gen)
@@ -95,7 +95,7 @@ func (s *Screen) Title() string {
 func (s *Screen) SetSize(w, h int) {
 	s.Common.SetSize(w, h)
 	s.filter.SetWidth(max(w-4, 10))
-	s.list.SetHeight(s.TableHeight())
+	s.list.SetHeight(s.tableHeight())
 	if s.picker != nil {
 		s.picker.SetSize(w, h)
 	}
@@ -140,8 +140,8 @@ func fuzzyHelp(filter key.Binding) key.Binding {
 	return filter
 }
 
-// TableHeight is the number of rows the table shows.
-func (s *Screen) TableHeight() int {
+// tableHeight is the number of rows the table shows.
+func (s *Screen) tableHeight() int {
 	// Header line above, the selected row's detail (two lines) and the filter
 	// line below.
 	return max(s.Height-4, 1)
@@ -203,10 +203,10 @@ func (s *Screen) setRows(rows []kube.ReleaseRow) {
 // whose name holds the text (any case), as k9s does; with a leading "~", a fuzzy
 // match on name, namespace, chart, status and store.
 func (s *Screen) refilter() {
-	s.Shown = MatchReleases(s.Items, s.filter.Value())
+	s.Shown = matchReleases(s.Items, s.filter.Value())
 }
 
-func (s *Screen) clamp() { s.list.Fit(len(s.Shown), s.TableHeight()) }
+func (s *Screen) clamp() { s.list.Fit(len(s.Shown), s.tableHeight()) }
 
 // verifyVisible decodes the latest revision of every row on screen. The listing
 // and the chunk check read metadata only, so a chunk whose bytes were damaged

@@ -16,16 +16,16 @@ import (
 func (s *Screen) tableView() string {
 	st := s.Styles
 	switch {
-	case !s.Loaded && s.Err != nil:
-		return strings.Join([]string{common.RenderError(st, s.Err, s.Width), "",
+	case !s.loaded && s.err != nil:
+		return strings.Join([]string{common.RenderError(st, s.err, s.Width), "",
 			st.Dim.Render(human.WrapCells("Press r to retry, or n to look in another namespace.", s.Width))}, "\n")
-	case !s.Loaded:
+	case !s.loaded:
 		return st.Dim.Render("Listing release records in " + s.ViewName + "…")
 	case len(s.Items) == 0:
 		return st.Dim.Render(human.WrapCells(s.emptyText(), s.Width))
 	}
 	lines := s.rowLines()
-	for len(lines) < s.TableHeight()+1 {
+	for len(lines) < s.tableHeight()+1 {
 		lines = append(lines, "")
 	}
 	lines = append(lines, s.detailLines()...)
@@ -52,11 +52,11 @@ func (s *Screen) emptyText() string {
 		what = fmt.Sprintf("release records (stores read: %s; chunked ones with owner %q)", strings.Join(stores, ", "), cfg.Owner)
 	}
 	text := fmt.Sprintf("No %s in %s. Press n to look in another namespace or in all of them. Records written by another tool may need --owner, --storage-namespace or --profile olmv1.", what, where)
-	if s.Partial != nil {
-		text = fmt.Sprintf("No %s in %s, the namespaces you may read. %s.", what, strings.Join(s.Partial.Read, ", "), strings.TrimPrefix(s.Partial.Error(), kube.ErrPartial.Error()+": "))
+	if s.partial != nil {
+		text = fmt.Sprintf("No %s in %s, the namespaces you may read. %s.", what, strings.Join(s.partial.Read, ", "), strings.TrimPrefix(s.partial.Error(), kube.ErrPartial.Error()+": "))
 	}
-	if s.Skipped != nil {
-		text += " Not read: " + common.SkipNote(s.Skipped) + "."
+	if s.skipped != nil {
+		text += " Not read: " + common.SkipNote(s.skipped) + "."
 	}
 	return text
 }

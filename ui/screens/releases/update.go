@@ -47,7 +47,7 @@ func (s *Screen) Update(msg tea.Msg) tea.Cmd {
 		if s.loading {
 			return nil
 		}
-		return s.Reload()
+		return s.reload()
 
 	case common.LiveMsg:
 		return s.applyLive(msg.Ev)
@@ -93,14 +93,14 @@ func (s *Screen) takeLoaded(msg LoadedMsg) tea.Cmd {
 	errors.As(msg.Err, &partial)
 	errors.As(msg.Err, &skipped)
 	if msg.Err != nil && partial == nil && skipped == nil {
-		s.Err = msg.Err
+		s.err = msg.Err
 		return nil
 	}
 	// The note goes to the status line when the listing turns partial, not on
 	// every reload.
 	announce := msg.Err != nil && errorText(msg.Err) != s.note
-	s.Err, s.Partial, s.Skipped, s.note = nil, partial, skipped, errorText(msg.Err)
-	s.Loaded = true
+	s.err, s.partial, s.skipped, s.note = nil, partial, skipped, errorText(msg.Err)
+	s.loaded = true
 	s.setRows(msg.Rows)
 	if announce {
 		return tea.Batch(s.fillVisible(), common.Status(partialAnnouncement(partial, skipped), true))
@@ -142,9 +142,9 @@ func (s *Screen) switchNamespace(msg common.NamespaceChosenMsg) tea.Cmd {
 	s.picker = nil
 	s.Client = s.Client.WithNamespace(msg.Ns, msg.All)
 	s.ViewName = namespaceView(s.Client)
-	s.Items, s.Shown, s.Loaded, s.Err, s.Partial, s.Skipped, s.note = nil, nil, false, nil, nil, nil, ""
+	s.Items, s.Shown, s.loaded, s.err, s.partial, s.skipped, s.note = nil, nil, false, nil, nil, nil, ""
 	s.list.SetCursor(0)
-	s.list.Fit(0, s.TableHeight())
+	s.list.Fit(0, s.tableHeight())
 	s.Inflight = map[string]bool{}
 	if s.Live {
 		// The watch restarts over the new view and its first list
@@ -153,7 +153,7 @@ func (s *Screen) switchNamespace(msg common.NamespaceChosenMsg) tea.Cmd {
 		s.loading = true
 		return nil
 	}
-	return s.Reload()
+	return s.reload()
 }
 
 // handleKey takes a key: to the picker or the filter when one is open, else
@@ -199,9 +199,9 @@ func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		if s.apis.Served != nil {
 			// A CRD may have dropped a version since: discovery afresh.
-			return tea.Batch(s.Reload(), common.LoadServed(s.Ctx, s.Client, true))
+			return tea.Batch(s.reload(), common.LoadServed(s.Ctx, s.Client, true))
 		}
-		return s.Reload()
+		return s.reload()
 	case key.Matches(msg, k.Watch):
 		return common.ToggleWatch
 	case key.Matches(msg, k.Verify):

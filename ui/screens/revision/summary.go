@@ -48,17 +48,7 @@ func renderSummary(st *theme.Styles, d *kube.Details, now time.Time, readOnly bo
 			strings.Join(r.UnknownFields, ", ")), 78)) + "\n\n")
 	}
 	if r.Broken || d.Release == nil {
-		b.WriteString("\n" + st.ErrorBold.Render("✗ This revision cannot be read.") + "\n")
-		b.WriteString(st.Error.Render(table.Wrap(table.OneLine(r.Problem), max(width, 20))) + "\n\n")
-		fix := "\nFrom the history, X deletes this revision's record, or R on a good revision rolls back to it."
-		if readOnly {
-			fix = "\nDeleting the record or rolling back is off (read-only)."
-		}
-		where := "c: the chunk layout shows which Secret is missing or damaged."
-		if common.IsHelmStore(r.Driver) {
-			where = "c: the record layout shows what the " + common.ObjectNoun(r.Driver) + " holds."
-		}
-		b.WriteString(st.Dim.Render(where+fix) + "\n")
+		b.WriteString(unreadableSummary(st, r, readOnly, width))
 		return b.String()
 	}
 	rls := d.Release
@@ -71,6 +61,44 @@ func renderSummary(st *theme.Styles, d *kube.Details, now time.Time, readOnly bo
 		}
 		wrapped("Description", table.OneLine(rls.Info.Description))
 	}
+	field("Stored", storedText(r))
+	if sum.PayloadSHA256 != "" {
+		field("Payload", "sha256 "+sum.PayloadSHA256)
+	}
+	field("Resources", resourcesText(rls.Manifest))
+	field("Hooks", table.Itoa(len(rls.Hooks)))
+	if len(rls.Labels) > 0 {
+		var ls []string
+		for k, v := range rls.Labels {
+			ls = append(ls, k+"="+v)
+		}
+		sort.Strings(ls)
+		field("Labels", strings.Join(ls, ", "))
+	}
+	b.WriteString("\n" + st.Dim.Render("2: values · 3: manifest · 4: notes · 5: hooks · c: "+common.LayoutNoun(r.Driver)+" · d: diff with the revision before"))
+	return b.String()
+}
+
+// unreadableSummary says a revision cannot be read, why, and the ways on.
+func unreadableSummary(st *theme.Styles, r kube.RevisionRow, readOnly bool, width int) string {
+	var b strings.Builder
+	b.WriteString("\n" + st.ErrorBold.Render("✗ This revision cannot be read.") + "\n")
+	b.WriteString(st.Error.Render(table.Wrap(table.OneLine(r.Problem), max(width, 20))) + "\n\n")
+	fix := "\nFrom the history, X deletes this revision's record, or R on a good revision rolls back to it."
+	if readOnly {
+		fix = "\nDeleting the record or rolling back is off (read-only)."
+	}
+	where := "c: the chunk layout shows which Secret is missing or damaged."
+	if common.IsHelmStore(r.Driver) {
+		where = "c: the record layout shows what the " + common.ObjectNoun(r.Driver) + " holds."
+	}
+	b.WriteString(st.Dim.Render(where+fix) + "\n")
+	return b.String()
+}
+
+// storedText is the Stored field: the record's size as it is kept, and as JSON.
+func storedText(r kube.RevisionRow) string {
+	sum := r.Summary
 	stored := fmt.Sprintf("%s gzip in %d Secret(s)", human.Bytes(sum.StoredBytes), sum.Chunks)
 	if common.IsHelmStore(r.Driver) {
 		stored = fmt.Sprintf("%s (base64 of gzip) in one %s", human.Bytes(sum.StoredBytes), common.ObjectNoun(r.Driver))
@@ -81,11 +109,13 @@ func renderSummary(st *theme.Styles, d *kube.Details, now time.Time, readOnly bo
 	if sum.DecodedBytes > 0 {
 		stored += fmt.Sprintf("; %s as JSON", human.Bytes(sum.DecodedBytes))
 	}
-	field("Stored", stored)
-	if sum.PayloadSHA256 != "" {
-		field("Payload", "sha256 "+sum.PayloadSHA256)
-	}
-	res := revdiff.SplitManifest(rls.Manifest)
+	return stored
+}
+
+// resourcesText is the Resources field: how many objects the manifest holds,
+// and of which kinds, by name.
+func resourcesText(manifest string) string {
+	res := revdiff.SplitManifest(manifest)
 	kinds := map[string]int{}
 	for _, x := range res {
 		kinds[x.Kind]++
@@ -99,16 +129,5 @@ func renderSummary(st *theme.Styles, d *kube.Details, now time.Time, readOnly bo
 	for _, k := range names {
 		parts = append(parts, fmt.Sprintf("%s ×%d", k, kinds[k]))
 	}
-	field("Resources", fmt.Sprintf("%d: %s", len(res), strings.Join(parts, ", ")))
-	field("Hooks", table.Itoa(len(rls.Hooks)))
-	if len(rls.Labels) > 0 {
-		var ls []string
-		for k, v := range rls.Labels {
-			ls = append(ls, k+"="+v)
-		}
-		sort.Strings(ls)
-		field("Labels", strings.Join(ls, ", "))
-	}
-	b.WriteString("\n" + st.Dim.Render("2: values · 3: manifest · 4: notes · 5: hooks · c: "+common.LayoutNoun(r.Driver)+" · d: diff with the revision before"))
-	return b.String()
+	return fmt.Sprintf("%d: %s", len(res), strings.Join(parts, ", "))
 }

@@ -1,4 +1,4 @@
-package ui
+package releases
 
 import (
 	"context"
@@ -19,34 +19,33 @@ import (
 	"github.com/chunkview/chunkview/internal/fakeapi"
 	"github.com/chunkview/chunkview/kube"
 	"github.com/chunkview/chunkview/storage"
-	"github.com/chunkview/chunkview/ui/screens/releases"
+	"github.com/chunkview/chunkview/ui/internal/screentest"
 )
 
 // operatorFixture is the fixture plus n releases another tool wrote (no chunkview
 // summary), of several chunks each: op-00, op-01...
-func operatorFixture(t *testing.T, n int) *fixture {
+func operatorFixture(t *testing.T, n int) *screentest.Fixture {
 	t.Helper()
-	f := newFixture(t)
-	drv := storage.NewDriver(f.Cluster.Clientset().CoreV1().Secrets("default"), storage.HelmOwner, testConfig().Driver)
+	f := screentest.NewFixture(t)
+	drv := storage.NewDriver(f.Cluster.Clientset().CoreV1().Secrets("default"), storage.HelmOwner, screentest.Config().Driver)
 	for i := range n {
-		rls := simpleRelease(fmt.Sprintf("op-%02d", i), "default", 1, release.StatusDeployed, 3*fixtureChunkSize, testNow.Add(-48*time.Hour))
+		rls := screentest.SimpleRelease(fmt.Sprintf("op-%02d", i), "default", 1, release.StatusDeployed, 3*screentest.ChunkSize, screentest.Now.Add(-48*time.Hour))
 		if err := drv.Create(storage.RecordKey(rls.Name, 1), rls); err != nil {
 			t.Fatal(err)
 		}
-		f.StripAnnotations(t, "default", storage.RecordKey(rls.Name, 1), testNow.Add(-48*time.Hour))
+		f.StripAnnotations(t, "default", storage.RecordKey(rls.Name, 1), screentest.Now.Add(-48*time.Hour))
 	}
 	f.Cluster.ResetRequests()
 	return f
 }
 
-// fillStats opens the release list on f at w×h and returns how many rows are on
+// fillStats opens the release list on f in a w×h terminal and returns how many rows are on
 // screen and how many of those were peeked, after checking every row on screen
 // is filled, and without an error unless errOK names it.
-func fillStats(t *testing.T, f *fixture, w, h int, errOK string) (visible, peeked int, req map[string]int) {
+func fillStats(t *testing.T, f *screentest.Fixture, w, h int, errOK string) (visible, peeked int, req map[string]int) {
 	t.Helper()
-	hs := newHarness(t, f.Client, Options{}, w, h)
-	rs := hs.top().(*releases.Screen)
-	visible = min(rs.TableHeight(), len(rs.Shown))
+	rs, hs := openOn(t, f.Client, w, h-3)
+	visible = min(rs.tableHeight(), len(rs.Shown))
 	checked := 0
 	for _, idx := range rs.Shown[:visible] {
 		it := rs.Items[idx]
@@ -64,7 +63,7 @@ func fillStats(t *testing.T, f *fixture, w, h int, errOK string) (visible, peeke
 	if checked < peeked {
 		t.Errorf("%d of %d peeked rows checked for missing chunks", checked, peeked)
 	}
-	hs.contains("op-00")
+	hs.Contains("op-00")
 	return visible, peeked, f.Cluster.Requests()
 }
 
@@ -125,11 +124,10 @@ func TestReleaseListBatchRecordGone(t *testing.T) {
 			})
 		}
 	}
-	f.Client = kube.New(listHookClientset{f.Cluster.Clientset(), hook}, f.Cluster.Metadata(), demo.DiscardKubeClients, testConfig())
-	h := newHarness(t, f.Client, Options{}, 80, 24)
-	rs := h.top().(*releases.Screen)
+	f.Client = kube.New(listHookClientset{f.Cluster.Clientset(), hook}, f.Cluster.Metadata(), demo.DiscardKubeClients, screentest.Config())
+	rs, _ := openOn(t, f.Client, 80, 21)
 	found := false
-	for _, idx := range rs.Shown[:min(rs.TableHeight(), len(rs.Shown))] {
+	for _, idx := range rs.Shown[:min(rs.tableHeight(), len(rs.Shown))] {
 		it := rs.Items[idx]
 		switch l := it.Row.Latest; {
 		case l.Name == "op-03":
