@@ -42,10 +42,12 @@ func TestWatchHealthFollowsTheConnection(t *testing.T) {
 	ch := c.Watch(ctx, kube.WatchOptions{})
 	nextEvent(t, ch, "synced", func(ev kube.WatchEvent) bool { return ev.Type == kube.WatchSynced && ev.Initial })
 
-	// The next request through the proxy closes its listener and every
-	// connection, the watches' too.
-	p.SetRule(faultproxy.Rule{Kind: faultproxy.Refuse, K: 1})
-	if resp, err := http.Get(p.URL() + "/version"); err == nil {
+	// The probe request closes the proxy's listener and every connection, the
+	// watches' too. Only the probe matches: a request of the watch's own,
+	// arriving first, would close the listener after the probe's connection
+	// was accepted, and the probe would be answered.
+	p.SetRule(faultproxy.Rule{Kind: faultproxy.Refuse, K: 1, Match: func(r *http.Request) bool { return r.URL.Query().Has("probe") }})
+	if resp, err := http.Get(p.URL() + "/version?probe"); err == nil {
 		resp.Body.Close()
 		t.Fatal("the refusing request was answered")
 	}
