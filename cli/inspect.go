@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/render"
 	"github.com/chunkview/chunkview/revdiff"
 	"github.com/chunkview/chunkview/storage"
 )
@@ -195,7 +195,7 @@ func (o *inspectOptions) show(ctx context.Context, r *run, c readClient, in layo
 	if o.format != FormatTable {
 		err = printStructured(r.stdout, o.format, out)
 	} else {
-		r.printInspection(out, valuesYAML, c.Config().SuggestFor(row, "verify"))
+		r.printInspection(out, l, valuesYAML, c.Config().SuggestFor(row, "verify"))
 	}
 	if err == nil && out.DecodeError != "" {
 		// Its layout is shown, but a script must not take it for a sound one.
@@ -246,24 +246,17 @@ func storeName(d string) string {
 
 // printInspection prints the layout; verify is the command that explains a
 // record that cannot be read.
-func (r *run) printInspection(in Inspection, valuesYAML, verify string) {
+func (r *run) printInspection(in Inspection, l *storage.Layout, valuesYAML, verify string) {
 	w := r.stdout
 	fmt.Fprintf(w, "Release %s, revision %d (%s), stored in namespace %s under key %s\n", in.Release, in.Revision, human.OrUnknown(in.Status), in.StorageNamespace, in.Key)
 	fmt.Fprintf(w, "Store: %s\n\n", storeName(in.Driver))
-	r.printSecrets(in)
-	printTotals(w, in)
-	if in.DecodeError != "" {
-		fmt.Fprintf(w, "\nThis revision cannot be read: %s\nRun `%s` for an explanation.\n", in.DecodeError, verify)
-	}
+	r.printSecrets(l, in.Driver)
+	r.printProblems(l, verify)
+	printTotals(w, l, in.Driver)
 
-	if len(in.Parts) > 0 {
-		fmt.Fprintf(w, "\nSize breakdown (each part compressed on its own)\n")
-		tw := newTable(w)
-		row(tw, "PART", "ITEMS", "JSON", "GZIP", "LARGEST")
-		for _, p := range in.Parts {
-			row(tw, p.Name, p.Items, human.Bytes(int64(p.JSONBytes)), human.Bytes(int64(p.GzipBytes)), human.OrUnknown(p.Largest))
-		}
-		tw.Flush()
+	if parts := render.PartsTable(l.Parts); len(parts.Rows) > 0 {
+		fmt.Fprintf(w, "\n%s\n%s\n", render.PartsTitle, render.PartsNote)
+		printTabbed(w, parts)
 	}
 	if in.Values != nil {
 		note := "secrets masked; --reveal shows them"
@@ -276,86 +269,51 @@ func (r *run) printInspection(in Inspection, valuesYAML, verify string) {
 
 // printSecrets prints the table of the revision's Secrets (or ConfigMap): its
 // index, chunks and the orphans of its key, each with its size, hash and owner
-// checks and state.
-func (r *run) printSecrets(in Inspection) {
-	w, now := r.stdout, r.now()
-	tw := newTable(w)
-	object := "SECRET"
-	if in.Driver == kube.DriverConfigMap {
-		object = "CONFIGMAP"
-	}
-	row(tw, object, "ROLE", "SIZE", "OF 1 MiB", "HASH", "OWNER REF", "STATE", "AGE")
-	secretRow := func(s SecretItem) {
-		hash, owned := "ok", "ok"
-		if !s.HashOK {
-			hash = "MISMATCH"
+// checks and state, and what is wrong with it after the state.
+func (r *run) printSecrets(l *storage.Layout, driver string) {
+	w := r.stdout
+	t := render.LayoutTable(l, driver, render.Options{Now: r.now()})
+	state := t.Index(render.LayoutState)
+	for i, lr := range render.LayoutRows(l) {
+		if lr.Info.Detail != "" {
+			t.Rows[i][state].Text += ": " + lr.Info.Detail
 		}
-		if !s.Owned {
-			owned = "missing"
-		}
-		if s.Role == storage.TypeIndex || s.Role == "record" {
-			// An index, or Helm's whole record, has no hash in its name and
-			// no owner to point to.
-			hash, owned = "-", "-"
-		}
-		if s.State == string(storage.StateMissing) {
-			hash, owned = "-", "-"
-		}
-		state := s.State
-		if s.Detail != "" {
-			state += ": " + s.Detail
-		}
-		row(tw, s.Name, s.Role, human.Bytes(int64(s.Bytes)), percent(s.ShareOfLimit), hash, owned, state, human.Age(now, s.Created))
 	}
-	secretRow(in.Index)
-	for _, s := range in.Chunks {
-		secretRow(s)
-	}
-	for _, s := range in.Orphans {
-		secretRow(s)
-	}
-	tw.Flush()
-	if len(in.Orphans) > 0 {
-		fmt.Fprintf(w, "\n%s of this revision not named by its index: `%s` removes leftovers.\n", human.Plural(len(in.Orphans), "chunk Secret", "chunk Secrets"), r.suggest("gc", ""))
-	}
-
+	printTabbed(w, t)
 }
 
-// printTotals prints what the revision takes: its objects, its stored and
-// decompressed bytes, and the room it has in its store or would have in Helm's
-// Secrets driver.
-func printTotals(w io.Writer, in Inspection) {
-	objects := "Secrets"
-	if in.Driver == kube.DriverConfigMap {
-		objects = "ConfigMaps"
+// printProblems says what is wrong with the revision's objects
+// (render.LayoutProblems), each after its state's word, and the command that
+// helps: verify explains a revision that cannot be read, gc removes orphans.
+func (r *run) printProblems(l *storage.Layout, verify string) {
+	problems := render.LayoutProblems(l)
+	if len(problems) == 0 {
+		return
 	}
-	t := in.Totals
+	w := r.stdout
+	fmt.Fprintln(w)
+	for _, p := range problems {
+		if p.State != "" {
+			fmt.Fprintf(w, "%s: ", render.SecretState(p.State).Text)
+		}
+		fmt.Fprintln(w, p.Text)
+	}
+	if l.Broken() {
+		fmt.Fprintf(w, "Run `%s` for an explanation.\n", verify)
+	}
+	if len(l.Orphans) > 0 {
+		fmt.Fprintf(w, "%s of this revision not named by its index: `%s` removes leftovers.\n", human.Plural(len(l.Orphans), "chunk Secret", "chunk Secrets"), r.suggest("gc", ""))
+	}
+}
+
+// printTotals prints what the revision, kept by store driver, takes: its
+// objects, its stored and decompressed bytes, and the room it has in its store
+// or would have in Helm's Secrets driver (render.LayoutTotals).
+func printTotals(w io.Writer, l *storage.Layout, driver string) {
 	fmt.Fprintf(w, "\nTotals\n")
 	tw := newTable(w)
-	row(tw, "  "+objects, t.Secrets)
-	stored := "  Compressed (stored)"
-	if in.Driver == kube.DriverSecret || in.Driver == kube.DriverConfigMap {
-		stored = "  Stored (base64 of gzip)"
-	}
-	row(tw, stored, fmt.Sprintf("%s (%d bytes)", human.Bytes(int64(t.CompressedBytes)), t.CompressedBytes))
-	if t.DecompressedBytes > 0 {
-		ratio := ""
-		if t.CompressedBytes > 0 {
-			ratio = fmt.Sprintf(", %.1fx", float64(t.DecompressedBytes)/float64(t.CompressedBytes))
-		}
-		row(tw, "  Decompressed (JSON)", fmt.Sprintf("%s (%d bytes%s)", human.Bytes(int64(t.DecompressedBytes)), t.DecompressedBytes, ratio))
-	}
-	switch {
-	case in.Driver == kube.DriverSecret || in.Driver == kube.DriverConfigMap:
-		// The record is Helm's own: its room is the line above, against 1 MiB.
-		row(tw, "  Limit", fmt.Sprintf("%s of %s per %s (%.0f%%)", human.Bytes(int64(t.CompressedBytes)), human.Bytes(int64(t.HelmSecretLimit)),
-			strings.TrimSuffix(objects, "s"), float64(t.CompressedBytes)*100/float64(t.HelmSecretLimit)))
-	case t.HelmSecretBytes > 0:
-		fits := "fits in one Secret"
-		if !t.HelmSecretFits {
-			fits = fmt.Sprintf("would NOT fit in one Secret (%s over)", human.Bytes(int64(t.HelmSecretBytes-t.HelmSecretLimit)))
-		}
-		row(tw, "  Helm Secrets driver", fmt.Sprintf("%s of %s: %s", human.Bytes(int64(t.HelmSecretBytes)), human.Bytes(int64(t.HelmSecretLimit)), fits))
+	for _, t := range render.LayoutTotals(l, driver) {
+		row(tw, "  "+t.Label, t.Value.Text)
 	}
 	tw.Flush()
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/chunkview/chunkview/render"
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
 )
@@ -69,3 +70,17 @@ func row(w io.Writer, cells ...any) {
 
 // percent renders a fraction as a percentage with one decimal.
 func percent(f float64) string { return fmt.Sprintf("%.1f%%", f*100) }
+
+// printTabbed prints t's header and rows in columns (newTable), each cell's
+// text as row writes it.
+func printTabbed(w io.Writer, t render.Table) {
+	tw := newTable(w)
+	for _, cells := range append([][]string{t.Head()}, t.Texts()...) {
+		args := make([]any, len(cells))
+		for i, c := range cells {
+			args[i] = c
+		}
+		row(tw, args...)
+	}
+	tw.Flush()
+}

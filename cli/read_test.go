@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/chunkview/chunkview/cli"
+	"github.com/chunkview/chunkview/render"
 	"github.com/chunkview/chunkview/revdiff"
 )
 
@@ -136,7 +137,7 @@ func TestReadCommands(t *testing.T) {
 
 			r = e.run("inspect", name, "--values")
 			mustCode(t, r, cli.ExitOK)
-			for _, want := range []string{"SECRET", "OF 1 MiB", "Helm Secrets driver", "fits in one Secret", "Size breakdown", "hello from revision 3", revdiff.MaskPrefix} {
+			for _, want := range []string{"SECRET", "OF 1 MiB", "Helm Secrets driver", "fits in one Secret", render.PartsTitle, "hello from revision 3", revdiff.MaskPrefix} {
 				if !strings.Contains(r.stdout, want) {
 					t.Errorf("%s: table lacks %q: %s", w, want, r)
 				}

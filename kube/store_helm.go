@@ -430,7 +430,7 @@ func (s *helmStore) layout(ctx context.Context, row RevisionRow) (*storage.Layou
 	l := &storage.Layout{
 		Key: row.Key, Release: row.Name, Revision: row.Revision, Status: row.Status,
 		Index: storage.SecretInfo{
-			Name: row.Key, Role: "record", Type: typ, Bytes: n,
+			Name: row.Key, Role: storage.RoleRecord, Type: typ, Bytes: n,
 			Share: float64(n) / float64(storage.HelmRecordLimit), State: storage.StateOK, HashOK: true, Owned: true,
 			Created: rec.meta.CreationTimestamp.Time, Labels: rec.meta.Labels,
 		},

@@ -17,6 +17,11 @@ import (
 	"helm.sh/helm/v3/pkg/storage/driver"
 )
 
+// RoleRecord is the Role of the one object that holds a revision of Helm's own
+// Secrets or ConfigMaps store, where a chunked revision has an index and chunks
+// (TypeIndex, TypeChunk).
+const RoleRecord = "record"
+
 // SecretState is the health of one Secret in a layout.
 type SecretState string
 
@@ -32,7 +37,7 @@ const (
 // SecretInfo describes one Secret of a release record.
 type SecretInfo struct {
 	Name  string `json:"name"`
-	Role  string `json:"role"` // index or chunk
+	Role  string `json:"role"` // TypeIndex, TypeChunk or RoleRecord
 	Type  string `json:"type"`
 	Bytes int    `json:"bytes"`
 	// Share is Bytes as a fraction of the API server's 1 MiB Secret limit.

@@ -1,6 +1,8 @@
 package main
 
-// Issue 31: the chunk layout's cells and their meaning in render/layout.go.
+// Issue 31: the chunk layout rendered once (render/layout.go): its cells and
+// their meaning, its totals, parts and problems, as inspect and the chunks
+// screen both show them.
 // A file of its own, so that the tables others add to stay short.
 func init() {
 	mutants = append(mutants, render3Mutants...)
@@ -22,5 +24,69 @@ var render3Mutants = []mutant{
 		Replace:   `row = append(row, check(true, "ok", "MISMATCH"), check(s.Owned, "ok", "missing"))`,
 		Guarantee: "a chunk whose hash does not match shows MISMATCH, meaning Failed",
 		Kill:      []target{{"./render", "TestLayoutTable"}},
+	},
+	{
+		Name:      "layout-configmap-record-hash-shown",
+		File:      "render/layout.go",
+		Find:      "if driver == kube.DriverSecret || driver == kube.DriverConfigMap {",
+		Replace:   "if driver == kube.DriverSecret {",
+		Guarantee: "a record of Helm's ConfigMaps store has no hash or owner column, and its type",
+		Kill:      []target{{"./render", "TestLayoutTableOfHelmsRecord"}},
+	},
+	{
+		Name:      "layout-totals-no-helm-verdict",
+		File:      "render/layout.go",
+		Find:      "case l.HelmSecretBytes > 0:",
+		Replace:   "case false:",
+		Guarantee: "a chunked revision's totals say whether Helm's Secrets driver could hold it",
+		Kill:      []target{{"./render", "TestLayoutTotals"}},
+	},
+	{
+		Name:      "parts-empty-shown",
+		File:      "render/layout.go",
+		Find:      "if p.Items > 0 {",
+		Replace:   "if p.Items >= 0 {",
+		Guarantee: "an empty part is left out of what takes the space, in inspect and on the screen",
+		Kill:      []target{{"./render", "TestPartsTable"}},
+	},
+	{
+		Name:      "layout-problems-repeated",
+		File:      "render/layout.go",
+		Find:      `if k == "" || seen[st] {`,
+		Replace:   `if k == "" {`,
+		Guarantee: "each wrong state is explained once",
+		Kill:      []target{{"./render", "TestLayoutProblems"}},
+	},
+	{
+		Name:      "chunks-screen-check-unmarked",
+		File:      "ui/screens/chunks/chunks.go",
+		Find:      "cells[t.Columns[t.Index(name)].Title()] = table.Cell{Text: c.Marked(), Style: common.MeaningStyle(st, c.Meaning)}",
+		Replace:   "cells[t.Columns[t.Index(name)].Title()] = table.Cell{Text: c.Text, Style: common.MeaningStyle(st, c.Meaning)}",
+		Guarantee: "the chunks screen marks the hash and owner checks with their signs, which read without colour",
+		Kill:      []target{{"./ui/screens/chunks", "TestLayoutSaysWhatTheCLISays"}},
+	},
+	{
+		Name:      "chunks-screen-state-unmarked",
+		File:      "ui/screens/chunks/styles.go",
+		Find:      "return table.Styled(render.SecretState(st).Marked(), style), style",
+		Replace:   "return table.Styled(render.SecretState(st).Text, style), style",
+		Guarantee: "the chunks screen shows a Secret's state with its sign",
+		Kill:      []target{{"./ui/screens/chunks", "TestChunkStatesReadWithoutColour"}},
+	},
+	{
+		Name:      "inspect-state-without-detail",
+		File:      "cli/inspect.go",
+		Find:      `t.Rows[i][state].Text += ": " + lr.Info.Detail`,
+		Replace:   `t.Rows[i][state].Text += ""`,
+		Guarantee: "inspect says what is wrong with an object after its state",
+		Kill:      []target{{"./cli", "TestInspectTableSaysWhatTheScreenSays"}},
+	},
+	{
+		Name:      "inspect-problem-without-state",
+		File:      "cli/inspect.go",
+		Find:      `fmt.Fprintf(w, "%s: ", render.SecretState(p.State).Text)`,
+		Replace:   `fmt.Fprintf(w, "")`,
+		Guarantee: "inspect explains each wrong state after its word, as the chunks screen does",
+		Kill:      []target{{"./cli", "TestInspectTableSaysWhatTheScreenSays"}},
 	},
 }

@@ -68,7 +68,7 @@ func LokiLayout() *storage.Layout {
 	rls := SimpleRelease("loki-stack", "default", 6, release.StatusDeployed, 64<<10, Now.Add(-24*time.Hour))
 	return &storage.Layout{
 		Key: row.Key, Release: row.Name, Revision: row.Revision, Status: row.Status,
-		Index: storage.SecretInfo{Name: row.Key, Role: "record", Type: string(kube.HelmSecretType), Bytes: n,
+		Index: storage.SecretInfo{Name: row.Key, Role: storage.RoleRecord, Type: string(kube.HelmSecretType), Bytes: n,
 			Share: float64(n) / mib, State: storage.StateOK, HashOK: true, Owned: true},
 		StoredBytes: n, HelmSecretBytes: n, HelmSecretFits: true, DecodedBytes: 6 * n,
 		Parts: storage.Breakdown(rls),

@@ -3,6 +3,7 @@ package chunks
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/render"
 	"github.com/chunkview/chunkview/storage"
 	"github.com/chunkview/chunkview/ui/common"
 	"github.com/chunkview/chunkview/ui/components/table"
@@ -145,9 +147,9 @@ func (s *Screen) rerender() {
 	case s.layout == nil:
 		s.view.SetContent(st.Dim.Render(fmt.Sprintf("Reading the %s of revision %d of %s…", map[bool]string{true: "record", false: "Secrets"}[common.IsHelmStore(s.row.Driver)], s.row.Revision, s.row.Name)))
 	case common.IsHelmStore(s.row.Driver):
-		s.view.SetContent(renderHelmLayout(st, s.layout, s.row.Driver, s.Width))
+		s.view.SetContent(renderHelmLayout(st, s.layout, s.row.Driver, s.Now(), s.Width))
 	default:
-		text := renderLayout(st, s.layout, s.Width)
+		text := renderLayout(st, s.layout, s.Now(), s.Width)
 		switch {
 		case s.measureErr != nil:
 			text += "\n\n" + common.RenderError(st, s.measureErr, s.Width) + "\n" + st.Dim.Render("r: retry")
@@ -161,33 +163,21 @@ func (s *Screen) rerender() {
 // View draws it in exactly its size.
 func (s *Screen) View() string { return s.view.View() }
 
-var layoutColumns = []table.Column{
-	{Title: "SECRET", Width: 14, Flex: 2},
-	{Title: "ROLE", Width: 8, Prio: 2},
-	{Title: "BYTES", Width: 8, Right: true},
-	{Title: "OF 1 MiB", Width: 12, Flex: 1, Prio: 3},
-	{Title: "HASH", Width: 6, Prio: 1},
-	{Title: "OWNER", Width: 6, Prio: 1},
-	{Title: "STATE", Width: 12},
-}
-
-// stateProblem maps a Secret's state to the verification problem that explains it.
-func stateProblem(st storage.SecretState) storage.ProblemKind {
-	switch st {
-	case storage.StateMissing:
-		return storage.ProblemMissingChunk
-	case storage.StateCorrupt:
-		return storage.ProblemHashMismatch
-	case storage.StateOrphan:
-		return storage.ProblemOrphanChunk
-	case storage.StateWrongTyp:
-		return storage.ProblemWrongType
-	}
-	return ""
+// layoutColumns lay out render.LayoutTable's columns on the screen, by name; a
+// record of the chunked store has no TYPE to show.
+var layoutColumns = map[string]table.Column{
+	render.LayoutSecret: {Width: 14, Flex: 2},
+	render.LayoutRole:   {Width: 8, Prio: 3},
+	render.LayoutSize:   {Width: 8},
+	render.LayoutShare:  {Width: 11, Flex: 1, Prio: 4},
+	render.LayoutHash:   {Width: 10, Prio: 2},
+	render.LayoutOwner:  {Width: 9, Prio: 2},
+	render.LayoutState:  {Width: 12},
+	render.LayoutAge:    {Width: 5, Prio: 1},
 }
 
 // renderLayout draws a layout at the given width. It is pure.
-func renderLayout(st *theme.Styles, l *storage.Layout, width int) string {
+func renderLayout(st *theme.Styles, l *storage.Layout, now time.Time, width int) string {
 	head := fmt.Sprintf("Record %s · revision %d", l.Key, l.Revision)
 	if l.Status != "" {
 		head += " · " + l.Status
@@ -197,162 +187,119 @@ func renderLayout(st *theme.Styles, l *storage.Layout, width int) string {
 		st.Explainer.Render(human.WrapCells(formatExplainer, width)),
 		"",
 	}
-	rows, problems := layoutRows(st, l, width)
-	lines = append(lines, rows...)
+	lines = append(lines, layoutRows(st, l, now, width)...)
 	lines = append(lines, "")
-	lines = append(lines, layoutProblems(st, l, problems, width)...)
-	lines = append(lines, layoutTotals(st, l, width)...)
+	lines = append(lines, layoutProblems(st, l, width)...)
+	lines = append(lines, layoutTotals(st, l, kube.DriverChunked, width)...)
+	lines = append(lines, partsLines(st, l.Parts, width)...)
 	return strings.Join(lines, "\n")
 }
 
-// layoutRows draws the table of the record's Secrets, a detail line under each
-// that is not well, and returns the states found wrong, each once, in order.
-func layoutRows(st *theme.Styles, l *storage.Layout, width int) ([]string, []storage.SecretState) {
-	cols := table.FitColumns(layoutColumns, width)
-	barWidth := 12
-	for _, c := range cols {
-		if c.Title == "OF 1 MiB" {
-			barWidth = c.Width
-		}
-	}
+// layoutRows draws the table of the record's Secrets (render.LayoutTable) and a
+// detail line under each that is not well.
+func layoutRows(st *theme.Styles, l *storage.Layout, now time.Time, width int) []string {
+	t := render.LayoutTable(l, kube.DriverChunked, render.Options{Now: now, Screen: true})
+	cols := table.FitColumns(common.TableColumns(t, layoutColumns), width)
 	lines := []string{table.RenderHeader(cols, &st.TableHeader)}
-	var problems []storage.SecretState
-	seen := map[storage.SecretState]bool{}
-	row := func(role string, info storage.SecretInfo) {
-		lines = append(lines, table.RenderRow(cols, layoutCells(st, cols, barWidth, role, info), "  "))
-		if info.State == storage.StateOK {
-			return
-		}
-		if !seen[info.State] {
-			seen[info.State] = true
-			problems = append(problems, info.State)
-		}
-		if info.Detail != "" {
-			_, stStyle := stateCell(st, info.State)
-			lines = append(lines, "    "+stStyle.Render(table.Line1(width-6, "↳ "+info.Detail)))
+	for i, r := range render.LayoutRows(l) {
+		lines = append(lines, table.RenderRow(cols, layoutCells(st, cols, t, i, r.Info), "  "))
+		if r.Info.State != storage.StateOK && r.Info.Detail != "" {
+			_, stStyle := stateCell(st, r.Info.State)
+			lines = append(lines, "    "+stStyle.Render(table.Line1(width-6, "↳ "+r.Info.Detail)))
 		}
 	}
-	row("index", l.Index)
-	for i, c := range l.Chunks {
-		row(fmt.Sprintf("chunk %d", i+2), c)
-	}
-	for _, o := range l.Orphans {
-		row("orphan", o)
-	}
-	return lines, problems
+	return lines
 }
 
-// layoutCells is one Secret's row of the layout table.
-func layoutCells(st *theme.Styles, cols []table.Column, barWidth int, role string, info storage.SecretInfo) map[string]table.Cell {
-	state, stStyle := stateCell(st, info.State)
-	cells := map[string]table.Cell{
-		"SECRET": table.Plain(table.FitLeft(info.Name, table.ColWidth(cols, "SECRET"))),
-		"ROLE":   table.Plain(role),
-		"STATE":  state,
+// layoutCells is row i of t, the Secret info, as the screen draws it: marks
+// before the checks and the state, which read without colour, and the share of
+// the limit as a bar.
+func layoutCells(st *theme.Styles, cols []table.Column, t render.Table, i int, info storage.SecretInfo) map[string]table.Cell {
+	cells := common.TableCells(st, t, i)
+	for _, name := range []string{render.LayoutHash, render.LayoutOwner} {
+		c := t.Cell(i, name)
+		cells[t.Columns[t.Index(name)].Title()] = table.Cell{Text: c.Marked(), Style: common.MeaningStyle(st, c.Meaning)}
 	}
-	switch info.State {
-	case storage.StateMissing:
-		cells["BYTES"] = table.Plain("-")
-		cells["OF 1 MiB"] = table.Styled("(does not exist)", stStyle)
-		cells["HASH"] = table.Plain("-")
-		cells["OWNER"] = table.Plain("-")
-	default:
-		cells["BYTES"] = table.Plain(human.Bytes(int64(info.Bytes)))
+	cells[render.LayoutState], _ = stateCell(st, info.State)
+	object := t.Columns[0].Name
+	cells[object] = table.Plain(table.FitLeft(info.Name, table.ColWidth(cols, object)))
+	if info.State != storage.StateMissing {
 		pct := fmt.Sprintf(" %3.0f%%", info.Share*100)
-		cells["OF 1 MiB"] = table.Cell{Text: table.Bar(info.Share, max(barWidth-len(pct), 1), st.GaugeStyle(info.Share), &st.GaugeEmpty) + pct}
-		cells["HASH"] = yesNo(st, info.HashOK, "✓ ok", "✗ bad")
-		cells["OWNER"] = yesNo(st, info.Owned, "✓", "✗ none")
-	}
-	if info.Role == storage.TypeIndex {
-		cells["HASH"] = table.Plain("n/a")
-		cells["OWNER"] = table.Plain("n/a")
+		barWidth := max(table.ColWidth(cols, render.LayoutShare)-len(pct), 1)
+		cells[render.LayoutShare] = table.Cell{Text: table.Bar(info.Share, barWidth, st.GaugeStyle(info.Share), &st.GaugeEmpty) + pct}
 	}
 	return cells
 }
 
 // layoutProblems explains why the revision cannot be read, and each state
-// found wrong, followed by a blank line when there is any.
-func layoutProblems(st *theme.Styles, l *storage.Layout, problems []storage.SecretState, width int) []string {
+// found wrong (render.LayoutProblems), each led by its sign, followed by a
+// blank line when there is any.
+func layoutProblems(st *theme.Styles, l *storage.Layout, width int) []string {
 	var lines []string
-	if l.Broken() {
-		lines = append(lines, st.ErrorBold.Render(human.WrapCells("✗ This revision cannot be read: "+table.OneLine(l.DecodeError), width)))
-	}
-	for _, p := range problems {
-		if k := stateProblem(p); k != "" {
-			state, stStyle := stateCell(st, p)
-			lines = append(lines, stStyle.Render(state.Text)+" "+human.WrapCells(k.Explain(), max(width-lipglossWidth(state.Text)-1, 20)))
+	for _, p := range render.LayoutProblems(l) {
+		if p.State == "" {
+			lines = append(lines, st.ErrorBold.Render(human.WrapCells("✗ "+p.Text, width)))
+			continue
 		}
+		state, stStyle := stateCell(st, p.State)
+		lines = append(lines, stStyle.Render(state.Text+":")+" "+human.WrapCells(p.Text, max(width-lipglossWidth(state.Text)-2, 20)))
 	}
-	if l.Broken() || len(problems) > 0 {
+	if len(lines) > 0 {
 		lines = append(lines, "")
 	}
 	return lines
 }
 
-// layoutTotals is the record's sizes: stored, decompressed, as one Helm
-// Secret, and what takes the space.
-func layoutTotals(st *theme.Styles, l *storage.Layout, width int) []string {
+// layoutTotals is the record's sizes (render.LayoutTotals), kept by store
+// driver, and what takes the space.
+func layoutTotals(st *theme.Styles, l *storage.Layout, driver string, width int) []string {
 	lines := []string{st.Bold.Render("Totals")}
-	secrets := 1 + len(l.Chunks)
-	lines = append(lines, fmt.Sprintf("  Stored (gzip)        %s in %d Secret(s)", human.Bytes(int64(l.StoredBytes)), secrets))
-	if l.DecodedBytes > 0 {
-		ratio := float64(l.DecodedBytes) / float64(max(l.StoredBytes, 1))
-		lines = append(lines, fmt.Sprintf("  Decompressed (JSON)  %s (%.1f× the stored size)", human.Bytes(int64(l.DecodedBytes)), ratio))
+	totals := render.LayoutTotals(l, driver)
+	label := 0
+	for _, t := range totals {
+		label = max(label, len(t.Label))
 	}
-	if l.HelmSecretBytes > 0 {
-		verdict := st.OK.Render("fits in one Secret")
-		if !l.HelmSecretFits {
-			verdict = st.ErrorBold.Render("would NOT fit in one Secret (over 1 MiB)")
-		}
-		lines = append(lines, fmt.Sprintf("  Helm Secrets driver  %s (base64 of gzip): ", human.Bytes(int64(l.HelmSecretBytes)))+verdict)
-	}
-	if len(l.Parts) > 0 {
-		lines = append(lines, "", st.Bold.Render("What takes the space"))
-		lines = append(lines, st.Dim.Render(human.WrapCells("Each part compressed on its own, so they add up to more than the whole.", width)))
-		lines = append(lines, renderParts(st, l.Parts, width)...)
+	for _, t := range totals {
+		lines = append(lines, fmt.Sprintf("  %-*s  ", label, t.Label)+common.Paint(st, t.Value.Text, t.Value.Meaning))
 	}
 	return lines
 }
 
-var partColumns = []table.Column{
-	{Title: "PART", Width: 20},
-	{Title: "ITEMS", Width: 5, Right: true, Prio: 1},
-	{Title: "JSON", Width: 8, Right: true, Prio: 2},
-	{Title: "GZIP", Width: 8, Right: true},
-	{Title: "SHARE", Width: 10, Flex: 1, Prio: 3},
-	{Title: "LARGEST", Width: 12, Flex: 2, Prio: 1},
+// partsLines is the table of what takes the space, under its title.
+func partsLines(st *theme.Styles, parts []storage.Part, width int) []string {
+	t := render.PartsTable(parts)
+	if len(t.Rows) == 0 {
+		return nil
+	}
+	lines := []string{"", st.Bold.Render(render.PartsTitle), st.Dim.Render(human.WrapCells(render.PartsNote, width))}
+	return append(lines, renderParts(st, t, render.ShownParts(parts), width)...)
 }
 
-func renderParts(st *theme.Styles, parts []storage.Part, width int) []string {
-	cols := table.FitColumns(partColumns, width)
+var partColumns = map[string]table.Column{
+	render.PartName:    {Width: 20},
+	render.PartItems:   {Width: 5, Prio: 1},
+	render.PartJSON:    {Width: 8, Prio: 2},
+	render.PartGzip:    {Width: 8},
+	render.PartShare:   {Width: 10, Flex: 1, Prio: 3},
+	render.PartLargest: {Width: 12, Flex: 2, Prio: 1},
+}
+
+// renderParts draws t, the table of parts (render.PartsTable), each part's share
+// as a bar.
+func renderParts(st *theme.Styles, t render.Table, parts []storage.Part, width int) []string {
+	cols := table.FitColumns(common.TableColumns(t, partColumns), width)
 	total := 0
 	for _, p := range parts {
 		total += p.GzipBytes
 	}
 	lines := []string{table.RenderHeader(cols, &st.TableHeader)}
-	for _, p := range parts {
-		if p.Items == 0 {
-			continue // an empty part costs a few bytes of JSON and says nothing
-		}
+	for i, p := range parts {
+		cells := common.TableCells(st, t, i)
 		share := float64(p.GzipBytes) / float64(max(total, 1))
-		cells := map[string]table.Cell{
-			"PART":    table.Plain(p.Name),
-			"ITEMS":   table.Plain(table.Itoa(p.Items)),
-			"JSON":    table.Plain(human.Bytes(int64(p.JSONBytes))),
-			"GZIP":    table.Plain(human.Bytes(int64(p.GzipBytes))),
-			"SHARE":   {Text: table.Bar(share, table.ColWidth(cols, "SHARE"), &st.Spark, &st.GaugeEmpty)},
-			"LARGEST": table.Plain(p.LargestOne),
-		}
+		cells[render.PartShare] = table.Cell{Text: table.Bar(share, table.ColWidth(cols, render.PartShare), &st.Spark, &st.GaugeEmpty)}
 		lines = append(lines, table.RenderRow(cols, cells, "  "))
 	}
 	return lines
-}
-
-func yesNo(st *theme.Styles, ok bool, yes, no string) table.Cell {
-	if ok {
-		return table.Styled(yes, &st.StateOK)
-	}
-	return table.Styled(no, &st.Error)
 }
 
 func lipglossWidth(s string) int { return lipgloss.Width(s) }

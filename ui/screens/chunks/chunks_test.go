@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/chunkview/chunkview/internal/fakeapi"
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/render"
 	"github.com/chunkview/chunkview/storage"
 	"github.com/chunkview/chunkview/ui/common"
 	"github.com/chunkview/chunkview/ui/internal/screentest"
@@ -108,10 +110,49 @@ func TestChunkStatesReadWithoutColour(t *testing.T) {
 		Orphans:     []storage.SecretInfo{{Name: "sh.helm.release.v1.x.v1-dddd", Role: storage.TypeChunk, State: storage.StateOrphan}},
 		DecodeError: "corrupt release record: chunk missing",
 	}
-	out := ansi.Strip(renderLayout(&st, l, 120))
-	for _, want := range []string{"✗ MISSING", "✗ CORRUPT", "✗ WRONG-TYPE", "! ORPHAN", "(does not exist)", "cannot be read", formatExplainer[:40]} {
+	out := ansi.Strip(renderLayout(&st, l, time.Now(), 120))
+	for _, want := range []string{"✗ missing", "✗ corrupt", "✗ wrong-type", "! orphan", "(does not exist)", "cannot be read", formatExplainer[:40]} {
 		if !strings.Contains(out, want) {
 			t.Errorf("layout lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestLayoutSaysWhatTheCLISays: each Secret's line on the screen carries the
+// words `inspect` prints for it (render.LayoutTable), with their signs: its
+// role, its hash and owner checks, its state and its age.
+func TestLayoutSaysWhatTheCLISays(t *testing.T) {
+	st := theme.DefaultStyles()
+	now := time.Date(2026, 12, 4, 12, 0, 0, 0, time.UTC)
+	l := &storage.Layout{
+		Key: "sh.helm.release.v1.x.v1", Release: "x", Revision: 1,
+		Index: storage.SecretInfo{Name: "sh.helm.release.v1.x.v1", Role: storage.TypeIndex, Bytes: 1000, Share: 0.5, State: storage.StateOK, Created: now.Add(-26 * time.Hour)},
+		Chunks: []storage.SecretInfo{
+			{Name: "sh.helm.release.v1.x.v1-aaaa", Role: storage.TypeChunk, Bytes: 10, HashOK: true, Owned: false, State: storage.StateOK, Created: now.Add(-3 * time.Hour)},
+			{Name: "sh.helm.release.v1.x.v1-bbbb", Role: storage.TypeChunk, Bytes: 10, HashOK: false, Owned: true, State: storage.StateCorrupt, Created: now.Add(-5 * time.Minute)},
+		},
+	}
+	lines := strings.Split(ansi.Strip(renderLayout(&st, l, now, 160)), "\n")
+	tb := render.LayoutTable(l, kube.DriverChunked, render.Options{Now: now})
+	for i, r := range render.LayoutRows(l) {
+		var line string
+		for _, ln := range lines {
+			if strings.HasPrefix(strings.TrimSpace(ln), r.Info.Name+" ") {
+				line = ln
+			}
+		}
+		if line == "" {
+			t.Fatalf("no line for %s in:\n%s", r.Info.Name, strings.Join(lines, "\n"))
+		}
+		for _, col := range []string{render.LayoutRole, render.LayoutHash, render.LayoutOwner, render.LayoutState, render.LayoutAge} {
+			if want := tb.Cell(i, col).Marked(); !strings.Contains(line, want) {
+				t.Errorf("%s's line lacks its %s %q:\n%s", r.Info.Name, col, want, line)
+			}
+		}
+	}
+	for _, want := range []string{"✓ ok", "✗ missing", "✗ MISMATCH", "✗ corrupt", "3h", "5m"} {
+		if !strings.Contains(strings.Join(lines, "\n"), want) {
+			t.Errorf("the layout lacks %q", want)
 		}
 	}
 }
@@ -120,7 +161,7 @@ func TestChunkStatesReadWithoutColour(t *testing.T) {
 // the record, and nothing of chunks.
 func TestHelmLayoutIsOneRecord(t *testing.T) {
 	st := theme.DefaultStyles()
-	text := screentest.Plain(renderHelmLayout(&st, screentest.LokiLayout(), kube.DriverSecret, 80))
+	text := screentest.Plain(renderHelmLayout(&st, screentest.LokiLayout(), kube.DriverSecret, time.Now(), 80))
 	for _, want := range []string{"SECRET", "record", "helm.sh/release.v1", "in one Secret", "What takes the space"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("layout lacks %q:\n%s", want, text)
@@ -131,7 +172,7 @@ func TestHelmLayoutIsOneRecord(t *testing.T) {
 			t.Errorf("layout of a Helm record speaks of %q:\n%s", unwanted, text)
 		}
 	}
-	cm := screentest.Plain(renderHelmLayout(&st, screentest.LokiLayout(), kube.DriverConfigMap, 80))
+	cm := screentest.Plain(renderHelmLayout(&st, screentest.LokiLayout(), kube.DriverConfigMap, time.Now(), 80))
 	if !strings.Contains(cm, "CONFIGMAP") || !strings.Contains(cm, "in one ConfigMap") {
 		t.Errorf("ConfigMap layout:\n%s", cm)
 	}

@@ -3,10 +3,12 @@ package chunks
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/chunkview/chunkview/fit"
 	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/render"
 	"github.com/chunkview/chunkview/storage"
 	"github.com/chunkview/chunkview/ui/common"
 	"github.com/chunkview/chunkview/ui/components/table"
@@ -24,21 +26,24 @@ func helmExplainer(d string) string {
 	return fmt.Sprintf("How Helm's %ss driver stores a release: the release is gzipped, base64-encoded and kept whole in %s per revision. The API server refuses a %s holding over 1 MiB, so a revision that grows past it cannot be written.", obj, what, obj)
 }
 
-// helmLayoutColumns are the columns of a record of Helm's own drivers: no hash or
-// owner, which only chunks carry; the object's type instead.
-var helmLayoutColumns = []table.Column{
-	{Title: "NAME", Width: 14, Flex: 2},
-	{Title: "ROLE", Width: 6, Prio: 2},
-	{Title: "TYPE", Width: 18, Prio: 1},
-	{Title: "BYTES", Width: 8, Right: true},
-	{Title: "OF 1 MiB", Width: 12, Flex: 1, Prio: 3},
-	{Title: "STATE", Width: 12},
+// helmLayoutColumns lay out render.LayoutTable's columns for a record of Helm's
+// own drivers: no hash or owner, which only chunks carry; the object's type
+// instead.
+var helmLayoutColumns = map[string]table.Column{
+	render.LayoutSecret:    {Width: 14, Flex: 2},
+	render.LayoutConfigMap: {Width: 14, Flex: 2},
+	render.LayoutRole:      {Width: 6, Prio: 3},
+	render.LayoutType:      {Width: 18, Prio: 2},
+	render.LayoutSize:      {Width: 8},
+	render.LayoutShare:     {Width: 12, Flex: 1, Prio: 4},
+	render.LayoutState:     {Width: 12},
+	render.LayoutAge:       {Width: 5, Prio: 1},
 }
 
 // renderHelmLayout draws how a revision of Helm's Secrets or ConfigMaps store
 // (d) is kept: its one object against the 1 MiB limit, the totals, and what takes
 // the space. It is pure.
-func renderHelmLayout(st *theme.Styles, l *storage.Layout, d string, width int) string {
+func renderHelmLayout(st *theme.Styles, l *storage.Layout, d string, now time.Time, width int) string {
 	var lines []string
 	add := func(s ...string) { lines = append(lines, s...) }
 	obj := common.ObjectNoun(d)
@@ -50,50 +55,30 @@ func renderHelmLayout(st *theme.Styles, l *storage.Layout, d string, width int) 
 	add(st.Explainer.Render(human.WrapCells(helmExplainer(d), width)))
 	add("")
 
-	cols := table.FitColumns(helmLayoutColumns, width)
-	cols[0].Title = strings.ToUpper(obj)
+	t := render.LayoutTable(l, common.StoreOf(d), render.Options{Now: now, Screen: true})
+	cols := table.FitColumns(common.TableColumns(t, helmLayoutColumns), width)
 	add(table.RenderHeader(cols, &st.TableHeader))
 	info := l.Index
+	cells := common.TableCells(st, t, 0)
+	cells[t.Columns[0].Name] = table.Plain(table.FitLeft(info.Name, cols[0].Width))
 	state, stStyle := stateCell(st, info.State)
+	cells[render.LayoutState] = state
 	pct := fmt.Sprintf(" %3.0f%%", info.Share*100)
 	mark, fillSt := common.FillStyle(st, info.Share)
-	barWidth := max(table.ColWidth(cols, "OF 1 MiB")-len(pct)-1, 1)
-	cells := map[string]table.Cell{
-		cols[0].Title: table.Plain(table.FitLeft(info.Name, cols[0].Width)),
-		"ROLE":        table.Plain(human.OrUnknown(info.Role)),
-		"TYPE":        table.Plain(human.OrUnknown(info.Type)),
-		"BYTES":       table.Plain(human.Bytes(int64(info.Bytes))),
-		"OF 1 MiB":    {Text: table.Bar(info.Share, barWidth, fillSt, &st.GaugeEmpty) + fillSt.Render(pct+mark)},
-		"STATE":       state,
-	}
+	barWidth := max(table.ColWidth(cols, render.LayoutShare)-len(pct)-1, 1)
+	cells[render.LayoutShare] = table.Cell{Text: table.Bar(info.Share, barWidth, fillSt, &st.GaugeEmpty) + fillSt.Render(pct+mark)}
 	add(table.RenderRow(cols, cells, "  "))
 	if info.State != storage.StateOK && info.Detail != "" {
 		add("    " + stStyle.Render(table.Line1(width-6, "↳ "+info.Detail)))
 	}
 	add("")
 
-	if l.Broken() {
-		add(st.ErrorBold.Render(human.WrapCells("✗ This revision cannot be read: "+table.OneLine(l.DecodeError), width)), "")
-	}
+	add(layoutProblems(st, l, width)...)
 
-	add(st.Bold.Render("Totals"))
-	limit := int64(storage.HelmRecordLimit)
-	verdict := st.OK.Render(fmt.Sprintf("%s to spare", human.Bytes(max(limit-int64(l.StoredBytes), 0))))
-	if !l.HelmSecretFits {
-		verdict = st.ErrorBold.Render("over the limit: the API server refuses it")
-	}
-	add(fmt.Sprintf("  Stored (base64 of gzip)  %s in one %s: %.0f%% of %s, ", human.Bytes(int64(l.StoredBytes)), obj, info.Share*100, common.LimitSize(limit)) + verdict)
-	if l.DecodedBytes > 0 {
-		ratio := float64(l.DecodedBytes) / float64(max(l.StoredBytes, 1))
-		add(fmt.Sprintf("  Decompressed (JSON)      %s (%.1f× the stored size)", human.Bytes(int64(l.DecodedBytes)), ratio))
-	}
+	add(layoutTotals(st, l, common.StoreOf(d), width)...)
 	if info.Share >= common.FillWarn {
 		add("", fillSt.Render(human.WrapCells(fmt.Sprintf("%s This record takes %.0f%% of what one %s may hold. %s", mark, info.Share*100, obj, fit.Growth{}.Advice(common.StoreOf(d))), width)))
 	}
-	if len(l.Parts) > 0 {
-		add("", st.Bold.Render("What takes the space"))
-		add(st.Dim.Render(human.WrapCells("Each part compressed on its own, so they add up to more than the whole.", width)))
-		add(renderParts(st, l.Parts, width)...)
-	}
+	add(partsLines(st, l.Parts, width)...)
 	return strings.Join(lines, "\n")
 }

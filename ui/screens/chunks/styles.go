@@ -3,25 +3,25 @@ package chunks
 import (
 	"charm.land/lipgloss/v2"
 
+	"github.com/chunkview/chunkview/render"
 	"github.com/chunkview/chunkview/storage"
 	"github.com/chunkview/chunkview/ui/components/table"
 	"github.com/chunkview/chunkview/ui/theme"
 )
 
-// stateCell marks a Secret's state with a word and an icon, so it reads without
-// colour too.
+// stateCell marks a Secret's state with its word and sign (render.SecretState),
+// so it reads without colour too, in the state's colour.
 func stateCell(s *theme.Styles, st storage.SecretState) (table.Cell, *lipgloss.Style) {
+	style := &s.Warning
 	switch st {
 	case storage.StateOK:
-		return table.Styled("✓ ok", &s.StateOK), &s.StateOK
+		style = &s.StateOK
 	case storage.StateMissing:
-		return table.Styled("✗ MISSING", &s.StateMissing), &s.StateMissing
-	case storage.StateCorrupt:
-		return table.Styled("✗ CORRUPT", &s.StateCorrupt), &s.StateCorrupt
+		style = &s.StateMissing
+	case storage.StateCorrupt, storage.StateWrongTyp:
+		style = &s.StateCorrupt
 	case storage.StateOrphan:
-		return table.Styled("! ORPHAN", &s.StateOrphan), &s.StateOrphan
-	case storage.StateWrongTyp:
-		return table.Styled("✗ WRONG-TYPE", &s.StateCorrupt), &s.StateCorrupt
+		style = &s.StateOrphan
 	}
-	return table.Styled("? "+string(st), &s.Warning), &s.Warning
+	return table.Styled(render.SecretState(st).Marked(), style), style
 }
