@@ -7,6 +7,7 @@ import (
 	"github.com/chunkview/chunkview/fit"
 	"github.com/chunkview/chunkview/internal/human"
 	"github.com/chunkview/chunkview/kube"
+	"github.com/chunkview/chunkview/render"
 )
 
 // fitNameWidth bounds the NAME column of the largest items, so that the table
@@ -29,27 +30,7 @@ func (r *run) printFit(out *FitResult) error {
 		out.Chart, what, out.Release, out.Namespace, out.Revision, out.Helm, human.Bytes(int64(out.JSONBytes)))
 	fmt.Fprint(w, human.WrapHanging(title, fitWidth, "  "))
 	fmt.Fprintln(w)
-	tw := newTable(w)
-	head := []any{"STORE", "STORED", "LIMIT", "FILL", "FITS", "OBJECTS"}
-	if out.Current != nil {
-		head = append(head, "REVISIONS LEFT")
-	}
-	row(tw, head...)
-	for _, s := range out.Stores {
-		limit, fillPct := "none", "-"
-		if s.LimitBytes > 0 {
-			limit = human.Bytes(s.LimitBytes)
-			fillPct = fmt.Sprintf("%.0f%%", float64(s.StoredBytes)*100/float64(s.LimitBytes))
-		}
-		c := []any{kube.DriverLabel(s.Driver), human.Bytes(s.StoredBytes), limit, fillPct, yesNo(s.Fits), objectsText(s)}
-		if out.Current != nil {
-			c = append(c, revisionsLeft(s.Growth))
-		}
-		row(tw, c...)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
+	printTabbed(w, render.FitTable(out.Stores, out.Current != nil))
 	for _, s := range out.Stores {
 		if !s.Fits {
 			fmt.Fprint(w, human.WrapHanging(fmt.Sprintf("✗ %s: %s", kube.DriverLabel(s.Driver), s.Reason), fitWidth, "  "))
@@ -85,57 +66,19 @@ func currentLine(cur *FitCurrent, rev int) string {
 // printBreakdown prints what takes the room: the parts, then the largest items.
 func (r *run) printBreakdown(bd fit.Breakdown) {
 	w := r.stdout
-	fmt.Fprintln(w, "\nWhat takes the room (each part compressed alone):")
-	tw := newTable(w)
-	row(tw, "PART", "ITEMS", "JSON", "GZIP")
-	for _, p := range bd.Parts {
-		if p.Items == 0 {
-			continue
-		}
-		row(tw, p.Name, p.Items, human.Bytes(int64(p.JSONBytes)), human.Bytes(int64(p.GzipBytes)))
-	}
-	tw.Flush()
+	fmt.Fprintf(w, "\n%s\n%s\n", render.PartsTitle, render.PartsNote)
+	// The largest items follow, in a table of their own.
+	printTabbed(w, render.PartsTable(bd.Parts).Select(render.PartName, render.PartItems, render.PartJSON, render.PartGzip, render.PartShare))
 	if len(bd.Largest) == 0 {
 		return
 	}
 	fmt.Fprintln(w, "\nLargest items (compressed alone):")
-	tw = newTable(w)
+	tw := newTable(w)
 	row(tw, "KIND", "SIZE", "GZIP", "NAME")
 	for _, it := range bd.Largest {
 		row(tw, it.Kind, human.Bytes(int64(it.Bytes)), human.Bytes(int64(it.GzipBytes)), cutLeft(it.Name, fitNameWidth))
 	}
 	tw.Flush()
-}
-
-// objectsText is how many objects a store writes for the record.
-func objectsText(s fit.Store) string {
-	switch s.Driver {
-	case kube.DriverConfigMap:
-		return "1 ConfigMap"
-	case kube.DriverSecret:
-		return "1 Secret"
-	}
-	return human.Plural(s.Objects, "Secret", "Secrets")
-}
-
-// revisionsLeft says how many revisions after this one fit at the growth.
-func revisionsLeft(g *fit.Growth) string {
-	switch {
-	case g == nil:
-		return "-"
-	case g.RevisionsLeft == 0:
-		return "none"
-	case g.RevisionsLeft < 0:
-		return "not in sight"
-	}
-	return fmt.Sprintf("%d (r%d fails)", g.RevisionsLeft-1, g.FailsAt)
-}
-
-func yesNo(b bool) string {
-	if b {
-		return "yes"
-	}
-	return "NO"
 }
 
 func abs64(n int64) int64 {

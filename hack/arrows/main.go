@@ -19,6 +19,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -60,12 +61,32 @@ func report(p *packages.Package, verbose bool) {
 			if uphill[a] {
 				mark = "↑ "
 			}
-			fmt.Printf("  %s%s → %s\n", mark, a.from, a.to)
+			fmt.Printf("  %s%s → %s (%s)\n", mark, a.from, a.to, strings.Join(arrowNames(p, a), ", "))
 		}
 	}
 	for _, m := range methodCounts(p) {
 		fmt.Printf("  type %s: %d methods\n", m.name, m.n)
 	}
+}
+
+// arrowNames are the names file a.from uses from a.to, sorted: what to move to
+// turn an uphill arrow around.
+func arrowNames(p *packages.Package, a arrow) []string {
+	seen := map[string]bool{}
+	for _, f := range p.Syntax {
+		if fileOf(p.Fset, f.Pos()) != a.from {
+			continue
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok {
+				if obj := p.TypesInfo.Uses[id]; obj != nil && obj.Pkg() == p.Types && declaredAtPackageLevel(obj) && fileOf(p.Fset, obj.Pos()) == a.to {
+					seen[obj.Name()] = true
+				}
+			}
+			return true
+		})
+	}
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // fileArrows lists the distinct arrows between the package's non-test files.

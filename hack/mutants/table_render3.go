@@ -59,7 +59,7 @@ var render3Mutants = []mutant{
 	},
 	{
 		Name:      "chunks-screen-check-unmarked",
-		File:      "ui/screens/chunks/chunks.go",
+		File:      "ui/screens/chunks/layout.go",
 		Find:      "cells[t.Columns[t.Index(name)].Title()] = table.Cell{Text: c.Marked(), Style: common.MeaningStyle(st, c.Meaning)}",
 		Replace:   "cells[t.Columns[t.Index(name)].Title()] = table.Cell{Text: c.Text, Style: common.MeaningStyle(st, c.Meaning)}",
 		Guarantee: "the chunks screen marks the hash and owner checks with their signs, which read without colour",
@@ -88,5 +88,21 @@ var render3Mutants = []mutant{
 		Replace:   `fmt.Fprintf(w, "")`,
 		Guarantee: "inspect explains each wrong state after its word, as the chunks screen does",
 		Kill:      []target{{"./cli", "TestInspectTableSaysWhatTheScreenSays"}},
+	},
+	{
+		Name:      "fit-revisions-left-no-warning",
+		File:      "render/fit.go",
+		Find:      "if g.RevisionsLeft <= fit.WarnWithin {",
+		Replace:   "if false {",
+		Guarantee: "fit warns when few revisions are left before the limit",
+		Kill:      []target{{"./render", "TestFitTable"}},
+	},
+	{
+		Name:      "fit-fill-not-judged",
+		File:      "render/fit.go",
+		Find:      "m, mark := FillMeaning(share)",
+		Replace:   "m, mark := Plain, \"\"",
+		Guarantee: "fit judges a store's fill as the release list does",
+		Kill:      []target{{"./render", "TestFitTable"}},
 	},
 }
