@@ -178,3 +178,32 @@ func readBackSize(ctx context.Context, c *fakeapi.Cluster, s sample, key string)
 	sum, _ := storage.SummaryFromMeta(idx)
 	return 1 + len(names), sum.StoredBytes, nil
 }
+
+// backdateRecord dates the objects that hold record key of sample s (its index
+// and chunks, or Helm's one object) at when, the time its revision was written:
+// inspect's and the chunks screen's AGE then agree with the history's.
+func backdateRecord(ctx context.Context, c *fakeapi.Cluster, s sample, key string, when time.Time) error {
+	gvr := corev1.SchemeGroupVersion.WithResource("secrets")
+	names := []string{key}
+	switch s.store {
+	case StoreConfigMaps:
+		gvr = corev1.SchemeGroupVersion.WithResource("configmaps")
+	case StoreSecrets:
+	default:
+		idx, err := c.Clientset().CoreV1().Secrets(s.storageNamespace).Get(ctx, key, metav1.GetOptions{})
+		if err != nil {
+			return fmt.Errorf("read back index %s: %w", key, err)
+		}
+		chunks, err := storage.ParseExtraChunks(key, idx.Data[storage.DataExtraChunks])
+		if err != nil {
+			return fmt.Errorf("index %s: %w", key, err)
+		}
+		names = append(names, chunks...)
+	}
+	for _, n := range names {
+		if err := c.Backdate(gvr, s.storageNamespace, n, when); err != nil {
+			return fmt.Errorf("date %s: %w", n, err)
+		}
+	}
+	return nil
+}

@@ -171,6 +171,25 @@ func (c *Cluster) SetClock(now func() time.Time) {
 	c.store.now = now
 }
 
+// Backdate sets the creationTimestamp of the stored object of resource gvr
+// ns/name to t, as a cluster restored from a backup holds objects created
+// before it started: the demo dates each record by its revision. The object is
+// otherwise unchanged; it is stored under a new resourceVersion and watchers
+// see it modified.
+func (c *Cluster) Backdate(gvr schema.GroupVersionResource, ns, name string, t time.Time) error {
+	s := c.store
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old, ok := s.objects[gvr][storageKey(ns, name)]
+	if !ok {
+		return apierrors.NewNotFound(gvr.GroupResource(), name)
+	}
+	o := copyOf(old)
+	o.SetCreationTimestamp(metav1.NewTime(t).Rfc3339Copy())
+	s.put(gvr, o, old)
+	return nil
+}
+
 // Clientset returns a client for the cluster. It is client-go's fake clientset
 // with every reactor replaced by the cluster's, so do not reach for its Tracker.
 // Its Secrets and ConfigMaps clients honour a cancelled context and answer an
