@@ -438,6 +438,13 @@ type differ struct {
 	over, summarized int
 }
 
+// summarize is summarizePair over d's bound, counted.
+func (d *differ) summarize(old, new string) (string, string) {
+	old, new, n := summarizePair(old, new, d.over)
+	d.summarized += n
+	return old, new
+}
+
 func (d *differ) values(v any) (string, error) {
 	vals, _ := v.(map[string]any)
 	scrubTree(d.r, vals)

@@ -15,13 +15,6 @@ import (
 // would otherwise print every line of it before the question.
 const PlanSummarizeOver = 32 << 10
 
-// summarize is summarizePair over d's bound, counted.
-func (d *differ) summarize(old, new string) (string, string) {
-	old, new, n := summarizePair(old, new, d.over)
-	d.summarized += n
-	return old, new
-}
-
 // summarizePair summarises, in the texts of one resource (or section) in the two
 // revisions, when they differ (equal texts show no diff), every scalar value longer
 // than over bytes, and returns the texts and

@@ -21,31 +21,6 @@ import (
 // speaks of what that store keeps: chunk Secrets, or one Secret or ConfigMap per
 // revision.
 
-// StoreOf returns store d, chunked when unset: rows written before stores existed,
-// and rows tests build by hand, leave it empty.
-func StoreOf(d string) string {
-	if d == "" {
-		return kube.DriverChunked
-	}
-	return d
-}
-
-// IsHelmStore reports whether d is one of Helm's own drivers, which keep each
-// revision whole in one object.
-func IsHelmStore(d string) bool {
-	d = StoreOf(d)
-	return d == kube.DriverSecret || d == kube.DriverConfigMap
-}
-
-// SameStore reports whether two stores are the same, an unset one being chunked.
-func SameStore(a, b string) bool { return StoreOf(a) == StoreOf(b) }
-
-// ForRow returns c reading through the store of row only: a release of the same
-// name in another store is another release.
-func (c Common) ForRow(row kube.RevisionRow) Common {
-	return c.withClient(c.Client.WithDrivers(StoreOf(row.Driver)))
-}
-
 // ReadsSeveralStores reports whether the client lists more than one store, which
 // is when a row needs to say which one it came from.
 func ReadsSeveralStores(c *kube.Client) bool { return len(c.Config().Drivers) > 1 }

@@ -336,3 +336,11 @@ func (m *Model) legend(cols []column, beyond int) string {
 	}
 	return ansi.Truncate(strings.Join(parts, "  "), m.width, "…")
 }
+
+// View draws the chart: Rows lines, none wider than the width.
+func (m Model) View() string {
+	if m.width <= 0 || len(m.points) == 0 {
+		return ""
+	}
+	return strings.Join(m.lines(), "\n")
+}

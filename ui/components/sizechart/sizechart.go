@@ -9,8 +9,6 @@
 package sizechart
 
 import (
-	"strings"
-
 	"github.com/dustin/go-humanize"
 )
 
@@ -77,11 +75,3 @@ func (m *Model) Select(rev int) { m.selected = rev }
 
 // Rows is how many lines View draws.
 func (m Model) Rows() int { return m.rows }
-
-// View draws the chart: Rows lines, none wider than the width.
-func (m Model) View() string {
-	if m.width <= 0 || len(m.points) == 0 {
-		return ""
-	}
-	return strings.Join(m.lines(), "\n")
-}
