@@ -13,7 +13,7 @@ import (
 func TestNoUphillArrows(t *testing.T) {
 	cfg := &packages.Config{Dir: "../..", Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax |
 		packages.NeedTypes | packages.NeedTypesInfo}
-	held := []string{"./kube", "./kube/live", "./kube/ops", "./ui", "./ui/screens/history", "./ui/screens/releases", "./ui/screens/chunks", "./render", "./kube/owner", "./storage", "./revdiff", "./ui/common", "./ui/components/sizechart", "./ui/screens/revision"}
+	held := []string{"./kube", "./kube/live", "./kube/ops", "./ui", "./ui/screens/history", "./ui/screens/releases", "./ui/screens/chunks", "./render", "./kube/owner", "./storage", "./revdiff", "./ui/common", "./ui/components/sizechart", "./ui/screens/revision", "./ui/screens/rollback", "./ui/screens/status", "./ui/screens/diff", "./fit"}
 	pkgs, err := packages.Load(cfg, held...)
 	if err != nil {
 		t.Fatal(err)

@@ -331,7 +331,7 @@ var mutants = []mutant{
 	},
 	{
 		Name:      "tui-status-cannot-upgrade-unsaid",
-		File:      "ui/screens/status/apis.go",
+		File:      "ui/screens/status/status.go",
 		Find:      "if s.apis == nil || s.st == nil || s.apisRev != s.st.Revision || !s.apis.CannotUpgrade() {",
 		Replace:   "if true {",
 		Guarantee: "the TUI's resources view says Helm can no longer upgrade a release whose revision uses an unserved API, and names the objects",

@@ -26,7 +26,7 @@ var drillMutants = []mutant{
 	},
 	{
 		Name:      "tui-enter-first-object",
-		File:      "ui/screens/status/drill.go",
+		File:      "ui/screens/status/status.go",
 		Find:      "return its[s.sel], true",
 		Replace:   "return its[0], true",
 		Guarantee: "enter, l and d act on the object under the cursor of the resources view",

@@ -105,4 +105,20 @@ var render3Mutants = []mutant{
 		Guarantee: "fit judges a store's fill as the release list does",
 		Kill:      []target{{"./render", "TestFitTable"}},
 	},
+	{
+		Name:      "demo-records-not-dated",
+		File:      "demo/history.go",
+		Find:      "if err := backdateRecord(ctx, c, s, key, rls.Info.LastDeployed.Time); err != nil {",
+		Replace:   "if err := error(nil); err != nil {",
+		Guarantee: "the demo's records are as old as their revisions, so AGE agrees with the history",
+		Kill:      []target{{"./demo", "TestSnapshotStartsTheSameCluster"}, {"./cli", "TestInspectTableSaysWhatTheScreenSays"}},
+	},
+	{
+		Name:      "backdate-keeps-the-date",
+		File:      "internal/fakeapi/cluster.go",
+		Find:      "o.SetCreationTimestamp(metav1.NewTime(t).Rfc3339Copy())",
+		Replace:   "_ = t",
+		Guarantee: "fakeapi's Backdate sets the object's creationTimestamp",
+		Kill:      []target{{"./internal/fakeapi", "TestBackdate"}},
+	},
 }

@@ -166,3 +166,31 @@ func (s *Screen) copy() tea.Cmd {
 	}
 	return nil
 }
+
+// NewLive compares revision rev with the live cluster.
+func NewLive(c common.Common, ns, name string, rev int) *Screen {
+	s := New(c, ns, name, rev, 0)
+	s.live = true
+	s.drifts = map[bool]*revdiff.Drift{}
+	return s
+}
+
+// takeLive shows a live diff that answers the screen's request.
+func (s *Screen) takeLive(msg LiveLoadedMsg) {
+	if !s.live || msg.Ns != s.ns || msg.Name != s.name || msg.Rev != s.from || msg.Reveal != s.reveal {
+		return
+	}
+	s.loading = false
+	if msg.err != nil {
+		s.err = msg.err
+		s.view.ShowError(common.ShortError(msg.err), s.Width)
+		return
+	}
+	s.err = nil
+	s.drifts[msg.Reveal] = msg.Drift
+	s.showLive(msg.Drift)
+}
+
+func (s *Screen) showLive(d *revdiff.Drift) {
+	s.view.ShowDrift(d, s.Width)
+}

@@ -195,7 +195,8 @@ func (s *Screen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 
 func (s *Screen) show(r *revdiff.Result) {
 	if s.plan != nil && len(s.plan.Drop) > 0 {
-		s.showDrop(r)
+		text, anchors := dropView(s.Styles, &s.view.Styles, s.name, s.plan, r, s.Width)
+		s.view.SetContent(text, anchors, s.Width)
 		return
 	}
 	s.view.ShowDiff(r, s.Width)
@@ -318,15 +319,6 @@ func (s *Screen) question() (string, string) {
 		lines = append(lines, "")
 	}
 	return st.Warning.Render(lines[0]), st.Warning.Render(table.Line1(s.Width, strings.Join(lines[1:], " ")))
-}
-
-// dropList names the revisions a rollback deletes first: "3" or "3, 4".
-func dropList(drop []ops.Dropped) string {
-	out := make([]string, len(drop))
-	for i, d := range drop {
-		out[i] = fmt.Sprint(d.Revision)
-	}
-	return strings.Join(out, ", ")
 }
 
 // run applies rollback rb, which the person confirmed, through kube/ops'

@@ -3,6 +3,7 @@ package status
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -14,6 +15,7 @@ import (
 	"github.com/chunkview/chunkview/ui/common"
 	"github.com/chunkview/chunkview/ui/components/table"
 	"github.com/chunkview/chunkview/ui/components/viewer"
+	"github.com/chunkview/chunkview/ui/screens/pods"
 )
 
 // The resources view: how the objects of one revision run (kstatus), the last
@@ -254,4 +256,106 @@ func (s *Screen) liveLine() string {
 		return line
 	}
 	return "not following the cluster: r reads again"
+}
+
+// checkAPIs checks the revision shown against what the cluster serves, once
+// both are known and it was not checked yet.
+func (s *Screen) checkAPIs() tea.Cmd {
+	if s.served == nil || s.st == nil || (s.apis != nil && s.apisRev == s.st.Revision) {
+		return nil
+	}
+	return checkRevisionAPIs(s.Ctx, s.Client, s.ns, s.name, s.st.Revision, s.st.Store, s.served)
+}
+
+// apisLines say, above the objects, that Helm can no longer upgrade the
+// release and which objects use APIs the cluster no longer serves (each with
+// what serves it now), wrapped whole; "" when none does or it is not known.
+func (s *Screen) apisLines() string {
+	if s.apis == nil || s.st == nil || s.apisRev != s.st.Revision || !s.apis.CannotUpgrade() {
+		return ""
+	}
+	text := fmt.Sprintf("✗ %s %s: revision %d uses APIs the cluster no longer serves: %s. A in the history writes a revision on served versions (fix-apis).",
+		apis.CannotUpgrade, s.name, s.apisRev, common.UnservedRefs(s.apis.Findings))
+	return s.Styles.ErrorBold.Render(human.WrapCells(text, s.Width)) + "\n"
+}
+
+// items are the objects of the status shown, then its hooks.
+func (s *Screen) items() []item {
+	if s.st == nil {
+		return nil
+	}
+	var out []item
+	for _, r := range s.st.Resources {
+		out = append(out, item{r.Kind, r.Namespace, r.Name})
+	}
+	for _, h := range s.st.Hooks {
+		out = append(out, item{h.Kind, h.Namespace, h.Name})
+	}
+	return out
+}
+
+// selected is the object under the cursor.
+func (s *Screen) selected() (item, bool) {
+	its := s.items()
+	if s.sel < 0 || s.sel >= len(its) {
+		return item{}, false
+	}
+	return its[s.sel], true
+}
+
+// drillKey handles the keys that move the cursor or open a screen on the
+// object under it; handled is false for another key.
+func (s *Screen) drillKey(msg tea.KeyPressMsg) (cmd tea.Cmd, handled bool) {
+	k, l := s.Keys.Status, s.Keys.List
+	switch {
+	case key.Matches(msg, l.Up, l.Down):
+		if n := len(s.items()); n > 0 {
+			if key.Matches(msg, l.Up) {
+				s.sel = max(s.sel-1, 0)
+			} else {
+				s.sel = min(s.sel+1, n-1)
+			}
+			s.rerender()
+			s.showSelected()
+		}
+		return nil, true
+	case !key.Matches(msg, k.Pods, k.Logs, k.Describe):
+		return nil, false
+	}
+	it, ok := s.selected()
+	if !ok {
+		return nil, true
+	}
+	kind := strings.ToLower(it.kind) + "/" + it.name
+	switch {
+	case key.Matches(msg, k.Pods):
+		if !pods.IsWorkload(it.kind) {
+			return common.Status(kind+" runs no Pods: enter lists those of a Deployment, StatefulSet, DaemonSet or Job", true), true
+		}
+		return common.Push(pods.New(s.Common, s.ns, s.name, s.st.Revision, it.kind, it.ns, it.name, s.st.Events)), true
+	case key.Matches(msg, k.Logs):
+		if !pods.IsWorkload(it.kind) && it.kind != "Pod" {
+			return common.Status(kind+" has no log: l shows those of a Deployment, StatefulSet, DaemonSet, Job or Pod", true), true
+		}
+		return common.Push(pods.NewLog(s.Common, nil, s.ns, s.name, s.st.Revision, it.kind, it.name)), true
+	default:
+		if !slices.Contains(live.DescribeKinds, it.kind) {
+			return common.Status(kind+": d describes a "+strings.Join(live.DescribeKinds, ", "), true), true
+		}
+		return common.Push(pods.NewDescribe(s.Common, s.st.Scrub, it.kind, it.ns, it.name, s.st.Events)), true
+	}
+}
+
+// showSelected scrolls the view so that the selected line is in it.
+func (s *Screen) showSelected() {
+	if s.selLine < 0 {
+		return
+	}
+	y, h := s.vp.YOffset(), s.vp.Height()
+	switch {
+	case s.selLine < y:
+		s.vp.SetYOffset(s.selLine)
+	case s.selLine >= y+h:
+		s.vp.SetYOffset(s.selLine - h + 1)
+	}
 }
