@@ -121,4 +121,20 @@ var render3Mutants = []mutant{
 		Guarantee: "fakeapi's Backdate sets the object's creationTimestamp",
 		Kill:      []target{{"./internal/fakeapi", "TestBackdate"}},
 	},
+	{
+		Name:      "history-in-progress-unsaid",
+		File:      "ui/screens/history/hints.go",
+		Find:      "case inProgress && latest:",
+		Replace:   "case inProgress && false:",
+		Guarantee: "the history says a pending revision younger than --stuck-after is in progress, as kube.Stuck judges it",
+		Kill:      []target{{"./ui/screens/history", "TestPendingInProgressIsNotStuck"}},
+	},
+	{
+		Name:      "releases-in-progress-unsaid",
+		File:      "ui/screens/releases/detail.go",
+		Find:      "case inProgress:",
+		Replace:   "case inProgress && false:",
+		Guarantee: "the release list says a pending release younger than --stuck-after is in progress, as kube.Stuck judges it",
+		Kill:      []target{{"./ui/screens/releases", "TestPendingInProgressIsNotStuck"}},
+	},
 }

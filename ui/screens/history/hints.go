@@ -37,6 +37,7 @@ func (s *Screen) detailParagraphs() []string {
 		diff = "" // the first revision: nothing before it
 	}
 	err := s.rowErr[common.RowID(*r)]
+	_, inProgress := kube.Stuck(*r, s.Now(), s.Client.StuckAfter())
 	switch {
 	case first != "":
 	case err != nil:
@@ -48,7 +49,7 @@ func (s *Screen) detailParagraphs() []string {
 			hint = "  c: see which Secret is missing or damaged (deleting it or rolling back is off: read-only)"
 		}
 		second = st.Dim.Render(whole(hint))
-	case kube.InFlight(r.Status) && latest && s.Now().Sub(r.Updated) < s.Client.StuckAfter():
+	case inProgress && latest:
 		first = st.Warning.Render(whole(fmt.Sprintf("◔ %s for %s: an operation is in progress.", r.Status, human.Span(s.Now().Sub(r.Updated)))))
 		second = st.Dim.Render(whole(fmt.Sprintf("  it counts as stuck after %s (--stuck-after); F then offers the ways out", human.Span(s.Client.StuckAfter()))))
 	case kube.InFlight(r.Status) && latest:

@@ -31,6 +31,7 @@ func (s *Screen) detailLines() []string {
 func (s *Screen) releaseLines(it *ReleaseItem) (first, second string) {
 	st := s.Styles
 	l := it.Row.Latest
+	_, inProgress := kube.Stuck(l, s.Now(), s.Client.StuckAfter())
 	line := func(style *lipgloss.Style, text string) string { return style.Render(table.Line1(s.Width, text)) }
 	// hint is the key to press, or what read-only mode turns off.
 	hint := func(rw, ro string) string {
@@ -58,7 +59,7 @@ func (s *Screen) releaseLines(it *ReleaseItem) (first, second string) {
 		return line(&st.Warning, fmt.Sprintf("⚠ %s revision %d was never written: a create of it was cut off %s ago, and its pending index fails every create of revision %d until removed.",
 				l.Name, p.Revision, human.Span(s.Now().Sub(p.Created)), p.Revision)),
 			line(&st.Dim, fmt.Sprintf("  chunkview gc -n %s removes it (chunkview verify reports it)", l.StorageNamespace))
-	case kube.InFlight(l.Status) && s.Now().Sub(l.Updated) < s.Client.StuckAfter():
+	case inProgress:
 		// An operation that has just started: not something to fix.
 		return line(&st.Warning, fmt.Sprintf("◔ %s has been %s for %s: an operation is in progress.", l.Name, l.Status, since)),
 			line(&st.Dim, fmt.Sprintf("  it counts as stuck after %s (--stuck-after) · enter: history", human.Span(s.Client.StuckAfter())))
