@@ -180,7 +180,7 @@ wait_for "filter: loki-stack"
 keys Enter
 wait_for "› loki-stack (secret)" "will not fit at this rate" "does not help"
 keys c
-wait_for "record of revision 5" "Helm's Secrets driver" "90% of 1 MiB"
+wait_for "record of revision 5" "Helm's Secrets driver" "1.0 MiB per Secret (90%)"
 keys Escape
 wait_for "will not fit"
 keys Escape
@@ -202,7 +202,7 @@ passed
 step="chunk layout"
 keys c
 wait_for "chunks of revision 3" "How a release is stored"
-wait_for "✗ MISSING"
+wait_for "✗ missing"
 wait_for "does not exist"
 
 passed
