@@ -39,32 +39,18 @@ type history struct {
 	// rewritten the versions written again since.
 	createdAs map[int]release.Status
 	rewritten map[int]bool
-	// writeAt is the time of the revision being written: when it was
-	// deployed, the same in a replay and a flush.
-	writeAt time.Time
-}
-
-// dated sets the clock of the next write: rls's deploy time, else now.
-func (h *history) dated(rls *release.Release) {
-	h.writeAt = h.now
-	if rls.Info != nil && !rls.Info.LastDeployed.IsZero() {
-		h.writeAt = rls.Info.LastDeployed.Time
-	}
 }
 
 func writeSample(ctx context.Context, c *fakeapi.Cluster, cfg storage.ChunkedSecretsConfig, now time.Time, s sample, replay bool) (*SampleRelease, error) {
 	h := &history{
 		s:         s,
+		drv:       sampleDriver(ctx, c, cfg, s),
 		now:       now,
 		charts:    map[string]*chart.Chart{},
 		replay:    replay,
 		createdAs: map[int]release.Status{},
 		rewritten: map[int]bool{},
 	}
-	// The chunked driver dates what it writes by the revision written (see
-	// writeAt), as the records were written when it was deployed.
-	cfg.Now = func() time.Time { return h.writeAt }
-	h.drv = sampleDriver(ctx, c, cfg, s)
 	for _, st := range s.steps {
 		if err := h.run(st); err != nil {
 			return nil, err
@@ -83,9 +69,6 @@ func writeSample(ctx context.Context, c *fakeapi.Cluster, cfg storage.ChunkedSec
 		}
 		chunks, stored, err := readBackSize(ctx, c, s, key)
 		if err != nil {
-			return nil, err
-		}
-		if err := backdateRecord(ctx, c, s, key, rls.Info.LastDeployed.Time); err != nil {
 			return nil, err
 		}
 		out.Revisions = append(out.Revisions, SampleRevision{
@@ -123,7 +106,6 @@ func (h *history) write(create bool, rls *release.Release) error {
 		return nil
 	}
 	key := storage.RecordKey(rls.Name, rls.Version)
-	h.dated(rls)
 	if create {
 		return h.drv.Create(key, rls)
 	}
@@ -139,7 +121,6 @@ func (h *history) flush() error {
 	}
 	for _, rls := range h.revs {
 		key := storage.RecordKey(rls.Name, rls.Version)
-		h.dated(rls)
 		if !h.rewritten[rls.Version] {
 			if err := h.drv.Create(key, rls); err != nil {
 				return err

@@ -271,6 +271,13 @@ func (sd *seeding) write(s sample) error {
 			return fmt.Errorf("seed: %w", err)
 		}
 	}
+	// Dated after the damage: a screen that read a record before it was
+	// damaged reads it again when its index changes.
+	for _, rev := range sr.Revisions {
+		if err := backdateRecord(sd.ctx, sd.c, s, rev.Key, rev.Release.Info.LastDeployed.Time); err != nil {
+			return fmt.Errorf("seed: %w", err)
+		}
+	}
 	w := &liveWriter{ctx: sd.ctx, c: sd.c, now: sd.opts.Now}
 	if err := writeControllers(w, s, sr); err != nil {
 		return fmt.Errorf("seed: the controller of %s: %w", s.name, err)

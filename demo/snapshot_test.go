@@ -67,8 +67,9 @@ func TestSnapshotStartsTheSameCluster(t *testing.T) {
 	if first.Restored || !first.Clock.Now().Equal(snapT0) {
 		t.Fatalf("first start: restored %v, clock %v", first.Restored, first.Clock.Now())
 	}
-	// The chunked records are dated by the demo's clock too: each when its
-	// revision was deployed, before the demo started.
+	// The chunked records are dated by the demo's clock too: created when
+	// their revision was deployed, before the demo started; their labels say
+	// when the demo wrote them.
 	secrets := first.Cluster.Clientset().CoreV1().Secrets("demo")
 	idx, err := secrets.Get(t.Context(), "sh.helm.release.v1.podinfo.v4", metav1.GetOptions{})
 	if err != nil {
@@ -79,8 +80,8 @@ func TestSnapshotStartsTheSameCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	deployed := rls.Info.LastDeployed.Time
-	if got, want := idx.Labels[storage.LabelCreatedAt], fmt.Sprint(deployed.Unix()); got != want || !idx.CreationTimestamp.Time.Equal(deployed) || !deployed.Before(snapT0) {
-		t.Errorf("podinfo's index: createdAt %s, created %v; want %s, %v, when revision 4 was deployed, before %v", got, idx.CreationTimestamp.Time, want, deployed, snapT0)
+	if got, want := idx.Labels[storage.LabelCreatedAt], fmt.Sprint(snapT0.Unix()); got != want || !idx.CreationTimestamp.Time.Equal(deployed) || !deployed.Before(snapT0) {
+		t.Errorf("podinfo's index: createdAt %s, created %v; want %s, and %v, when revision 4 was deployed, before %v", got, idx.CreationTimestamp.Time, want, deployed, snapT0)
 	}
 	later := snapT0.Add(5 * time.Hour)
 	second, err := s.Start(t.Context(), "demo", snapOpts, fixedAt(later))
