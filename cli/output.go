@@ -68,9 +68,6 @@ func row(w io.Writer, cells ...any) {
 	fmt.Fprintln(w, strings.Join(parts, "\t"))
 }
 
-// percent renders a fraction as a percentage with one decimal.
-func percent(f float64) string { return fmt.Sprintf("%.1f%%", f*100) }
-
 // printTabbed prints t's header and rows in columns (newTable), each cell's
 // text as row writes it.
 func printTabbed(w io.Writer, t render.Table) {

@@ -55,7 +55,7 @@ func renderHelmLayout(st *theme.Styles, l *storage.Layout, d string, now time.Ti
 	add(st.Explainer.Render(human.WrapCells(helmExplainer(d), width)))
 	add("")
 
-	t := render.LayoutTable(l, common.StoreOf(d), render.Options{Now: now, Screen: true})
+	t := render.LayoutTable(l, common.StoreOf(d), render.Options{Now: now})
 	cols := table.FitColumns(common.TableColumns(t, helmLayoutColumns), width)
 	add(table.RenderHeader(cols, &st.TableHeader))
 	info := l.Index

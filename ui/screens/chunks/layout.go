@@ -55,7 +55,7 @@ func renderLayout(st *theme.Styles, l *storage.Layout, now time.Time, width int)
 // layoutRows draws the table of the record's Secrets (render.LayoutTable) and a
 // detail line under each that is not well.
 func layoutRows(st *theme.Styles, l *storage.Layout, now time.Time, width int) []string {
-	t := render.LayoutTable(l, kube.DriverChunked, render.Options{Now: now, Screen: true})
+	t := render.LayoutTable(l, kube.DriverChunked, render.Options{Now: now})
 	cols := table.FitColumns(common.TableColumns(t, layoutColumns), width)
 	lines := []string{table.RenderHeader(cols, &st.TableHeader)}
 	for i, r := range render.LayoutRows(l) {
